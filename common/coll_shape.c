@@ -1,0 +1,76 @@
+#include "coll_shape.h"
+
+/* Per-rank block of the gather/scatter-like collectives: whole 16-byte
+ * multiples, as nccl-tests rounds them, so every rank's block is aligned. */
+static size_t block_count(size_t bytes, size_t elem, int nranks) {
+  size_t count = bytes / elem;
+  size_t per16 = elem >= 16 ? 1 : 16 / elem;
+  return (count / (size_t)nranks) & ~(per16 - 1);
+}
+
+static void counts_same(size_t bytes, size_t elem, int nranks, int rank, cb_counts *c) {
+  (void)nranks;
+  (void)rank;
+  c->send_count = c->recv_count = c->param_count = bytes / elem;
+  c->send_inplace_offset = c->recv_inplace_offset = 0;
+}
+
+static void counts_all_gather(size_t bytes, size_t elem, int nranks, int rank, cb_counts *c) {
+  size_t base = block_count(bytes, elem, nranks);
+  c->param_count = c->send_count = base;
+  c->recv_count = base * (size_t)nranks;
+  c->send_inplace_offset = base * (size_t)rank; /* my block of the output */
+  c->recv_inplace_offset = 0;
+}
+
+static void counts_reduce_scatter(size_t bytes, size_t elem, int nranks, int rank, cb_counts *c) {
+  size_t base = block_count(bytes, elem, nranks);
+  c->param_count = c->recv_count = base;
+  c->send_count = base * (size_t)nranks;
+  c->send_inplace_offset = 0;
+  c->recv_inplace_offset = base * (size_t)rank; /* my block of the input */
+}
+
+static void counts_alltoall(size_t bytes, size_t elem, int nranks, int rank, cb_counts *c) {
+  (void)rank;
+  size_t base = block_count(bytes, elem, nranks);
+  c->param_count = base;
+  c->send_count = c->recv_count = base * (size_t)nranks;
+  c->send_inplace_offset = c->recv_inplace_offset = 0;
+}
+
+static double factor_all_reduce(int n) { return 2.0 * (n - 1) / n; }
+static double factor_n_minus_1_over_n(int n) { return (double)(n - 1) / n; }
+static double factor_one(int n) {
+  (void)n;
+  return 1.0;
+}
+
+static size_t algbw_param(const cb_counts *c, size_t elem, int n) {
+  (void)n;
+  return c->param_count * elem;
+}
+static size_t algbw_param_times_n(const cb_counts *c, size_t elem, int n) {
+  return c->param_count * elem * (size_t)n;
+}
+
+const cb_coll_shape cb_shape_all_reduce = {
+    "all_reduce", 1, 0, CB_EXPECT_REDUCE, counts_same, factor_all_reduce, algbw_param};
+const cb_coll_shape cb_shape_all_gather = {"all_gather",        0, 0, CB_EXPECT_GATHER,
+                                           counts_all_gather,   factor_n_minus_1_over_n,
+                                           algbw_param_times_n};
+const cb_coll_shape cb_shape_reduce_scatter = {
+    "reduce_scatter",        1, 0, CB_EXPECT_REDUCE_BLOCK, counts_reduce_scatter,
+    factor_n_minus_1_over_n, algbw_param_times_n};
+const cb_coll_shape cb_shape_alltoall = {"alltoall",          0, 0, CB_EXPECT_ALLTOALL,
+                                         counts_alltoall,     factor_n_minus_1_over_n,
+                                         algbw_param_times_n};
+const cb_coll_shape cb_shape_sendrecv = {
+    "sendrecv", 0, 0, CB_EXPECT_FROM_PREV, counts_same, factor_one, algbw_param};
+const cb_coll_shape cb_shape_broadcast = {
+    "broadcast", 0, 1, CB_EXPECT_FROM_ROOT, counts_same, factor_one, algbw_param};
+
+size_t cb_counts_table_bytes(const cb_counts *c, size_t elem) {
+  size_t n = c->send_count > c->recv_count ? c->send_count : c->recv_count;
+  return n * elem;
+}

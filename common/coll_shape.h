@@ -1,0 +1,55 @@
+/* What each collective moves: element counts per rank, in-place offsets,
+ * the bus-bandwidth factor and how its expected output follows from the
+ * inputs. One const struct per collective of DESIGN.md, as nccl-tests
+ * defines them, so collbench's busbw is comparable with nccl-tests'. */
+#ifndef CB_COLL_SHAPE_H
+#define CB_COLL_SHAPE_H
+
+#include <stddef.h>
+
+/* Element counts of one call on one rank. */
+typedef struct {
+  size_t send_count;  /* elements in the send buffer */
+  size_t recv_count;  /* elements in the receive buffer */
+  size_t param_count; /* the count argument of the call (NCCL's meaning) */
+  /* In place, both buffers live in one region of max(send, recv) elements:
+   * send = region + send_offset, recv = region + recv_offset (this rank). */
+  size_t send_inplace_offset;
+  size_t recv_inplace_offset;
+} cb_counts;
+
+/* How output element j of rank `me` is formed from inputs in(r, i), read by
+ * the validation kernel. p = param_count, n = ranks. */
+typedef enum {
+  CB_EXPECT_REDUCE,         /* op over all r of in(r, j)                (all_reduce) */
+  CB_EXPECT_REDUCE_BLOCK,   /* op over all r of in(r, me*p + j)         (reduce_scatter) */
+  CB_EXPECT_GATHER,         /* in(j / p, j % p)                         (all_gather) */
+  CB_EXPECT_ALLTOALL,       /* in(j / p, me*p + j % p)                  (alltoall) */
+  CB_EXPECT_FROM_PREV,      /* in((me - 1 + n) % n, j)                  (sendrecv) */
+  CB_EXPECT_FROM_ROOT       /* in(root, j)                              (broadcast) */
+} cb_expect;
+
+typedef struct cb_coll_shape {
+  const char *name; /* "all_reduce": the program is <name>_perf */
+  int reduces;      /* the op (-o) matters */
+  int rooted;       /* the root (-r) matters */
+  cb_expect expect;
+  /* Counts for a message of `bytes` bytes (nccl-tests' size argument). */
+  void (*counts)(size_t bytes, size_t elem_size, int nranks, int rank, cb_counts *out);
+  /* busbw = algbw * bus_factor(n). */
+  double (*bus_factor)(int nranks);
+  /* Bytes that algbw divides by time (nccl-tests' choice per collective). */
+  size_t (*algbw_bytes)(const cb_counts *c, size_t elem_size, int nranks);
+} cb_coll_shape;
+
+extern const cb_coll_shape cb_shape_all_reduce;
+extern const cb_coll_shape cb_shape_all_gather;
+extern const cb_coll_shape cb_shape_reduce_scatter;
+extern const cb_coll_shape cb_shape_alltoall;
+extern const cb_coll_shape cb_shape_sendrecv;
+extern const cb_coll_shape cb_shape_broadcast;
+
+/* The size column of the table: the larger of the send and receive bytes. */
+size_t cb_counts_table_bytes(const cb_counts *c, size_t elem_size);
+
+#endif

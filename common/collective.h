@@ -1,0 +1,99 @@
+/* The plug-in contract. A collective test is one const cb_collective: its
+ * shape (coll_shape.h) and a table of kernels. A kernel is one row of plain
+ * data and function pointers; adding a variant is adding a row. The harness
+ * never branches on a kernel's name, and a kernel never parses options or
+ * prints: it reports failure only through the fatal-error checks. */
+#ifndef CB_COLLECTIVE_H
+#define CB_COLLECTIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cuda_runtime_api.h>
+
+#include "coll_shape.h"
+#include "types.h"
+#include "world.h"
+
+/* Placements a kernel supports. */
+#define CB_OUT_OF_PLACE 1u
+#define CB_IN_PLACE     2u
+
+/* What a kernel can serve. The harness skips, with the reason in the table,
+ * a (size, datatype, op, placement) it cannot; it refuses a run whose rank
+ * count or host layout no selected kernel can serve only if the user asked
+ * for that kernel by name or number. */
+typedef struct {
+  unsigned placements;  /* CB_OUT_OF_PLACE | CB_IN_PLACE */
+  uint32_t dtypes;      /* CB_DTYPE_BIT mask */
+  uint32_t ops;         /* CB_OP_BIT mask (ignored by collectives that do not reduce) */
+  int min_ranks;        /* 0 = no limit */
+  int max_ranks;        /* 0 = no limit */
+  uint64_t max_bytes;   /* table size above which the kernel skips; 0 = no limit */
+  int single_host;      /* needs every rank on one host (peer memory) */
+} cb_kernel_limits;
+
+/* One rank as a kernel sees it. */
+typedef struct {
+  int rank, nranks;
+  int device;          /* CUDA ordinal this rank drives */
+  int timeout_s;       /* bound on any wait (-T) */
+  cb_rank_info *world; /* for collective setup: exchanging handles between ranks */
+  void *state;         /* the kernel's own per-rank state, set by its setup */
+} cb_kernel_ctx;
+
+/* One collective call. */
+typedef struct {
+  cb_dtype dtype;
+  cb_redop op;
+  int root;
+  size_t count; /* the call's count argument (cb_counts.param_count) */
+  const void *send;
+  void *recv;
+  int in_place;
+} cb_call;
+
+typedef struct cb_kernel {
+  int id;              /* the -k number */
+  const char *name;    /* the -k name */
+  const char *summary; /* one line for -k list */
+  cb_kernel_limits limits;
+  /* NULL when usable; otherwise why not (e.g. "built without NCCL"). */
+  const char *(*unavailable)(void);
+  /* Once per rank before the sweep, called on every rank together; may
+   * exchange handles through ctx->world. Optional. */
+  void (*setup)(cb_kernel_ctx *ctx);
+  void (*teardown)(cb_kernel_ctx *ctx);
+  /* Per call shape, outside the timed region. Optional. */
+  void (*prepare)(cb_kernel_ctx *ctx, const cb_call *call);
+  /* Enqueues one collective on stream; may be captured into a CUDA graph. */
+  void (*launch)(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+} cb_kernel;
+
+typedef struct {
+  const cb_coll_shape *shape;
+  const cb_kernel *kernels;
+  int nkernels;
+} cb_collective;
+
+/* Resolves -k (a number, a name, a comma list, or "all") into selected[]
+ * (nkernels entries, 1 = run). explicit_pick is set when the user named
+ * kernels rather than "all". Returns 0, or -1 with err set. */
+int cb_kernels_select(const cb_collective *c, const char *spec, int *selected, int *explicit_pick,
+                      char *err, size_t err_len);
+
+/* Why a kernel cannot run in this world at all (rank count, hosts,
+ * availability), or NULL. buf holds the text when it is formatted. */
+const char *cb_kernel_world_reason(const cb_kernel *k, int nranks, int multi_host, char *buf,
+                                   size_t len);
+
+/* Why a kernel skips this call (placement, datatype, op, size), or NULL. */
+const char *cb_kernel_call_reason(const cb_kernel *k, const cb_coll_shape *shape,
+                                  const cb_call *call, uint64_t table_bytes, char *buf,
+                                  size_t len);
+
+/* -k list: every kernel with its summary, limits and availability. */
+void cb_kernels_print(FILE *out, const cb_collective *c);
+
+#endif

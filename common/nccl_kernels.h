@@ -1,0 +1,36 @@
+/* NCCL as kernel 0 of every test: the reference our kernels are measured
+ * against, on the same buffers, with the same timer. Built with or without
+ * NCCL; without it the kernel reports itself unavailable. */
+#ifndef CB_NCCL_KERNELS_H
+#define CB_NCCL_KERNELS_H
+
+#include "collective.h"
+
+/* NULL when NCCL was built in, else the reason. */
+const char *cb_nccl_unavailable(void);
+int cb_nccl_header_version(void);  /* NCCL_VERSION_CODE, 0 without NCCL */
+int cb_nccl_library_version(void); /* ncclGetVersion(), 0 without NCCL */
+
+/* Communicator per rank, created by all ranks together. */
+void cb_nccl_setup(cb_kernel_ctx *ctx);
+void cb_nccl_teardown(cb_kernel_ctx *ctx);
+
+void cb_nccl_all_reduce(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+void cb_nccl_all_gather(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+void cb_nccl_reduce_scatter(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+void cb_nccl_alltoall(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+void cb_nccl_sendrecv(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+void cb_nccl_broadcast(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+
+/* The kernel-table row for NCCL, with the launch function of one collective. */
+#define CB_NCCL_KERNEL(summary_, launch_)                                                          \
+  {                                                                                                \
+    .id = 0, .name = "nccl", .summary = summary_,                                                  \
+    .limits = {.placements = CB_OUT_OF_PLACE | CB_IN_PLACE,                                        \
+               .dtypes = CB_ALL_DTYPES,                                                            \
+               .ops = CB_ALL_OPS},                                                                 \
+    .unavailable = cb_nccl_unavailable, .setup = cb_nccl_setup, .teardown = cb_nccl_teardown,      \
+    .launch = launch_                                                                              \
+  }
+
+#endif

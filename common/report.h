@@ -1,0 +1,83 @@
+/* Results of a run, collected into one struct and rendered by three sinks:
+ * the nccl-tests text table (report_text.c), JSON (report_json.c) and CSV
+ * (report_csv.c). The sinks only read this struct; the runner fills it. */
+#ifndef CB_REPORT_H
+#define CB_REPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "collective.h"
+#include "options.h"
+#include "stats.h"
+#include "types.h"
+
+#define CB_VERSION "0.1.0"
+
+enum { CB_OOP = 0, CB_INP = 1 }; /* index of cb_row.m: out-of-place, in-place */
+
+typedef struct {
+  int ran;           /* 0: skipped, reason in skip */
+  char skip[96];
+  double time_us;    /* per iteration, combined across ranks by -a */
+  double algbw, busbw; /* GB/s */
+  long long wrong;   /* wrong elements summed over ranks; -1 = not checked */
+  int has_stats;     /* -I */
+  cb_iter_stats stats;
+} cb_measure;
+
+typedef struct {
+  int kernel; /* index into the collective's kernel table */
+  cb_dtype dtype;
+  cb_redop op;
+  int root;     /* -1 for collectives without a root */
+  size_t bytes; /* the table's size column */
+  size_t count; /* the table's count column */
+  cb_measure m[2];
+} cb_row;
+
+typedef struct {
+  int rank, proc, pid, device;
+  char host[64];
+  char pci[32]; /* "0000:00:06" */
+  char name[256];
+} cb_device_info;
+
+typedef struct {
+  const char *program; /* "all_reduce_perf" */
+  const cb_collective *coll;
+  cb_options opts;
+  int nranks;
+  cb_device_info *devices; /* nranks entries */
+  int nccl_header, nccl_library; /* version codes, 0 = none */
+  int cuda_runtime, cuda_driver;
+  char mpi[128];
+  char date[32];   /* ISO 8601, UTC */
+  const int *kernels_run; /* per kernel-table index: 1 if it ran */
+  cb_row *rows;
+  size_t nrows, cap;
+} cb_report;
+
+/* Appends a row (copied) and returns the stored copy. */
+cb_row *cb_report_add(cb_report *r, const cb_row *row);
+void cb_report_free(cb_report *r);
+
+/* Totals over every measurement that ran. */
+long long cb_report_wrong(const cb_report *r);
+double cb_report_avg_busbw(const cb_report *r, int kernel /* -1 = all */);
+
+/* Text sink, in nccl-tests' layout column for column. */
+void cb_text_header(FILE *out, const cb_report *r);
+void cb_text_kernel_header(FILE *out, const cb_report *r, int kernel);
+void cb_text_row(FILE *out, const cb_report *r, const cb_row *row);
+/* Out of bounds values, Avg bus bandwidth, the kernel summary, the end line. */
+void cb_text_footer(FILE *out, const cb_report *r);
+/* nccl-tests' number format: %.2f, then fewer decimals, then %e to fit width. */
+void cb_format_fixed(double v, int width, char *buf);
+
+int cb_json_write(FILE *out, const cb_report *r);
+int cb_csv_write(FILE *out, const cb_report *r);
+/* The CSV header line, without newline. */
+extern const char cb_csv_header[];
+
+#endif

@@ -1,0 +1,386 @@
+#define _GNU_SOURCE /* getpid */
+#include "runner.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buffers.h"
+#include "cuda_check.h"
+#include "datagen.h"
+#include "error.h"
+#include "gpu.h"
+#include "nccl_kernels.h"
+#include "options.h"
+#include "report.h"
+#include "sizes.h"
+#include "timing.h"
+
+/* Memory left to NCCL and the CUDA context beyond our buffers. */
+#define CB_MEM_HEADROOM (1ull << 30)
+
+/* What all ranks of the process share. Rank 0 alone writes the report. */
+typedef struct {
+  const cb_collective *coll;
+  cb_options opts;
+  int *runnable; /* per kernel-table index: selected and able to run here */
+  cb_report report;
+  FILE *json, *csv;
+} cb_run;
+
+/* One rank's view during the sweep. */
+typedef struct {
+  cb_rank_info *me;
+  cb_run *run;
+  cb_buffers bufs;
+  cudaStream_t stream;
+  cb_timing_opts timing;
+} cb_rank_state;
+
+/* ---- before any GPU work ---------------------------------------------- */
+
+static FILE *open_sink(const char *path, const char *flag) {
+  if (!path[0]) return NULL;
+  FILE *f = fopen(path, "w");
+  if (!f) cb_fatal("cannot write %s file '%s': %s", flag, path, strerror(errno));
+  return f;
+}
+
+/* Marks the kernels to run; refuses a named kernel that cannot run here. */
+static int *choose_kernels(const cb_collective *c, const cb_options *o, int nranks,
+                           int multi_host, int quiet) {
+  int *selected = calloc((size_t)c->nkernels, sizeof *selected), explicit_pick, n = 0;
+  char err[256], why[256];
+  if (!selected) cb_fatal("out of host memory");
+  if (cb_kernels_select(c, o->kernels, selected, &explicit_pick, err, sizeof err))
+    cb_fatal("%s", err);
+  for (int i = 0; i < c->nkernels; i++) {
+    if (!selected[i]) continue;
+    const char *reason = cb_kernel_world_reason(&c->kernels[i], nranks, multi_host, why, sizeof why);
+    if (reason && explicit_pick)
+      cb_fatal("kernel %d (%s) cannot run: %s", c->kernels[i].id, c->kernels[i].name, reason);
+    if (reason) {
+      if (!quiet) printf("# kernel %d (%s) skipped: %s\n", c->kernels[i].id, c->kernels[i].name, reason);
+      selected[i] = 0;
+    }
+    n += selected[i];
+  }
+  if (n == 0) cb_fatal("no selected kernel can run here (-k list shows why)");
+  return selected;
+}
+
+/* Every rank compares its options with rank 0's. */
+static void check_same_options(cb_rank_info *me, const cb_options *o) {
+  enum { LEN = 512 };
+  char mine[LEN] = {0};
+  cb_options_canonical(o, mine, LEN);
+  char *all = malloc((size_t)me->nranks * LEN);
+  if (!all) cb_fatal("out of host memory");
+  cb_world_allgather(me, mine, LEN, all);
+  int first_bad = -1;
+  for (int r = 1; r < me->nranks && first_bad < 0; r++)
+    if (strncmp(all, all + (size_t)r * LEN, LEN) != 0) first_bad = r;
+  if (first_bad >= 0)
+    cb_fatal("ranks were started with different options: rank 0 has '%s', rank %d has '%s'", all,
+             first_bad, all + (size_t)first_bad * LEN);
+  free(all);
+}
+
+/* ---- per rank setup ---------------------------------------------------- */
+
+static void describe_world(cb_rank_state *st, int device) {
+  cb_device_info mine;
+  memset(&mine, 0, sizeof mine);
+  cb_gpu_describe(device, &mine);
+  mine.rank = st->me->rank;
+  mine.proc = st->me->proc;
+  snprintf(mine.host, sizeof mine.host, "%s", cb_world_hostname(st->me->world));
+  cb_device_info *all = calloc((size_t)st->me->nranks, sizeof *all);
+  if (!all) cb_fatal("out of host memory");
+  cb_world_allgather(st->me, &mine, sizeof mine, all);
+  if (st->me->rank == 0)
+    st->run->report.devices = all;
+  else
+    free(all);
+}
+
+static void allocate_buffers(cb_rank_state *st, int device) {
+  const cb_options *o = &st->run->opts;
+  const cb_coll_shape *shape = st->run->coll->shape;
+  size_t send, recv, free_b, total_b;
+  cb_buffers_need(shape, o->sweep.max_bytes, st->me->nranks, &send, &recv);
+  CB_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  uint64_t avail = free_b > CB_MEM_HEADROOM ? free_b - CB_MEM_HEADROOM : 0;
+  if ((uint64_t)send + recv > avail) {
+    char need_s[32], free_s[32], fit_s[32];
+    cb_format_bytes((uint64_t)send + recv, need_s, sizeof need_s);
+    cb_format_bytes(free_b, free_s, sizeof free_s);
+    cb_format_bytes(cb_buffers_largest_fit(shape, st->me->nranks, avail), fit_s, sizeof fit_s);
+    cb_fatal("-e %llu needs %s of buffers on device %d, which has %s free (1 GiB kept for NCCL "
+             "and CUDA): the largest -e that fits is %s",
+             (unsigned long long)o->sweep.max_bytes, need_s, device, free_s, fit_s);
+  }
+  cb_buffers_alloc(&st->bufs, send, recv);
+}
+
+/* ---- one measurement --------------------------------------------------- */
+
+typedef struct {
+  const cb_kernel *kernel;
+  cb_kernel_ctx *ctx;
+  cb_call call;
+} cb_launch;
+
+static void enqueue_kernel(void *p, cudaStream_t s) {
+  cb_launch *l = p;
+  l->kernel->launch(l->ctx, &l->call, s);
+}
+
+/* Places send and receive for one placement, and says what the input is. */
+static void place_call(cb_rank_state *st, const cb_counts *c, size_t elem, int in_place,
+                       cb_call *call) {
+  call->in_place = in_place;
+  call->count = c->param_count;
+  if (in_place) {
+    char *region = st->bufs.recv;
+    call->send = region + c->send_inplace_offset * elem;
+    call->recv = region + c->recv_inplace_offset * elem;
+  } else {
+    call->send = st->bufs.send;
+    call->recv = st->bufs.recv;
+  }
+}
+
+/* Writes inputs (and poisons outputs) on every rank, and waits until all
+ * ranks are done: kernels may read their peers' inputs directly. */
+static void prepare_data(cb_rank_state *st, const cb_data_spec *spec, const cb_call *call,
+                         const cb_counts *c, size_t elem, const char *what) {
+  size_t region = (c->send_count > c->recv_count ? c->send_count : c->recv_count) * elem;
+  cb_data_poison(call->in_place ? st->bufs.recv : call->recv,
+                 call->in_place ? region : c->recv_count * elem, st->stream);
+  cb_data_fill_input(spec, (void *)call->send, c->send_count, st->stream);
+  cb_gpu_wait(st->stream, st->timing.timeout_s, what);
+  cb_world_barrier(st->me);
+}
+
+static double combine_times(const double *t, int n, int mode) {
+  double v = t[0];
+  for (int r = 1; r < n; r++) {
+    if (mode == CB_AVG_MEAN) v += t[r];
+    if (mode == CB_AVG_MIN && t[r] < v) v = t[r];
+    if (mode == CB_AVG_MAX && t[r] > v) v = t[r];
+  }
+  return mode == CB_AVG_MEAN ? v / n : v;
+}
+
+/* Per-iteration statistics of the slowest rank at each iteration: a
+ * collective is done when its last rank is. */
+static void gather_stats(cb_rank_state *st, cb_timing *t, cb_measure *m) {
+  int n = st->me->nranks, k = t->nsamples;
+  double *all = malloc((size_t)n * k * sizeof *all);
+  if (!all) cb_fatal("out of host memory");
+  cb_world_allgather(st->me, t->samples, (size_t)k * sizeof *all, all);
+  for (int i = 0; i < k; i++)
+    for (int r = 1; r < n; r++)
+      if (all[(size_t)r * k + i] > all[i]) all[i] = all[(size_t)r * k + i];
+  cb_stats_compute(all, (size_t)k, &m->stats);
+  m->has_stats = 1;
+  free(all);
+}
+
+static long long validate(cb_rank_state *st, cb_launch *l, cb_data_spec spec,
+                          const cb_counts *c, size_t elem, const char *what) {
+  long long wrong = 0;
+  for (int round = 0; round < st->run->opts.check; round++) {
+    spec.seed = round + 1;
+    prepare_data(st, &spec, &l->call, c, elem, what);
+    cb_run_once(st->stream, enqueue_kernel, l, &st->timing, what);
+    long long mine = cb_data_check(&spec, l->call.recv, c->recv_count, st->bufs.counter, st->stream);
+    long long *all = malloc((size_t)st->me->nranks * sizeof *all);
+    if (!all) cb_fatal("out of host memory");
+    cb_world_allgather(st->me, &mine, sizeof mine, all);
+    for (int r = 0; r < st->me->nranks; r++) wrong += all[r];
+    free(all);
+  }
+  return wrong;
+}
+
+static void measure(cb_rank_state *st, cb_launch *l, const cb_counts *c, cb_measure *m) {
+  const cb_run *run = st->run;
+  const cb_coll_shape *shape = run->coll->shape;
+  const cb_call *call = &l->call;
+  size_t elem = cb_dtype_size(call->dtype);
+  int n = st->me->nranks;
+  char what[192], why[128];
+  snprintf(what, sizeof what, "kernel %d (%s) %s %s %s %zu B %s", l->kernel->id, l->kernel->name,
+           shape->name, cb_dtype_name(call->dtype), cb_redop_name(call->op),
+           cb_counts_table_bytes(c, elem), call->in_place ? "in-place" : "out-of-place");
+  memset(m, 0, sizeof *m);
+  const char *skip = cb_kernel_call_reason(l->kernel, shape, call, cb_counts_table_bytes(c, elem),
+                                           why, sizeof why);
+  if (skip) {
+    snprintf(m->skip, sizeof m->skip, "%s", skip);
+    return;
+  }
+  cb_data_spec spec = {call->dtype, shape->reduces ? call->op : CB_SUM, shape->expect,
+                       shape->reduces, st->me->rank, n, call->root, c->param_count, 0};
+  prepare_data(st, &spec, call, c, elem, what);
+  if (l->kernel->prepare) l->kernel->prepare(l->ctx, call);
+  cb_timing t;
+  cb_time_iterations(st->me, st->stream, enqueue_kernel, l, &st->timing, what, &t);
+  double *times = malloc((size_t)n * sizeof *times);
+  if (!times) cb_fatal("out of host memory");
+  cb_world_allgather(st->me, &t.time_us, sizeof t.time_us, times);
+  m->ran = 1;
+  m->time_us = combine_times(times, n, run->opts.average);
+  free(times);
+  if (t.samples) gather_stats(st, &t, m);
+  free(t.samples);
+  double bytes = (double)shape->algbw_bytes(c, elem, n);
+  m->algbw = m->time_us > 0 ? bytes / 1e3 / m->time_us : 0.0; /* B/us / 1e3 = GB/s */
+  m->busbw = m->algbw * shape->bus_factor(n);
+  m->wrong = run->opts.check ? validate(st, l, spec, c, elem, what) : -1;
+}
+
+/* ---- the sweep ---------------------------------------------------------- */
+
+static void sweep_case(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx, cb_dtype t, cb_redop op) {
+  cb_run *run = st->run;
+  const cb_coll_shape *shape = run->coll->shape;
+  const cb_options *o = &run->opts;
+  size_t elem = cb_dtype_size(t);
+  size_t nsizes = cb_sweep_count(&o->sweep);
+  for (size_t i = 0; i < nsizes; i++) {
+    cb_counts c;
+    shape->counts((size_t)cb_sweep_size(&o->sweep, i), elem, st->me->nranks, st->me->rank, &c);
+    cb_row row = {.kernel = kidx, .dtype = t, .op = op, .root = shape->rooted ? o->root : -1,
+                  .bytes = cb_counts_table_bytes(&c, elem), .count = c.param_count};
+    cb_launch l = {&run->coll->kernels[kidx], ctx, {.dtype = t, .op = op, .root = o->root}};
+    for (int p = 0; p < 2; p++) {
+      place_call(st, &c, elem, p == CB_INP, &l.call);
+      measure(st, &l, &c, &row.m[p]);
+    }
+    if (st->me->rank == 0) {
+      cb_text_row(stdout, &run->report, cb_report_add(&run->report, &row));
+      fflush(stdout);
+    }
+  }
+}
+
+static void sweep_kernel(cb_rank_state *st, int kidx) {
+  cb_run *run = st->run;
+  const cb_kernel *k = &run->coll->kernels[kidx];
+  const cb_options *o = &run->opts;
+  int device;
+  CB_CUDA(cudaGetDevice(&device));
+  cb_kernel_ctx ctx = {st->me->rank, st->me->nranks, device, o->timeout_s, st->me, NULL};
+  if (k->setup) k->setup(&ctx);
+  cb_world_barrier(st->me);
+  if (st->me->rank == 0) cb_text_kernel_header(stdout, &run->report, kidx);
+  for (int t = 0; t < CB_NUM_DTYPES; t++) {
+    if (!(o->dtypes & CB_DTYPE_BIT(t))) continue;
+    for (int op = 0; op < CB_NUM_OPS; op++) {
+      /* Collectives that do not reduce run once per datatype. */
+      if (run->coll->shape->reduces ? !(o->ops & CB_OP_BIT(op)) : op != CB_SUM) continue;
+      sweep_case(st, kidx, &ctx, (cb_dtype)t, (cb_redop)op);
+    }
+  }
+  cb_world_barrier(st->me);
+  if (k->teardown) k->teardown(&ctx);
+}
+
+static int rank_main(cb_rank_info *me, void *arg) {
+  cb_run *run = arg;
+  const cb_options *o = &run->opts;
+  check_same_options(me, o);
+  int device = me->local_proc * cb_options_ranks_per_proc(o) + me->thread;
+  CB_CUDA(cudaSetDevice(device));
+  cb_rank_state st = {.me = me, .run = run};
+  st.timing = (cb_timing_opts){o->iters, o->warmup, o->graph_launches, o->blocking, o->per_iter,
+                               o->timeout_s};
+  describe_world(&st, device);
+  allocate_buffers(&st, device);
+  CB_CUDA(cudaStreamCreateWithFlags(&st.stream, cudaStreamNonBlocking));
+  if (me->rank == 0) cb_text_header(stdout, &run->report);
+  for (int k = 0; k < run->coll->nkernels; k++)
+    if (run->runnable[k]) sweep_kernel(&st, k);
+  CB_CUDA(cudaStreamDestroy(st.stream));
+  cb_buffers_free(&st.bufs);
+  return 0;
+}
+
+/* ---- the program -------------------------------------------------------- */
+
+static void fill_report_header(cb_run *run, const char *program, int nranks, cb_world *w) {
+  cb_report *r = &run->report;
+  r->program = program;
+  r->coll = run->coll;
+  r->opts = run->opts;
+  r->nranks = nranks;
+  r->kernels_run = run->runnable;
+  r->nccl_header = cb_nccl_header_version();
+  r->nccl_library = cb_nccl_unavailable() ? 0 : cb_nccl_library_version();
+  CB_CUDA(cudaRuntimeGetVersion(&r->cuda_runtime));
+  CB_CUDA(cudaDriverGetVersion(&r->cuda_driver));
+  snprintf(r->mpi, sizeof r->mpi, "%s", cb_world_mpi_version(w));
+  time_t now = time(NULL);
+  strftime(r->date, sizeof r->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+}
+
+static void write_sinks(cb_run *run) {
+  if (run->json && (cb_json_write(run->json, &run->report) || fclose(run->json)))
+    cb_fatal("writing -J file '%s' failed", run->opts.json_path);
+  if (run->csv && (cb_csv_write(run->csv, &run->report) || fclose(run->csv)))
+    cb_fatal("writing --csv file '%s' failed", run->opts.csv_path);
+}
+
+int cb_main(const cb_collective *coll, int argc, char **argv) {
+  char program[64], err[512];
+  snprintf(program, sizeof program, "%s_perf", coll->shape->name);
+  cb_error_set_program(program);
+  cb_world *w = cb_world_init(&argc, &argv);
+  int lead = cb_world_proc(w) == 0; /* only the first process prints */
+  cb_run run = {.coll = coll};
+  switch (cb_options_parse(argc, argv, &run.opts, err, sizeof err)) {
+  case CB_OPTS_HELP:
+    if (lead) cb_options_usage(stdout, program);
+    cb_world_finalize(w);
+    return 0;
+  case CB_OPTS_LIST_KERNELS:
+    if (lead) cb_kernels_print(stdout, coll);
+    cb_world_finalize(w);
+    return 0;
+  case CB_OPTS_ERROR:
+    if (lead) cb_fatal("%s", err);
+    _exit(1); /* the lead process said why */
+  case CB_OPTS_RUN:
+    break;
+  }
+  int rpp = cb_options_ranks_per_proc(&run.opts);
+  int nranks = cb_world_nprocs(w) * rpp;
+  if (coll->shape->rooted && run.opts.root >= nranks)
+    cb_fatal("-r %d: the root must be a rank from 0 to %d", run.opts.root, nranks - 1);
+  run.runnable = choose_kernels(coll, &run.opts, nranks, cb_world_multi_host(w), !lead);
+  if (lead) {
+    run.json = open_sink(run.opts.json_path, "-J");
+    run.csv = open_sink(run.opts.csv_path, "--csv");
+  }
+  int visible = cb_gpu_count_or_die();
+  cb_gpu_check_layout(visible, rpp, cb_world_local_nprocs(w), cb_world_hostname(w));
+  if (lead) fill_report_header(&run, program, nranks, w);
+  cb_world_run(w, rpp, rank_main, &run);
+  long long wrong = 0;
+  if (lead) {
+    cb_text_footer(stdout, &run.report);
+    fflush(stdout);
+    write_sinks(&run);
+    wrong = cb_report_wrong(&run.report);
+  }
+  cb_report_free(&run.report);
+  free(run.runnable);
+  cb_world_finalize(w);
+  return wrong ? 1 : 0;
+}

@@ -1,0 +1,12 @@
+/* The harness: everything a test program does, given its collective. */
+#ifndef CB_RUNNER_H
+#define CB_RUNNER_H
+
+#include "collective.h"
+
+/* Parses options, sets up the world and GPUs, runs the sweep for every
+ * selected kernel, writes the report sinks. Returns the process exit code:
+ * 0, or 1 on bad input, a failure or any wrong value. */
+int cb_main(const cb_collective *coll, int argc, char **argv);
+
+#endif

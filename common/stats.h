@@ -1,0 +1,18 @@
+/* Per-iteration timing statistics (-I). */
+#ifndef CB_STATS_H
+#define CB_STATS_H
+
+#include <stddef.h>
+
+typedef struct {
+  int samples;
+  double min_us, p50_us, p99_us, max_us;
+  double cv_pct; /* standard deviation / mean, in percent */
+} cb_iter_stats;
+
+/* Computes the statistics of n samples (microseconds); sorts samples in
+ * place. Percentiles are nearest-rank, so p99 of fewer than 100 samples
+ * may equal the maximum. */
+void cb_stats_compute(double *samples, size_t n, cb_iter_stats *out);
+
+#endif

@@ -1,0 +1,130 @@
+#include "timing.h"
+
+#include <stdlib.h>
+
+#include "cuda_check.h"
+#include "error.h"
+#include "gpu.h"
+
+static cudaGraphExec_t capture(cudaStream_t s, cb_enqueue_fn fn, void *arg, int iters) {
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  /* Thread-local capture: the ranks of one process capture concurrently. */
+  CB_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  for (int i = 0; i < iters; i++) fn(arg, s);
+  CB_CUDA(cudaStreamEndCapture(s, &graph));
+  CB_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  CB_CUDA(cudaGraphDestroy(graph));
+  CB_CUDA(cudaGraphUpload(exec, s));
+  return exec;
+}
+
+static double elapsed_us(cudaEvent_t a, cudaEvent_t b) {
+  float ms = 0;
+  CB_CUDA(cudaEventElapsedTime(&ms, a, b));
+  return 1000.0 * ms;
+}
+
+/* Events marks[0..nmarks-1] are recorded between the timed units. */
+static cudaEvent_t *make_events(int n) {
+  cudaEvent_t *ev = malloc((size_t)n * sizeof *ev);
+  if (!ev) cb_fatal("out of host memory");
+  for (int i = 0; i < n; i++) CB_CUDA(cudaEventCreate(&ev[i]));
+  return ev;
+}
+
+static void free_events(cudaEvent_t *ev, int n) {
+  for (int i = 0; i < n; i++) CB_CUDA(cudaEventDestroy(ev[i]));
+  free(ev);
+}
+
+/* marks[0..spans] were recorded around spans equal spans of iters_per_span
+ * iterations each; keep one sample per span when asked. */
+static void collect(cudaEvent_t *marks, int spans, double iters_per_span, int keep,
+                    cb_timing *out) {
+  out->time_us = elapsed_us(marks[0], marks[spans]) / (spans * iters_per_span);
+  out->samples = NULL;
+  out->nsamples = 0;
+  if (!keep) return;
+  out->samples = malloc((size_t)spans * sizeof *out->samples);
+  if (!out->samples) cb_fatal("out of host memory");
+  for (int i = 0; i < spans; i++)
+    out->samples[i] = elapsed_us(marks[i], marks[i + 1]) / iters_per_span;
+  out->nsamples = spans;
+}
+
+/* Blocking mode: each iteration completes, and all ranks meet, before the
+ * next starts; the time excludes the wait and the barrier. */
+static void time_blocking(cb_rank_info *me, cudaStream_t s, cb_enqueue_fn fn, void *arg,
+                          const cb_timing_opts *o, const char *what, cb_timing *out) {
+  cudaEvent_t *ev = make_events(2);
+  double total = 0;
+  out->samples = o->per_iter ? malloc((size_t)o->iters * sizeof *out->samples) : NULL;
+  if (o->per_iter && !out->samples) cb_fatal("out of host memory");
+  for (int i = 0; i < o->iters; i++) {
+    CB_CUDA(cudaEventRecord(ev[0], s));
+    fn(arg, s);
+    CB_CUDA(cudaEventRecord(ev[1], s));
+    cb_gpu_wait(s, o->timeout_s, what);
+    double t = elapsed_us(ev[0], ev[1]);
+    total += t;
+    if (out->samples) out->samples[i] = t;
+    cb_world_barrier(me);
+  }
+  out->time_us = total / o->iters;
+  out->nsamples = o->per_iter ? o->iters : 0;
+  free_events(ev, 2);
+}
+
+void cb_time_iterations(cb_rank_info *me, cudaStream_t s, cb_enqueue_fn fn, void *arg,
+                        const cb_timing_opts *o, const char *what, cb_timing *out) {
+  for (int i = 0; i < o->warmup; i++) fn(arg, s);
+  cb_gpu_wait(s, o->timeout_s, what);
+  if (o->blocking) {
+    cb_world_barrier(me);
+    time_blocking(me, s, fn, arg, o, what, out);
+    return;
+  }
+  int graph = o->graph_launches > 0;
+  cudaGraphExec_t exec = NULL;
+  if (graph) {
+    exec = capture(s, fn, arg, o->iters);
+    CB_CUDA(cudaGraphLaunch(exec, s)); /* first launch of a graph costs extra: keep it untimed */
+    cb_gpu_wait(s, o->timeout_s, what);
+  }
+  /* Units between events: iterations in stream mode, graph launches in graph mode. */
+  int units = graph ? o->graph_launches : o->iters;
+  int nmarks = o->per_iter ? units + 1 : 2;
+  cudaEvent_t *marks = make_events(nmarks);
+  cb_world_barrier(me);
+  CB_CUDA(cudaEventRecord(marks[0], s));
+  for (int u = 0; u < units; u++) {
+    if (graph)
+      CB_CUDA(cudaGraphLaunch(exec, s));
+    else
+      fn(arg, s);
+    if (o->per_iter) CB_CUDA(cudaEventRecord(marks[u + 1], s));
+  }
+  if (!o->per_iter) CB_CUDA(cudaEventRecord(marks[1], s));
+  cb_gpu_wait(s, o->timeout_s, what);
+  double per_unit = graph ? o->iters : 1;
+  if (o->per_iter)
+    collect(marks, units, per_unit, 1, out);
+  else
+    collect(marks, 1, units * per_unit, 0, out);
+  free_events(marks, nmarks);
+  if (exec) CB_CUDA(cudaGraphExecDestroy(exec));
+}
+
+void cb_run_once(cudaStream_t s, cb_enqueue_fn fn, void *arg, const cb_timing_opts *o,
+                 const char *what) {
+  if (o->graph_launches > 0) {
+    cudaGraphExec_t exec = capture(s, fn, arg, 1);
+    CB_CUDA(cudaGraphLaunch(exec, s));
+    cb_gpu_wait(s, o->timeout_s, what);
+    CB_CUDA(cudaGraphExecDestroy(exec));
+  } else {
+    fn(arg, s);
+    cb_gpu_wait(s, o->timeout_s, what);
+  }
+}

@@ -1,0 +1,38 @@
+/* Timing one measurement: warm-up, then -n iterations in stream, blocking or
+ * CUDA-graph mode, timed with CUDA events on the rank's own stream. */
+#ifndef CB_TIMING_H
+#define CB_TIMING_H
+
+#include <cuda_runtime_api.h>
+
+#include "world.h"
+
+typedef struct {
+  int iters;          /* -n */
+  int warmup;         /* -w */
+  int graph_launches; /* -G: 0 = stream mode */
+  int blocking;       /* -z */
+  int per_iter;       /* -I: keep one sample per iteration (per graph launch in graph mode) */
+  int timeout_s;      /* -T */
+} cb_timing_opts;
+
+/* Enqueues one iteration of the operation being timed. */
+typedef void (*cb_enqueue_fn)(void *arg, cudaStream_t stream);
+
+typedef struct {
+  double time_us;  /* mean time of one iteration on this rank */
+  double *samples; /* per-iteration times (us) when per_iter, else NULL; caller frees */
+  int nsamples;
+} cb_timing;
+
+/* Collective over the world: every rank calls it for the same measurement.
+ * what names the measurement in a timeout message. */
+void cb_time_iterations(cb_rank_info *me, cudaStream_t stream, cb_enqueue_fn fn, void *arg,
+                        const cb_timing_opts *o, const char *what, cb_timing *out);
+
+/* Enqueues fn once, through a one-iteration graph when graph mode is on
+ * (so validation runs the kernel as it was timed), and waits for it. */
+void cb_run_once(cudaStream_t stream, cb_enqueue_fn fn, void *arg, const cb_timing_opts *o,
+                 const char *what);
+
+#endif

@@ -1,0 +1,84 @@
+#include "types.h"
+
+#include <string.h>
+#include <strings.h>
+
+static const struct {
+  const char *name;
+  size_t size;
+  int is_float;
+} dtype_info[CB_NUM_DTYPES] = {
+    [CB_INT8] = {"int8", 1, 0},     [CB_UINT8] = {"uint8", 1, 0},
+    [CB_INT32] = {"int32", 4, 0},   [CB_UINT32] = {"uint32", 4, 0},
+    [CB_INT64] = {"int64", 8, 0},   [CB_UINT64] = {"uint64", 8, 0},
+    [CB_HALF] = {"half", 2, 1},     [CB_FLOAT] = {"float", 4, 1},
+    [CB_DOUBLE] = {"double", 8, 1}, [CB_BFLOAT16] = {"bfloat16", 2, 1},
+};
+
+/* Aliases accepted on the command line, as nccl-tests accepts them. */
+static const struct {
+  const char *alias;
+  cb_dtype type;
+} dtype_aliases[] = {
+    {"char", CB_INT8},   {"uint", CB_UINT32},   {"int", CB_INT32},      {"float16", CB_HALF},
+    {"fp16", CB_HALF},   {"float32", CB_FLOAT}, {"fp32", CB_FLOAT},     {"float64", CB_DOUBLE},
+    {"fp64", CB_DOUBLE}, {"bf16", CB_BFLOAT16}, {"bfloat", CB_BFLOAT16},
+};
+
+static const char *const redop_names[CB_NUM_OPS] = {"sum", "prod", "min", "max", "avg"};
+
+const char *cb_dtype_name(cb_dtype t) { return t < CB_NUM_DTYPES ? dtype_info[t].name : "?"; }
+size_t cb_dtype_size(cb_dtype t) { return t < CB_NUM_DTYPES ? dtype_info[t].size : 0; }
+int cb_dtype_is_float(cb_dtype t) { return t < CB_NUM_DTYPES && dtype_info[t].is_float; }
+
+int cb_dtype_parse(const char *name) {
+  for (int t = 0; t < CB_NUM_DTYPES; t++)
+    if (strcasecmp(name, dtype_info[t].name) == 0) return t;
+  for (size_t i = 0; i < sizeof dtype_aliases / sizeof dtype_aliases[0]; i++)
+    if (strcasecmp(name, dtype_aliases[i].alias) == 0) return (int)dtype_aliases[i].type;
+  return -1;
+}
+
+const char *cb_redop_name(cb_redop op) { return op < CB_NUM_OPS ? redop_names[op] : "?"; }
+
+int cb_redop_parse(const char *name) {
+  for (int o = 0; o < CB_NUM_OPS; o++)
+    if (strcasecmp(name, redop_names[o]) == 0) return o;
+  return -1;
+}
+
+/* Shared by the two mask parsers: splits on commas, maps each word. */
+static uint32_t mask_parse(const char *list, int (*parse)(const char *), uint32_t all, char *bad,
+                           size_t bad_len) {
+  if (strcasecmp(list, "all") == 0) return all;
+  uint32_t mask = 0;
+  const char *p = list;
+  for (;;) {
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    char word[32];
+    int v = -1;
+    if (len > 0 && len < sizeof word) {
+      memcpy(word, p, len);
+      word[len] = '\0';
+      v = parse(word);
+    }
+    if (v < 0) {
+      size_t n = len < bad_len - 1 ? len : bad_len - 1;
+      memcpy(bad, p, n);
+      bad[n] = '\0';
+      return 0;
+    }
+    mask |= 1u << v;
+    if (!comma) return mask;
+    p = comma + 1;
+  }
+}
+
+uint32_t cb_dtype_mask_parse(const char *list, char *bad, size_t bad_len) {
+  return mask_parse(list, cb_dtype_parse, CB_ALL_DTYPES, bad, bad_len);
+}
+
+uint32_t cb_redop_mask_parse(const char *list, char *bad, size_t bad_len) {
+  return mask_parse(list, cb_redop_parse, CB_ALL_OPS, bad, bad_len);
+}

@@ -1,0 +1,45 @@
+/* Datatypes and reduction ops: names, sizes and parsing. No CUDA here, so
+ * the CPU tests and option parsing can use it on a machine without a GPU. */
+#ifndef CB_TYPES_H
+#define CB_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+  CB_INT8,
+  CB_UINT8,
+  CB_INT32,
+  CB_UINT32,
+  CB_INT64,
+  CB_UINT64,
+  CB_HALF,
+  CB_FLOAT,
+  CB_DOUBLE,
+  CB_BFLOAT16,
+  CB_NUM_DTYPES
+} cb_dtype;
+
+typedef enum { CB_SUM, CB_PROD, CB_MIN, CB_MAX, CB_AVG, CB_NUM_OPS } cb_redop;
+
+/* Bit masks over the enums above, used by kernels to declare support. */
+#define CB_DTYPE_BIT(t) (1u << (t))
+#define CB_ALL_DTYPES   ((1u << CB_NUM_DTYPES) - 1u)
+#define CB_OP_BIT(o)    (1u << (o))
+#define CB_ALL_OPS      ((1u << CB_NUM_OPS) - 1u)
+
+const char *cb_dtype_name(cb_dtype t);
+size_t cb_dtype_size(cb_dtype t);
+int cb_dtype_is_float(cb_dtype t);
+/* Returns the dtype for a name (nccl-tests spellings and common aliases), or -1. */
+int cb_dtype_parse(const char *name);
+
+const char *cb_redop_name(cb_redop op);
+int cb_redop_parse(const char *name);
+
+/* Parses "all" or a comma list of names into a bit mask; 0 on an unknown
+ * name, whose text is copied into bad (size bad_len). */
+uint32_t cb_dtype_mask_parse(const char *list, char *bad, size_t bad_len);
+uint32_t cb_redop_mask_parse(const char *list, char *bad, size_t bad_len);
+
+#endif

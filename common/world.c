@@ -1,0 +1,195 @@
+#define _GNU_SOURCE /* gethostname, pthread_barrier */
+#include "world.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+
+#ifdef CB_HAVE_MPI
+#include <mpi.h>
+#define CB_MPI(call)                                                                               \
+  do {                                                                                             \
+    int mpi_rc_ = (call);                                                                          \
+    if (mpi_rc_ != MPI_SUCCESS) {                                                                  \
+      char mpi_msg_[MPI_MAX_ERROR_STRING];                                                         \
+      int mpi_len_ = 0;                                                                            \
+      MPI_Error_string(mpi_rc_, mpi_msg_, &mpi_len_);                                              \
+      cb_die(__FILE__, __LINE__, #call, mpi_msg_);                                                 \
+    }                                                                                              \
+  } while (0)
+#endif
+
+#define HOST_MAX 256
+
+struct cb_world {
+  int proc, nprocs, local_proc, local_nprocs, multi_host, mpi_started;
+  char hostname[HOST_MAX];
+  char mpi_version[256];
+  /* Threads of this process: set by cb_world_run. */
+  int nthreads;
+  pthread_barrier_t barrier;
+  /* Exchange area for allgather, grown by thread 0 between barriers. */
+  char *local_buf, *global_buf;
+  size_t local_cap, global_cap;
+};
+
+typedef struct {
+  cb_rank_info info;
+  int (*fn)(cb_rank_info *, void *);
+  void *arg;
+  int rc;
+} thread_slot;
+
+#ifdef CB_HAVE_MPI
+/* Local rank and host count from a shared-memory split and a hostname gather. */
+static void mpi_layout(cb_world *w) {
+  MPI_Comm node;
+  CB_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, w->proc, MPI_INFO_NULL, &node));
+  CB_MPI(MPI_Comm_rank(node, &w->local_proc));
+  CB_MPI(MPI_Comm_size(node, &w->local_nprocs));
+  CB_MPI(MPI_Comm_free(&node));
+  char *hosts = malloc((size_t)w->nprocs * HOST_MAX);
+  if (!hosts) cb_fatal("out of host memory");
+  CB_MPI(MPI_Allgather(w->hostname, HOST_MAX, MPI_CHAR, hosts, HOST_MAX, MPI_CHAR, MPI_COMM_WORLD));
+  for (int p = 0; p < w->nprocs; p++)
+    if (strncmp(hosts + (size_t)p * HOST_MAX, w->hostname, HOST_MAX) != 0) w->multi_host = 1;
+  free(hosts);
+}
+#endif
+
+cb_world *cb_world_init(int *argc, char ***argv) {
+  cb_world *w = calloc(1, sizeof *w);
+  if (!w) cb_fatal("out of host memory");
+  w->nprocs = w->local_nprocs = 1;
+  if (gethostname(w->hostname, HOST_MAX - 1) != 0) snprintf(w->hostname, HOST_MAX, "unknown");
+  snprintf(w->mpi_version, sizeof w->mpi_version, "none");
+#ifdef CB_HAVE_MPI
+  /* Only the thread that initialised MPI calls it (thread 0 of cb_world_run). */
+  int provided;
+  CB_MPI(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
+  w->mpi_started = 1;
+  CB_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &w->proc));
+  CB_MPI(MPI_Comm_size(MPI_COMM_WORLD, &w->nprocs));
+  int len = 0;
+  MPI_Get_library_version(w->mpi_version, &len);
+  char *nl = strchr(w->mpi_version, '\n');
+  if (nl) *nl = '\0';
+  char *comma = strchr(w->mpi_version, ',');
+  if (comma) *comma = '\0';
+  mpi_layout(w);
+#else
+  (void)argc;
+  (void)argv;
+#endif
+  return w;
+}
+
+void cb_world_finalize(cb_world *w) {
+#ifdef CB_HAVE_MPI
+  if (w->mpi_started) MPI_Finalize();
+#endif
+  free(w->local_buf);
+  free(w->global_buf);
+  free(w);
+}
+
+int cb_world_proc(const cb_world *w) { return w->proc; }
+int cb_world_nprocs(const cb_world *w) { return w->nprocs; }
+int cb_world_local_proc(const cb_world *w) { return w->local_proc; }
+int cb_world_local_nprocs(const cb_world *w) { return w->local_nprocs; }
+int cb_world_multi_host(const cb_world *w) { return w->multi_host; }
+const char *cb_world_hostname(const cb_world *w) { return w->hostname; }
+const char *cb_world_mpi_version(const cb_world *w) { return w->mpi_version; }
+
+static void *thread_main(void *p) {
+  thread_slot *s = p;
+  cb_error_set_rank(s->info.rank);
+  s->rc = s->fn(&s->info, s->arg);
+  return NULL;
+}
+
+int cb_world_run(cb_world *w, int ranks_per_proc, int (*fn)(cb_rank_info *, void *), void *arg) {
+  w->nthreads = ranks_per_proc;
+  if (pthread_barrier_init(&w->barrier, NULL, (unsigned)ranks_per_proc) != 0)
+    cb_fatal("pthread_barrier_init failed");
+  thread_slot *slots = calloc((size_t)ranks_per_proc, sizeof *slots);
+  pthread_t *tids = calloc((size_t)ranks_per_proc, sizeof *tids);
+  if (!slots || !tids) cb_fatal("out of host memory");
+  for (int t = 0; t < ranks_per_proc; t++) {
+    cb_rank_info *r = &slots[t].info;
+    r->world = w;
+    r->thread = t;
+    r->proc = w->proc;
+    r->nprocs = w->nprocs;
+    r->rank = w->proc * ranks_per_proc + t;
+    r->nranks = w->nprocs * ranks_per_proc;
+    r->local_proc = w->local_proc;
+    r->local_nprocs = w->local_nprocs;
+    r->multi_host = w->multi_host;
+    slots[t].fn = fn;
+    slots[t].arg = arg;
+  }
+  for (int t = 1; t < ranks_per_proc; t++)
+    if (pthread_create(&tids[t], NULL, thread_main, &slots[t]) != 0)
+      cb_fatal("cannot start host thread %d", t);
+  thread_main(&slots[0]);
+  int rc = slots[0].rc;
+  for (int t = 1; t < ranks_per_proc; t++) {
+    pthread_join(tids[t], NULL);
+    if (slots[t].rc > rc) rc = slots[t].rc;
+  }
+  pthread_barrier_destroy(&w->barrier);
+  free(slots);
+  free(tids);
+  return rc;
+}
+
+void cb_world_local_barrier(cb_rank_info *me) { pthread_barrier_wait(&me->world->barrier); }
+
+void cb_world_barrier(cb_rank_info *me) {
+  cb_world_local_barrier(me);
+#ifdef CB_HAVE_MPI
+  if (me->thread == 0 && me->nprocs > 1) CB_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  cb_world_local_barrier(me);
+#endif
+}
+
+static void grow(char **buf, size_t *cap, size_t need) {
+  if (*cap >= need) return;
+  char *p = realloc(*buf, need);
+  if (!p) cb_fatal("out of host memory (%zu bytes for a rank exchange)", need);
+  *buf = p;
+  *cap = need;
+}
+
+void cb_world_allgather(cb_rank_info *me, const void *mine, size_t bytes, void *all) {
+  cb_world *w = me->world;
+  size_t local_bytes = (size_t)w->nthreads * bytes;
+  /* 1: thread 0 sizes the buffers while nobody uses them. */
+  cb_world_local_barrier(me);
+  if (me->thread == 0) {
+    grow(&w->local_buf, &w->local_cap, local_bytes);
+    grow(&w->global_buf, &w->global_cap, local_bytes * (size_t)w->nprocs);
+  }
+  cb_world_local_barrier(me);
+  /* 2: every thread deposits its bytes; thread 0 exchanges between processes. */
+  memcpy(w->local_buf + (size_t)me->thread * bytes, mine, bytes);
+  cb_world_local_barrier(me);
+  if (me->thread == 0) {
+#ifdef CB_HAVE_MPI
+    if (w->nprocs > 1)
+      CB_MPI(MPI_Allgather(w->local_buf, (int)local_bytes, MPI_BYTE, w->global_buf,
+                           (int)local_bytes, MPI_BYTE, MPI_COMM_WORLD));
+    else
+#endif
+      memcpy(w->global_buf, w->local_buf, local_bytes);
+  }
+  cb_world_local_barrier(me);
+  /* 3: everyone reads; the closing barrier keeps the next call from overwriting. */
+  memcpy(all, w->global_buf, local_bytes * (size_t)w->nprocs);
+  cb_world_local_barrier(me);
+}
