@@ -1,6 +1,7 @@
 #include "error.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +26,14 @@ static void prefix(void) {
     fprintf(stderr, "%s: ", program);
 }
 
+/* The first thread to fail speaks; a rank thread failing at the same moment
+ * (every rank of a process checks the same thing) waits for the exit. */
+static atomic_flag failing = ATOMIC_FLAG_INIT;
+static void claim_failure(void) {
+  if (atomic_flag_test_and_set(&failing))
+    for (;;) pause();
+}
+
 /* Other ranks' threads may be inside CUDA or NCCL: leave without running
  * exit handlers, which could wait on them. mpirun sees the exit and stops
  * the other processes. */
@@ -34,7 +43,13 @@ __attribute__((noreturn)) static void leave(void) {
   _exit(1);
 }
 
+void cb_exit_quietly(void) {
+  claim_failure();
+  leave();
+}
+
 void cb_die(const char *file, int line, const char *call, const char *what) {
+  claim_failure();
   fflush(stdout);
   prefix();
   fprintf(stderr, "%s:%d: %s: %s\n", file, line, call, what);
@@ -42,6 +57,7 @@ void cb_die(const char *file, int line, const char *call, const char *what) {
 }
 
 void cb_fatal(const char *fmt, ...) {
+  claim_failure();
   fflush(stdout);
   prefix();
   va_list ap;

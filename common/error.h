@@ -18,6 +18,9 @@ __attribute__((noreturn)) void cb_die(const char *file, int line, const char *ca
 /* "prog: rank R: <formatted message>" then exit(1). */
 __attribute__((noreturn, format(printf, 1, 2))) void cb_fatal(const char *fmt, ...);
 
+/* Exits 1 without a message: another process of the run says why. */
+__attribute__((noreturn)) void cb_exit_quietly(void);
+
 /* Checks a call that returns 0 on success and sets errno otherwise. */
 #define CB_CHECK_ERRNO(call)                                                                       \
   do {                                                                                             \

@@ -54,6 +54,7 @@ typedef struct {
   char mpi[128];
   char date[32];   /* ISO 8601, UTC */
   const int *kernels_run; /* per kernel-table index: 1 if it ran */
+  char **kernel_skips;    /* per kernel-table index: why a kernel of -k all cannot run, or NULL */
   cb_row *rows;
   size_t nrows, cap;
 } cb_report;

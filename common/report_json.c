@@ -56,6 +56,24 @@ static void json_devices(cb_json *j, const cb_report *r) {
   cb_json_end_array(j);
 }
 
+static void json_kernels(cb_json *j, const cb_report *r) {
+  cb_json_key(j, "kernels");
+  cb_json_begin_array(j);
+  for (int k = 0; k < r->coll->nkernels; k++) {
+    const cb_kernel *kd = &r->coll->kernels[k];
+    const char *skip = r->kernel_skips ? r->kernel_skips[k] : NULL;
+    if (!r->kernels_run[k] && !skip) continue; /* not selected by -k */
+    cb_json_begin_object(j);
+    cb_json_key(j, "id"), cb_json_int(j, kd->id);
+    cb_json_key(j, "name"), cb_json_string(j, kd->name);
+    cb_json_key(j, "summary"), cb_json_string(j, kd->summary);
+    cb_json_key(j, "ran"), cb_json_bool(j, r->kernels_run[k]);
+    if (skip) cb_json_key(j, "skipped"), cb_json_string(j, skip);
+    cb_json_end_object(j);
+  }
+  cb_json_end_array(j);
+}
+
 static void json_stats(cb_json *j, const cb_iter_stats *s) {
   cb_json_key(j, "iter_stats");
   cb_json_begin_object(j);
@@ -108,6 +126,7 @@ int cb_json_write(FILE *out, const cb_report *r) {
   json_options(&j, &r->opts);
   json_versions(&j, r);
   json_devices(&j, r);
+  json_kernels(&j, r);
   cb_json_key(&j, "results");
   cb_json_begin_array(&j);
   for (size_t i = 0; i < r->nrows; i++)

@@ -33,6 +33,10 @@ void cb_text_header(FILE *out, const cb_report *r) {
     fprintf(out, "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%s] %s\n", d->rank, 0, d->pid,
             d->host, d->device, d->pci, d->name);
   }
+  for (int k = 0; k < r->coll->nkernels; k++)
+    if (r->kernel_skips && r->kernel_skips[k])
+      fprintf(out, "#\n# kernel %d (%s) skipped: %s\n", r->coll->kernels[k].id,
+              r->coll->kernels[k].name, r->kernel_skips[k]);
 }
 
 void cb_text_kernel_header(FILE *out, const cb_report *r, int kernel) {

@@ -42,6 +42,14 @@ typedef struct {
 
 /* ---- before any GPU work ---------------------------------------------- */
 
+/* Bad input is the same on every process of a run: the lead process says
+ * why, the others leave quietly, so mpirun shows the reason once. */
+#define REFUSE(lead, ...)                                                                          \
+  do {                                                                                             \
+    if (lead) cb_fatal(__VA_ARGS__);                                                               \
+    cb_exit_quietly();                                                                             \
+  } while (0)
+
 static FILE *open_sink(const char *path, const char *flag) {
   if (!path[0]) return NULL;
   FILE *f = fopen(path, "w");
@@ -49,44 +57,47 @@ static FILE *open_sink(const char *path, const char *flag) {
   return f;
 }
 
-/* Marks the kernels to run; refuses a named kernel that cannot run here. */
-static int *choose_kernels(const cb_collective *c, const cb_options *o, int nranks,
-                           int multi_host, int quiet) {
-  int *selected = calloc((size_t)c->nkernels, sizeof *selected), explicit_pick, n = 0;
+/* Marks the kernels to run in runnable; refuses a named kernel that cannot
+ * run here, and records in skips why a kernel of -k all cannot. */
+static void choose_kernels(cb_run *run, int nranks, int multi_host, int lead) {
+  const cb_collective *c = run->coll;
+  int explicit_pick, n = 0;
   char err[256], why[256];
-  if (!selected) cb_fatal("out of host memory");
-  if (cb_kernels_select(c, o->kernels, selected, &explicit_pick, err, sizeof err))
-    cb_fatal("%s", err);
+  run->runnable = calloc((size_t)c->nkernels, sizeof *run->runnable);
+  run->report.kernel_skips = calloc((size_t)c->nkernels, sizeof *run->report.kernel_skips);
+  if (!run->runnable || !run->report.kernel_skips) cb_fatal("out of host memory");
+  if (cb_kernels_select(c, run->opts.kernels, run->runnable, &explicit_pick, err, sizeof err))
+    REFUSE(lead, "%s", err);
   for (int i = 0; i < c->nkernels; i++) {
-    if (!selected[i]) continue;
+    if (!run->runnable[i]) continue;
     const char *reason = cb_kernel_world_reason(&c->kernels[i], nranks, multi_host, why, sizeof why);
     if (reason && explicit_pick)
-      cb_fatal("kernel %d (%s) cannot run: %s", c->kernels[i].id, c->kernels[i].name, reason);
+      REFUSE(lead, "kernel %d (%s) cannot run: %s", c->kernels[i].id, c->kernels[i].name, reason);
     if (reason) {
-      if (!quiet) printf("# kernel %d (%s) skipped: %s\n", c->kernels[i].id, c->kernels[i].name, reason);
-      selected[i] = 0;
+      run->report.kernel_skips[i] = strdup(reason);
+      run->runnable[i] = 0;
     }
-    n += selected[i];
+    n += run->runnable[i];
   }
-  if (n == 0) cb_fatal("no selected kernel can run here (-k list shows why)");
-  return selected;
+  if (n == 0) REFUSE(lead, "no selected kernel can run here (-k list shows why)");
 }
 
-/* Every rank compares its options with rank 0's. */
-static void check_same_options(cb_rank_info *me, const cb_options *o) {
+/* Each process compares its options with the first process's; a mismatch
+ * (a launcher passing different arguments to different ranks) is refused. */
+static int check_same_options(cb_rank_info *me, void *arg) {
   enum { LEN = 512 };
+  const cb_options *o = arg;
   char mine[LEN] = {0};
   cb_options_canonical(o, mine, LEN);
   char *all = malloc((size_t)me->nranks * LEN);
   if (!all) cb_fatal("out of host memory");
   cb_world_allgather(me, mine, LEN, all);
-  int first_bad = -1;
-  for (int r = 1; r < me->nranks && first_bad < 0; r++)
-    if (strncmp(all, all + (size_t)r * LEN, LEN) != 0) first_bad = r;
-  if (first_bad >= 0)
-    cb_fatal("ranks were started with different options: rank 0 has '%s', rank %d has '%s'", all,
-             first_bad, all + (size_t)first_bad * LEN);
+  for (int r = 1; r < me->nranks; r++)
+    if (strncmp(all, all + (size_t)r * LEN, LEN) != 0)
+      REFUSE(me->rank == 0, "processes were started with different options: process 0 has '%s', "
+             "process %d has '%s'", all, r, all + (size_t)r * LEN);
   free(all);
+  return 0;
 }
 
 /* ---- per rank setup ---------------------------------------------------- */
@@ -295,7 +306,6 @@ static void sweep_kernel(cb_rank_state *st, int kidx) {
 static int rank_main(cb_rank_info *me, void *arg) {
   cb_run *run = arg;
   const cb_options *o = &run->opts;
-  check_same_options(me, o);
   int device = me->local_proc * cb_options_ranks_per_proc(o) + me->thread;
   CB_CUDA(cudaSetDevice(device));
   cb_rank_state st = {.me = me, .run = run};
@@ -354,16 +364,16 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
     cb_world_finalize(w);
     return 0;
   case CB_OPTS_ERROR:
-    if (lead) cb_fatal("%s", err);
-    _exit(1); /* the lead process said why */
+    REFUSE(lead, "%s", err);
   case CB_OPTS_RUN:
     break;
   }
+  cb_world_run(w, 1, check_same_options, &run.opts); /* one thread: a process-level check */
   int rpp = cb_options_ranks_per_proc(&run.opts);
   int nranks = cb_world_nprocs(w) * rpp;
   if (coll->shape->rooted && run.opts.root >= nranks)
-    cb_fatal("-r %d: the root must be a rank from 0 to %d", run.opts.root, nranks - 1);
-  run.runnable = choose_kernels(coll, &run.opts, nranks, cb_world_multi_host(w), !lead);
+    REFUSE(lead, "-r %d: the root must be a rank from 0 to %d", run.opts.root, nranks - 1);
+  choose_kernels(&run, nranks, cb_world_multi_host(w), lead);
   if (lead) {
     run.json = open_sink(run.opts.json_path, "-J");
     run.csv = open_sink(run.opts.csv_path, "--csv");
@@ -379,6 +389,8 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
     write_sinks(&run);
     wrong = cb_report_wrong(&run.report);
   }
+  for (int k = 0; k < coll->nkernels; k++) free(run.report.kernel_skips[k]);
+  free(run.report.kernel_skips);
   cb_report_free(&run.report);
   free(run.runnable);
   cb_world_finalize(w);

@@ -143,6 +143,7 @@ int cb_world_run(cb_world *w, int ranks_per_proc, int (*fn)(cb_rank_info *, void
     if (slots[t].rc > rc) rc = slots[t].rc;
   }
   pthread_barrier_destroy(&w->barrier);
+  cb_error_set_rank(-1); /* the calling thread is no longer rank 0 */
   free(slots);
   free(tids);
   return rc;
