@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""A built program as a user runs it, on a machine without a GPU.
+
+    python3 tests/py/test_program.py BUILD/all_reduce_perf [--mpiexec MPIEXEC]
+
+Help, the kernel list and every refusal of bad input must work without a
+GPU, and a run must stop with one clear line when no GPU is visible. The
+order of cb_main matters here: anything checked after the GPU check would
+show up as "no CUDA device visible" instead of its own message.
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+PROGRAM = None  # set from argv in __main__
+MPIEXEC = None  # --mpiexec: also run under it with 2 processes
+NO_GPU = "no CUDA device visible"
+
+
+def run(*args, timeout=30):
+    env = dict(os.environ)
+    env.pop("CUDA_VISIBLE_DEVICES", None)
+    return subprocess.run([PROGRAM, *args], capture_output=True, text=True, timeout=timeout,
+                          env=env)
+
+
+def gpu_visible():
+    """True when a CUDA device is usable here (then the no-GPU checks do not apply)."""
+    try:
+        proc = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return proc.returncode == 0 and "GPU" in proc.stdout
+
+
+class Informational(unittest.TestCase):
+    def test_help(self):
+        for flag in ("-h", "--help"):
+            p = run(flag)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertTrue(p.stdout.startswith("usage: all_reduce_perf"), p.stdout[:200])
+            for option in ("-b, --minbytes", "-e, --maxbytes", "-k, --kernel", "-J", "--csv"):
+                self.assertIn(option, p.stdout)
+            self.assertEqual(p.stderr, "")
+
+    def test_help_wins_over_other_options(self):
+        p = run("-b", "8", "-e", "8", "-h")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("usage:", p.stdout)
+
+    def test_kernel_list(self):
+        p = run("-k", "list")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("nccl", p.stdout)
+        self.assertIn("all_reduce_perf", p.stdout)
+        lines = [l for l in p.stdout.splitlines() if l.split()[:2] == ["0", "nccl"]]
+        self.assertEqual(len(lines), 1, p.stdout)
+        self.assertEqual(p.stderr, "")
+
+
+GPU_VISIBLE = gpu_visible()
+needs_no_gpu = unittest.skipIf(GPU_VISIBLE, "a GPU is visible: a run would start")
+
+
+class ErrorAssertions:
+    def assertOneLineError(self, p, *mentions, gpu_message=False):
+        self.assertNotEqual(p.returncode, 0, f"exit 0; stdout: {p.stdout!r}")
+        lines = p.stderr.splitlines()
+        self.assertEqual(len(lines), 1, f"expected one line on stderr, got {p.stderr!r}")
+        line = lines[0]
+        self.assertTrue(line.startswith("all_reduce_perf: "), line)
+        for m in mentions:
+            self.assertIn(m, line)
+        if not gpu_message:
+            self.assertNotIn(NO_GPU, line, "bad input must be refused before the GPU check")
+        self.assertNotIn("size", p.stdout.lower(), "no table may be printed")
+        return line
+
+
+class BadInput(ErrorAssertions, unittest.TestCase):
+    """Refused before any GPU work: the same with and without a GPU."""
+
+    def test_min_above_max(self):
+        line = self.assertOneLineError(run("-b", "2G", "-e", "1G"), "-b", "-e")
+        self.assertIn("2147483648", line)
+        self.assertIn("1073741824", line)
+
+    def test_unknown_datatype(self):
+        self.assertOneLineError(run("-d", "foo"), "foo")
+
+    def test_unknown_op(self):
+        self.assertOneLineError(run("-o", "bar"), "bar")
+
+    def test_unknown_kernel(self):
+        line = self.assertOneLineError(run("-k", "9"), "9")
+        self.assertIn("kernel", line)
+
+    def test_graph_with_blocking(self):
+        self.assertOneLineError(run("-G", "5", "-z", "1"), "-G", "-z")
+
+    def test_bad_numbers(self):
+        self.assertOneLineError(run("-n", "0"), "-n")
+        self.assertOneLineError(run("-b", "12X"), "12X")
+        self.assertOneLineError(run("-g", "abc"), "abc")
+
+    def test_unknown_option_and_stray_word(self):
+        self.assertOneLineError(run("--bogus"), "--bogus")
+        self.assertOneLineError(run("stray"), "stray")
+        self.assertOneLineError(run("-n"), "-n")
+
+    def test_json_path_unwritable(self):
+        # cb_main opens the -J and --csv files before it looks for a GPU, so
+        # this message comes first even here.
+        line = self.assertOneLineError(run("-b", "8", "-e", "8", "-J", "/nonexistent-dir/x.json"),
+                                       "/nonexistent-dir/x.json")
+        self.assertIn("-J", line)
+
+    def test_csv_path_unwritable(self):
+        line = self.assertOneLineError(run("-b", "8", "-e", "8", "--csv",
+                                           "/nonexistent-dir/x.csv"), "/nonexistent-dir/x.csv")
+        self.assertIn("--csv", line)
+
+
+@needs_no_gpu
+class WithoutGpu(ErrorAssertions, unittest.TestCase):
+    """A valid run on a machine without a GPU stops with one clear line."""
+
+    def test_run_without_gpu(self):
+        p = run("-b", "8", "-e", "8")
+        self.assertOneLineError(p, NO_GPU, gpu_message=True)
+
+    def test_default_run_without_gpu(self):
+        p = run()
+        self.assertOneLineError(p, NO_GPU, gpu_message=True)
+
+    def test_writable_json_path_then_no_gpu(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "x.json")
+            self.assertOneLineError(run("-b", "8", "-e", "8", "-J", path), NO_GPU,
+                                    gpu_message=True)
+
+
+@needs_no_gpu
+class OutputFilesOfFailedRun(unittest.TestCase):
+    """A run that stops before measuring anything must not destroy the results
+    file of an earlier run: cb_main opens (truncates) -J and --csv before the
+    GPU checks (no device, -g beyond the visible GPUs...) that can still stop it."""
+
+    def check_kept(self, flag):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "earlier_results")
+            with open(path, "w") as f:
+                f.write("results of an earlier run\n")
+            p = run("-b", "8", "-e", "8", flag, path)
+            self.assertNotEqual(p.returncode, 0)
+            self.assertIn(NO_GPU, p.stderr)
+            with open(path) as f:
+                self.assertEqual(f.read(), "results of an earlier run\n",
+                                 f"{flag} {path}: a run that measured nothing rewrote the file")
+
+    def test_json_file_kept(self):
+        self.check_kept("-J")
+
+    def test_csv_file_kept(self):
+        self.check_kept("--csv")
+
+
+def mpirun(*args, timeout=60):
+    """Two processes of PROGRAM with args, or a list of argument lists (one per process)."""
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env.pop("CUDA_VISIBLE_DEVICES", None)
+    cmd = [MPIEXEC, "--oversubscribe"]
+    if args and isinstance(args[0], list):
+        for i, per_proc in enumerate(args):
+            cmd += ([":"] if i else []) + ["-n", "1", PROGRAM, *per_proc]
+    else:
+        cmd += ["-n", "2", PROGRAM, *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+class UnderMpirun(unittest.TestCase):
+    """Two processes: only the first one speaks."""
+
+    def setUp(self):
+        if not MPIEXEC:
+            self.skipTest("no --mpiexec given")
+
+    def program_lines(self, text):
+        return [l for l in text.splitlines() if l.startswith("all_reduce_perf:")]
+
+    def test_help_printed_once(self):
+        p = mpirun("-h")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.count("usage: all_reduce_perf"), 1, p.stdout)
+
+    def test_kernel_list_printed_once(self):
+        p = mpirun("-k", "list")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.count("# kernels of all_reduce_perf"), 1, p.stdout)
+
+    def test_bad_option_reported_once(self):
+        p = mpirun("-d", "foo")
+        self.assertNotEqual(p.returncode, 0)
+        lines = self.program_lines(p.stderr)
+        self.assertEqual(len(lines), 1, p.stderr)
+        self.assertIn("foo", lines[0])
+        self.assertNotIn(NO_GPU, p.stderr)
+
+    def test_different_options_refused(self):
+        p = mpirun(["-b", "8", "-e", "8", "-n", "5"], ["-b", "8", "-e", "8", "-n", "6"])
+        self.assertNotEqual(p.returncode, 0)
+        lines = self.program_lines(p.stderr)
+        self.assertEqual(len(lines), 1, p.stderr)
+        self.assertIn("different options", lines[0])
+        self.assertIn("n=5", lines[0])
+        self.assertIn("n=6", lines[0])
+        self.assertNotIn(NO_GPU, p.stderr)
+
+
+if __name__ == "__main__":
+    if "--mpiexec" in sys.argv:
+        i = sys.argv.index("--mpiexec")
+        MPIEXEC = sys.argv[i + 1]
+        del sys.argv[i:i + 2]
+    if len(sys.argv) < 2 or not os.access(sys.argv[1], os.X_OK):
+        sys.exit(f"usage: {sys.argv[0]} PROGRAM [--mpiexec MPIEXEC] [unittest options]")
+    PROGRAM = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=2)

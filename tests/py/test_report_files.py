@@ -1,0 +1,334 @@
+#!/usr/bin/env python3
+"""The JSON and CSV sinks, read back by Python's own parsers.
+
+    python3 tests/py/test_report_files.py BUILD/tests/emit_report
+
+emit_report (tests/unit/emit_report.c) writes a known report; this script
+checks every field and value of the JSON document and of the CSV file. The
+expected values below mirror emit_report.c: change both together.
+Standard library only (unittest, json, csv), so CI needs nothing extra.
+"""
+
+import csv
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+EMITTER = None  # set from argv in __main__
+
+# The CSV columns as documented (cb_csv_header in common/report_csv.c).
+CSV_COLUMNS = [
+    "collective", "kernel", "kernel_name", "type", "redop", "root", "size", "count",
+    "placement", "mode", "time_us", "algbw", "busbw", "wrong", "skipped", "iter_samples",
+    "iter_min_us", "iter_p50_us", "iter_p99_us", "iter_max_us", "iter_cv_pct",
+]
+
+ODD_NAME = 'we"ird\\name'
+OOP_REASON = 'above the kernel\'s 1 MiB limit, "really"'
+BF16_REASON = "bfloat16 not supported"
+
+BASE_KEYS = {"kernel", "kernel_name", "type", "redop", "root", "size", "count", "placement",
+             "mode"}
+RAN_KEYS = BASE_KEYS | {"time_us", "algbw", "busbw", "wrong"}
+SKIP_KEYS = BASE_KEYS | {"skipped"}
+
+
+def expected_results(mode):
+    """The 8 measurements of emit_report.c, in the order written."""
+    def base(kernel, name, typ, redop, size, count, placement):
+        return {"kernel": kernel, "kernel_name": name, "type": typ, "redop": redop, "root": -1,
+                "size": size, "count": count, "placement": placement, "mode": mode}
+
+    def ran(b, t, alg, bus, wrong, stats=None):
+        d = dict(b, time_us=t, algbw=alg, busbw=bus, wrong=wrong)
+        if stats is not None:
+            d["iter_stats"] = dict(zip(
+                ["samples", "min_us", "p50_us", "p99_us", "max_us", "cv_pct"], stats))
+        return d
+
+    def skip(b, why):
+        return dict(b, skipped=why)
+
+    oop, ip = "out-of-place", "in-place"
+    return [
+        ran(base(0, "nccl", "float", "sum", 8, 2, oop), 12.5, 0.00064, 0.00064, 0,
+            (7, 10.25, 12.0, 20.5, 20.5, 15.5)),
+        ran(base(0, "nccl", "float", "sum", 8, 2, ip), 13.25, 0.000603774, 0.000603774, None),
+        skip(base(3, ODD_NAME, "float", "sum", 1048576, 262144, oop), OOP_REASON),
+        ran(base(3, ODD_NAME, "float", "sum", 1048576, 262144, ip), None, 0.0, 0.0, 3),
+        ran(base(0, "nccl", "double", "max", 1073741824, 134217728, oop), 1234.5678, 869.75,
+            869.75, 0),
+        ran(base(0, "nccl", "double", "max", 1073741824, 134217728, ip), 1300.125, 825.875,
+            825.875, 0, (5, 1200.0, 1300.0, 1400.5, 1400.5, 6.25)),
+        skip(base(3, ODD_NAME, "bfloat16", "avg", 64, 32, oop), BF16_REASON),
+        skip(base(3, ODD_NAME, "bfloat16", "avg", 64, 32, ip), BF16_REASON),
+    ]
+
+
+def reject_constant(name):
+    raise ValueError(f"non-standard JSON constant {name}")
+
+
+def run_emitter(directory, graph):
+    json_path = os.path.join(directory, f"report{'_graph' if graph else ''}.json")
+    csv_path = os.path.join(directory, f"report{'_graph' if graph else ''}.csv")
+    cmd = [EMITTER, json_path, csv_path] + (["graph"] if graph else [])
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    if proc.returncode != 0:
+        raise AssertionError(f"{cmd} exited {proc.returncode}: {proc.stderr}")
+    with open(json_path, "rb") as f:
+        json_bytes = f.read()
+    with open(csv_path, "rb") as f:
+        csv_bytes = f.read()
+    return json_bytes, csv_bytes, proc.stdout
+
+
+class ReportFilesBase:
+    """Checks shared by the stream-mode and graph-mode reports."""
+
+    GRAPH = False
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.json_bytes, cls.csv_bytes, cls.stdout = run_emitter(cls.tmp.name, cls.GRAPH)
+        cls.mode = "graph" if cls.GRAPH else "stream"
+        cls.expected = expected_results(cls.mode)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    # ---- helpers ---------------------------------------------------------
+
+    def doc(self):
+        return json.loads(self.json_bytes.decode("utf-8"), parse_constant=reject_constant)
+
+    def assertNumber(self, got, want, where):
+        """JSON and CSV numbers carry 6 significant digits (%.6g)."""
+        self.assertIsInstance(got, (int, float), where)
+        self.assertNotIsInstance(got, bool, where)
+        self.assertTrue(math.isclose(got, want, rel_tol=1e-5, abs_tol=1e-12),
+                        f"{where}: {got!r} != {want!r}")
+
+    def assertInt(self, got, want, where):
+        self.assertIs(type(got), int, f"{where}: {got!r} is not an integer")
+        self.assertEqual(got, want, where)
+
+    # ---- JSON --------------------------------------------------------------
+
+    def test_json_is_one_strict_document(self):
+        text = self.json_bytes.decode("utf-8")
+        self.assertTrue(text.endswith("}\n"), "the document ends with '}' and a newline")
+        # json.loads refuses trailing data, and reject_constant refuses NaN/Infinity.
+        doc = self.doc()
+        self.assertIsInstance(doc, dict)
+        for bad in ("NaN", "nan", "Infinity", "inf"):
+            self.assertNotRegex(text, r"[:\[,]\s*-?" + bad + r"\b")
+
+    def test_json_top_level(self):
+        doc = self.doc()
+        self.assertEqual(set(doc), {"program", "collective", "date", "nranks", "options",
+                                    "versions", "devices", "kernels", "results", "wrong_total",
+                                    "avg_busbw"})
+        self.assertEqual(doc["program"], "all_reduce_perf")
+        self.assertEqual(doc["collective"], "all_reduce")
+        self.assertEqual(doc["date"], "2025-01-02T03:04:05Z")
+        self.assertInt(doc["nranks"], 2, "nranks")
+        self.assertInt(doc["wrong_total"], 3, "wrong_total")
+        ran = [e["busbw"] for e in self.expected if "time_us" in e]
+        self.assertEqual(len(ran), 5)
+        self.assertNumber(doc["avg_busbw"], sum(ran) / len(ran), "avg_busbw")
+
+    def test_json_options(self):
+        opts = self.doc()["options"]
+        want = {"minbytes": 8, "maxbytes": 1048576, "stepbytes": 1048576, "stepfactor": 4,
+                "iters": 7, "warmup_iters": 2, "check": 3, "root": 1, "nthreads": 1,
+                "ngpus": 2, "cudagraph": 5 if self.GRAPH else 0, "average": 2, "blocking": 0,
+                "timeout": 60, "per_iter_timing": 1}
+        self.assertEqual(set(opts), set(want) | {"kernel"})
+        for key, value in want.items():
+            self.assertInt(opts[key], value, f"options.{key}")
+        self.assertEqual(opts["kernel"], "0,3")
+
+    def test_json_versions(self):
+        v = self.doc()["versions"]
+        self.assertEqual(set(v), {"collbench", "nccl_headers", "nccl_library", "cuda_runtime",
+                                  "cuda_driver", "mpi"})
+        self.assertRegex(v["collbench"], r"^\d+\.\d+\.\d+$")
+        self.assertInt(v["nccl_headers"], 22803, "nccl_headers")
+        self.assertInt(v["nccl_library"], 22805, "nccl_library")
+        self.assertInt(v["cuda_runtime"], 13000, "cuda_runtime")
+        self.assertInt(v["cuda_driver"], 13010, "cuda_driver")
+        self.assertEqual(v["mpi"], "Open MPI v4.1.4")
+
+    def test_json_devices(self):
+        devices = self.doc()["devices"]
+        want = [
+            {"rank": 0, "process": 0, "pid": 4242, "host": "node-a", "device": 0,
+             "pci": "0000:00:06", "name": "NVIDIA H200"},
+            {"rank": 1, "process": 0, "pid": 4242, "host": "back\\slash", "device": 1,
+             "pci": "0000:00:07", "name": 'GPU "quoted"\ttab'},
+        ]
+        self.assertEqual(devices, want)
+
+    def test_json_kernels(self):
+        """Kernels that ran, and those -k all picked that could not run (with why);
+        a kernel not selected at all is not listed."""
+        kernels = self.doc()["kernels"]
+        want = [
+            {"id": 0, "name": "nccl", "summary": "reference", "ran": True},
+            {"id": 3, "name": ODD_NAME, "summary": "a name that needs escaping", "ran": True},
+            {"id": 7, "name": "offline", "summary": "cannot run here", "ran": False,
+             "skipped": 'needs "peer" memory, and these ranks span hosts'},
+        ]
+        self.assertEqual(kernels, want)
+        for k in kernels:
+            self.assertIs(type(k["ran"]), bool)
+            self.assertIs(type(k["id"]), int)
+
+    def test_json_results(self):
+        results = self.doc()["results"]
+        self.assertEqual(len(results), len(self.expected))
+        for i, (got, want) in enumerate(zip(results, self.expected)):
+            where = f"results[{i}]"
+            if "skipped" in want:
+                self.assertEqual(set(got), SKIP_KEYS, where)
+            elif "iter_stats" in want:
+                self.assertEqual(set(got), RAN_KEYS | {"iter_stats"}, where)
+            else:
+                self.assertEqual(set(got), RAN_KEYS, where)
+            for key, value in want.items():
+                w = f"{where}.{key}"
+                if key == "iter_stats":
+                    self.assertEqual(set(got[key]), set(value), w)
+                    self.assertInt(got[key]["samples"], value["samples"], w)
+                    for k in ("min_us", "p50_us", "p99_us", "max_us", "cv_pct"):
+                        self.assertNumber(got[key][k], value[k], f"{w}.{k}")
+                elif value is None:
+                    self.assertIsNone(got[key], w)
+                elif isinstance(value, float):
+                    self.assertNumber(got[key], value, w)
+                elif isinstance(value, int):
+                    self.assertInt(got[key], value, w)
+                else:
+                    self.assertEqual(got[key], value, w)
+
+    def test_json_escaping_is_literal(self):
+        text = self.json_bytes.decode("utf-8")
+        # The escapes a writer must produce for these strings.
+        self.assertIn(r'"we\"ird\\name"', text)
+        self.assertIn(r'"back\\slash"', text)
+        self.assertIn(r'"GPU \"quoted\"\ttab"', text)
+        self.assertIn(r'"time_us":null', text.replace(" ", ""))
+
+    # ---- CSV ---------------------------------------------------------------
+
+    def csv_rows(self):
+        text = self.csv_bytes.decode("utf-8")
+        return list(csv.DictReader(text.splitlines(keepends=True), strict=True))
+
+    def test_csv_header(self):
+        text = self.csv_bytes.decode("utf-8")
+        first = text.split("\n", 1)[0]
+        self.assertEqual(first.split(","), CSV_COLUMNS)
+        # The header the library exports (printed by emit_report) is the same.
+        self.assertEqual(self.stdout.strip().split(","), CSV_COLUMNS)
+        reader = csv.DictReader(text.splitlines(keepends=True), strict=True)
+        self.assertEqual(reader.fieldnames, CSV_COLUMNS)
+
+    def test_csv_shape(self):
+        text = self.csv_bytes.decode("utf-8")
+        self.assertTrue(text.endswith("\n"))
+        rows = list(csv.reader(text.splitlines(keepends=True), strict=True))
+        self.assertEqual(len(rows), 1 + len(self.expected))
+        for i, row in enumerate(rows):
+            self.assertEqual(len(row), len(CSV_COLUMNS), f"CSV line {i + 1}: {row}")
+
+    def test_csv_values(self):
+        rows = self.csv_rows()
+        self.assertEqual(len(rows), len(self.expected))
+        for i, (row, want) in enumerate(zip(rows, self.expected)):
+            where = f"CSV row {i + 1}"
+            self.assertNotIn(None, row, f"{where}: extra fields")
+            self.assertNotIn(None, row.values(), f"{where}: missing fields")
+            self.assertEqual(row["collective"], "all_reduce", where)
+            for key in ("kernel", "root", "size", "count"):
+                self.assertEqual(row[key], str(want[key]), f"{where}.{key}")
+            for key in ("kernel_name", "type", "redop", "placement", "mode"):
+                self.assertEqual(row[key], want[key], f"{where}.{key}")
+            if "skipped" in want:
+                self.assertEqual(row["skipped"], want["skipped"], where)
+                for key in ("time_us", "algbw", "busbw", "wrong") + tuple(
+                        c for c in CSV_COLUMNS if c.startswith("iter_")):
+                    self.assertEqual(row[key], "", f"{where}.{key} of a skipped measurement")
+                continue
+            self.assertEqual(row["skipped"], "", where)
+            if want["time_us"] is None:  # NaN: empty or a NaN spelling
+                self.assertTrue(row["time_us"] == "" or math.isnan(float(row["time_us"])),
+                                f"{where}.time_us = {row['time_us']!r}")
+            else:
+                self.assertNumber(float(row["time_us"]), want["time_us"], f"{where}.time_us")
+            self.assertNumber(float(row["algbw"]), want["algbw"], f"{where}.algbw")
+            self.assertNumber(float(row["busbw"]), want["busbw"], f"{where}.busbw")
+            self.assertEqual(row["wrong"], "" if want["wrong"] is None else str(want["wrong"]),
+                             f"{where}.wrong")
+            stats = want.get("iter_stats")
+            if stats is None:
+                for c in CSV_COLUMNS:
+                    if c.startswith("iter_"):
+                        self.assertEqual(row[c], "", f"{where}.{c}")
+            else:
+                self.assertEqual(row["iter_samples"], str(stats["samples"]), where)
+                for k in ("min_us", "p50_us", "p99_us", "max_us", "cv_pct"):
+                    self.assertNumber(float(row["iter_" + k]), stats[k], f"{where}.iter_{k}")
+
+    def test_csv_quoting(self):
+        text = self.csv_bytes.decode("utf-8")
+        # RFC 4180: a field with a quote or comma is quoted, inner quotes doubled.
+        self.assertIn('"we""ird\\name"', text)
+        self.assertIn('"above the kernel\'s 1 MiB limit, ""really"""', text)
+
+    def test_csv_matches_json(self):
+        """The two sinks describe the same measurements."""
+        rows, results = self.csv_rows(), self.doc()["results"]
+        self.assertEqual(len(rows), len(results))
+        for i, (row, res) in enumerate(zip(rows, results)):
+            for key in ("kernel", "kernel_name", "type", "redop", "root", "size", "count",
+                        "placement", "mode"):
+                self.assertEqual(row[key], str(res[key]), f"row {i + 1}.{key}")
+            self.assertEqual(row["skipped"], res.get("skipped", ""), f"row {i + 1}.skipped")
+            for key in ("algbw", "busbw"):
+                if key in res:
+                    self.assertEqual(float(row[key]), res[key], f"row {i + 1}.{key}")
+
+
+class StreamModeReport(ReportFilesBase, unittest.TestCase):
+    GRAPH = False
+
+
+class GraphModeReport(ReportFilesBase, unittest.TestCase):
+    GRAPH = True
+
+
+class EmitterUsage(unittest.TestCase):
+    def test_refuses_missing_arguments(self):
+        proc = subprocess.run([EMITTER], capture_output=True, text=True, timeout=30)
+        self.assertNotEqual(proc.returncode, 0)
+
+    def test_unwritable_path_fails(self):
+        proc = subprocess.run([EMITTER, "/nonexistent-dir/x.json", "/nonexistent-dir/x.csv"],
+                              capture_output=True, text=True, timeout=30)
+        self.assertNotEqual(proc.returncode, 0)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2 or not os.access(sys.argv[1], os.X_OK):
+        sys.exit(f"usage: {sys.argv[0]} EMIT_REPORT_BINARY [unittest options]")
+    EMITTER = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=2)

@@ -1,0 +1,160 @@
+/* Writes a known report through the JSON and CSV sinks, for
+ * tests/py/test_report_files.py to read back with real parsers.
+ *
+ *   emit_report JSON_PATH CSV_PATH [graph]
+ *
+ * Prints cb_csv_header on stdout. Every value here is mirrored in the
+ * Python test: change both together. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "options.h"
+#include "report.h"
+
+static const cb_kernel kernels[] = {
+    {.id = 0, .name = "nccl", .summary = "reference"},
+    {.id = 3, .name = "we\"ird\\name", .summary = "a name that needs escaping"},
+    {.id = 7, .name = "offline", .summary = "cannot run here"},
+    {.id = 9, .name = "unpicked", .summary = "not selected by -k"},
+};
+
+static const cb_collective coll = {&cb_shape_all_reduce, kernels, 4};
+
+static cb_measure ran(double t, double algbw, double busbw, long long wrong) {
+  cb_measure m;
+  memset(&m, 0, sizeof m);
+  m.ran = 1;
+  m.time_us = t;
+  m.algbw = algbw;
+  m.busbw = busbw;
+  m.wrong = wrong;
+  return m;
+}
+
+static cb_measure skipped(const char *why) {
+  cb_measure m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.skip, sizeof m.skip, "%s", why);
+  return m;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: %s JSON_PATH CSV_PATH [graph]\n", argv[0]);
+    return 2;
+  }
+  int graph = argc > 3 && strcmp(argv[3], "graph") == 0;
+
+  cb_report r;
+  memset(&r, 0, sizeof r);
+  r.program = "all_reduce_perf";
+  r.coll = &coll;
+  char err[256];
+  char *opt_argv[] = {"emit_report", "-b", "8",  "-e", "1M", "-f", "4",   "-n", "7",
+                      "-w",          "2",  "-c", "3",  "-g", "2",  "-a",  "2",  "-T",
+                      "60",          "-I", "1",  "-r", "1",  "-k", "0,3", "-G", graph ? "5" : "0",
+                      NULL};
+  int opt_argc = (int)(sizeof opt_argv / sizeof opt_argv[0]) - 1;
+  if (cb_options_parse(opt_argc, opt_argv, &r.opts, err, sizeof err) != CB_OPTS_RUN) {
+    fprintf(stderr, "emit_report: options: %s\n", err);
+    return 2;
+  }
+  r.nranks = 2;
+  cb_device_info devices[2] = {
+      {.rank = 0,
+       .proc = 0,
+       .pid = 4242,
+       .device = 0,
+       .host = "node-a",
+       .pci = "0000:00:06",
+       .name = "NVIDIA H200"},
+      {.rank = 1,
+       .proc = 0,
+       .pid = 4242,
+       .device = 1,
+       .host = "back\\slash",
+       .pci = "0000:00:07",
+       .name = "GPU \"quoted\"\ttab"},
+  };
+  r.devices = devices;
+  r.nccl_header = 22803;
+  r.nccl_library = 22805;
+  r.cuda_runtime = 13000;
+  r.cuda_driver = 13010;
+  snprintf(r.mpi, sizeof r.mpi, "Open MPI v4.1.4");
+  snprintf(r.date, sizeof r.date, "2025-01-02T03:04:05Z");
+  static const int run[] = {1, 1, 0, 0};
+  r.kernels_run = run;
+  /* Kernel 7 was picked by -k all but cannot run in this world. */
+  char *skips[] = {NULL, NULL, "needs \"peer\" memory, and these ranks span hosts", NULL};
+  r.kernel_skips = skips;
+
+  /* 1. kernel 0, float sum 8 B: both ran; out-of-place with per-iteration
+   *    statistics, in-place not validated (wrong = -1). */
+  cb_row row;
+  memset(&row, 0, sizeof row);
+  row.kernel = 0;
+  row.dtype = CB_FLOAT;
+  row.op = CB_SUM;
+  row.root = -1;
+  row.bytes = 8;
+  row.count = 2;
+  row.m[CB_OOP] = ran(12.5, 0.00064, 0.00064, 0);
+  row.m[CB_OOP].has_stats = 1;
+  row.m[CB_OOP].stats = (cb_iter_stats){7, 10.25, 12.0, 20.5, 20.5, 15.5};
+  row.m[CB_INP] = ran(13.25, 0.000603774, 0.000603774, -1);
+  cb_report_add(&r, &row);
+
+  /* 2. kernel 3 (the odd name), float sum 1 MiB: out-of-place skipped with
+   *    a reason that needs CSV quoting, in-place ran with a NaN time. */
+  memset(&row, 0, sizeof row);
+  row.kernel = 1;
+  row.dtype = CB_FLOAT;
+  row.op = CB_SUM;
+  row.root = -1;
+  row.bytes = 1048576;
+  row.count = 262144;
+  row.m[CB_OOP] = skipped("above the kernel's 1 MiB limit, \"really\"");
+  row.m[CB_INP] = ran(NAN, 0.0, 0.0, 3);
+  cb_report_add(&r, &row);
+
+  /* 3. kernel 0, double max, large values. */
+  memset(&row, 0, sizeof row);
+  row.kernel = 0;
+  row.dtype = CB_DOUBLE;
+  row.op = CB_MAX;
+  row.root = -1;
+  row.bytes = 1073741824;
+  row.count = 134217728;
+  row.m[CB_OOP] = ran(1234.5678, 869.75, 869.75, 0);
+  row.m[CB_INP] = ran(1300.125, 825.875, 825.875, 0);
+  row.m[CB_INP].has_stats = 1;
+  row.m[CB_INP].stats = (cb_iter_stats){5, 1200.0, 1300.0, 1400.5, 1400.5, 6.25};
+  cb_report_add(&r, &row);
+
+  /* 4. kernel 3, bfloat16 avg: both skipped for one reason. */
+  memset(&row, 0, sizeof row);
+  row.kernel = 1;
+  row.dtype = CB_BFLOAT16;
+  row.op = CB_AVG;
+  row.root = -1;
+  row.bytes = 64;
+  row.count = 32;
+  row.m[CB_OOP] = skipped("bfloat16 not supported");
+  row.m[CB_INP] = skipped("bfloat16 not supported");
+  cb_report_add(&r, &row);
+
+  FILE *json = fopen(argv[1], "w");
+  FILE *csv = fopen(argv[2], "w");
+  if (!json || !csv) {
+    perror("emit_report: fopen");
+    return 2;
+  }
+  int rc = cb_json_write(json, &r) | cb_csv_write(csv, &r);
+  rc |= fclose(json) | fclose(csv);
+  r.devices = NULL; /* on the stack: not for cb_report_free */
+  cb_report_free(&r);
+  printf("%s\n", cb_csv_header);
+  return rc ? 1 : 0;
+}

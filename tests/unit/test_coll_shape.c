@@ -1,0 +1,294 @@
+/* Element counts, in-place offsets, algbw bytes and bus factors of every
+ * collective shape, against nccl-tests' definitions and against real
+ * nccl-tests outputs (the fixture files given as arguments). */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "coll_shape.h"
+#include "fixture.h"
+#include "sizes.h"
+
+typedef enum { K_SAME, K_GATHER, K_SCATTER, K_ALLTOALL } kind;
+
+static const struct {
+  const cb_coll_shape *shape;
+  const char *name;
+  int reduces, rooted;
+  cb_expect expect;
+  kind k;
+} shapes[] = {
+    {&cb_shape_all_reduce, "all_reduce", 1, 0, CB_EXPECT_REDUCE, K_SAME},
+    {&cb_shape_all_gather, "all_gather", 0, 0, CB_EXPECT_GATHER, K_GATHER},
+    {&cb_shape_reduce_scatter, "reduce_scatter", 1, 0, CB_EXPECT_REDUCE_BLOCK, K_SCATTER},
+    {&cb_shape_alltoall, "alltoall", 0, 0, CB_EXPECT_ALLTOALL, K_ALLTOALL},
+    {&cb_shape_sendrecv, "sendrecv", 0, 0, CB_EXPECT_FROM_PREV, K_SAME},
+    {&cb_shape_broadcast, "broadcast", 0, 1, CB_EXPECT_FROM_ROOT, K_SAME},
+};
+enum { NSHAPES = sizeof shapes / sizeof shapes[0] };
+
+/* nccl-tests' formulas, written out again: base = (count/nranks) & -(16/eltSize). */
+static void reference_counts(kind k, size_t bytes, size_t elem, int n, int rank, cb_counts *c) {
+  size_t count = bytes / elem;
+  size_t align = 16 / elem;
+  size_t base = (count / (size_t)n) / align * align;
+  memset(c, 0, sizeof *c);
+  switch (k) {
+  case K_SAME:
+    c->send_count = c->recv_count = c->param_count = count;
+    break;
+  case K_GATHER:
+    c->send_count = c->param_count = base;
+    c->recv_count = base * (size_t)n;
+    c->send_inplace_offset = base * (size_t)rank;
+    break;
+  case K_SCATTER:
+    c->recv_count = c->param_count = base;
+    c->send_count = base * (size_t)n;
+    c->recv_inplace_offset = base * (size_t)rank;
+    break;
+  case K_ALLTOALL:
+    c->param_count = base;
+    c->send_count = c->recv_count = base * (size_t)n;
+    break;
+  }
+}
+
+static double reference_factor(kind k, int n, const char *name) {
+  if (strcmp(name, "all_reduce") == 0) return 2.0 * (n - 1) / n;
+  if (k == K_SAME) return 1.0; /* sendrecv, broadcast */
+  return (double)(n - 1) / n;
+}
+
+static size_t reference_algbw_bytes(kind k, const cb_counts *c, size_t elem, int n) {
+  return k == K_SAME ? c->param_count * elem : c->param_count * elem * (size_t)n;
+}
+
+static void test_metadata(void) {
+  for (int s = 0; s < NSHAPES; s++) {
+    const cb_coll_shape *sh = shapes[s].shape;
+    CHECK_STR(sh->name, shapes[s].name);
+    CHECKF(sh->reduces == shapes[s].reduces, "%s: reduces %d", sh->name, sh->reduces);
+    CHECKF(sh->rooted == shapes[s].rooted, "%s: rooted %d", sh->name, sh->rooted);
+    CHECKF(sh->expect == shapes[s].expect, "%s: expect %d", sh->name, (int)sh->expect);
+    CHECKF(sh->counts && sh->bus_factor && sh->algbw_bytes, "%s: missing function", sh->name);
+  }
+}
+
+static void test_bus_factors(void) {
+  for (int s = 0; s < NSHAPES; s++)
+    for (int n = 2; n <= 8; n++) {
+      double got = shapes[s].shape->bus_factor(n);
+      double want = reference_factor(shapes[s].k, n, shapes[s].name);
+      CHECKF(fabs(got - want) < 1e-12, "%s bus factor for %d ranks: %.15g, expected %.15g",
+             shapes[s].name, n, got, want);
+    }
+  /* A few by hand. */
+  CHECK_NEAR(cb_shape_all_reduce.bus_factor(2), 1.0, 1e-12);
+  CHECK_NEAR(cb_shape_all_reduce.bus_factor(4), 1.5, 1e-12);
+  CHECK_NEAR(cb_shape_all_reduce.bus_factor(8), 1.75, 1e-12);
+  CHECK_NEAR(cb_shape_all_gather.bus_factor(2), 0.5, 1e-12);
+  CHECK_NEAR(cb_shape_reduce_scatter.bus_factor(4), 0.75, 1e-12);
+  CHECK_NEAR(cb_shape_alltoall.bus_factor(8), 0.875, 1e-12);
+  CHECK_NEAR(cb_shape_all_gather.bus_factor(3), 2.0 / 3.0, 1e-12);
+  CHECK_NEAR(cb_shape_sendrecv.bus_factor(7), 1.0, 1e-12);
+  CHECK_NEAR(cb_shape_broadcast.bus_factor(5), 1.0, 1e-12);
+}
+
+static void test_counts_all(void) {
+  static const size_t sizes[] = {
+      0,   1,   4,    7,    8,    15,    16,       31,      32,       48,
+      100, 128, 1000, 1024, 4096, 65537, 1u << 20, 3000005, 1u << 30, (size_t)1 << 33};
+  static const size_t elems[] = {1, 2, 4, 8};
+  int bad = 0;
+  for (int s = 0; s < NSHAPES; s++)
+    for (size_t e = 0; e < sizeof elems / sizeof elems[0]; e++)
+      for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+        for (int n = 2; n <= 8; n++)
+          for (int rank = 0; rank < n; rank++) {
+            cb_counts got, want;
+            memset(&got, 0xa5, sizeof got);
+            shapes[s].shape->counts(sizes[z], elems[e], n, rank, &got);
+            reference_counts(shapes[s].k, sizes[z], elems[e], n, rank, &want);
+            int ok = memcmp(&got, &want, sizeof got) == 0;
+            if (!ok && bad++ < 20)
+              CHECKF(0,
+                     "%s bytes=%zu elem=%zu n=%d rank=%d: send %zu recv %zu param %zu soff %zu "
+                     "roff %zu; expected %zu %zu %zu %zu %zu",
+                     shapes[s].name, sizes[z], elems[e], n, rank, got.send_count, got.recv_count,
+                     got.param_count, got.send_inplace_offset, got.recv_inplace_offset,
+                     want.send_count, want.recv_count, want.param_count, want.send_inplace_offset,
+                     want.recv_inplace_offset);
+            /* Both placements fit in the one in-place region of max(send, recv). */
+            size_t region = got.send_count > got.recv_count ? got.send_count : got.recv_count;
+            if (got.send_inplace_offset + got.send_count > region ||
+                got.recv_inplace_offset + got.recv_count > region)
+              if (bad++ < 20)
+                CHECKF(0, "%s bytes=%zu elem=%zu n=%d rank=%d: in-place buffers leave the region",
+                       shapes[s].name, sizes[z], elems[e], n, rank);
+            /* algbw bytes as nccl-tests' getBw. */
+            size_t ab = shapes[s].shape->algbw_bytes(&got, elems[e], n);
+            size_t wab = reference_algbw_bytes(shapes[s].k, &want, elems[e], n);
+            if (ab != wab && bad++ < 20)
+              CHECKF(0, "%s bytes=%zu elem=%zu n=%d: algbw bytes %zu, expected %zu", shapes[s].name,
+                     sizes[z], elems[e], n, ab, wab);
+            /* The table's size column. */
+            size_t tb = cb_counts_table_bytes(&got, elems[e]);
+            size_t wtb =
+                (want.send_count > want.recv_count ? want.send_count : want.recv_count) * elems[e];
+            if (tb != wtb && bad++ < 20)
+              CHECKF(0, "%s bytes=%zu elem=%zu n=%d: table bytes %zu, expected %zu", shapes[s].name,
+                     sizes[z], elems[e], n, tb, wtb);
+          }
+  CHECKF(bad == 0, "%d count mismatches in all (first 20 shown)", bad);
+}
+
+/* Worked examples, by hand. */
+static void test_counts_examples(void) {
+  cb_counts c;
+  /* all_gather of 8 B float on 2 ranks: 2 elements, 1 per rank, rounded to 4: nothing. */
+  cb_shape_all_gather.counts(8, 4, 2, 1, &c);
+  CHECK_EQ_U64(c.param_count, 0);
+  CHECK_EQ_U64(c.recv_count, 0);
+  CHECK_EQ_U64(cb_counts_table_bytes(&c, 4), 0);
+  /* all_gather of 32 B float on 2 ranks: 4 per rank. */
+  cb_shape_all_gather.counts(32, 4, 2, 1, &c);
+  CHECK_EQ_U64(c.send_count, 4);
+  CHECK_EQ_U64(c.recv_count, 8);
+  CHECK_EQ_U64(c.param_count, 4);
+  CHECK_EQ_U64(c.send_inplace_offset, 4);
+  CHECK_EQ_U64(c.recv_inplace_offset, 0);
+  CHECK_EQ_U64(cb_counts_table_bytes(&c, 4), 32);
+  CHECK_EQ_U64(cb_shape_all_gather.algbw_bytes(&c, 4, 2), 32);
+  /* all_gather of 100 B float on 3 ranks, rank 2: 25 elements, 8 each (multiple of 4). */
+  cb_shape_all_gather.counts(100, 4, 3, 2, &c);
+  CHECK_EQ_U64(c.send_count, 8);
+  CHECK_EQ_U64(c.recv_count, 24);
+  CHECK_EQ_U64(c.send_inplace_offset, 16);
+  CHECK_EQ_U64(cb_counts_table_bytes(&c, 4), 96);
+  CHECK_EQ_U64(cb_shape_all_gather.algbw_bytes(&c, 4, 3), 96);
+  /* int8: blocks are multiples of 16 elements. */
+  cb_shape_all_gather.counts(100, 1, 3, 0, &c);
+  CHECK_EQ_U64(c.send_count, 32);
+  CHECK_EQ_U64(c.recv_count, 96);
+  /* double: multiples of 2. */
+  cb_shape_all_gather.counts(56, 8, 2, 1, &c); /* 7 elements, 3 each, rounded to 2 */
+  CHECK_EQ_U64(c.send_count, 2);
+  CHECK_EQ_U64(c.recv_count, 4);
+  CHECK_EQ_U64(c.send_inplace_offset, 2);
+  /* reduce_scatter mirrors all_gather. */
+  cb_shape_reduce_scatter.counts(1024, 4, 4, 3, &c); /* 256 elements, 64 each */
+  CHECK_EQ_U64(c.send_count, 256);
+  CHECK_EQ_U64(c.recv_count, 64);
+  CHECK_EQ_U64(c.param_count, 64);
+  CHECK_EQ_U64(c.send_inplace_offset, 0);
+  CHECK_EQ_U64(c.recv_inplace_offset, 192);
+  CHECK_EQ_U64(cb_counts_table_bytes(&c, 4), 1024);
+  CHECK_EQ_U64(cb_shape_reduce_scatter.algbw_bytes(&c, 4, 4), 1024);
+  /* alltoall: one block per peer. */
+  cb_shape_alltoall.counts(1u << 20, 4, 8, 5, &c);
+  CHECK_EQ_U64(c.param_count, 32768);
+  CHECK_EQ_U64(c.send_count, 262144);
+  CHECK_EQ_U64(c.recv_count, 262144);
+  CHECK_EQ_U64(c.send_inplace_offset, 0);
+  CHECK_EQ_U64(c.recv_inplace_offset, 0);
+  CHECK_EQ_U64(cb_shape_alltoall.algbw_bytes(&c, 4, 8), 1u << 20);
+  /* all_reduce, sendrecv, broadcast: the whole message; odd bytes drop the tail. */
+  const cb_coll_shape *same[] = {&cb_shape_all_reduce, &cb_shape_sendrecv, &cb_shape_broadcast};
+  for (int i = 0; i < 3; i++) {
+    same[i]->counts(1002, 4, 5, 4, &c);
+    CHECKF(c.send_count == 250 && c.recv_count == 250 && c.param_count == 250 &&
+               c.send_inplace_offset == 0 && c.recv_inplace_offset == 0,
+           "%s 1002 B float: %zu %zu %zu %zu %zu", same[i]->name, c.send_count, c.recv_count,
+           c.param_count, c.send_inplace_offset, c.recv_inplace_offset);
+    CHECK_EQ_U64(same[i]->algbw_bytes(&c, 4, 5), 1000);
+    CHECK_EQ_U64(cb_counts_table_bytes(&c, 4), 1000);
+  }
+  /* cb_counts_table_bytes takes the larger side. */
+  cb_counts big_send = {10, 3, 0, 0, 0}, big_recv = {3, 10, 0, 0, 0};
+  CHECK_EQ_U64(cb_counts_table_bytes(&big_send, 8), 80);
+  CHECK_EQ_U64(cb_counts_table_bytes(&big_recv, 2), 20);
+}
+
+/* |computed - printed| within the rounding of the printed 2 decimals. */
+static int bw_close(double computed, double printed) {
+  return fabs(computed - printed) <= 0.006 || fabs(computed - printed) <= 0.005 * fabs(printed);
+}
+
+static void test_fixture(const char *path) {
+  fx_file *fx = malloc(sizeof *fx);
+  if (!fx || fx_load(path, fx) != 0) {
+    CHECKF(0, "cannot load fixture %s", path);
+    free(fx);
+    return;
+  }
+  const char *base = fx_base(path);
+  const cb_coll_shape *shape = fx_shape(fx->collective);
+  CHECKF(shape != NULL, "%s: no shape named '%s'", base, fx->collective);
+  if (!shape) {
+    free(fx);
+    return;
+  }
+  int n = fx->nthread * fx->ngpus;
+  CHECKF(n == 2 && fx->nranks == 2, "%s: expected a 2-rank run", base);
+  /* The rows are the sizes of the header's sweep, in order. */
+  cb_sweep sw = {fx->min_bytes, fx->max_bytes, 1, 0};
+  if (strcmp(fx->step_kind, "factor") == 0)
+    sw.step_factor = fx->step;
+  else
+    sw.step_bytes = fx->step;
+  size_t nsizes = cb_sweep_count(&sw);
+  CHECKF(nsizes == (size_t)fx->nrows, "%s: the header's sweep has %zu sizes, the table %d rows",
+         base, nsizes, fx->nrows);
+  int mismatches = 0;
+  for (int i = 0; i < fx->nrows; i++) {
+    const fx_row *r = &fx->rows[i];
+    CHECKF(strcmp(r->type, "float") == 0, "%s:%d: type %s", base, r->line_no, r->type);
+    size_t elem = 4;
+    cb_counts c;
+    /* From the size the run asked for (the sweep)... */
+    if ((size_t)i < nsizes) {
+      size_t asked = (size_t)cb_sweep_size(&sw, (size_t)i);
+      shape->counts(asked, elem, n, 0, &c);
+      CHECKF(cb_counts_table_bytes(&c, elem) == r->size && c.param_count == r->count,
+             "%s:%d: sweep size %zu gives size %zu count %zu, the reference prints %zu %zu", base,
+             r->line_no, asked, cb_counts_table_bytes(&c, elem), c.param_count, r->size, r->count);
+    }
+    /* ...and from the row's own size column, which must be a fixed point. */
+    shape->counts(r->size, elem, n, 0, &c);
+    CHECKF(cb_counts_table_bytes(&c, elem) == r->size && c.param_count == r->count,
+           "%s:%d: size %zu gives size %zu count %zu, the reference prints count %zu", base,
+           r->line_no, r->size, cb_counts_table_bytes(&c, elem), c.param_count, r->count);
+    /* algbw and busbw from the printed time. */
+    double bytes = (double)shape->algbw_bytes(&c, elem, n);
+    for (int p = 0; p < 2; p++) {
+      const char *what = p ? "in-place" : "out-of-place";
+      double t = atof(r->f[p ? FX_IP_TIME : FX_OOP_TIME]);
+      double algbw = atof(r->f[p ? FX_IP_ALGBW : FX_OOP_ALGBW]);
+      double busbw = atof(r->f[p ? FX_IP_BUSBW : FX_OOP_BUSBW]);
+      double want_alg = t > 0 ? bytes / 1e3 / t : 0.0;
+      double want_bus = want_alg * shape->bus_factor(n);
+      if (!bw_close(want_alg, algbw) || !bw_close(want_bus, busbw)) {
+        mismatches++;
+        CHECKF(0, "%s:%d %s: time %.2f us -> algbw %.4f busbw %.4f, the reference prints %.2f %.2f",
+               base, r->line_no, what, t, want_alg, want_bus, algbw, busbw);
+      } else {
+        CHECK(1);
+      }
+    }
+  }
+  printf("%s: %d rows of %s checked\n", base, fx->nrows, fx->collective);
+  free(fx);
+}
+
+int main(int argc, char **argv) {
+  test_metadata();
+  test_bus_factors();
+  test_counts_all();
+  test_counts_examples();
+  CHECKF(argc > 1, "usage: %s FIXTURE...", argv[0]);
+  for (int i = 1; i < argc; i++) test_fixture(argv[i]);
+  return check_summary();
+}

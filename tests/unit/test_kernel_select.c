@@ -1,0 +1,278 @@
+/* cb_kernels_select, cb_kernel_world_reason, cb_kernel_call_reason and
+ * cb_kernels_print on a fake collective: no CUDA call is ever made. */
+#include <string.h>
+
+#include "check.h"
+#include "collective.h"
+
+static const char *ring_unavailable(void) {
+  return "fake ring library not installed";
+}
+
+static const cb_kernel kernels[] = {
+    {.id = 0,
+     .name = "nccl",
+     .summary = "the reference",
+     .limits = {.placements = CB_OUT_OF_PLACE | CB_IN_PLACE,
+                .dtypes = CB_ALL_DTYPES,
+                .ops = CB_ALL_OPS}},
+    {.id = 1,
+     .name = "ring",
+     .summary = "a ring that is not there",
+     .limits = {.placements = CB_OUT_OF_PLACE | CB_IN_PLACE,
+                .dtypes = CB_ALL_DTYPES,
+                .ops = CB_ALL_OPS},
+     .unavailable = ring_unavailable},
+    {.id = 2,
+     .name = "ll",
+     .summary = "low latency, small messages",
+     .limits = {.placements = CB_OUT_OF_PLACE,
+                .dtypes = CB_DTYPE_BIT(CB_FLOAT),
+                .ops = CB_OP_BIT(CB_SUM) | CB_OP_BIT(CB_MAX),
+                .min_ranks = 2,
+                .max_ranks = 8,
+                .max_bytes = 1ull << 20,
+                .single_host = 1}},
+};
+
+static const cb_collective coll = {&cb_shape_all_reduce, kernels, 3};
+/* The same kernels under a collective that does not reduce. */
+static const cb_collective gather = {&cb_shape_all_gather, kernels, 3};
+
+/* Ids that are not the table indexes. */
+static const cb_kernel sparse_kernels[] = {
+    {.id = 0, .name = "nccl", .summary = "a", .limits = {.placements = 3, .dtypes = CB_ALL_DTYPES}},
+    {.id = 5, .name = "five", .summary = "b", .limits = {.placements = 3, .dtypes = CB_ALL_DTYPES}},
+    {.id = 3,
+     .name = "three",
+     .summary = "c",
+     .limits = {.placements = 3, .dtypes = CB_ALL_DTYPES}},
+};
+static const cb_collective sparse = {&cb_shape_broadcast, sparse_kernels, 3};
+
+static char err[256];
+
+/* Selects spec; checks the result is want (a string of 0/1 per kernel, or
+ * NULL for an error) and the explicit flag. */
+static void check_select(const cb_collective *c, const char *spec, const char *want,
+                         int want_explicit) {
+  int selected[8], explicit_pick = -1;
+  memset(selected, 0x7f, sizeof selected);
+  err[0] = '\0';
+  int rc = cb_kernels_select(c, spec, selected, &explicit_pick, err, sizeof err);
+  if (!want) {
+    CHECKF(rc == -1, "-k '%s' should be refused (rc %d)", spec, rc);
+    CHECKF(err[0] != '\0', "-k '%s': empty error message", spec);
+    return;
+  }
+  CHECKF(rc == 0, "-k '%s' should be accepted, got '%s'", spec, err);
+  char got[9] = {0};
+  for (int i = 0; i < c->nkernels; i++)
+    got[i] = selected[i] == 1 ? '1' : selected[i] == 0 ? '0' : '?';
+  CHECKF(strcmp(got, want) == 0, "-k '%s' selected %s, expected %s", spec, got, want);
+  CHECKF(explicit_pick == want_explicit, "-k '%s': explicit_pick %d, expected %d", spec,
+         explicit_pick, want_explicit);
+}
+
+static void test_select(void) {
+  check_select(&coll, "all", "111", 0);
+  check_select(&coll, "0", "100", 1);
+  check_select(&coll, "1", "010", 1);
+  check_select(&coll, "2", "001", 1);
+  check_select(&coll, "ll", "001", 1);
+  check_select(&coll, "nccl", "100", 1);
+  check_select(&coll, "0,2", "101", 1);
+  check_select(&coll, "nccl,ring", "110", 1);
+  check_select(&coll, "ll,0", "101", 1);
+  check_select(&coll, "2,ll", "001", 1);
+  check_select(&coll, "0,1,2", "111", 1);
+  /* A selection after a wider one starts from nothing. */
+  check_select(&coll, "all", "111", 0);
+  check_select(&coll, "1", "010", 1);
+
+  check_select(&coll, "7", NULL, 1);
+  CHECK_CONTAINS(err, "'7'");
+  CHECK_CONTAINS(err, "all_reduce_perf");
+  check_select(&coll, "bogus", NULL, 1);
+  CHECK_CONTAINS(err, "bogus");
+  check_select(&coll, "0,bogus", NULL, 1);
+  CHECK_CONTAINS(err, "bogus");
+  check_select(&coll, "-1", NULL, 1);
+  check_select(&coll, "1,,2", NULL, 1);
+  check_select(&coll, "1,", NULL, 1);
+  check_select(&coll, ",1", NULL, 1);
+  check_select(&coll, ",", NULL, 1);
+  check_select(&coll, "", NULL, 1);
+  check_select(&coll, "NCCL", NULL, 1); /* names are exact */
+  check_select(&coll, "1x", NULL, 1);
+  check_select(&coll, "list", NULL, 1);
+  /* A word longer than any name. */
+  check_select(&coll, "a-very-long-kernel-name-that-is-longer-than-sixty-four-characters-in-all",
+               NULL, 1);
+
+  /* Numbers are ids, not table indexes. */
+  check_select(&sparse, "5", "010", 1);
+  check_select(&sparse, "3", "001", 1);
+  check_select(&sparse, "three,0", "101", 1);
+  check_select(&sparse, "1", NULL, 1);
+  check_select(&sparse, "2", NULL, 1);
+  CHECK_CONTAINS(err, "broadcast_perf");
+}
+
+static void test_world_reason(void) {
+  char buf[256];
+  const cb_kernel *nccl = &kernels[0], *ring = &kernels[1], *ll = &kernels[2];
+  CHECK(cb_kernel_world_reason(nccl, 2, 0, buf, sizeof buf) == NULL);
+  CHECK(cb_kernel_world_reason(nccl, 1024, 1, buf, sizeof buf) == NULL);
+
+  const char *why = cb_kernel_world_reason(ring, 2, 0, buf, sizeof buf);
+  CHECK_STR(why, "fake ring library not installed");
+
+  CHECK(cb_kernel_world_reason(ll, 2, 0, buf, sizeof buf) == NULL);
+  CHECK(cb_kernel_world_reason(ll, 8, 0, buf, sizeof buf) == NULL);
+  why = cb_kernel_world_reason(ll, 9, 0, buf, sizeof buf);
+  CHECK(why != NULL);
+  CHECK_CONTAINS(why, "8");
+  CHECK_CONTAINS(why, "9");
+  why = cb_kernel_world_reason(ll, 1, 0, buf, sizeof buf);
+  CHECK(why != NULL);
+  CHECK_CONTAINS(why, "2");
+  why = cb_kernel_world_reason(ll, 4, 1, buf, sizeof buf);
+  CHECK(why != NULL);
+  CHECK_CONTAINS(why, "host");
+  /* Unavailability comes before anything else. */
+  cb_kernel ring_small = *ring;
+  ring_small.limits.max_ranks = 2;
+  why = cb_kernel_world_reason(&ring_small, 4, 1, buf, sizeof buf);
+  CHECK_STR(why, "fake ring library not installed");
+}
+
+static cb_call call_of(cb_dtype t, cb_redop op, int in_place) {
+  cb_call c;
+  memset(&c, 0, sizeof c);
+  c.dtype = t;
+  c.op = op;
+  c.in_place = in_place;
+  c.count = 256;
+  return c;
+}
+
+static void test_call_reason(void) {
+  char buf[256];
+  const cb_kernel *nccl = &kernels[0], *ll = &kernels[2];
+  const cb_coll_shape *ar = &cb_shape_all_reduce, *ag = &cb_shape_all_gather;
+  cb_call ok = call_of(CB_FLOAT, CB_SUM, 0);
+  CHECK(cb_kernel_call_reason(ll, ar, &ok, 1024, buf, sizeof buf) == NULL);
+  cb_call mx = call_of(CB_FLOAT, CB_MAX, 0);
+  CHECK(cb_kernel_call_reason(ll, ar, &mx, 1024, buf, sizeof buf) == NULL);
+
+  /* Placement. */
+  cb_call ip = call_of(CB_FLOAT, CB_SUM, 1);
+  const char *why = cb_kernel_call_reason(ll, ar, &ip, 1024, buf, sizeof buf);
+  CHECK(why != NULL);
+  CHECK_CONTAINS(why, "in-place");
+
+  /* Datatype. */
+  cb_call dbl = call_of(CB_DOUBLE, CB_SUM, 0);
+  why = cb_kernel_call_reason(ll, ar, &dbl, 1024, buf, sizeof buf);
+  CHECK(why != NULL);
+  CHECK_CONTAINS(why, "double");
+  cb_call bf = call_of(CB_BFLOAT16, CB_SUM, 0);
+  why = cb_kernel_call_reason(ll, ag, &bf, 1024, buf, sizeof buf);
+  CHECK(why != NULL);
+  CHECK_CONTAINS(why, "bfloat16");
+
+  /* Op: only where the collective reduces. */
+  cb_call prod = call_of(CB_FLOAT, CB_PROD, 0);
+  why = cb_kernel_call_reason(ll, ar, &prod, 1024, buf, sizeof buf);
+  CHECK(why != NULL);
+  CHECK_CONTAINS(why, "prod");
+  CHECK(cb_kernel_call_reason(ll, ag, &prod, 1024, buf, sizeof buf) == NULL);
+  cb_call avg = call_of(CB_FLOAT, CB_AVG, 0);
+  why = cb_kernel_call_reason(ll, &cb_shape_reduce_scatter, &avg, 1024, buf, sizeof buf);
+  CHECK(why != NULL);
+  CHECK_CONTAINS(why, "avg");
+
+  /* Size: up to the limit included. */
+  CHECK(cb_kernel_call_reason(ll, ar, &ok, 1u << 20, buf, sizeof buf) == NULL);
+  why = cb_kernel_call_reason(ll, ar, &ok, (1u << 20) + 1, buf, sizeof buf);
+  CHECK(why != NULL);
+  CHECK_CONTAINS(why, "1 MiB");
+  why = cb_kernel_call_reason(ll, ar, &ok, 1ull << 30, buf, sizeof buf);
+  CHECK(why != NULL);
+  CHECK_CONTAINS(why, "1 MiB");
+
+  /* The unrestricted kernel takes everything. */
+  CHECK(cb_kernel_call_reason(nccl, ar, &ip, 1ull << 40, buf, sizeof buf) == NULL);
+  CHECK(cb_kernel_call_reason(nccl, ar, &dbl, 1ull << 40, buf, sizeof buf) == NULL);
+  CHECK(cb_kernel_call_reason(nccl, ar, &prod, 1ull << 40, buf, sizeof buf) == NULL);
+
+  /* An in-place-only kernel refuses out-of-place. */
+  cb_kernel inplace_only = kernels[0];
+  inplace_only.limits.placements = CB_IN_PLACE;
+  why = cb_kernel_call_reason(&inplace_only, ar, &ok, 1024, buf, sizeof buf);
+  CHECK(why != NULL);
+  CHECK_CONTAINS(why, "out-of-place");
+  CHECK(cb_kernel_call_reason(&inplace_only, ar, &ip, 1024, buf, sizeof buf) == NULL);
+}
+
+static char *print_of(const cb_collective *c) {
+  FILE *f = check_tmpfile();
+  cb_kernels_print(f, c);
+  char *text = check_slurp(f);
+  fclose(f);
+  return text;
+}
+
+static void test_print(void) {
+  char *text = print_of(&coll);
+  CHECK_CONTAINS(text, "all_reduce_perf");
+  for (int i = 0; i < 3; i++) {
+    CHECK_CONTAINS(text, kernels[i].name);
+    CHECK_CONTAINS(text, kernels[i].summary);
+  }
+  CHECK_CONTAINS(text, "fake ring library not installed");
+  CHECK_CONTAINS(text, "unavailable");
+  CHECK_CONTAINS(text, "1 MiB");
+  CHECK_CONTAINS(text, "out-of-place only");
+  CHECK_CONTAINS(text, "out-of-place and in-place");
+  CHECK_CONTAINS(text, "2..8 ranks");
+  CHECK_CONTAINS(text, "one host");
+  CHECK_CONTAINS(text, "types: float");
+  CHECK_CONTAINS(text, "ops: sum max");
+  /* The available kernels are not marked unavailable: exactly one mark. */
+  const char *first = strstr(text, "unavailable");
+  CHECK(first && !strstr(first + 1, "unavailable"));
+  /* Each kernel's line starts with its id. */
+  CHECK_CONTAINS(text, "   0  nccl");
+  CHECK_CONTAINS(text, "   1  ring");
+  CHECK_CONTAINS(text, "   2  ll");
+  free(text);
+
+  text = print_of(&gather);
+  CHECK_CONTAINS(text, "all_gather_perf");
+  free(text);
+}
+
+/* A kernel with a minimum rank count and no maximum (0 = no limit) must
+ * not be listed as serving "2..0 ranks". */
+static void test_print_min_ranks_only(void) {
+  cb_kernel k = kernels[0];
+  k.limits.min_ranks = 2;
+  k.limits.max_ranks = 0;
+  cb_collective one = {&cb_shape_all_reduce, &k, 1};
+  char *text = print_of(&one);
+  CHECKF(strstr(text, "..0 ranks") == NULL,
+         "cb_kernels_print shows min_ranks 2 / max_ranks 0 (no limit) as:\n%s", text);
+  CHECK_CONTAINS(text, "2");
+  free(text);
+}
+
+int main(void) {
+  test_select();
+  test_world_reason();
+  test_call_reason();
+  test_print();
+  test_print_min_ranks_only();
+  return check_summary();
+}

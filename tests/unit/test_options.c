@@ -1,0 +1,456 @@
+/* cb_options_parse, cb_options_defaults, cb_options_canonical. */
+#include <stdint.h>
+#include <string.h>
+
+#include "check.h"
+#include "options.h"
+#include "types.h"
+
+static char err[512];
+
+/* Parses a command line given as one string of blank-separated words
+ * (the program name is added in front). */
+static cb_opts_result parse(const char *line, cb_options *o) {
+  static char buf[4096];
+  char *argv[64];
+  int argc = 0;
+  snprintf(buf, sizeof buf, "%s", line);
+  argv[argc++] = "prog";
+  for (char *w = strtok(buf, " "); w && argc < 63; w = strtok(NULL, " ")) argv[argc++] = w;
+  argv[argc] = NULL;
+  memset(err, 0, sizeof err);
+  return cb_options_parse(argc, argv, o, err, sizeof err);
+}
+
+/* Parses argv given word by word (for values with blanks or empty ones). */
+static cb_opts_result parse_argv(int argc, char **argv, cb_options *o) {
+  memset(err, 0, sizeof err);
+  return cb_options_parse(argc, argv, o, err, sizeof err);
+}
+
+#define CHECK_RUN(line, o)                                                                         \
+  CHECKF(parse(line, o) == CB_OPTS_RUN, "'%s' should parse, got error '%s'", line, err)
+
+/* A bad command line: CB_OPTS_ERROR with a message that names the problem. */
+static void check_error(const char *line, const char *mention) {
+  cb_options o;
+  cb_opts_result r = parse(line, &o);
+  CHECKF(r == CB_OPTS_ERROR, "'%s' should be refused (got result %d)", line, (int)r);
+  CHECKF(err[0] != '\0', "'%s': error message is empty", line);
+  CHECKF(strchr(err, '\n') == NULL, "'%s': error message is more than one line: '%s'", line, err);
+  if (mention)
+    CHECKF(strstr(err, mention) != NULL, "'%s': message '%s' should mention '%s'", line, err,
+           mention);
+}
+
+static void test_defaults(void) {
+  cb_options o;
+  memset(&o, 0x5a, sizeof o);
+  cb_options_defaults(&o);
+  CHECK_EQ_U64(o.sweep.min_bytes, 32ull << 20);
+  CHECK_EQ_U64(o.sweep.max_bytes, 32ull << 20);
+  CHECK_EQ_U64(o.sweep.step_factor, 1);
+  CHECK_EQ_U64(o.sweep.step_bytes, 1ull << 20);
+  CHECK_EQ_INT(o.iters, 20);
+  CHECK_EQ_INT(o.warmup, 5);
+  CHECK_EQ_INT(o.check, 1);
+  CHECK_EQ_U64(o.dtypes, CB_DTYPE_BIT(CB_FLOAT));
+  CHECK_EQ_U64(o.ops, CB_OP_BIT(CB_SUM));
+  CHECK_EQ_INT(o.root, 0);
+  CHECK_EQ_INT(o.threads, 1);
+  CHECK_EQ_INT(o.gpus, 1);
+  CHECK_EQ_INT(o.graph_launches, 0);
+  CHECK_EQ_INT(o.average, CB_AVG_MEAN);
+  CHECK_EQ_INT(o.blocking, 0);
+  CHECK_EQ_INT(o.timeout_s, 300);
+  CHECK_EQ_INT(o.per_iter, 0);
+  CHECK_STR(o.kernels, "all");
+  CHECK_STR(o.json_path, "");
+  CHECK_STR(o.csv_path, "");
+  CHECK_EQ_INT(cb_options_ranks_per_proc(&o), 1);
+
+  /* An empty command line is the defaults. */
+  cb_options p;
+  CHECK_RUN("", &p);
+  CHECK(memcmp(&o.sweep, &p.sweep, sizeof o.sweep) == 0);
+  CHECK_EQ_INT(p.iters, 20);
+}
+
+static void test_valid_short(void) {
+  cb_options o;
+  CHECK_RUN("-b 8 -e 1G -f 2", &o);
+  CHECK_EQ_U64(o.sweep.min_bytes, 8);
+  CHECK_EQ_U64(o.sweep.max_bytes, 1ull << 30);
+  CHECK_EQ_U64(o.sweep.step_factor, 2);
+
+  CHECK_RUN("-b 1K -e 64k -i 512", &o);
+  CHECK_EQ_U64(o.sweep.min_bytes, 1024);
+  CHECK_EQ_U64(o.sweep.max_bytes, 65536);
+  CHECK_EQ_U64(o.sweep.step_bytes, 512);
+  CHECK_EQ_U64(o.sweep.step_factor, 1);
+
+  CHECK_RUN("-b 1M -e 2G", &o);
+  CHECK_EQ_U64(o.sweep.min_bytes, 1ull << 20);
+  CHECK_EQ_U64(o.sweep.max_bytes, 2ull << 30);
+
+  /* Values glued to the letter, as getopt allows. */
+  CHECK_RUN("-b64 -e128 -f4", &o);
+  CHECK_EQ_U64(o.sweep.min_bytes, 64);
+  CHECK_EQ_U64(o.sweep.max_bytes, 128);
+  CHECK_EQ_U64(o.sweep.step_factor, 4);
+
+  CHECK_RUN("-n 7 -w 0 -c 0 -r 3 -t 2 -g 4", &o);
+  CHECK_EQ_INT(o.iters, 7);
+  CHECK_EQ_INT(o.warmup, 0);
+  CHECK_EQ_INT(o.check, 0);
+  CHECK_EQ_INT(o.root, 3);
+  CHECK_EQ_INT(o.threads, 2);
+  CHECK_EQ_INT(o.gpus, 4);
+  CHECK_EQ_INT(cb_options_ranks_per_proc(&o), 8);
+
+  CHECK_RUN("-G 10 -a 0 -z 0 -T 60 -I 1", &o);
+  CHECK_EQ_INT(o.graph_launches, 10);
+  CHECK_EQ_INT(o.average, CB_AVG_RANK0);
+  CHECK_EQ_INT(o.blocking, 0);
+  CHECK_EQ_INT(o.timeout_s, 60);
+  CHECK_EQ_INT(o.per_iter, 1);
+
+  for (int a = 0; a <= 3; a++) {
+    char line[32];
+    snprintf(line, sizeof line, "-a %d", a);
+    CHECK_RUN(line, &o);
+    CHECK_EQ_INT(o.average, a);
+  }
+  CHECK_RUN("-z 1", &o);
+  CHECK_EQ_INT(o.blocking, 1);
+  CHECK_RUN("-c 1000", &o);
+  CHECK_EQ_INT(o.check, 1000);
+
+  CHECK_RUN("-J /tmp/out.json --csv /tmp/out.csv", &o);
+  CHECK_STR(o.json_path, "/tmp/out.json");
+  CHECK_STR(o.csv_path, "/tmp/out.csv");
+
+  CHECK_RUN("-k 1", &o);
+  CHECK_STR(o.kernels, "1");
+  CHECK_RUN("-k nccl,ring", &o);
+  CHECK_STR(o.kernels, "nccl,ring");
+}
+
+static void test_valid_long(void) {
+  cb_options o;
+  CHECK_RUN("--minbytes 16 --maxbytes=4M --stepfactor 8", &o);
+  CHECK_EQ_U64(o.sweep.min_bytes, 16);
+  CHECK_EQ_U64(o.sweep.max_bytes, 4ull << 20);
+  CHECK_EQ_U64(o.sweep.step_factor, 8);
+  CHECK_RUN("--minbytes=1M --maxbytes=3M --stepbytes=1M", &o);
+  CHECK_EQ_U64(o.sweep.step_bytes, 1ull << 20);
+  CHECK_RUN("--iters 3 --warmup_iters 2 --check 4 --root 1 --nthreads 2 --ngpus 3", &o);
+  CHECK_EQ_INT(o.iters, 3);
+  CHECK_EQ_INT(o.warmup, 2);
+  CHECK_EQ_INT(o.check, 4);
+  CHECK_EQ_INT(o.root, 1);
+  CHECK_EQ_INT(o.threads, 2);
+  CHECK_EQ_INT(o.gpus, 3);
+  CHECK_RUN("--cudagraph 5 --average 3 --timeout 9 --per_iter_timing 1", &o);
+  CHECK_EQ_INT(o.graph_launches, 5);
+  CHECK_EQ_INT(o.average, CB_AVG_MAX);
+  CHECK_EQ_INT(o.timeout_s, 9);
+  CHECK_EQ_INT(o.per_iter, 1);
+  CHECK_RUN("--blocking 1", &o);
+  CHECK_EQ_INT(o.blocking, 1);
+  CHECK_RUN("--datatype double --op min --kernel 2", &o);
+  CHECK_EQ_U64(o.dtypes, CB_DTYPE_BIT(CB_DOUBLE));
+  CHECK_EQ_U64(o.ops, CB_OP_BIT(CB_MIN));
+  CHECK_STR(o.kernels, "2");
+  CHECK_RUN("--output_file a.json --csv=b.csv", &o);
+  CHECK_STR(o.json_path, "a.json");
+  CHECK_STR(o.csv_path, "b.csv");
+  CHECK(parse("--help", &o) == CB_OPTS_HELP);
+}
+
+static void test_dtypes_and_ops(void) {
+  cb_options o;
+  CHECK_RUN("-d all", &o);
+  CHECK_EQ_U64(o.dtypes, CB_ALL_DTYPES);
+  CHECK_RUN("-d ALL", &o);
+  CHECK_EQ_U64(o.dtypes, CB_ALL_DTYPES);
+  CHECK_RUN("-d float,bf16,int8", &o);
+  CHECK_EQ_U64(o.dtypes,
+               CB_DTYPE_BIT(CB_FLOAT) | CB_DTYPE_BIT(CB_BFLOAT16) | CB_DTYPE_BIT(CB_INT8));
+  CHECK_RUN("-d half,double", &o);
+  CHECK_EQ_U64(o.dtypes, CB_DTYPE_BIT(CB_HALF) | CB_DTYPE_BIT(CB_DOUBLE));
+
+  /* Every canonical name, and the aliases of nccl-tests. */
+  static const struct {
+    const char *name;
+    cb_dtype t;
+  } names[] = {
+      {"int8", CB_INT8},         {"uint8", CB_UINT8},   {"int32", CB_INT32},
+      {"uint32", CB_UINT32},     {"int64", CB_INT64},   {"uint64", CB_UINT64},
+      {"half", CB_HALF},         {"float", CB_FLOAT},   {"double", CB_DOUBLE},
+      {"bfloat16", CB_BFLOAT16}, {"bf16", CB_BFLOAT16}, {"bfloat", CB_BFLOAT16},
+      {"fp16", CB_HALF},         {"float16", CB_HALF},  {"fp32", CB_FLOAT},
+      {"float32", CB_FLOAT},     {"fp64", CB_DOUBLE},   {"float64", CB_DOUBLE},
+      {"char", CB_INT8},         {"int", CB_INT32},     {"uint", CB_UINT32},
+      {"BF16", CB_BFLOAT16},
+  };
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    char line[64];
+    snprintf(line, sizeof line, "-d %s", names[i].name);
+    CHECK_RUN(line, &o);
+    CHECKF(o.dtypes == CB_DTYPE_BIT(names[i].t), "-d %s gave mask %#x, expected %#x", names[i].name,
+           o.dtypes, CB_DTYPE_BIT(names[i].t));
+  }
+
+  CHECK_RUN("-o all", &o);
+  CHECK_EQ_U64(o.ops, CB_ALL_OPS);
+  CHECK_RUN("-o sum,prod,min,max,avg", &o);
+  CHECK_EQ_U64(o.ops, CB_ALL_OPS);
+  CHECK_RUN("-o max", &o);
+  CHECK_EQ_U64(o.ops, CB_OP_BIT(CB_MAX));
+  CHECK_RUN("-o prod,avg", &o);
+  CHECK_EQ_U64(o.ops, CB_OP_BIT(CB_PROD) | CB_OP_BIT(CB_AVG));
+}
+
+static void test_help_and_list(void) {
+  cb_options o;
+  CHECK(parse("-h", &o) == CB_OPTS_HELP);
+  CHECK(parse("-n 5 -h", &o) == CB_OPTS_HELP);
+  CHECK(parse("-k list", &o) == CB_OPTS_LIST_KERNELS);
+  CHECK(parse("-b 8 -e 64 -k list", &o) == CB_OPTS_LIST_KERNELS);
+  CHECK(parse("--kernel list", &o) == CB_OPTS_LIST_KERNELS);
+  /* A later -k replaces "list". */
+  CHECK(parse("-k list -k 0", &o) == CB_OPTS_RUN);
+  CHECK_STR(o.kernels, "0");
+}
+
+static void test_errors(void) {
+  /* Sweep bounds. */
+  check_error("-b 2G -e 1G", "-b");
+  check_error("-b 64 -e 32", "larger");
+  check_error("-b 0", "-b");
+  check_error("-e 0", "-e");
+  check_error("-b -8", "-b");
+  check_error("-b 12X", "12X");
+  check_error("-b K", "-b");
+  check_error("-b 1.5K", "-b");
+  check_error("-e 99999999999G", "-e");
+  check_error("-i -1", "-i");
+  check_error("-i 1Q", "-i");
+  check_error("-f 0", "-f");
+  check_error("-f -2", "-f");
+  check_error("-f 2x", "-f");
+  check_error("-f 1.5", "-f");
+  check_error("-b 8 -e 1M -f 1 -i 0", "-i 0");
+  check_error("-b 8 -e 1M -i 0", "-i 0");
+
+  /* Whole numbers in range. */
+  check_error("-n 0", "-n");
+  check_error("-n -3", "-n");
+  check_error("-n abc", "abc");
+  check_error("-n 99999999999", "-n");
+  check_error("-w -1", "-w");
+  check_error("-w 1.5", "1.5");
+  check_error("-c -1", "-c");
+  check_error("-c 1001", "-c");
+  check_error("-r -1", "-r");
+  check_error("-t 0", "-t");
+  check_error("-g abc", "abc");
+  check_error("-g 0", "-g");
+  check_error("-G -1", "-G");
+  check_error("-a 4", "-a");
+  check_error("-a -1", "-a");
+  check_error("-z 2", "-z");
+  check_error("-T 0", "-T");
+  check_error("-I 2", "-I");
+  check_error("--iters 0", "-n");
+
+  /* Names. */
+  check_error("-d foo", "foo");
+  check_error("-d float,foo", "foo");
+  check_error("-d float,", "-d");
+  check_error("-o foo", "foo");
+  check_error("-o sum,bar", "bar");
+  check_error("-o none", "none");
+
+  /* Combinations. */
+  check_error("-G 5 -z 1", "-G");
+  check_error("-z 1 -G 1", "-z");
+
+  /* Shape of the command line. */
+  check_error("-q", "-q");
+  check_error("--bogus", "--bogus");
+  check_error("--bogus=3", "--bogus");
+  check_error("-n", "-n");
+  check_error("-b 8 -e", "-e");
+  check_error("--minbytes", "--minbytes");
+  check_error("stray", "stray");
+  check_error("-n 5 stray", "stray");
+  check_error("stray -n 5", "stray");
+  check_error("-b 8 -e 64 extra", "extra");
+
+  /* Empty values. */
+  cb_options o;
+  char *empty_b[] = {"prog", "-b", "", NULL};
+  CHECK(parse_argv(3, empty_b, &o) == CB_OPTS_ERROR && err[0]);
+  char *empty_n[] = {"prog", "-n", "", NULL};
+  CHECK(parse_argv(3, empty_n, &o) == CB_OPTS_ERROR && err[0]);
+  char *empty_j[] = {"prog", "-J", "", NULL};
+  CHECK(parse_argv(3, empty_j, &o) == CB_OPTS_ERROR && err[0]);
+  char *empty_k[] = {"prog", "-k", "", NULL};
+  CHECK(parse_argv(3, empty_k, &o) == CB_OPTS_ERROR && err[0]);
+
+  /* A path longer than the field is refused, not cut. */
+  static char long_path[CB_PATH_MAX + 10];
+  memset(long_path, 'a', sizeof long_path - 1);
+  long_path[sizeof long_path - 1] = '\0';
+  char *long_j[] = {"prog", "-J", long_path, NULL};
+  CHECK(parse_argv(3, long_j, &o) == CB_OPTS_ERROR && err[0]);
+}
+
+/* An unknown letter in a group of letters ("-qz"): the message must name the
+ * option, not whatever word came before it. */
+static void test_error_names_grouped_option(void) {
+  cb_options o;
+  CHECK(parse("-qz", &o) == CB_OPTS_ERROR);
+  CHECKF(strstr(err, "-q") != NULL || strstr(err, "'q'") != NULL,
+         "'prog -qz': message '%s' does not name the unknown option -q", err);
+  CHECK(parse("-n 5 -qz", &o) == CB_OPTS_ERROR);
+  CHECKF(strstr(err, "-q") != NULL || strstr(err, "'q'") != NULL,
+         "'prog -n 5 -qz': message '%s' does not name the unknown option -q", err);
+}
+
+/* The value accepted at the edge of each range. */
+static void test_bounds(void) {
+  cb_options o;
+  CHECK_RUN("-n 1 -w 0 -c 0 -r 0 -t 1 -g 1 -G 0 -T 1 -I 0", &o);
+  CHECK_RUN("-n 2147483647 -T 86400 -t 1024 -g 1024", &o);
+  CHECK_EQ_INT(o.iters, 2147483647);
+  CHECK_EQ_INT(o.timeout_s, 86400);
+  check_error("-T 86401", "-T");
+  check_error("-t 1025", "-t");
+  CHECK_RUN("-f 1048576", &o);
+  CHECK_EQ_U64(o.sweep.step_factor, 1048576);
+  check_error("-f 1048577", "-f");
+  /* -f 1 -i 0 is fine when there is a single size. */
+  CHECK_RUN("-b 1M -e 1M -f 1 -i 0", &o);
+  CHECK_EQ_U64(o.sweep.step_bytes, 0);
+  CHECK_RUN("-b 8 -e 1M -f 2 -i 0", &o);
+  /* -b equal to -e is a valid sweep of one size. */
+  CHECK_RUN("-b 1G -e 1G", &o);
+  /* -G and -z separately are fine. */
+  CHECK_RUN("-G 5 -z 0", &o);
+  CHECK_RUN("-G 0 -z 1", &o);
+}
+
+/* getopt keeps state between calls; cb_options_parse resets it. */
+static void test_parse_twice(void) {
+  cb_options o;
+  CHECK_RUN("-n 7 -b 64 -e 128", &o);
+  CHECK_EQ_INT(o.iters, 7);
+  CHECK_RUN("-n 9", &o);
+  CHECK_EQ_INT(o.iters, 9);
+  /* The previous -b and -e do not stick: each parse starts from the defaults. */
+  CHECK_EQ_U64(o.sweep.min_bytes, 32ull << 20);
+  CHECK_EQ_U64(o.sweep.max_bytes, 32ull << 20);
+  /* After a parse that stopped half way through its words... */
+  CHECK(parse("-b 0 -n 5", &o) == CB_OPTS_ERROR);
+  CHECK_RUN("-w 3", &o);
+  CHECK_EQ_INT(o.warmup, 3);
+  CHECK_EQ_INT(o.iters, 20);
+  /* ...and inside a group of letters. */
+  CHECK(parse("-hz1", &o) == CB_OPTS_HELP);
+  CHECK_RUN("-z1", &o);
+  CHECK_EQ_INT(o.blocking, 1);
+  CHECK(parse("-qz", &o) == CB_OPTS_ERROR);
+  CHECK_RUN("-n 11", &o);
+  CHECK_EQ_INT(o.iters, 11);
+  CHECK_EQ_INT(o.blocking, 0);
+  /* The same line twice gives the same result. */
+  cb_options a, b;
+  CHECK_RUN("-b 8 -e 1G -f 2 -d all -o max -k 0", &a);
+  CHECK_RUN("-b 8 -e 1G -f 2 -d all -o max -k 0", &b);
+  CHECK(memcmp(&a, &b, sizeof a) == 0);
+  /* A parse with a stray word, then a good one. */
+  CHECK(parse("-n 3 stray", &o) == CB_OPTS_ERROR);
+  CHECK_RUN("-n 4", &o);
+  CHECK_EQ_INT(o.iters, 4);
+}
+
+static void canonical_of(const char *line, char *buf, size_t len) {
+  cb_options o;
+  buf[0] = '\0';
+  CHECK_RUN(line, &o);
+  cb_options_canonical(&o, buf, len);
+}
+
+static void test_canonical(void) {
+  /* One change to each option that alters what runs. */
+  static const char *const variants[] = {
+      "",        "-b 1K",  "-e 64M", "-i 2M",  "-f 2", "-n 21", "-w 6",   "-c 0",
+      "-d half", "-d all", "-o max", "-o all", "-r 1", "-t 2",  "-g 2",   "-G 1",
+      "-a 0",    "-a 2",   "-z 1",   "-T 10",  "-I 1", "-k 1",  "-k 0,1",
+  };
+  enum { N = sizeof variants / sizeof variants[0], LEN = 1024 };
+  static char canon[N][LEN];
+  for (int i = 0; i < N; i++) {
+    canonical_of(variants[i], canon[i], LEN);
+    CHECKF(canon[i][0] != '\0', "canonical of '%s' is empty", variants[i]);
+  }
+  for (int i = 0; i < N; i++)
+    for (int j = i + 1; j < N; j++)
+      CHECKF(strcmp(canon[i], canon[j]) != 0, "'%s' and '%s' have the same canonical line '%s'",
+             variants[i], variants[j], canon[i]);
+
+  /* The same options spelled differently are the same run. */
+  char a[LEN], b[LEN];
+  canonical_of("-b 1K -e 1M -f 2 -d float -n 20", a, LEN);
+  canonical_of("--minbytes=1024 --maxbytes 1048576 --stepfactor=2 -d fp32", b, LEN);
+  CHECK_STR(a, b);
+  canonical_of("-d float,half -o sum,max", a, LEN);
+  canonical_of("-d half,float -o max,sum", b, LEN);
+  CHECK_STR(a, b);
+  canonical_of("", a, LEN);
+  canonical_of("-n 20 -w 5 -c 1 -a 1 -T 300 -k all", b, LEN);
+  CHECK_STR(a, b);
+
+  /* Deterministic: the same struct twice. */
+  cb_options o;
+  cb_options_defaults(&o);
+  cb_options_canonical(&o, a, LEN);
+  cb_options_canonical(&o, b, LEN);
+  CHECK_STR(a, b);
+  /* A short buffer is still terminated. */
+  char tiny[8];
+  memset(tiny, 'x', sizeof tiny);
+  cb_options_canonical(&o, tiny, sizeof tiny);
+  CHECK(memchr(tiny, '\0', sizeof tiny) != NULL);
+}
+
+static void test_usage(void) {
+  FILE *f = check_tmpfile();
+  cb_options_usage(f, "all_reduce_perf");
+  char *text = check_slurp(f);
+  fclose(f);
+  CHECK_CONTAINS(text, "usage: all_reduce_perf");
+  static const char *const flags[] = {"-b,", "-e,", "-i,", "-f,", "-n,",   "-w,", "-c,",
+                                      "-d,", "-o,", "-r,", "-t,", "-g,",   "-G,", "-a,",
+                                      "-z,", "-T,", "-I,", "-J,", "--csv", "-k,", "-h,"};
+  for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) CHECK_CONTAINS(text, flags[i]);
+  free(text);
+}
+
+int main(void) {
+  test_defaults();
+  test_valid_short();
+  test_valid_long();
+  test_dtypes_and_ops();
+  test_help_and_list();
+  test_errors();
+  test_error_names_grouped_option();
+  test_bounds();
+  test_parse_twice();
+  test_canonical();
+  test_usage();
+  return check_summary();
+}

@@ -1,0 +1,625 @@
+/* The text sink against nccl-tests' own output.
+ *
+ *   test_report_text             layout checks that need no reference file
+ *   test_report_text FIXTURE     every line of a real nccl-tests output that
+ *                                collbench prints the same way, byte for byte */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "fixture.h"
+#include "options.h"
+#include "report.h"
+
+/* ---- helpers ----------------------------------------------------------- */
+
+#define MAX_OUT_LINES 256
+
+/* Splits text into lines (in place); returns the count. */
+static int split_lines(char *text, char **lines, int max) {
+  int n = 0;
+  char *p = text;
+  while (*p && n < max) {
+    lines[n++] = p;
+    char *nl = strchr(p, '\n');
+    if (!nl) break;
+    *nl = '\0';
+    p = nl + 1;
+  }
+  return n;
+}
+
+static int count_of(const char *hay, const char *needle) {
+  int n = 0;
+  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
+  return n;
+}
+
+static char *row_text(const cb_report *r, const cb_row *row) {
+  FILE *f = check_tmpfile();
+  cb_text_row(f, r, row);
+  char *s = check_slurp(f);
+  fclose(f);
+  return s;
+}
+
+static cb_kernel fixture_kernels[] = {
+    {.id = 0,
+     .name = "nccl",
+     .summary = "NCCL (reference)",
+     .limits = {.placements = CB_OUT_OF_PLACE | CB_IN_PLACE,
+                .dtypes = CB_ALL_DTYPES,
+                .ops = CB_ALL_OPS}},
+    {.id = 1,
+     .name = "ring",
+     .summary = "a second kernel",
+     .limits = {.placements = CB_OUT_OF_PLACE | CB_IN_PLACE,
+                .dtypes = CB_ALL_DTYPES,
+                .ops = CB_ALL_OPS}},
+};
+
+/* ---- layout checks without a reference file --------------------------- */
+
+static void check_fixed(double v, int width, const char *want) {
+  char buf[64];
+  memset(buf, 'x', sizeof buf);
+  cb_format_fixed(v, width, buf);
+  CHECKF(strcmp(buf, want) == 0, "cb_format_fixed(%.9g, %d) = \"%s\", expected \"%s\"", v, width,
+         buf, want);
+  CHECKF(strlen(buf) == (size_t)width, "cb_format_fixed(%.9g, %d) = \"%s\" is not %d wide", v,
+         width, buf, width);
+}
+
+static void test_format_fixed(void) {
+  check_fixed(0.0, 6, "  0.00");
+  check_fixed(0.004, 6, "  0.00");
+  check_fixed(0.006, 6, "  0.01");
+  check_fixed(14.97, 7, "  14.97");
+  check_fixed(1046.77, 7, "1046.77");
+  check_fixed(316.46, 6, "316.46");
+  check_fixed(1234.5, 6, "1234.5"); /* one decimal to fit */
+  check_fixed(12345.67, 7, "12345.7");
+  check_fixed(99999.4, 6, " 99999"); /* no decimals */
+  check_fixed(123456.7, 7, " 123457");
+  check_fixed(1234567.0, 6, " 1e+06"); /* exponent when nothing else fits */
+  check_fixed(12345678.9, 7, "1.2e+07");
+  check_fixed(999.999, 6, "1000.0");
+  check_fixed(5.0, 8, "    5.00");
+}
+
+static cb_report basic_report(const cb_collective *coll, const int *run) {
+  cb_report r;
+  memset(&r, 0, sizeof r);
+  r.program = "all_reduce_perf";
+  r.coll = coll;
+  cb_options_defaults(&r.opts);
+  r.nranks = 2;
+  r.kernels_run = run;
+  return r;
+}
+
+static cb_row ran_row(int kernel, size_t bytes, double t, double bw) {
+  cb_row row;
+  memset(&row, 0, sizeof row);
+  row.kernel = kernel;
+  row.dtype = CB_FLOAT;
+  row.op = CB_SUM;
+  row.root = -1;
+  row.bytes = bytes;
+  row.count = bytes / 4;
+  for (int p = 0; p < 2; p++) {
+    row.m[p].ran = 1;
+    row.m[p].time_us = t;
+    row.m[p].algbw = bw;
+    row.m[p].busbw = bw;
+    row.m[p].wrong = 0;
+  }
+  return row;
+}
+
+static void test_skipped_rows(void) {
+  static const cb_collective coll = {&cb_shape_all_reduce, fixture_kernels, 1};
+  static const int run[] = {1};
+  cb_report r = basic_report(&coll, run);
+  cb_row full = ran_row(0, 2097152, 20.5, 102.3);
+  char *full_line = row_text(&r, &full);
+  CHECK(full_line[0] != '#');
+  CHECK_EQ_INT(count_of(full_line, "\n"), 1);
+  size_t width = strcspn(full_line, "\n");
+  CHECK_EQ_INT(width, 118);
+
+  /* Both placements skipped for one reason: a note, not a row. */
+  cb_row both = full;
+  for (int p = 0; p < 2; p++) {
+    both.m[p].ran = 0;
+    snprintf(both.m[p].skip, sizeof both.m[p].skip, "above the kernel's 1 MiB limit");
+  }
+  char *s = row_text(&r, &both);
+  CHECKF(s[0] == '#', "a skipped size should print a comment line: [%s]", s);
+  CHECK_CONTAINS(s, "skipped");
+  CHECK_CONTAINS(s, "above the kernel's 1 MiB limit");
+  CHECK_CONTAINS(s, "2097152");
+  CHECK_CONTAINS(s, "float");
+  CHECK_CONTAINS(s, "sum");
+  CHECK_EQ_INT(count_of(s, "\n"), 1);
+  CHECK(strstr(s, "N/A") == NULL);
+  free(s);
+
+  /* One placement skipped: N/A in its four columns, the reason at the end. */
+  cb_row half = full;
+  half.m[CB_INP].ran = 0;
+  snprintf(half.m[CB_INP].skip, sizeof half.m[CB_INP].skip, "in-place not supported");
+  s = row_text(&r, &half);
+  CHECK(s[0] != '#');
+  CHECK_EQ_INT(count_of(s, "N/A"), 4);
+  CHECK_CONTAINS(s, "# in-place: in-place not supported");
+  CHECK_EQ_INT(count_of(s, "\n"), 1);
+  /* The columns stay where a full row has them. */
+  const char *comment = strstr(s, "  # in-place");
+  CHECK(comment && (size_t)(comment - s) == width);
+  /* The out-of-place half is the full row's. */
+  CHECK(strncmp(s, full_line, 12 + 2 + 12 + 2 + 8 + 2 + 6 + 2 + 6 + 33) == 0);
+  free(s);
+
+  cb_row half2 = full;
+  half2.m[CB_OOP].ran = 0;
+  snprintf(half2.m[CB_OOP].skip, sizeof half2.m[CB_OOP].skip, "out-of-place not supported");
+  s = row_text(&r, &half2);
+  CHECK_EQ_INT(count_of(s, "N/A"), 4);
+  CHECK_CONTAINS(s, "# out-of-place: out-of-place not supported");
+  CHECK(strstr(s, "# in-place") == NULL);
+  comment = strstr(s, "  # out-of-place");
+  CHECK(comment && (size_t)(comment - s) == width);
+  free(s);
+
+  /* Both skipped for different reasons: a row of N/A with both reasons. */
+  cb_row diff = both;
+  snprintf(diff.m[CB_INP].skip, sizeof diff.m[CB_INP].skip, "in-place not supported");
+  s = row_text(&r, &diff);
+  CHECK(s[0] != '#');
+  CHECK_EQ_INT(count_of(s, "N/A"), 8);
+  CHECK_CONTAINS(s, "# out-of-place: above the kernel's 1 MiB limit");
+  CHECK_CONTAINS(s, "# in-place: in-place not supported");
+  free(s);
+
+  /* Not validated (-c 0): #wrong is N/A, the rest is printed. */
+  cb_row nocheck = full;
+  nocheck.m[CB_OOP].wrong = nocheck.m[CB_INP].wrong = -1;
+  s = row_text(&r, &nocheck);
+  CHECK_EQ_INT(count_of(s, "N/A"), 2);
+  CHECK(strncmp(s, full_line, 12 + 2 + 12 + 2 + 8 + 2 + 6 + 2 + 6 + 2 + 7 + 2 + 6 + 2 + 6) == 0);
+  free(s);
+
+  /* Wrong values are counted in the #wrong column. */
+  cb_row bad = full;
+  bad.m[CB_OOP].wrong = 12345;
+  s = row_text(&r, &bad);
+  CHECK_CONTAINS(s, " 12345  ");
+  free(s);
+  free(full_line);
+}
+
+static char *footer_text(const cb_report *r) {
+  FILE *f = check_tmpfile();
+  cb_text_footer(f, r);
+  char *s = check_slurp(f);
+  fclose(f);
+  return s;
+}
+
+static void test_footer(void) {
+  static const cb_collective coll = {&cb_shape_all_reduce, fixture_kernels, 2};
+  static const int one[] = {1, 0}, both[] = {1, 1};
+  cb_report r = basic_report(&coll, one);
+  cb_row a = ran_row(0, 1024, 10.0, 2.0);
+  a.m[CB_INP].busbw = 4.0;
+  cb_report_add(&r, &a);
+  char *s = footer_text(&r);
+  char *lines[16];
+  int n = split_lines(s, lines, 16);
+  CHECK_EQ_INT(n, 5);
+  if (n == 5) {
+    CHECK_STR(lines[0], "# Out of bounds values : 0 OK");
+    CHECK_STR(lines[1], "# Avg bus bandwidth    : 3 ");
+    CHECK_STR(lines[2], "#");
+    CHECK_STR(lines[3], "# Collective test concluded: all_reduce_perf");
+    CHECK_STR(lines[4], "#");
+  }
+  free(s);
+
+  /* Wrong values: FAILED, and only measurements that ran count. */
+  cb_row w = ran_row(0, 2048, 10.0, 2.0);
+  w.m[CB_OOP].wrong = 3;
+  w.m[CB_INP].wrong = -1;
+  cb_report_add(&r, &w);
+  cb_row sk = ran_row(0, 4096, 10.0, 100.0);
+  sk.m[CB_OOP].ran = sk.m[CB_INP].ran = 0;
+  sk.m[CB_OOP].wrong = sk.m[CB_INP].wrong = 99;
+  cb_report_add(&r, &sk);
+  CHECK_EQ_INT(cb_report_wrong(&r), 3);
+  CHECK_NEAR(cb_report_avg_busbw(&r, -1), (2.0 + 4.0 + 2.0 + 2.0) / 4, 1e-12);
+  s = footer_text(&r);
+  CHECK_CONTAINS(s, "# Out of bounds values : 3 FAILED\n");
+  CHECK_CONTAINS(s, "# Avg bus bandwidth    : 2.5 \n");
+  free(s);
+  cb_report_free(&r);
+
+  /* Two kernels: one average each, and the fastest kernel per size. */
+  r = basic_report(&coll, both);
+  cb_row n1 = ran_row(0, 1024, 10.0, 1.0), r1 = ran_row(1, 1024, 5.0, 3.0);
+  cb_row n2 = ran_row(0, 2048, 4.0, 5.0), r2 = ran_row(1, 2048, 8.0, 7.0);
+  cb_report_add(&r, &n1);
+  cb_report_add(&r, &n2);
+  cb_report_add(&r, &r1);
+  cb_report_add(&r, &r2);
+  CHECK_NEAR(cb_report_avg_busbw(&r, 0), 3.0, 1e-12);
+  CHECK_NEAR(cb_report_avg_busbw(&r, 1), 5.0, 1e-12);
+  s = footer_text(&r);
+  CHECK_CONTAINS(s, "# Avg bus bandwidth    : 4 \n");
+  CHECK_CONTAINS(s, "Avg bus bandwidth nccl : 3 \n");
+  CHECK_CONTAINS(s, "Avg bus bandwidth ring : 5 \n");
+  CHECK_CONTAINS(s, "Fastest kernel per size");
+  n = split_lines(s, lines, 16);
+  int seen1024 = 0, seen2048 = 0;
+  for (int i = 0; i < n; i++) {
+    if (strncmp(lines[i], "#       1024", 12) == 0) {
+      seen1024++;
+      CHECK_EQ_INT(count_of(lines[i], "ring"), 2);
+      CHECK_EQ_INT(count_of(lines[i], "2.00x"), 2);
+    }
+    if (strncmp(lines[i], "#       2048", 12) == 0) {
+      seen2048++;
+      CHECK_EQ_INT(count_of(lines[i], "nccl"), 2);
+      CHECK_EQ_INT(count_of(lines[i], "1.00x"), 2);
+    }
+  }
+  CHECK_EQ_INT(seen1024, 1);
+  CHECK_EQ_INT(seen2048, 1);
+  CHECK_STR(lines[n - 1], "#");
+  CHECK_STR(lines[n - 2], "# Collective test concluded: all_reduce_perf");
+  free(s);
+  r.devices = NULL; /* not malloc'd: cb_report_free would free it */
+  cb_report_free(&r);
+}
+
+static void test_header_variants(void) {
+  static const cb_collective coll = {&cb_shape_all_reduce, fixture_kernels, 1};
+  static const int run[] = {1};
+  cb_report r = basic_report(&coll, run);
+  char err[256];
+  char *argv[] = {"prog", "-b", "1M", "-e", "4M", "-i", "1M", "-z", "1", "-t", "2", NULL};
+  CHECK(cb_options_parse(11, argv, &r.opts, err, sizeof err) == CB_OPTS_RUN);
+  cb_device_info dev[2] = {
+      {.rank = 0, .pid = 7, .device = 0, .host = "h", .pci = "p", .name = "n"},
+      {.rank = 1, .pid = 7, .device = 1, .host = "h", .pci = "p", .name = "n"}};
+  r.devices = dev;
+  FILE *f = check_tmpfile();
+  cb_text_header(f, &r);
+  char *s = check_slurp(f);
+  fclose(f);
+  CHECK_CONTAINS(s, "# nThread 2 nGpus 1 minBytes 1048576 maxBytes 4194304 step: 1048576(bytes) "
+                    "warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0\n");
+  CHECK_CONTAINS(s, "Blocking");
+  CHECK_CONTAINS(s, "# Collective test starting: all_reduce_perf\n");
+  CHECK_EQ_INT(count_of(s, "#  Rank"), 2);
+  CHECK(strstr(s, "skipped") == NULL);
+  free(s);
+
+  /* A kernel of -k all that cannot run here is named in the header, with why. */
+  static const cb_collective two = {&cb_shape_all_reduce, fixture_kernels, 2};
+  static const int run2[] = {1, 0};
+  char *skips[] = {NULL, "serves at most 8 ranks, this run has 16"};
+  r.coll = &two;
+  r.kernels_run = run2;
+  r.kernel_skips = skips;
+  f = check_tmpfile();
+  cb_text_header(f, &r);
+  s = check_slurp(f);
+  fclose(f);
+  CHECK_CONTAINS(s, "\n#\n# kernel 1 (ring) skipped: serves at most 8 ranks, this run has 16\n");
+  CHECK_EQ_INT(count_of(s, "skipped"), 1);
+  free(s);
+}
+
+/* ---- one reference file ------------------------------------------------ */
+
+typedef struct {
+  fx_file *fx;
+  cb_collective coll;
+  cb_report report;
+  cb_device_info devices[16];
+  int run[1];
+} fixture_ctx;
+
+static cb_measure measure_of(const fx_row *r, int p) {
+  cb_measure m;
+  memset(&m, 0, sizeof m);
+  m.ran = 1;
+  m.time_us = atof(r->f[p ? FX_IP_TIME : FX_OOP_TIME]);
+  m.algbw = atof(r->f[p ? FX_IP_ALGBW : FX_OOP_ALGBW]);
+  m.busbw = atof(r->f[p ? FX_IP_BUSBW : FX_OOP_BUSBW]);
+  const char *w = r->f[p ? FX_IP_WRONG : FX_OOP_WRONG];
+  m.wrong = strcmp(w, "N/A") == 0 ? -1 : atoll(w);
+  return m;
+}
+
+static int row_of(const fx_file *fx, const fx_row *r, cb_row *row) {
+  memset(row, 0, sizeof *row);
+  int t = cb_dtype_parse(r->type);
+  int op = strcmp(r->redop, "none") == 0 ? (int)CB_SUM : cb_redop_parse(r->redop);
+  CHECKF(t >= 0, "%s:%d: unknown type '%s'", fx_base(fx->path), r->line_no, r->type);
+  CHECKF(op >= 0, "%s:%d: unknown op '%s'", fx_base(fx->path), r->line_no, r->redop);
+  if (t < 0 || op < 0) return -1;
+  row->kernel = 0;
+  row->dtype = (cb_dtype)t;
+  row->op = (cb_redop)op;
+  row->root = r->root;
+  row->bytes = r->size;
+  row->count = r->count;
+  row->m[CB_OOP] = measure_of(r, 0);
+  row->m[CB_INP] = measure_of(r, 1);
+  return 0;
+}
+
+/* The report as collbench would have filled it for the reference run. */
+static int setup_fixture(fixture_ctx *c, const char *path) {
+  memset(c, 0, sizeof *c);
+  c->fx = malloc(sizeof *c->fx);
+  if (!c->fx || fx_load(path, c->fx) != 0) return -1;
+  fx_file *fx = c->fx;
+  const cb_coll_shape *shape = fx_shape(fx->collective);
+  CHECKF(shape != NULL, "%s: no shape '%s'", fx_base(path), fx->collective);
+  if (!shape) return -1;
+  c->coll = (cb_collective){shape, fixture_kernels, 1};
+  c->run[0] = 1;
+  cb_report *r = &c->report;
+  r->program = fx->program;
+  r->coll = &c->coll;
+  r->kernels_run = c->run;
+  r->nranks = fx->nranks;
+  r->nccl_header = r->nccl_library = 22803;
+  /* The options the reference run was started with. */
+  char a[12][32], err[256];
+  char *argv[32];
+  int argc = 0, na = 0;
+  argv[argc++] = "prog";
+#define ARG(flag, fmt, val)                                                                        \
+  do {                                                                                             \
+    snprintf(a[na], sizeof a[na], fmt, val);                                                       \
+    argv[argc++] = flag;                                                                           \
+    argv[argc++] = a[na++];                                                                        \
+  } while (0)
+  ARG("-b", "%llu", fx->min_bytes);
+  ARG("-e", "%llu", fx->max_bytes);
+  ARG(strcmp(fx->step_kind, "factor") == 0 ? "-f" : "-i", "%llu", fx->step);
+  ARG("-t", "%d", fx->nthread);
+  ARG("-g", "%d", fx->ngpus);
+  ARG("-w", "%d", fx->warmup);
+  ARG("-n", "%d", fx->iters);
+  ARG("-c", "%d", fx->validation);
+  ARG("-G", "%d", fx->graph);
+#undef ARG
+  argv[argc] = NULL;
+  CHECKF(cb_options_parse(argc, argv, &r->opts, err, sizeof err) == CB_OPTS_RUN, "%s: %s",
+         fx_base(path), err);
+  /* The devices of its "#  Rank" lines. */
+  int nd = 0;
+  for (int i = 0; i < fx->nlines && nd < 16; i++) {
+    cb_device_info *d = &c->devices[nd];
+    int group;
+    if (sscanf(fx->lines[i], "#  Rank %d Group %d Pid %d on %63s device %d [%31[^]]] %255[^\n]",
+               &d->rank, &group, &d->pid, d->host, &d->device, d->pci, d->name) == 7)
+      nd++;
+  }
+  CHECKF(nd == fx->nranks, "%s: read %d of %d device lines", fx_base(path), nd, fx->nranks);
+  r->devices = c->devices;
+  return 0;
+}
+
+static int fixture_line_index(const fx_file *fx, const char *prefix) {
+  for (int i = 0; i < fx->nlines; i++)
+    if (strncmp(fx->lines[i], prefix, strlen(prefix)) == 0) return i;
+  return -1;
+}
+
+static void test_fixture_rows(fixture_ctx *c) {
+  fx_file *fx = c->fx;
+  int same = 0;
+  for (int i = 0; i < fx->nrows; i++) {
+    cb_row row;
+    if (row_of(fx, &fx->rows[i], &row)) continue;
+    char *s = row_text(&c->report, &row);
+    s[strcspn(s, "\n")] = '\0';
+    if (CHECKF(strcmp(s, fx->rows[i].line) == 0,
+               "%s:%d: row differs\n  got:      [%s]\n  expected: [%s]", fx_base(fx->path),
+               fx->rows[i].line_no, s, fx->rows[i].line))
+      same++;
+    free(s);
+  }
+  printf("%s: %d of %d rows identical\n", fx_base(fx->path), same, fx->nrows);
+}
+
+static void test_fixture_kernel_header(fixture_ctx *c) {
+  fx_file *fx = c->fx;
+  FILE *f = check_tmpfile();
+  cb_text_kernel_header(f, &c->report, 0);
+  char *s = check_slurp(f);
+  fclose(f);
+  char *lines[16];
+  int n = split_lines(s, lines, 16);
+  CHECK_EQ_INT(n, 5);
+  /* The reference's column header: the three lines before the first row. */
+  int first = fx->rows[0].line_no - 1 - 3;
+  CHECKF(first == 8, "%s: the column header is expected on lines 9-11, found at %d",
+         fx_base(fx->path), first + 1);
+  if (n == 5 && first >= 0) {
+    CHECK_STR(lines[0], "#");
+    CHECK_CONTAINS(lines[1], "# kernel 0 (nccl): NCCL (reference)");
+    for (int i = 0; i < 3; i++) {
+      CHECKF(strcmp(lines[2 + i], fx->lines[first + i]) == 0,
+             "%s: column header line %d differs\n  got:      [%s]\n  expected: [%s]",
+             fx_base(fx->path), first + i + 1, lines[2 + i], fx->lines[first + i]);
+    }
+    CHECK(fx->lines[first - 1][0] == '#' && fx->lines[first - 1][1] == '\0');
+  }
+  free(s);
+}
+
+static void test_fixture_header(fixture_ctx *c) {
+  fx_file *fx = c->fx;
+  /* The nThread line from the command line of the reference run, as typed. */
+  const char *line =
+      fx->graph ? "-b 8 -e 128M -f 2 -g 2 -w 10 -n 100 -G 100" : "-b 8 -e 1G -f 4 -g 2 -w 5 -n 20";
+  char buf[128], err[256];
+  char *argv[24];
+  int argc = 0;
+  snprintf(buf, sizeof buf, "%s", line);
+  argv[argc++] = "prog";
+  for (char *w = strtok(buf, " "); w; w = strtok(NULL, " ")) argv[argc++] = w;
+  argv[argc] = NULL;
+  cb_report r = c->report;
+  CHECKF(cb_options_parse(argc, argv, &r.opts, err, sizeof err) == CB_OPTS_RUN, "%s", err);
+  FILE *f = check_tmpfile();
+  cb_text_header(f, &r);
+  char *s = check_slurp(f);
+  fclose(f);
+  char *lines[32];
+  int n = split_lines(s, lines, 32);
+  int nthread = fixture_line_index(fx, "# nThread");
+  CHECKF(nthread == 2, "%s: '# nThread' expected on line 3", fx_base(fx->path));
+  CHECKF(n >= 3 && nthread >= 0 && strcmp(lines[2], fx->lines[nthread]) == 0,
+         "%s (options %s): nThread line differs\n  got:      [%s]\n  expected: [%s]",
+         fx_base(fx->path), line, n >= 3 ? lines[2] : "", nthread >= 0 ? fx->lines[nthread] : "");
+  /* Everything but the version line, devices included. */
+  CHECK(strncmp(lines[0], "# collbench version ", 20) == 0);
+  int dev_end = fixture_line_index(fx, "#  Rank") + fx->nranks;
+  CHECKF(n == dev_end, "%s: header has %d lines, the reference %d", fx_base(fx->path), n, dev_end);
+  for (int i = 1; i < n && i < dev_end; i++)
+    CHECKF(strcmp(lines[i], fx->lines[i]) == 0,
+           "%s: header line %d differs\n  got:      [%s]\n  expected: [%s]", fx_base(fx->path),
+           i + 1, lines[i], fx->lines[i]);
+  free(s);
+}
+
+static void add_fixture_rows(fixture_ctx *c, cb_report *r) {
+  for (int i = 0; i < c->fx->nrows; i++) {
+    cb_row row;
+    if (row_of(c->fx, &c->fx->rows[i], &row) == 0) cb_report_add(r, &row);
+  }
+}
+
+static void test_fixture_footer(fixture_ctx *c) {
+  fx_file *fx = c->fx;
+  cb_report r = c->report;
+  r.rows = NULL;
+  r.nrows = r.cap = 0;
+  add_fixture_rows(c, &r);
+  FILE *f = check_tmpfile();
+  cb_text_footer(f, &r);
+  char *s = check_slurp(f);
+  fclose(f);
+  char *lines[16];
+  int n = split_lines(s, lines, 16);
+  int oob = fixture_line_index(fx, "# Out of bounds values");
+  CHECKF(oob > 0 && oob + 4 < fx->nlines, "%s: no footer", fx_base(fx->path));
+  CHECK_EQ_INT(n, 5);
+  if (oob > 0 && oob + 4 < fx->nlines && n == 5) {
+    CHECK_STR(lines[0], fx->lines[oob]);
+    /* "# Avg bus bandwidth    : %g " with the mean of the printed busbw. */
+    const char *prefix = "# Avg bus bandwidth    : ";
+    size_t pl = strlen(prefix);
+    CHECK(strncmp(lines[1], prefix, pl) == 0);
+    CHECK(strncmp(fx->lines[oob + 1], prefix, pl) == 0);
+    size_t len = strlen(lines[1]);
+    CHECK(len > pl + 1 && lines[1][len - 1] == ' ' && lines[1][len - 2] != ' ');
+    double got = atof(lines[1] + pl), want = atof(fx->lines[oob + 1] + pl);
+    CHECKF(fabs(got - want) <= 0.006, "%s: avg busbw %s, the reference %s", fx_base(fx->path),
+           lines[1] + pl, fx->lines[oob + 1] + pl);
+    for (int i = 2; i < 5; i++) CHECK_STR(lines[i], fx->lines[oob + i]);
+  }
+  free(s);
+  r.devices = NULL; /* not malloc'd: cb_report_free would free it */
+  cb_report_free(&r);
+}
+
+/* The whole output against the whole reference: only the version line, our
+ * kernel line and the average's last digits may differ. */
+static void test_fixture_document(fixture_ctx *c) {
+  fx_file *fx = c->fx;
+  cb_report r = c->report;
+  r.rows = NULL;
+  r.nrows = r.cap = 0;
+  FILE *f = check_tmpfile();
+  cb_text_header(f, &r);
+  cb_text_kernel_header(f, &r, 0);
+  for (int i = 0; i < fx->nrows; i++) {
+    cb_row row;
+    if (row_of(fx, &fx->rows[i], &row) == 0) cb_text_row(f, &r, cb_report_add(&r, &row));
+  }
+  cb_text_footer(f, &r);
+  char *s = check_slurp(f);
+  fclose(f);
+  static char *lines[MAX_OUT_LINES];
+  int n = split_lines(s, lines, MAX_OUT_LINES);
+  int ref_n = fx->nlines;
+  while (ref_n > 0 && fx->lines[ref_n - 1][0] == '\0') ref_n--; /* trailing blank lines */
+  int j = 0, first_diff = -1, kernel_lines = 0;
+  for (int i = 0; i < n; i++) {
+    if (i == 0) { /* version line */
+      j++;
+      continue;
+    }
+    if (strncmp(lines[i], "# kernel ", 9) == 0) {
+      kernel_lines++;
+      continue;
+    }
+    if (j >= ref_n) {
+      first_diff = i;
+      break;
+    }
+    int same = strcmp(lines[i], fx->lines[j]) == 0;
+    if (!same && strncmp(lines[i], "# Avg bus bandwidth", 19) == 0 &&
+        strncmp(fx->lines[j], "# Avg bus bandwidth", 19) == 0)
+      same = 1; /* its number is checked with a tolerance above */
+    if (!same) {
+      first_diff = i;
+      break;
+    }
+    j++;
+  }
+  CHECK_EQ_INT(kernel_lines, 1);
+  CHECKF(first_diff < 0 && j == ref_n,
+         "%s: output differs from the reference first at output line %d\n  got:      [%s]\n"
+         "  expected: [%s]",
+         fx_base(fx->path), first_diff + 1, first_diff >= 0 ? lines[first_diff] : "(end)",
+         j < ref_n ? fx->lines[j] : "(end)");
+  free(s);
+  r.devices = NULL; /* not malloc'd: cb_report_free would free it */
+  cb_report_free(&r);
+}
+
+int main(int argc, char **argv) {
+  if (argc == 1) {
+    test_format_fixed();
+    test_skipped_rows();
+    test_footer();
+    test_header_variants();
+    return check_summary();
+  }
+  for (int i = 1; i < argc; i++) {
+    fixture_ctx c;
+    if (setup_fixture(&c, argv[i]) != 0) {
+      CHECKF(0, "cannot use fixture %s", argv[i]);
+      free(c.fx);
+      continue;
+    }
+    test_fixture_rows(&c);
+    test_fixture_kernel_header(&c);
+    test_fixture_header(&c);
+    test_fixture_footer(&c);
+    test_fixture_document(&c);
+    free(c.fx);
+  }
+  return check_summary();
+}

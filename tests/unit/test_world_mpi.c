@@ -1,0 +1,186 @@
+/* The world layer without a GPU.
+ *
+ *   mpirun -np 2 test_world_mpi 2    two processes on this host
+ *   test_world_mpi 1                 a plain launch: a world of one process
+ *
+ * The argument is the number of processes the test expects. Each process
+ * runs 2 rank threads: rank = proc * 2 + thread. */
+#define _POSIX_C_SOURCE 200809L /* gethostname, nanosleep, clock_gettime */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "world.h"
+
+enum { THREADS = 2, BIG = 10000 };
+
+typedef struct {
+  cb_world *w;
+  int expect_procs;
+} test_ctx;
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t); /* one clock for every process of a host */
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void sleep_ms(int ms) {
+  struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
+  nanosleep(&t, NULL);
+}
+
+/* Byte i of rank r's message in round k: differs between ranks, rounds and offsets. */
+static unsigned char pattern(int r, int round, size_t i) {
+  return (unsigned char)(r * 37 + round * 101 + (int)(i * 11 + i / 251));
+}
+
+static void check_info(cb_rank_info *me, const test_ctx *ctx) {
+  int p = ctx->expect_procs;
+  CHECK(me->world == ctx->w);
+  CHECKF(me->nprocs == p, "rank %d: nprocs %d, expected %d", me->rank, me->nprocs, p);
+  CHECKF(me->nranks == p * THREADS, "rank %d: nranks %d, expected %d", me->rank, me->nranks,
+         p * THREADS);
+  CHECKF(me->thread >= 0 && me->thread < THREADS, "thread %d", me->thread);
+  CHECKF(me->proc == cb_world_proc(ctx->w), "proc %d vs %d", me->proc, cb_world_proc(ctx->w));
+  CHECKF(me->rank == me->proc * THREADS + me->thread, "rank %d, proc %d, thread %d", me->rank,
+         me->proc, me->thread);
+  /* All processes on this one host. */
+  CHECKF(me->local_nprocs == p, "rank %d: local_nprocs %d, expected %d", me->rank, me->local_nprocs,
+         p);
+  CHECKF(me->local_proc == me->proc, "rank %d: local_proc %d, proc %d", me->rank, me->local_proc,
+         me->proc);
+  CHECKF(me->multi_host == 0, "rank %d: multi_host %d", me->rank, me->multi_host);
+}
+
+/* Every rank sees every rank's bytes, in rank order. */
+static void check_allgather(cb_rank_info *me, size_t bytes, int round) {
+  unsigned char *mine = malloc(bytes ? bytes : 1);
+  unsigned char *all = malloc(bytes * (size_t)me->nranks + 1);
+  if (!mine || !all) abort();
+  for (size_t i = 0; i < bytes; i++) mine[i] = pattern(me->rank, round, i);
+  memset(all, 0xee, bytes * (size_t)me->nranks + 1);
+  cb_world_allgather(me, mine, bytes, all);
+  int bad = 0;
+  for (int r = 0; r < me->nranks; r++)
+    for (size_t i = 0; i < bytes; i++)
+      if (all[(size_t)r * bytes + i] != pattern(r, round, i)) bad++;
+  CHECKF(bad == 0, "rank %d, round %d, %zu bytes: %d bytes wrong", me->rank, round, bytes, bad);
+  CHECKF(all[bytes * (size_t)me->nranks] == 0xee, "rank %d: allgather wrote past the end",
+         me->rank);
+  /* The caller's buffer is left alone. */
+  int changed = 0;
+  for (size_t i = 0; i < bytes; i++) changed += mine[i] != pattern(me->rank, round, i);
+  CHECK(changed == 0);
+  free(mine);
+  free(all);
+}
+
+/* The late rank enters the barrier 100 ms after the others: nobody may
+ * leave before it entered. Clocks compared through an allgather. */
+static void check_barrier(cb_rank_info *me, int late, int world_wide) {
+  double t_enter = 0;
+  if (me->rank == late) sleep_ms(100);
+  t_enter = now_s();
+  if (world_wide)
+    cb_world_barrier(me);
+  else
+    cb_world_local_barrier(me);
+  double t_exit = now_s();
+  double mine[2] = {t_enter, t_exit}, *all = malloc(sizeof mine * (size_t)me->nranks);
+  if (!all) abort();
+  cb_world_allgather(me, mine, sizeof mine, all);
+  int late_proc = late / THREADS;
+  for (int r = 0; r < me->nranks; r++) {
+    /* The local barrier holds this process's threads only. */
+    if (!world_wide && r / THREADS != late_proc) continue;
+    CHECKF(all[2 * r + 1] >= all[2 * late],
+           "%s barrier: rank %d left %.1f ms before rank %d entered",
+           world_wide ? "world" : "local", r, 1e3 * (all[2 * late] - all[2 * r + 1]), late);
+  }
+  free(all);
+}
+
+static int rank_main(cb_rank_info *me, void *arg) {
+  const test_ctx *ctx = arg;
+  check_info(me, ctx);
+
+  /* Everyone agrees on the layout. */
+  int info[6] = {me->rank, me->proc, me->thread, me->local_proc, me->local_nprocs, me->multi_host};
+  int *infos = malloc(sizeof info * (size_t)me->nranks);
+  if (!infos) abort();
+  cb_world_allgather(me, info, sizeof info, infos);
+  for (int r = 0; r < me->nranks; r++) {
+    CHECKF(infos[6 * r] == r, "slot %d holds rank %d", r, infos[6 * r]);
+    CHECKF(infos[6 * r + 1] == r / THREADS && infos[6 * r + 2] == r % THREADS,
+           "rank %d: proc %d thread %d", r, infos[6 * r + 1], infos[6 * r + 2]);
+    CHECKF(infos[6 * r + 3] == r / THREADS, "rank %d: local_proc %d", r, infos[6 * r + 3]);
+    CHECKF(infos[6 * r + 4] == me->local_nprocs && infos[6 * r + 5] == 0,
+           "rank %d: local_nprocs %d multi_host %d", r, infos[6 * r + 4], infos[6 * r + 5]);
+  }
+  free(infos);
+
+  /* Messages of changing sizes: growing, then shrinking, then growing again. */
+  static const size_t sizes[] = {1, 8, 7, BIG, 3, 256, BIG, 1, 2 * BIG, 5};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) check_allgather(me, sizes[i], (int)i);
+
+  /* Barriers, each rank taking its turn to be late. */
+  for (int late = 0; late < me->nranks; late++) check_barrier(me, late, 1);
+  check_barrier(me, me->nranks - 1, 0);
+  check_barrier(me, 0, 0);
+
+  /* A barrier as the very last call. */
+  cb_world_barrier(me);
+  return 10 + me->rank;
+}
+
+/* One thread per process: rank = process. */
+static int rank_main_one(cb_rank_info *me, void *arg) {
+  const test_ctx *ctx = arg;
+  CHECKF(me->nranks == ctx->expect_procs && me->rank == me->proc && me->thread == 0,
+         "one thread per process: rank %d of %d, proc %d, thread %d", me->rank, me->nranks,
+         me->proc, me->thread);
+  check_allgather(me, BIG, 99);
+  check_barrier(me, me->nranks - 1, 1);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  cb_world *w = cb_world_init(&argc, &argv);
+  test_ctx ctx = {w, argc > 1 ? atoi(argv[1]) : 2};
+  CHECKF(ctx.expect_procs >= 1, "usage: %s NPROCS", argv[0]);
+
+  int proc = cb_world_proc(w), nprocs = cb_world_nprocs(w);
+  CHECKF(nprocs == ctx.expect_procs, "nprocs %d, expected %d", nprocs, ctx.expect_procs);
+  CHECKF(proc >= 0 && proc < nprocs, "proc %d of %d", proc, nprocs);
+  CHECKF(cb_world_local_nprocs(w) == ctx.expect_procs, "local_nprocs %d, expected %d",
+         cb_world_local_nprocs(w), ctx.expect_procs);
+  CHECKF(cb_world_local_proc(w) == proc, "local_proc %d, proc %d", cb_world_local_proc(w), proc);
+  CHECK_EQ_INT(cb_world_multi_host(w), 0);
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  CHECK_STR(cb_world_hostname(w), host);
+  const char *mpi = cb_world_mpi_version(w);
+  CHECK(mpi != NULL && mpi[0] != '\0');
+#ifdef CB_HAVE_MPI
+  CHECKF(strcmp(mpi, "none") != 0, "built with MPI, but the version is '%s'", mpi);
+  CHECKF(strchr(mpi, '\n') == NULL, "MPI version '%s' is more than one line", mpi);
+#else
+  CHECK_STR(mpi, "none");
+#endif
+
+  if (ctx.expect_procs >= 1 && nprocs == ctx.expect_procs) {
+    int rc = cb_world_run(w, THREADS, rank_main, &ctx);
+    /* The largest value any local thread returned: the last thread's. */
+    CHECK_EQ_INT(rc, 10 + proc * THREADS + THREADS - 1);
+    /* A second run in the same world, with one thread. */
+    rc = cb_world_run(w, 1, rank_main_one, &ctx);
+    CHECK_EQ_INT(rc, 0);
+  }
+  cb_world_finalize(w);
+  printf("process %d of %d: ", proc, nprocs);
+  return check_summary();
+}
