@@ -9,6 +9,10 @@
 
 #include "coll_shape.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
   void *send, *recv;
   size_t send_bytes, recv_bytes;
@@ -23,5 +27,9 @@ uint64_t cb_buffers_largest_fit(const cb_coll_shape *shape, int nranks, uint64_t
 
 void cb_buffers_alloc(cb_buffers *b, size_t send_bytes, size_t recv_bytes);
 void cb_buffers_free(cb_buffers *b);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

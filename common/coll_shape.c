@@ -1,5 +1,7 @@
 #include "coll_shape.h"
 
+#include "types.h"
+
 /* Per-rank block of the gather/scatter-like collectives: whole 16-byte
  * multiples, as nccl-tests rounds them, so every rank's block is aligned. */
 static size_t block_count(size_t bytes, size_t elem, int nranks) {
@@ -39,8 +41,12 @@ static void counts_alltoall(size_t bytes, size_t elem, int nranks, int rank, cb_
   c->send_inplace_offset = c->recv_inplace_offset = 0;
 }
 
-static double factor_all_reduce(int n) { return 2.0 * (n - 1) / n; }
-static double factor_n_minus_1_over_n(int n) { return (double)(n - 1) / n; }
+static double factor_all_reduce(int n) {
+  return 2.0 * (n - 1) / n;
+}
+static double factor_n_minus_1_over_n(int n) {
+  return (double)(n - 1) / n;
+}
 static double factor_one(int n) {
   (void)n;
   return 1.0;
@@ -54,21 +60,44 @@ static size_t algbw_param_times_n(const cb_counts *c, size_t elem, int n) {
   return c->param_count * elem * (size_t)n;
 }
 
-const cb_coll_shape cb_shape_all_reduce = {
-    "all_reduce", 1, 0, CB_EXPECT_REDUCE, counts_same, factor_all_reduce, algbw_param};
-const cb_coll_shape cb_shape_all_gather = {"all_gather",        0, 0, CB_EXPECT_GATHER,
-                                           counts_all_gather,   factor_n_minus_1_over_n,
-                                           algbw_param_times_n};
-const cb_coll_shape cb_shape_reduce_scatter = {
-    "reduce_scatter",        1, 0, CB_EXPECT_REDUCE_BLOCK, counts_reduce_scatter,
-    factor_n_minus_1_over_n, algbw_param_times_n};
-const cb_coll_shape cb_shape_alltoall = {"alltoall",          0, 0, CB_EXPECT_ALLTOALL,
-                                         counts_alltoall,     factor_n_minus_1_over_n,
-                                         algbw_param_times_n};
-const cb_coll_shape cb_shape_sendrecv = {
-    "sendrecv", 0, 0, CB_EXPECT_FROM_PREV, counts_same, factor_one, algbw_param};
-const cb_coll_shape cb_shape_broadcast = {
-    "broadcast", 0, 1, CB_EXPECT_FROM_ROOT, counts_same, factor_one, algbw_param};
+const cb_coll_shape cb_shape_all_reduce = {.name = "all_reduce",
+                                           .reduces = 1,
+                                           .expect = CB_EXPECT_REDUCE,
+                                           .counts = counts_same,
+                                           .bus_factor = factor_all_reduce,
+                                           .algbw_bytes = algbw_param};
+const cb_coll_shape cb_shape_all_gather = {.name = "all_gather",
+                                           .expect = CB_EXPECT_GATHER,
+                                           .counts = counts_all_gather,
+                                           .bus_factor = factor_n_minus_1_over_n,
+                                           .algbw_bytes = algbw_param_times_n};
+const cb_coll_shape cb_shape_reduce_scatter = {.name = "reduce_scatter",
+                                               .reduces = 1,
+                                               .expect = CB_EXPECT_REDUCE_BLOCK,
+                                               .counts = counts_reduce_scatter,
+                                               .bus_factor = factor_n_minus_1_over_n,
+                                               .algbw_bytes = algbw_param_times_n};
+const cb_coll_shape cb_shape_alltoall = {.name = "alltoall",
+                                         .expect = CB_EXPECT_ALLTOALL,
+                                         .counts = counts_alltoall,
+                                         .bus_factor = factor_n_minus_1_over_n,
+                                         .algbw_bytes = algbw_param_times_n};
+const cb_coll_shape cb_shape_sendrecv = {.name = "sendrecv",
+                                         .op_column = 1,
+                                         .expect = CB_EXPECT_FROM_PREV,
+                                         .counts = counts_same,
+                                         .bus_factor = factor_one,
+                                         .algbw_bytes = algbw_param};
+const cb_coll_shape cb_shape_broadcast = {.name = "broadcast",
+                                          .rooted = 1,
+                                          .expect = CB_EXPECT_FROM_ROOT,
+                                          .counts = counts_same,
+                                          .bus_factor = factor_one,
+                                          .algbw_bytes = algbw_param};
+
+const char *cb_shape_op_name(const cb_coll_shape *s, int op) {
+  return cb_shape_loops_ops(s) ? cb_redop_name((cb_redop)op) : "none";
+}
 
 size_t cb_counts_table_bytes(const cb_counts *c, size_t elem) {
   size_t n = c->send_count > c->recv_count ? c->send_count : c->recv_count;

@@ -7,6 +7,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Element counts of one call on one rank. */
 typedef struct {
   size_t send_count;  /* elements in the send buffer */
@@ -21,17 +25,18 @@ typedef struct {
 /* How output element j of rank `me` is formed from inputs in(r, i), read by
  * the validation kernel. p = param_count, n = ranks. */
 typedef enum {
-  CB_EXPECT_REDUCE,         /* op over all r of in(r, j)                (all_reduce) */
-  CB_EXPECT_REDUCE_BLOCK,   /* op over all r of in(r, me*p + j)         (reduce_scatter) */
-  CB_EXPECT_GATHER,         /* in(j / p, j % p)                         (all_gather) */
-  CB_EXPECT_ALLTOALL,       /* in(j / p, me*p + j % p)                  (alltoall) */
-  CB_EXPECT_FROM_PREV,      /* in((me - 1 + n) % n, j)                  (sendrecv) */
-  CB_EXPECT_FROM_ROOT       /* in(root, j)                              (broadcast) */
+  CB_EXPECT_REDUCE,       /* op over all r of in(r, j)                (all_reduce) */
+  CB_EXPECT_REDUCE_BLOCK, /* op over all r of in(r, me*p + j)         (reduce_scatter) */
+  CB_EXPECT_GATHER,       /* in(j / p, j % p)                         (all_gather) */
+  CB_EXPECT_ALLTOALL,     /* in(j / p, me*p + j % p)                  (alltoall) */
+  CB_EXPECT_FROM_PREV,    /* in((me - 1 + n) % n, j)                  (sendrecv) */
+  CB_EXPECT_FROM_ROOT     /* in(root, j)                              (broadcast) */
 } cb_expect;
 
 typedef struct cb_coll_shape {
   const char *name; /* "all_reduce": the program is <name>_perf */
   int reduces;      /* the op (-o) matters */
+  int op_column;    /* the table names the op even so (nccl-tests' sendrecv loops over -o) */
   int rooted;       /* the root (-r) matters */
   cb_expect expect;
   /* Counts for a message of `bytes` bytes (nccl-tests' size argument). */
@@ -49,7 +54,18 @@ extern const cb_coll_shape cb_shape_alltoall;
 extern const cb_coll_shape cb_shape_sendrecv;
 extern const cb_coll_shape cb_shape_broadcast;
 
+/* The redop column: the op's name, or "none" for collectives without one. */
+const char *cb_shape_op_name(const cb_coll_shape *s, int op);
+/* Whether the sweep runs once per op of -o. */
+static inline int cb_shape_loops_ops(const cb_coll_shape *s) {
+  return s->reduces || s->op_column;
+}
+
 /* The size column of the table: the larger of the send and receive bytes. */
 size_t cb_counts_table_bytes(const cb_counts *c, size_t elem_size);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -16,6 +16,10 @@
 #include "types.h"
 #include "world.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Placements a kernel supports. */
 #define CB_OUT_OF_PLACE 1u
 #define CB_IN_PLACE     2u
@@ -25,20 +29,23 @@
  * count or host layout no selected kernel can serve only if the user asked
  * for that kernel by name or number. */
 typedef struct {
-  unsigned placements;  /* CB_OUT_OF_PLACE | CB_IN_PLACE */
-  uint32_t dtypes;      /* CB_DTYPE_BIT mask */
-  uint32_t ops;         /* CB_OP_BIT mask (ignored by collectives that do not reduce) */
-  int min_ranks;        /* 0 = no limit */
-  int max_ranks;        /* 0 = no limit */
-  uint64_t max_bytes;   /* table size above which the kernel skips; 0 = no limit */
-  int single_host;      /* needs every rank on one host (peer memory) */
+  unsigned placements; /* CB_OUT_OF_PLACE | CB_IN_PLACE */
+  uint32_t dtypes;     /* CB_DTYPE_BIT mask */
+  uint32_t ops;        /* CB_OP_BIT mask (ignored by collectives that do not reduce) */
+  int min_ranks;       /* 0 = no limit */
+  int max_ranks;       /* 0 = no limit */
+  uint64_t max_bytes;  /* table size above which the kernel skips; 0 = no limit */
+  int single_host;     /* needs every rank on one host (peer memory) */
 } cb_kernel_limits;
 
 /* One rank as a kernel sees it. */
 typedef struct {
   int rank, nranks;
-  int device;          /* CUDA ordinal this rank drives */
-  int timeout_s;       /* bound on any wait (-T) */
+  int device;         /* CUDA ordinal this rank drives */
+  int timeout_s;      /* bound on any wait (-T) */
+  uint64_t max_bytes; /* largest message of the sweep (-e): size scratch for it */
+  int kernel_id;      /* the kernel's own row, for error messages */
+  const char *kernel_name;
   cb_rank_info *world; /* for collective setup: exchanging handles between ranks */
   void *state;         /* the kernel's own per-rank state, set by its setup */
 } cb_kernel_ctx;
@@ -90,10 +97,13 @@ const char *cb_kernel_world_reason(const cb_kernel *k, int nranks, int multi_hos
 
 /* Why a kernel skips this call (placement, datatype, op, size), or NULL. */
 const char *cb_kernel_call_reason(const cb_kernel *k, const cb_coll_shape *shape,
-                                  const cb_call *call, uint64_t table_bytes, char *buf,
-                                  size_t len);
+                                  const cb_call *call, uint64_t table_bytes, char *buf, size_t len);
 
 /* -k list: every kernel with its summary, limits and availability. */
 void cb_kernels_print(FILE *out, const cb_collective *c);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

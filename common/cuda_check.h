@@ -7,10 +7,19 @@
 
 #include "error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define CB_CUDA(call)                                                                              \
   do {                                                                                             \
     cudaError_t cb_cuda_rc_ = (call);                                                              \
-    if (cb_cuda_rc_ != cudaSuccess) cb_die(__FILE__, __LINE__, #call, cudaGetErrorString(cb_cuda_rc_)); \
+    if (cb_cuda_rc_ != cudaSuccess)                                                                \
+      cb_die(__FILE__, __LINE__, #call, cudaGetErrorString(cb_cuda_rc_));                          \
   } while (0)
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

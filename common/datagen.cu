@@ -4,6 +4,7 @@
 
 #include "cuda_check.h"
 #include "datagen.h"
+#include "device/dispatch.cuh"
 
 namespace {
 
@@ -25,10 +26,15 @@ __host__ __device__ int value_range(const cb_data_spec &s) {
     return m < 2 ? 2 : (m > 16 ? 16 : m);
   }
   switch (s.dtype) { /* data is only moved: the widest range each type holds exactly */
-  case CB_INT8: case CB_UINT8: return 128;
-  case CB_BFLOAT16: return 256;
-  case CB_HALF: return 2048;
-  default: return 1 << 20;
+  case CB_INT8:
+  case CB_UINT8:
+    return 128;
+  case CB_BFLOAT16:
+    return 256;
+  case CB_HALF:
+    return 2048;
+  default:
+    return 1 << 20;
   }
 }
 
@@ -41,22 +47,36 @@ __device__ int input_int(const cb_data_spec &s, int rank, size_t i) {
 
 /* Conversions and arithmetic through float for the 16-bit types; every
  * value here is a small integer, so nothing rounds. */
-template <typename T> __device__ T from_int(int v) { return (T)v; }
-template <> __device__ __half from_int<__half>(int v) { return __int2half_rn(v); }
-template <> __device__ __nv_bfloat16 from_int<__nv_bfloat16>(int v) { return __int2bfloat16_rn(v); }
+template <typename T> __device__ T from_int(int v) {
+  return (T)v;
+}
+template <> __device__ __half from_int<__half>(int v) {
+  return __int2half_rn(v);
+}
+template <> __device__ __nv_bfloat16 from_int<__nv_bfloat16>(int v) {
+  return __int2bfloat16_rn(v);
+}
 
-template <typename T> __device__ double to_double(T v) { return (double)v; }
-template <> __device__ double to_double<__half>(__half v) { return (double)__half2float(v); }
+template <typename T> __device__ double to_double(T v) {
+  return (double)v;
+}
+template <> __device__ double to_double<__half>(__half v) {
+  return (double)__half2float(v);
+}
 template <> __device__ double to_double<__nv_bfloat16>(__nv_bfloat16 v) {
   return (double)__bfloat162float(v);
 }
 
 template <typename T> __device__ T apply(T a, T b, cb_redop op) {
   switch (op) {
-  case CB_PROD: return (T)(a * b);
-  case CB_MIN: return a < b ? a : b;
-  case CB_MAX: return a > b ? a : b;
-  default: return (T)(a + b); /* sum, and avg before its division */
+  case CB_PROD:
+    return (T)(a * b);
+  case CB_MIN:
+    return a < b ? a : b;
+  case CB_MAX:
+    return a > b ? a : b;
+  default:
+    return (T)(a + b); /* sum, and avg before its division */
   }
 }
 template <typename T> __device__ T apply_via_float(T a, T b, cb_redop op) {
@@ -65,12 +85,14 @@ template <typename T> __device__ T apply_via_float(T a, T b, cb_redop op) {
 template <> __device__ __half apply<__half>(__half a, __half b, cb_redop op) {
   return apply_via_float(a, b, op);
 }
-template <> __device__ __nv_bfloat16 apply<__nv_bfloat16>(__nv_bfloat16 a, __nv_bfloat16 b,
-                                                          cb_redop op) {
+template <>
+__device__ __nv_bfloat16 apply<__nv_bfloat16>(__nv_bfloat16 a, __nv_bfloat16 b, cb_redop op) {
   return apply_via_float(a, b, op);
 }
 
-template <typename T> __device__ T divide(T sum, int n) { return (T)(sum / (T)n); }
+template <typename T> __device__ T divide(T sum, int n) {
+  return (T)(sum / (T)n);
+}
 template <> __device__ __half divide<__half>(__half sum, int n) {
   return __float2half_rn(__half2float(sum) / (float)n);
 }
@@ -87,13 +109,18 @@ template <typename T> __device__ T reduce_over_ranks(const cb_data_spec &s, size
 template <typename T> __device__ T expected(const cb_data_spec &s, size_t j) {
   size_t p = s.param_count ? s.param_count : 1;
   switch (s.expect) {
-  case CB_EXPECT_REDUCE: return reduce_over_ranks<T>(s, j);
-  case CB_EXPECT_REDUCE_BLOCK: return reduce_over_ranks<T>(s, (size_t)s.rank * p + j);
-  case CB_EXPECT_GATHER: return from_int<T>(input_int(s, (int)(j / p), j % p));
+  case CB_EXPECT_REDUCE:
+    return reduce_over_ranks<T>(s, j);
+  case CB_EXPECT_REDUCE_BLOCK:
+    return reduce_over_ranks<T>(s, (size_t)s.rank * p + j);
+  case CB_EXPECT_GATHER:
+    return from_int<T>(input_int(s, (int)(j / p), j % p));
   case CB_EXPECT_ALLTOALL:
     return from_int<T>(input_int(s, (int)(j / p), (size_t)s.rank * p + j % p));
-  case CB_EXPECT_FROM_PREV: return from_int<T>(input_int(s, (s.rank - 1 + s.nranks) % s.nranks, j));
-  default: return from_int<T>(input_int(s, s.root, j));
+  case CB_EXPECT_FROM_PREV:
+    return from_int<T>(input_int(s, (s.rank - 1 + s.nranks) % s.nranks, j));
+  default:
+    return from_int<T>(input_int(s, s.root, j));
   }
 }
 
@@ -136,11 +163,16 @@ unsigned grid_for(size_t count) {
 /* Machine epsilon of each floating type, 0 for integers. */
 double epsilon_of(cb_dtype t) {
   switch (t) {
-  case CB_HALF: return 0x1p-10;
-  case CB_BFLOAT16: return 0x1p-7;
-  case CB_FLOAT: return 0x1p-23;
-  case CB_DOUBLE: return 0x1p-52;
-  default: return 0;
+  case CB_HALF:
+    return 0x1p-10;
+  case CB_BFLOAT16:
+    return 0x1p-7;
+  case CB_FLOAT:
+    return 0x1p-23;
+  case CB_DOUBLE:
+    return 0x1p-52;
+  default:
+    return 0;
   }
 }
 
@@ -152,31 +184,16 @@ void fill_typed(const cb_data_spec *s, void *buf, size_t count, cudaStream_t st)
 template <typename T>
 void check_typed(const cb_data_spec *s, const void *buf, size_t count, unsigned long long *w,
                  cudaStream_t st) {
-  check_kernel<T><<<grid_for(count), 256, 0, st>>>(*s, (const T *)buf, count, epsilon_of(s->dtype), w);
+  check_kernel<T>
+      <<<grid_for(count), 256, 0, st>>>(*s, (const T *)buf, count, epsilon_of(s->dtype), w);
 }
-
-/* Calls F<T> for the C type of dtype. */
-#define CB_DISPATCH(dtype, F, ...)                                                                 \
-  switch (dtype) {                                                                                 \
-  case CB_INT8: F<int8_t>(__VA_ARGS__); break;                                                     \
-  case CB_UINT8: F<uint8_t>(__VA_ARGS__); break;                                                   \
-  case CB_INT32: F<int32_t>(__VA_ARGS__); break;                                                   \
-  case CB_UINT32: F<uint32_t>(__VA_ARGS__); break;                                                 \
-  case CB_INT64: F<int64_t>(__VA_ARGS__); break;                                                   \
-  case CB_UINT64: F<uint64_t>(__VA_ARGS__); break;                                                 \
-  case CB_HALF: F<__half>(__VA_ARGS__); break;                                                     \
-  case CB_FLOAT: F<float>(__VA_ARGS__); break;                                                     \
-  case CB_DOUBLE: F<double>(__VA_ARGS__); break;                                                   \
-  case CB_BFLOAT16: F<__nv_bfloat16>(__VA_ARGS__); break;                                          \
-  default: cb_fatal("unknown datatype %d", (int)(dtype));                                          \
-  }
 
 } // namespace
 
 extern "C" void cb_data_fill_input(const cb_data_spec *s, void *buf, size_t count,
                                    cudaStream_t stream) {
   if (count == 0) return;
-  CB_DISPATCH(s->dtype, fill_typed, s, buf, count, stream);
+  CB_DISPATCH_TYPE(s->dtype, fill_typed, s, buf, count, stream);
   CB_CUDA(cudaGetLastError());
 }
 
@@ -189,7 +206,7 @@ extern "C" long long cb_data_check(const cb_data_spec *s, const void *buf, size_
   if (count == 0) return 0;
   unsigned long long wrong = 0;
   CB_CUDA(cudaMemsetAsync(counter, 0, sizeof *counter, stream));
-  CB_DISPATCH(s->dtype, check_typed, s, buf, count, counter, stream);
+  CB_DISPATCH_TYPE(s->dtype, check_typed, s, buf, count, counter, stream);
   CB_CUDA(cudaGetLastError());
   CB_CUDA(cudaMemcpyAsync(&wrong, counter, sizeof wrong, cudaMemcpyDeviceToHost, stream));
   CB_CUDA(cudaStreamSynchronize(stream));

@@ -15,9 +15,15 @@ void cb_error_set_program(const char *prog) {
   program = slash ? slash + 1 : prog;
 }
 
-const char *cb_error_program(void) { return program; }
-void cb_error_set_rank(int rank) { thread_rank = rank; }
-const char *cb_errno_string(void) { return strerror(errno); }
+const char *cb_error_program(void) {
+  return program;
+}
+void cb_error_set_rank(int rank) {
+  thread_rank = rank;
+}
+const char *cb_errno_string(void) {
+  return strerror(errno);
+}
 
 static void prefix(void) {
   if (thread_rank >= 0)

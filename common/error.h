@@ -24,7 +24,7 @@ __attribute__((noreturn)) void cb_exit_quietly(void);
 /* Checks a call that returns 0 on success and sets errno otherwise. */
 #define CB_CHECK_ERRNO(call)                                                                       \
   do {                                                                                             \
-    if ((call) != 0) cb_die(__FILE__, __LINE__, #call, cb_errno_string());                        \
+    if ((call) != 0) cb_die(__FILE__, __LINE__, #call, cb_errno_string());                         \
   } while (0)
 const char *cb_errno_string(void);
 

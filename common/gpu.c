@@ -49,7 +49,8 @@ void cb_gpu_wait(cudaStream_t stream, int timeout_s, const char *what) {
   for (long spins = 0;; spins++) {
     cudaError_t rc = cudaStreamQuery(stream);
     if (rc == cudaSuccess) return;
-    if (rc != cudaErrorNotReady) cb_die(__FILE__, __LINE__, "cudaStreamQuery", cudaGetErrorString(rc));
+    if (rc != cudaErrorNotReady)
+      cb_die(__FILE__, __LINE__, "cudaStreamQuery", cudaGetErrorString(rc));
     if (now_s() - start > timeout_s)
       cb_fatal("timed out after %d s (-T) waiting for %s", timeout_s, what);
     /* Spin briefly for short waits, then stop burning a core that other

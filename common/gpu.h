@@ -9,6 +9,10 @@
 
 #include "report.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Visible CUDA devices; exits with one clear line when there are none. */
 int cb_gpu_count_or_die(void);
 
@@ -21,5 +25,9 @@ void cb_gpu_describe(int device, cb_device_info *out);
 /* Waits for everything queued on stream, failing with a message naming
  * what was waited for once timeout_s seconds pass. */
 void cb_gpu_wait(cudaStream_t stream, int timeout_s, const char *what);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -33,20 +33,38 @@ static void pop(cb_json *j, char c) {
   if (j->depth == 0) fputc('\n', j->out);
 }
 
-void cb_json_begin_object(cb_json *j) { push(j, '{'); }
-void cb_json_end_object(cb_json *j) { pop(j, '}'); }
-void cb_json_begin_array(cb_json *j) { push(j, '['); }
-void cb_json_end_array(cb_json *j) { pop(j, ']'); }
+void cb_json_begin_object(cb_json *j) {
+  push(j, '{');
+}
+void cb_json_end_object(cb_json *j) {
+  pop(j, '}');
+}
+void cb_json_begin_array(cb_json *j) {
+  push(j, '[');
+}
+void cb_json_end_array(cb_json *j) {
+  pop(j, ']');
+}
 
 static void write_string(FILE *out, const char *s) {
   fputc('"', out);
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
     switch (*p) {
-    case '"': fputs("\\\"", out); break;
-    case '\\': fputs("\\\\", out); break;
-    case '\n': fputs("\\n", out); break;
-    case '\t': fputs("\\t", out); break;
-    case '\r': fputs("\\r", out); break;
+    case '"':
+      fputs("\\\"", out);
+      break;
+    case '\\':
+      fputs("\\\\", out);
+      break;
+    case '\n':
+      fputs("\\n", out);
+      break;
+    case '\t':
+      fputs("\\t", out);
+      break;
+    case '\r':
+      fputs("\\r", out);
+      break;
     default:
       if (*p < 0x20)
         fprintf(out, "\\u%04x", *p);
@@ -77,7 +95,7 @@ void cb_json_int(cb_json *j, long long v) {
 void cb_json_double(cb_json *j, double v) {
   before_value(j);
   if (isfinite(v))
-    fprintf(j->out, "%.6g", v);
+    fprintf(j->out, "%.10g", v);
   else
     fputs("null", j->out);
 }

@@ -5,6 +5,10 @@
 
 #include <stdio.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define CB_JSON_DEPTH 16
 
 typedef struct {
@@ -25,5 +29,9 @@ void cb_json_int(cb_json *j, long long v);
 void cb_json_double(cb_json *j, double v);
 void cb_json_bool(cb_json *j, int v);
 void cb_json_null(cb_json *j);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -98,8 +98,12 @@ static void print_limits(FILE *out, const cb_kernel_limits *l) {
     cb_format_bytes(l->max_bytes, lim, sizeof lim);
     fprintf(out, "; up to %s", lim);
   }
-  if (l->min_ranks || l->max_ranks)
-    fprintf(out, "; %d..%d ranks", l->min_ranks ? l->min_ranks : 1, l->max_ranks);
+  if (l->min_ranks && l->max_ranks)
+    fprintf(out, "; %d..%d ranks", l->min_ranks, l->max_ranks);
+  else if (l->max_ranks)
+    fprintf(out, "; at most %d ranks", l->max_ranks);
+  else if (l->min_ranks)
+    fprintf(out, "; at least %d ranks", l->min_ranks);
   if (l->single_host) fprintf(out, "; one host only");
   if (l->dtypes != CB_ALL_DTYPES) {
     fprintf(out, "; types:");

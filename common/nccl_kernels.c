@@ -7,23 +7,45 @@
 
 #ifndef CB_HAVE_NCCL
 
-const char *cb_nccl_unavailable(void) { return "built without NCCL (nccl.h was not found)"; }
-int cb_nccl_header_version(void) { return 0; }
-int cb_nccl_library_version(void) { return 0; }
-void cb_nccl_setup(cb_kernel_ctx *ctx) { (void)ctx; }
-void cb_nccl_teardown(cb_kernel_ctx *ctx) { (void)ctx; }
+const char *cb_nccl_unavailable(void) {
+  return "built without NCCL (nccl.h was not found)";
+}
+int cb_nccl_header_version(void) {
+  return 0;
+}
+int cb_nccl_library_version(void) {
+  return 0;
+}
+void cb_nccl_setup(cb_kernel_ctx *ctx) {
+  (void)ctx;
+}
+void cb_nccl_teardown(cb_kernel_ctx *ctx) {
+  (void)ctx;
+}
 
 /* Never called: the harness does not launch an unavailable kernel. */
 static void no_nccl(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   (void)ctx, (void)call, (void)stream;
   cb_fatal("NCCL kernel launched in a build without NCCL");
 }
-void cb_nccl_all_reduce(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) { no_nccl(c, k, s); }
-void cb_nccl_all_gather(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) { no_nccl(c, k, s); }
-void cb_nccl_reduce_scatter(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) { no_nccl(c, k, s); }
-void cb_nccl_alltoall(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) { no_nccl(c, k, s); }
-void cb_nccl_sendrecv(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) { no_nccl(c, k, s); }
-void cb_nccl_broadcast(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) { no_nccl(c, k, s); }
+void cb_nccl_all_reduce(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
+  no_nccl(c, k, s);
+}
+void cb_nccl_all_gather(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
+  no_nccl(c, k, s);
+}
+void cb_nccl_reduce_scatter(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
+  no_nccl(c, k, s);
+}
+void cb_nccl_alltoall(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
+  no_nccl(c, k, s);
+}
+void cb_nccl_sendrecv(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
+  no_nccl(c, k, s);
+}
+void cb_nccl_broadcast(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
+  no_nccl(c, k, s);
+}
 
 #else
 
@@ -32,11 +54,16 @@ void cb_nccl_broadcast(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) { no_
 #define CB_NCCL(call)                                                                              \
   do {                                                                                             \
     ncclResult_t cb_nccl_rc_ = (call);                                                             \
-    if (cb_nccl_rc_ != ncclSuccess) cb_die(__FILE__, __LINE__, #call, ncclGetErrorString(cb_nccl_rc_)); \
+    if (cb_nccl_rc_ != ncclSuccess)                                                                \
+      cb_die(__FILE__, __LINE__, #call, ncclGetErrorString(cb_nccl_rc_));                          \
   } while (0)
 
-const char *cb_nccl_unavailable(void) { return NULL; }
-int cb_nccl_header_version(void) { return NCCL_VERSION_CODE; }
+const char *cb_nccl_unavailable(void) {
+  return NULL;
+}
+int cb_nccl_header_version(void) {
+  return NCCL_VERSION_CODE;
+}
 int cb_nccl_library_version(void) {
   int v = 0;
   CB_NCCL(ncclGetVersion(&v));
@@ -44,9 +71,9 @@ int cb_nccl_library_version(void) {
 }
 
 static const ncclDataType_t nccl_types[CB_NUM_DTYPES] = {
-    [CB_INT8] = ncclInt8,       [CB_UINT8] = ncclUint8,   [CB_INT32] = ncclInt32,
-    [CB_UINT32] = ncclUint32,   [CB_INT64] = ncclInt64,   [CB_UINT64] = ncclUint64,
-    [CB_HALF] = ncclFloat16,    [CB_FLOAT] = ncclFloat32, [CB_DOUBLE] = ncclFloat64,
+    [CB_INT8] = ncclInt8,         [CB_UINT8] = ncclUint8,   [CB_INT32] = ncclInt32,
+    [CB_UINT32] = ncclUint32,     [CB_INT64] = ncclInt64,   [CB_UINT64] = ncclUint64,
+    [CB_HALF] = ncclFloat16,      [CB_FLOAT] = ncclFloat32, [CB_DOUBLE] = ncclFloat64,
     [CB_BFLOAT16] = ncclBfloat16,
 };
 
@@ -72,7 +99,9 @@ void cb_nccl_teardown(cb_kernel_ctx *ctx) {
   ctx->state = NULL;
 }
 
-static ncclComm_t comm_of(cb_kernel_ctx *ctx) { return (ncclComm_t)ctx->state; }
+static ncclComm_t comm_of(cb_kernel_ctx *ctx) {
+  return (ncclComm_t)ctx->state;
+}
 
 void cb_nccl_all_reduce(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
   CB_NCCL(ncclAllReduce(c->send, c->recv, c->count, nccl_types[c->dtype], nccl_ops[c->op],
@@ -95,8 +124,8 @@ void cb_nccl_alltoall(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
   for (int r = 0; r < ctx->nranks; r++) {
     CB_NCCL(ncclSend((const char *)c->send + r * block, c->count, nccl_types[c->dtype], r,
                      comm_of(ctx), s));
-    CB_NCCL(ncclRecv((char *)c->recv + r * block, c->count, nccl_types[c->dtype], r, comm_of(ctx),
-                     s));
+    CB_NCCL(
+        ncclRecv((char *)c->recv + r * block, c->count, nccl_types[c->dtype], r, comm_of(ctx), s));
   }
   CB_NCCL(ncclGroupEnd());
 }
@@ -110,7 +139,8 @@ void cb_nccl_sendrecv(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
 }
 
 void cb_nccl_broadcast(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
-  CB_NCCL(ncclBroadcast(c->send, c->recv, c->count, nccl_types[c->dtype], c->root, comm_of(ctx), s));
+  CB_NCCL(
+      ncclBroadcast(c->send, c->recv, c->count, nccl_types[c->dtype], c->root, comm_of(ctx), s));
 }
 
 #endif

@@ -6,6 +6,10 @@
 
 #include "collective.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* NULL when NCCL was built in, else the reason. */
 const char *cb_nccl_unavailable(void);
 int cb_nccl_header_version(void);  /* NCCL_VERSION_CODE, 0 without NCCL */
@@ -32,5 +36,9 @@ void cb_nccl_broadcast(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t str
     .unavailable = cb_nccl_unavailable, .setup = cb_nccl_setup, .teardown = cb_nccl_teardown,      \
     .launch = launch_                                                                              \
   }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

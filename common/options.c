@@ -57,6 +57,19 @@ static int copy_arg(char *dst, size_t len, const char *src) {
 
 enum { OPT_CSV = 1000 };
 
+/* The option getopt just refused: a short one by its letter (it may sit in
+ * a group such as -qz, where argv[optind - 1] is not it), a long one by its
+ * word. */
+static const char *opt_name(char **argv) {
+  static _Thread_local char letter[3];
+  const char *word = argv[optind - 1];
+  if (strncmp(word, "--", 2) != 0 && optopt > 0 && optopt < 128) {
+    snprintf(letter, sizeof letter, "-%c", optopt);
+    return letter;
+  }
+  return word;
+}
+
 static const struct option long_opts[] = {
     {"minbytes", required_argument, 0, 'b'},
     {"maxbytes", required_argument, 0, 'e'},
@@ -132,14 +145,15 @@ static int parse_size_opt(int c, const char *arg, cb_options *o) {
 
 static cb_opts_result check_combinations(const cb_options *o, char *err, size_t len) {
   if (o->sweep.min_bytes > o->sweep.max_bytes)
-    return fail(err, len, "-b %llu is larger than -e %llu",
-                (unsigned long long)o->sweep.min_bytes, (unsigned long long)o->sweep.max_bytes);
+    return fail(err, len, "-b %llu is larger than -e %llu", (unsigned long long)o->sweep.min_bytes,
+                (unsigned long long)o->sweep.max_bytes);
   if (o->sweep.step_factor <= 1 && o->sweep.step_bytes == 0 &&
       o->sweep.min_bytes != o->sweep.max_bytes)
     return fail(err, len, "-f 1 with -i 0: the size sweep would never advance");
   if (o->graph_launches > 0 && o->blocking)
-    return fail(err, len, "-G (CUDA graph) cannot be combined with -z 1 (blocking): a graph "
-                          "runs its iterations without the host in between");
+    return fail(err, len,
+                "-G (CUDA graph) cannot be combined with -z 1 (blocking): a graph "
+                "runs its iterations without the host in between");
   return CB_OPTS_RUN;
 }
 
@@ -154,8 +168,9 @@ cb_opts_result cb_options_parse(int argc, char **argv, cb_options *o, char *err,
     const int_opt *io = find_int_opt(c);
     char bad[64];
     if (c == 'h') return CB_OPTS_HELP;
-    if (c == '?') return fail(err, len, "unknown option '%s' (-h lists the options)", argv[optind - 1]);
-    if (c == ':') return fail(err, len, "option '%s' needs a value", argv[optind - 1]);
+    if (c == '?')
+      return fail(err, len, "unknown option '%s' (-h lists the options)", opt_name(argv));
+    if (c == ':') return fail(err, len, "option '%s' needs a value", opt_name(argv));
     if (io) {
       if (parse_int(optarg, io->lo, io->hi, (int *)((char *)o + io->offset)))
         return fail(err, len, "bad %s: '%s' (expected a whole number from %d to %d)", io->what,
@@ -163,16 +178,21 @@ cb_opts_result cb_options_parse(int argc, char **argv, cb_options *o, char *err,
     } else if (c == 'b' || c == 'e' || c == 'i' || c == 'f') {
       if (parse_size_opt(c, optarg, o))
         return fail(err, len, "bad -%c '%s': expected a %s", c, optarg,
-                    c == 'f' ? "whole factor >= 1" :
-                    c == 'i' ? "byte count such as 1M" : "positive byte count such as 8, 64K, 1G");
+                    c == 'f'   ? "whole factor >= 1"
+                    : c == 'i' ? "byte count such as 1M"
+                               : "positive byte count such as 8, 64K, 1G");
     } else if (c == 'd') {
       if (!(o->dtypes = cb_dtype_mask_parse(optarg, bad, sizeof bad)))
-        return fail(err, len, "unknown datatype '%s' (-d takes int8 uint8 int32 uint32 int64 "
-                              "uint64 half float double bfloat16, a comma list, or all)", bad);
+        return fail(err, len,
+                    "unknown datatype '%s' (-d takes int8 uint8 int32 uint32 int64 "
+                    "uint64 half float double bfloat16, a comma list, or all)",
+                    bad);
     } else if (c == 'o') {
       if (!(o->ops = cb_redop_mask_parse(optarg, bad, sizeof bad)))
-        return fail(err, len, "unknown op '%s' (-o takes sum prod min max avg, a comma list, "
-                              "or all)", bad);
+        return fail(err, len,
+                    "unknown op '%s' (-o takes sum prod min max avg, a comma list, "
+                    "or all)",
+                    bad);
     } else if (c == 'J' || c == OPT_CSV) {
       char *dst = c == 'J' ? o->json_path : o->csv_path;
       if (!*optarg || copy_arg(dst, CB_PATH_MAX, optarg))

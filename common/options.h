@@ -8,6 +8,10 @@
 
 #include "sizes.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define CB_PATH_MAX 1024
 
 /* How the per-rank times are combined (-a), as nccl-tests. */
@@ -54,6 +58,12 @@ void cb_options_usage(FILE *out, const char *prog);
 void cb_options_canonical(const cb_options *o, char *buf, size_t len);
 
 /* Ranks each process drives. */
-static inline int cb_options_ranks_per_proc(const cb_options *o) { return o->threads * o->gpus; }
+static inline int cb_options_ranks_per_proc(const cb_options *o) {
+  return o->threads * o->gpus;
+}
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

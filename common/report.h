@@ -12,17 +12,21 @@
 #include "stats.h"
 #include "types.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define CB_VERSION "0.1.0"
 
 enum { CB_OOP = 0, CB_INP = 1 }; /* index of cb_row.m: out-of-place, in-place */
 
 typedef struct {
-  int ran;           /* 0: skipped, reason in skip */
+  int ran; /* 0: skipped, reason in skip */
   char skip[96];
-  double time_us;    /* per iteration, combined across ranks by -a */
+  double time_us;      /* per iteration, combined across ranks by -a */
   double algbw, busbw; /* GB/s */
-  long long wrong;   /* wrong elements summed over ranks; -1 = not checked */
-  int has_stats;     /* -I */
+  long long wrong;     /* wrong elements summed over ranks; -1 = not checked */
+  int has_stats;       /* -I */
   cb_iter_stats stats;
 } cb_measure;
 
@@ -48,11 +52,11 @@ typedef struct {
   const cb_collective *coll;
   cb_options opts;
   int nranks;
-  cb_device_info *devices; /* nranks entries */
+  cb_device_info *devices;       /* nranks entries */
   int nccl_header, nccl_library; /* version codes, 0 = none */
   int cuda_runtime, cuda_driver;
   char mpi[128];
-  char date[32];   /* ISO 8601, UTC */
+  char date[32];          /* ISO 8601, UTC */
   const int *kernels_run; /* per kernel-table index: 1 if it ran */
   char **kernel_skips;    /* per kernel-table index: why a kernel of -k all cannot run, or NULL */
   cb_row *rows;
@@ -80,5 +84,9 @@ int cb_json_write(FILE *out, const cb_report *r);
 int cb_csv_write(FILE *out, const cb_report *r);
 /* The CSV header line, without newline. */
 extern const char cb_csv_header[];
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

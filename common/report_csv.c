@@ -1,4 +1,5 @@
 /* The CSV sink: one row per measurement, RFC 4180 quoting. */
+#include <math.h>
 #include <string.h>
 
 #include "report.h"
@@ -22,28 +23,41 @@ static void csv_string(FILE *out, const char *s) {
   fputc('"', out);
 }
 
+/* A number and its comma; empty when not finite, as JSON writes null. */
+static void csv_number(FILE *out, double v) {
+  if (isfinite(v)) fprintf(out, "%.10g", v);
+  fputc(',', out);
+}
+
 static void csv_measure(FILE *out, const cb_report *r, const cb_row *row, int p) {
   const cb_kernel *k = &r->coll->kernels[row->kernel];
   const cb_measure *m = &row->m[p];
   fprintf(out, "%s,%d,", r->coll->shape->name, k->id);
   csv_string(out, k->name);
   fprintf(out, ",%s,%s,%d,%zu,%zu,%s,%s,", cb_dtype_name(row->dtype),
-          r->coll->shape->reduces ? cb_redop_name(row->op) : "none", row->root, row->bytes,
-          row->count, p ? "in-place" : "out-of-place", r->opts.graph_launches ? "graph" : "stream");
+          cb_shape_op_name(r->coll->shape, row->op), row->root, row->bytes, row->count,
+          p ? "in-place" : "out-of-place", r->opts.graph_launches ? "graph" : "stream");
   if (!m->ran) {
     fputs(",,,,", out);
     csv_string(out, m->skip);
     fputs(",,,,,,\n", out);
     return;
   }
-  fprintf(out, "%.6g,%.6g,%.6g,", m->time_us, m->algbw, m->busbw);
+  csv_number(out, m->time_us);
+  csv_number(out, m->algbw);
+  csv_number(out, m->busbw);
   if (m->wrong >= 0) fprintf(out, "%lld", m->wrong);
   fputs(",,", out);
-  if (m->has_stats)
-    fprintf(out, "%d,%.6g,%.6g,%.6g,%.6g,%.6g", m->stats.samples, m->stats.min_us,
-            m->stats.p50_us, m->stats.p99_us, m->stats.max_us, m->stats.cv_pct);
-  else
+  if (m->has_stats) {
+    fprintf(out, "%d,", m->stats.samples);
+    csv_number(out, m->stats.min_us);
+    csv_number(out, m->stats.p50_us);
+    csv_number(out, m->stats.p99_us);
+    csv_number(out, m->stats.max_us);
+    if (isfinite(m->stats.cv_pct)) fprintf(out, "%.10g", m->stats.cv_pct);
+  } else {
     fputs(",,,,,", out);
+  }
   fputc('\n', out);
 }
 

@@ -93,7 +93,7 @@ static void json_measure(cb_json *j, const cb_report *r, const cb_row *row, int 
   cb_json_key(j, "kernel"), cb_json_int(j, k->id);
   cb_json_key(j, "kernel_name"), cb_json_string(j, k->name);
   cb_json_key(j, "type"), cb_json_string(j, cb_dtype_name(row->dtype));
-  cb_json_key(j, "redop"), cb_json_string(j, r->coll->shape->reduces ? cb_redop_name(row->op) : "none");
+  cb_json_key(j, "redop"), cb_json_string(j, cb_shape_op_name(r->coll->shape, row->op));
   cb_json_key(j, "root"), cb_json_int(j, row->root);
   cb_json_key(j, "size"), cb_json_int(j, (long long)row->bytes);
   cb_json_key(j, "count"), cb_json_int(j, (long long)row->count);

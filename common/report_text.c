@@ -42,8 +42,9 @@ void cb_text_header(FILE *out, const cb_report *r) {
 void cb_text_kernel_header(FILE *out, const cb_report *r, int kernel) {
   const cb_kernel *k = &r->coll->kernels[kernel];
   fprintf(out, "#\n# kernel %d (%s): %s\n", k->id, k->name, k->summary);
-  fprintf(out, "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place  "
-               "        \n",
+  fprintf(out,
+          "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place  "
+          "        \n",
           "", "", "", "", "");
   fprintf(out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s \n", "size",
           "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
@@ -73,12 +74,11 @@ void cb_text_row(FILE *out, const cb_report *r, const cb_row *row) {
   if (!m[CB_OOP].ran && !m[CB_INP].ran && strcmp(m[CB_OOP].skip, m[CB_INP].skip) == 0) {
     /* A size the kernel cannot serve at all: a note, not a row of N/A. */
     fprintf(out, "# %10zu  %12zu  %8s  %6s  skipped: %s\n", row->bytes, row->count,
-            cb_dtype_name(row->dtype), s->reduces ? cb_redop_name(row->op) : "none",
-            m[CB_OOP].skip);
+            cb_dtype_name(row->dtype), cb_shape_op_name(s, row->op), m[CB_OOP].skip);
     return;
   }
   fprintf(out, "%12zu  %12zu  %8s  %6s  %6d", row->bytes, row->count, cb_dtype_name(row->dtype),
-          s->reduces ? cb_redop_name(row->op) : "none", row->root);
+          cb_shape_op_name(s, row->op), row->root);
   text_measure(out, &m[CB_OOP]);
   text_measure(out, &m[CB_INP]);
   for (int p = 0; p < 2; p++)
@@ -140,7 +140,7 @@ static void text_summary(FILE *out, const cb_report *r) {
     if (seen_before(r, i)) continue;
     const cb_row *x = &r->rows[i];
     fprintf(out, "# %10zu  %8s  %6s", x->bytes, cb_dtype_name(x->dtype),
-            r->coll->shape->reduces ? cb_redop_name(x->op) : "none");
+            cb_shape_op_name(r->coll->shape, x->op));
     summary_cell(out, r, i, CB_OOP, ref);
     summary_cell(out, r, i, CB_INP, ref);
     fputc('\n', out);

@@ -28,7 +28,6 @@ typedef struct {
   cb_options opts;
   int *runnable; /* per kernel-table index: selected and able to run here */
   cb_report report;
-  FILE *json, *csv;
 } cb_run;
 
 /* One rank's view during the sweep. */
@@ -50,11 +49,23 @@ typedef struct {
     cb_exit_quietly();                                                                             \
   } while (0)
 
-static FILE *open_sink(const char *path, const char *flag) {
-  if (!path[0]) return NULL;
+/* Refuses an output path that cannot be written, without truncating a file
+ * that is there: a run that fails later must not destroy earlier results. */
+static void check_sink(const char *path, const char *flag) {
+  if (!path[0]) return;
+  int existed = access(path, F_OK) == 0;
+  FILE *f = fopen(path, "a");
+  if (!f) cb_fatal("cannot write %s file '%s': %s", flag, path, strerror(errno));
+  fclose(f);
+  if (!existed) unlink(path);
+}
+
+static void write_sink(const char *path, const char *flag, const cb_report *r,
+                       int (*write)(FILE *, const cb_report *)) {
+  if (!path[0]) return;
   FILE *f = fopen(path, "w");
   if (!f) cb_fatal("cannot write %s file '%s': %s", flag, path, strerror(errno));
-  return f;
+  if (write(f, r) != 0 || fclose(f) != 0) cb_fatal("writing %s file '%s' failed", flag, path);
 }
 
 /* Marks the kernels to run in runnable; refuses a named kernel that cannot
@@ -70,7 +81,8 @@ static void choose_kernels(cb_run *run, int nranks, int multi_host, int lead) {
     REFUSE(lead, "%s", err);
   for (int i = 0; i < c->nkernels; i++) {
     if (!run->runnable[i]) continue;
-    const char *reason = cb_kernel_world_reason(&c->kernels[i], nranks, multi_host, why, sizeof why);
+    const char *reason =
+        cb_kernel_world_reason(&c->kernels[i], nranks, multi_host, why, sizeof why);
     if (reason && explicit_pick)
       REFUSE(lead, "kernel %d (%s) cannot run: %s", c->kernels[i].id, c->kernels[i].name, reason);
     if (reason) {
@@ -94,8 +106,10 @@ static int check_same_options(cb_rank_info *me, void *arg) {
   cb_world_allgather(me, mine, LEN, all);
   for (int r = 1; r < me->nranks; r++)
     if (strncmp(all, all + (size_t)r * LEN, LEN) != 0)
-      REFUSE(me->rank == 0, "processes were started with different options: process 0 has '%s', "
-             "process %d has '%s'", all, r, all + (size_t)r * LEN);
+      REFUSE(me->rank == 0,
+             "processes were started with different options: process 0 has '%s', "
+             "process %d has '%s'",
+             all, r, all + (size_t)r * LEN);
   free(all);
   return 0;
 }
@@ -202,14 +216,15 @@ static void gather_stats(cb_rank_state *st, cb_timing *t, cb_measure *m) {
   free(all);
 }
 
-static long long validate(cb_rank_state *st, cb_launch *l, cb_data_spec spec,
-                          const cb_counts *c, size_t elem, const char *what) {
+static long long validate(cb_rank_state *st, cb_launch *l, cb_data_spec spec, const cb_counts *c,
+                          size_t elem, const char *what) {
   long long wrong = 0;
   for (int round = 0; round < st->run->opts.check; round++) {
     spec.seed = round + 1;
     prepare_data(st, &spec, &l->call, c, elem, what);
     cb_run_once(st->stream, enqueue_kernel, l, &st->timing, what);
-    long long mine = cb_data_check(&spec, l->call.recv, c->recv_count, st->bufs.counter, st->stream);
+    long long mine =
+        cb_data_check(&spec, l->call.recv, c->recv_count, st->bufs.counter, st->stream);
     long long *all = malloc((size_t)st->me->nranks * sizeof *all);
     if (!all) cb_fatal("out of host memory");
     cb_world_allgather(st->me, &mine, sizeof mine, all);
@@ -236,8 +251,15 @@ static void measure(cb_rank_state *st, cb_launch *l, const cb_counts *c, cb_meas
     snprintf(m->skip, sizeof m->skip, "%s", skip);
     return;
   }
-  cb_data_spec spec = {call->dtype, shape->reduces ? call->op : CB_SUM, shape->expect,
-                       shape->reduces, st->me->rank, n, call->root, c->param_count, 0};
+  cb_data_spec spec = {call->dtype,
+                       shape->reduces ? call->op : CB_SUM,
+                       shape->expect,
+                       shape->reduces,
+                       st->me->rank,
+                       n,
+                       call->root,
+                       c->param_count,
+                       0};
   prepare_data(st, &spec, call, c, elem, what);
   if (l->kernel->prepare) l->kernel->prepare(l->ctx, call);
   cb_timing t;
@@ -267,8 +289,12 @@ static void sweep_case(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx, cb_dtype
   for (size_t i = 0; i < nsizes; i++) {
     cb_counts c;
     shape->counts((size_t)cb_sweep_size(&o->sweep, i), elem, st->me->nranks, st->me->rank, &c);
-    cb_row row = {.kernel = kidx, .dtype = t, .op = op, .root = shape->rooted ? o->root : -1,
-                  .bytes = cb_counts_table_bytes(&c, elem), .count = c.param_count};
+    cb_row row = {.kernel = kidx,
+                  .dtype = t,
+                  .op = op,
+                  .root = shape->rooted ? o->root : -1,
+                  .bytes = cb_counts_table_bytes(&c, elem),
+                  .count = c.param_count};
     cb_launch l = {&run->coll->kernels[kidx], ctx, {.dtype = t, .op = op, .root = o->root}};
     for (int p = 0; p < 2; p++) {
       place_call(st, &c, elem, p == CB_INP, &l.call);
@@ -287,15 +313,22 @@ static void sweep_kernel(cb_rank_state *st, int kidx) {
   const cb_options *o = &run->opts;
   int device;
   CB_CUDA(cudaGetDevice(&device));
-  cb_kernel_ctx ctx = {st->me->rank, st->me->nranks, device, o->timeout_s, st->me, NULL};
+  cb_kernel_ctx ctx = {.rank = st->me->rank,
+                       .nranks = st->me->nranks,
+                       .device = device,
+                       .timeout_s = o->timeout_s,
+                       .max_bytes = o->sweep.max_bytes,
+                       .kernel_id = k->id,
+                       .kernel_name = k->name,
+                       .world = st->me};
   if (k->setup) k->setup(&ctx);
   cb_world_barrier(st->me);
   if (st->me->rank == 0) cb_text_kernel_header(stdout, &run->report, kidx);
   for (int t = 0; t < CB_NUM_DTYPES; t++) {
     if (!(o->dtypes & CB_DTYPE_BIT(t))) continue;
     for (int op = 0; op < CB_NUM_OPS; op++) {
-      /* Collectives that do not reduce run once per datatype. */
-      if (run->coll->shape->reduces ? !(o->ops & CB_OP_BIT(op)) : op != CB_SUM) continue;
+      /* Collectives without an op run once per datatype. */
+      if (cb_shape_loops_ops(run->coll->shape) ? !(o->ops & CB_OP_BIT(op)) : op != CB_SUM) continue;
       sweep_case(st, kidx, &ctx, (cb_dtype)t, (cb_redop)op);
     }
   }
@@ -309,8 +342,8 @@ static int rank_main(cb_rank_info *me, void *arg) {
   int device = me->local_proc * cb_options_ranks_per_proc(o) + me->thread;
   CB_CUDA(cudaSetDevice(device));
   cb_rank_state st = {.me = me, .run = run};
-  st.timing = (cb_timing_opts){o->iters, o->warmup, o->graph_launches, o->blocking, o->per_iter,
-                               o->timeout_s};
+  st.timing = (cb_timing_opts){o->iters,    o->warmup,   o->graph_launches,
+                               o->blocking, o->per_iter, o->timeout_s};
   describe_world(&st, device);
   allocate_buffers(&st, device);
   CB_CUDA(cudaStreamCreateWithFlags(&st.stream, cudaStreamNonBlocking));
@@ -338,13 +371,6 @@ static void fill_report_header(cb_run *run, const char *program, int nranks, cb_
   snprintf(r->mpi, sizeof r->mpi, "%s", cb_world_mpi_version(w));
   time_t now = time(NULL);
   strftime(r->date, sizeof r->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-}
-
-static void write_sinks(cb_run *run) {
-  if (run->json && (cb_json_write(run->json, &run->report) || fclose(run->json)))
-    cb_fatal("writing -J file '%s' failed", run->opts.json_path);
-  if (run->csv && (cb_csv_write(run->csv, &run->report) || fclose(run->csv)))
-    cb_fatal("writing --csv file '%s' failed", run->opts.csv_path);
 }
 
 int cb_main(const cb_collective *coll, int argc, char **argv) {
@@ -375,8 +401,8 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
     REFUSE(lead, "-r %d: the root must be a rank from 0 to %d", run.opts.root, nranks - 1);
   choose_kernels(&run, nranks, cb_world_multi_host(w), lead);
   if (lead) {
-    run.json = open_sink(run.opts.json_path, "-J");
-    run.csv = open_sink(run.opts.csv_path, "--csv");
+    check_sink(run.opts.json_path, "-J");
+    check_sink(run.opts.csv_path, "--csv");
   }
   int visible = cb_gpu_count_or_die();
   cb_gpu_check_layout(visible, rpp, cb_world_local_nprocs(w), cb_world_hostname(w));
@@ -386,7 +412,8 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
   if (lead) {
     cb_text_footer(stdout, &run.report);
     fflush(stdout);
-    write_sinks(&run);
+    write_sink(run.opts.json_path, "-J", &run.report, cb_json_write);
+    write_sink(run.opts.csv_path, "--csv", &run.report, cb_csv_write);
     wrong = cb_report_wrong(&run.report);
   }
   for (int k = 0; k < coll->nkernels; k++) free(run.report.kernel_skips[k]);

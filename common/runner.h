@@ -4,9 +4,17 @@
 
 #include "collective.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Parses options, sets up the world and GPUs, runs the sweep for every
  * selected kernel, writes the report sinks. Returns the process exit code:
  * 0, or 1 on bad input, a failure or any wrong value. */
 int cb_main(const cb_collective *coll, int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

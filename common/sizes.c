@@ -13,12 +13,30 @@ int cb_parse_size(const char *text, uint64_t *out) {
   if (errno) return -1;
   uint64_t unit = 1;
   switch (*end) {
-  case '\0': break;
-  case 'k': case 'K': unit = 1ull << 10; end++; break;
-  case 'm': case 'M': unit = 1ull << 20; end++; break;
-  case 'g': case 'G': unit = 1ull << 30; end++; break;
-  case 't': case 'T': unit = 1ull << 40; end++; break;
-  default: return -1;
+  case '\0':
+    break;
+  case 'k':
+  case 'K':
+    unit = 1ull << 10;
+    end++;
+    break;
+  case 'm':
+  case 'M':
+    unit = 1ull << 20;
+    end++;
+    break;
+  case 'g':
+  case 'G':
+    unit = 1ull << 30;
+    end++;
+    break;
+  case 't':
+  case 'T':
+    unit = 1ull << 40;
+    end++;
+    break;
+  default:
+    return -1;
   }
   if (*end == 'B' || *end == 'b') end++; /* "64KB" reads as 64 KiB */
   if (*end != '\0') return -1;

@@ -5,11 +5,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Parses a positive byte count with an optional K/M/G suffix (binary units,
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Parses a byte count (0 included: -i may be 0) with an optional K/M/G suffix (binary units,
  * as nccl-tests). Returns 0 and sets *out on success, -1 on bad text. */
 int cb_parse_size(const char *text, uint64_t *out);
 
-/* Formats bytes compactly for messages: "512 B", "64 KiB", "1 GiB", "1.5 MiB". */
+/* Formats bytes compactly for messages: "512 B", "64 KiB", "1 GiB", "1.50 MiB". */
 void cb_format_bytes(uint64_t bytes, char *buf, size_t len);
 
 typedef struct {
@@ -22,5 +26,9 @@ typedef struct {
 size_t cb_sweep_count(const cb_sweep *s);
 /* The i-th size of the sweep; i < cb_sweep_count(s). */
 uint64_t cb_sweep_size(const cb_sweep *s, size_t i);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

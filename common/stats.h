@@ -4,6 +4,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
   int samples;
   double min_us, p50_us, p99_us, max_us;
@@ -14,5 +18,9 @@ typedef struct {
  * place. Percentiles are nearest-rank, so p99 of fewer than 100 samples
  * may equal the maximum. */
 void cb_stats_compute(double *samples, size_t n, cb_iter_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

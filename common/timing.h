@@ -7,6 +7,10 @@
 
 #include "world.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
   int iters;          /* -n */
   int warmup;         /* -w */
@@ -34,5 +38,9 @@ void cb_time_iterations(cb_rank_info *me, cudaStream_t stream, cb_enqueue_fn fn,
  * (so validation runs the kernel as it was timed), and waits for it. */
 void cb_run_once(cudaStream_t stream, cb_enqueue_fn fn, void *arg, const cb_timing_opts *o,
                  const char *what);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -20,16 +20,22 @@ static const struct {
   const char *alias;
   cb_dtype type;
 } dtype_aliases[] = {
-    {"char", CB_INT8},   {"uint", CB_UINT32},   {"int", CB_INT32},      {"float16", CB_HALF},
-    {"fp16", CB_HALF},   {"float32", CB_FLOAT}, {"fp32", CB_FLOAT},     {"float64", CB_DOUBLE},
+    {"char", CB_INT8},   {"uint", CB_UINT32},   {"int", CB_INT32},       {"float16", CB_HALF},
+    {"fp16", CB_HALF},   {"float32", CB_FLOAT}, {"fp32", CB_FLOAT},      {"float64", CB_DOUBLE},
     {"fp64", CB_DOUBLE}, {"bf16", CB_BFLOAT16}, {"bfloat", CB_BFLOAT16},
 };
 
 static const char *const redop_names[CB_NUM_OPS] = {"sum", "prod", "min", "max", "avg"};
 
-const char *cb_dtype_name(cb_dtype t) { return t < CB_NUM_DTYPES ? dtype_info[t].name : "?"; }
-size_t cb_dtype_size(cb_dtype t) { return t < CB_NUM_DTYPES ? dtype_info[t].size : 0; }
-int cb_dtype_is_float(cb_dtype t) { return t < CB_NUM_DTYPES && dtype_info[t].is_float; }
+const char *cb_dtype_name(cb_dtype t) {
+  return t < CB_NUM_DTYPES ? dtype_info[t].name : "?";
+}
+size_t cb_dtype_size(cb_dtype t) {
+  return t < CB_NUM_DTYPES ? dtype_info[t].size : 0;
+}
+int cb_dtype_is_float(cb_dtype t) {
+  return t < CB_NUM_DTYPES && dtype_info[t].is_float;
+}
 
 int cb_dtype_parse(const char *name) {
   for (int t = 0; t < CB_NUM_DTYPES; t++)
@@ -39,7 +45,9 @@ int cb_dtype_parse(const char *name) {
   return -1;
 }
 
-const char *cb_redop_name(cb_redop op) { return op < CB_NUM_OPS ? redop_names[op] : "?"; }
+const char *cb_redop_name(cb_redop op) {
+  return op < CB_NUM_OPS ? redop_names[op] : "?";
+}
 
 int cb_redop_parse(const char *name) {
   for (int o = 0; o < CB_NUM_OPS; o++)

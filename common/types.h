@@ -6,6 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
   CB_INT8,
   CB_UINT8,
@@ -41,5 +45,9 @@ int cb_redop_parse(const char *name);
  * name, whose text is copied into bad (size bad_len). */
 uint32_t cb_dtype_mask_parse(const char *list, char *bad, size_t bad_len);
 uint32_t cb_redop_mask_parse(const char *list, char *bad, size_t bad_len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

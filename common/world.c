@@ -97,13 +97,27 @@ void cb_world_finalize(cb_world *w) {
   free(w);
 }
 
-int cb_world_proc(const cb_world *w) { return w->proc; }
-int cb_world_nprocs(const cb_world *w) { return w->nprocs; }
-int cb_world_local_proc(const cb_world *w) { return w->local_proc; }
-int cb_world_local_nprocs(const cb_world *w) { return w->local_nprocs; }
-int cb_world_multi_host(const cb_world *w) { return w->multi_host; }
-const char *cb_world_hostname(const cb_world *w) { return w->hostname; }
-const char *cb_world_mpi_version(const cb_world *w) { return w->mpi_version; }
+int cb_world_proc(const cb_world *w) {
+  return w->proc;
+}
+int cb_world_nprocs(const cb_world *w) {
+  return w->nprocs;
+}
+int cb_world_local_proc(const cb_world *w) {
+  return w->local_proc;
+}
+int cb_world_local_nprocs(const cb_world *w) {
+  return w->local_nprocs;
+}
+int cb_world_multi_host(const cb_world *w) {
+  return w->multi_host;
+}
+const char *cb_world_hostname(const cb_world *w) {
+  return w->hostname;
+}
+const char *cb_world_mpi_version(const cb_world *w) {
+  return w->mpi_version;
+}
 
 static void *thread_main(void *p) {
   thread_slot *s = p;
@@ -149,7 +163,9 @@ int cb_world_run(cb_world *w, int ranks_per_proc, int (*fn)(cb_rank_info *, void
   return rc;
 }
 
-void cb_world_local_barrier(cb_rank_info *me) { pthread_barrier_wait(&me->world->barrier); }
+void cb_world_local_barrier(cb_rank_info *me) {
+  pthread_barrier_wait(&me->world->barrier);
+}
 
 void cb_world_barrier(cb_rank_info *me) {
   cb_world_local_barrier(me);

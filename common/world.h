@@ -7,6 +7,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cb_world cb_world;
 
 /* One rank's handle: what a thread knows about itself and the world. */
@@ -48,5 +52,9 @@ void cb_world_barrier(cb_rank_info *me);
 void cb_world_allgather(cb_rank_info *me, const void *mine, size_t bytes, void *all);
 /* Process-wide, not world-wide: ranks of this process only. */
 void cb_world_local_barrier(cb_rank_info *me);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,11 +1,40 @@
 /* all_reduce_perf: every rank ends with the reduction of all ranks' inputs. */
 #include "collective.h"
+#include "kernels/all_reduce_kernels.h"
 #include "nccl_kernels.h"
+#include "peer_memory.h"
 #include "runner.h"
+
+#define BOTH_PLACEMENTS (CB_OUT_OF_PLACE | CB_IN_PLACE)
 
 static const cb_kernel kernels[] = {
     CB_NCCL_KERNEL("NCCL ncclAllReduce (its own choice of algorithm and protocol)",
                    cb_nccl_all_reduce),
+    {.id = 1,
+     .name = "ring",
+     .summary = "Simple ring: chunked, pipelined reduce-scatter then all-gather, one ring "
+                "per block (channel), through FIFOs in the next rank's memory",
+     .limits = {.placements = BOTH_PLACEMENTS,
+                .dtypes = CB_ALL_DTYPES,
+                .ops = CB_ALL_OPS,
+                .max_ranks = CB_MAX_PEERS,
+                .single_host = 1},
+     .setup = cb_ar_ring_setup,
+     .teardown = cb_ar_ring_teardown,
+     .launch = cb_ar_ring_launch},
+    {.id = 2,
+     .name = "ll",
+     .summary = "one-shot LL16: every rank pushes its input to every peer as packets, "
+                "each rank reduces",
+     .limits = {.placements = BOTH_PLACEMENTS,
+                .dtypes = CB_ALL_DTYPES,
+                .ops = CB_ALL_OPS,
+                .max_ranks = CB_MAX_PEERS,
+                .max_bytes = CB_AR_LL_MAX_BYTES,
+                .single_host = 1},
+     .setup = cb_ar_ll_setup,
+     .teardown = cb_ar_ll_teardown,
+     .launch = cb_ar_ll_launch},
 };
 
 static const cb_collective all_reduce = {
@@ -14,4 +43,6 @@ static const cb_collective all_reduce = {
     .nkernels = sizeof kernels / sizeof kernels[0],
 };
 
-int main(int argc, char **argv) { return cb_main(&all_reduce, argc, argv); }
+int main(int argc, char **argv) {
+  return cb_main(&all_reduce, argc, argv);
+}

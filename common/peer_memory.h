@@ -1,0 +1,45 @@
+/* Memory every rank of one host can address: each rank allocates (or
+ * shares) a buffer, and gets every peer's buffer mapped into its own address
+ * space. Within one process the peers' pointers are used directly with peer
+ * access enabled; across processes they travel as CUDA IPC handles through
+ * the world's all-gather. Set up once, outside any timing. */
+#ifndef CB_PEER_MEMORY_H
+#define CB_PEER_MEMORY_H
+
+#include <stddef.h>
+
+#include "world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CB_MAX_PEERS 8 /* ranks a peer-memory kernel serves: one host */
+
+typedef struct {
+  void *ptr[CB_MAX_PEERS]; /* ptr[r]: rank r's buffer as this rank addresses it */
+  size_t bytes;
+  int owned;                    /* this rank allocated ptr[rank] (cb_peer_alloc) */
+  int ipc_opened[CB_MAX_PEERS]; /* ptr[r] came from cudaIpcOpenMemHandle */
+  int rank, nranks;
+} cb_peer_buffer;
+
+/* Collective: allocates bytes on the current device, zeroed, and maps every
+ * rank's allocation. */
+void cb_peer_alloc(cb_rank_info *me, size_t bytes, cb_peer_buffer *out);
+/* Collective: maps an allocation the rank already has (a cudaMalloc base). */
+void cb_peer_share(cb_rank_info *me, void *local, size_t bytes, cb_peer_buffer *out);
+/* Collective: unmaps the peers' buffers and frees an owned allocation. */
+void cb_peer_free(cb_rank_info *me, cb_peer_buffer *b);
+
+/* The address on rank r of the byte that local_ptr addresses in this rank's
+ * buffer (same offset). */
+static inline void *cb_peer_ptr(const cb_peer_buffer *b, int r, const void *local_ptr) {
+  return (char *)b->ptr[r] + ((const char *)local_ptr - (const char *)b->ptr[b->rank]);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

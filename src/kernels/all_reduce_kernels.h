@@ -1,0 +1,26 @@
+/* collbench's own all-reduce kernels, for the kernel table in all_reduce.c. */
+#ifndef CB_ALL_REDUCE_KERNELS_H
+#define CB_ALL_REDUCE_KERNELS_H
+
+#include "collective.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* -k 2 ll: one-shot LL16 all-reduce (all_reduce_ll.cu). */
+#define CB_AR_LL_MAX_BYTES (1ull << 20)
+void cb_ar_ll_setup(cb_kernel_ctx *ctx);
+void cb_ar_ll_teardown(cb_kernel_ctx *ctx);
+void cb_ar_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+
+/* -k 1 ring: Simple-protocol ring all-reduce (all_reduce_ring.cu). */
+void cb_ar_ring_setup(cb_kernel_ctx *ctx);
+void cb_ar_ring_teardown(cb_kernel_ctx *ctx);
+void cb_ar_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
