@@ -55,7 +55,7 @@ static int copy_arg(char *dst, size_t len, const char *src) {
   return 0;
 }
 
-enum { OPT_CSV = 1000 };
+enum { OPT_CSV = 1000, OPT_STRESS };
 
 /* The option getopt just refused: a short one by its letter (it may sit in
  * a group such as -qz, where argv[optind - 1] is not it), a long one by its
@@ -90,6 +90,7 @@ static const struct option long_opts[] = {
     {"per_iter_timing", required_argument, 0, 'I'},
     {"output_file", required_argument, 0, 'J'},
     {"csv", required_argument, 0, OPT_CSV},
+    {"stress", required_argument, 0, OPT_STRESS},
     {"kernel", required_argument, 0, 'k'},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
@@ -115,6 +116,7 @@ static const int_opt int_opts[] = {
     {'z', "blocking (-z: 0 or 1)", 0, 1, offsetof(cb_options, blocking)},
     {'T', "timeout in seconds (-T)", 1, 86400, offsetof(cb_options, timeout_s)},
     {'I', "per-iteration statistics (-I: 0 or 1)", 0, 1, offsetof(cb_options, per_iter)},
+    {OPT_STRESS, "stress iterations (--stress)", 1, INT_MAX, offsetof(cb_options, stress)},
 };
 
 static const int_opt *find_int_opt(int letter) {
@@ -233,6 +235,9 @@ void cb_options_usage(FILE *out, const char *prog) {
           "  -I, --per_iter_timing N  1 = per-iteration min/p50/p99/max/cv%% in JSON and CSV (0)\n"
           "  -J, --output_file F    write every result as one JSON document to F\n"
           "      --csv F            write one CSV row per measurement to F\n"
+          "      --stress N         instead of the sweep: N calls per kernel, each a random size\n"
+          "                         in -b..-e, type, op and placement, launched 1-4 times back to\n"
+          "                         back, every one validated\n"
           "  -k, --kernel K         kernel id or name, a comma list, all, or list (all)\n"
           "  -h, --help             this text\n",
           prog);
@@ -241,9 +246,9 @@ void cb_options_usage(FILE *out, const char *prog) {
 void cb_options_canonical(const cb_options *o, char *buf, size_t len) {
   snprintf(buf, len,
            "b=%llu e=%llu i=%llu f=%llu n=%d w=%d c=%d d=%x o=%x r=%d t=%d g=%d G=%d a=%d z=%d "
-           "T=%d I=%d k=%s",
+           "T=%d I=%d k=%s stress=%d",
            (unsigned long long)o->sweep.min_bytes, (unsigned long long)o->sweep.max_bytes,
            (unsigned long long)o->sweep.step_bytes, (unsigned long long)o->sweep.step_factor,
            o->iters, o->warmup, o->check, o->dtypes, o->ops, o->root, o->threads, o->gpus,
-           o->graph_launches, o->average, o->blocking, o->timeout_s, o->per_iter, o->kernels);
+           o->graph_launches, o->average, o->blocking, o->timeout_s, o->per_iter, o->kernels, o->stress);
 }

@@ -32,6 +32,7 @@ typedef struct {
   int blocking;       /* -z: wait for each iteration to finish before the next */
   int timeout_s;      /* -T: bound on any wait for a GPU or a peer */
   int per_iter;       /* -I: per-iteration statistics in JSON and CSV */
+  int stress;         /* --stress N: N random validated calls per kernel instead of the sweep */
   char kernels[256];  /* -k: as typed; resolved against the collective's table */
   char json_path[CB_PATH_MAX]; /* -J */
   char csv_path[CB_PATH_MAX];  /* --csv */

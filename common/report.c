@@ -25,8 +25,15 @@ void cb_report_free(cb_report *r) {
   r->nrows = r->cap = 0;
 }
 
+void cb_report_add_stress(cb_report *r, const cb_stress_result *s) {
+  if (r->nstress == (int)(sizeof r->stress / sizeof r->stress[0]))
+    cb_fatal("more than %d stress results", r->nstress);
+  r->stress[r->nstress++] = *s;
+}
+
 long long cb_report_wrong(const cb_report *r) {
   long long wrong = 0;
+  for (int i = 0; i < r->nstress; i++) wrong += r->stress[i].wrong;
   for (size_t i = 0; i < r->nrows; i++)
     for (int p = 0; p < 2; p++)
       if (r->rows[i].m[p].ran && r->rows[i].m[p].wrong > 0) wrong += r->rows[i].m[p].wrong;

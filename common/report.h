@@ -40,6 +40,14 @@ typedef struct {
   cb_measure m[2];
 } cb_row;
 
+/* --stress: one kernel's random validated calls. */
+typedef struct {
+  int kernel;
+  long long calls, skipped; /* skipped: random calls the kernel cannot serve */
+  long long wrong;
+  double seconds;
+} cb_stress_result;
+
 typedef struct {
   int rank, proc, pid, device;
   char host[64];
@@ -61,13 +69,18 @@ typedef struct {
   char **kernel_skips;    /* per kernel-table index: why a kernel of -k all cannot run, or NULL */
   cb_row *rows;
   size_t nrows, cap;
+  cb_stress_result stress[16]; /* --stress results, one per kernel run */
+  int nstress;
 } cb_report;
 
 /* Appends a row (copied) and returns the stored copy. */
 cb_row *cb_report_add(cb_report *r, const cb_row *row);
 void cb_report_free(cb_report *r);
 
-/* Totals over every measurement that ran. */
+/* Records one kernel's --stress result. */
+void cb_report_add_stress(cb_report *r, const cb_stress_result *s);
+
+/* Totals over every measurement that ran (and every stress call). */
 long long cb_report_wrong(const cb_report *r);
 double cb_report_avg_busbw(const cb_report *r, int kernel /* -1 = all */);
 
@@ -77,6 +90,7 @@ void cb_text_kernel_header(FILE *out, const cb_report *r, int kernel);
 void cb_text_row(FILE *out, const cb_report *r, const cb_row *row);
 /* Out of bounds values, Avg bus bandwidth, the kernel summary, the end line. */
 void cb_text_footer(FILE *out, const cb_report *r);
+void cb_text_stress(FILE *out, const cb_report *r, const cb_stress_result *s);
 /* nccl-tests' number format: %.2f, then fewer decimals, then %e to fit width. */
 void cb_format_fixed(double v, int width, char *buf);
 

@@ -22,6 +22,7 @@ static void json_options(cb_json *j, const cb_options *o) {
   cb_json_key(j, "blocking"), cb_json_int(j, o->blocking);
   cb_json_key(j, "timeout"), cb_json_int(j, o->timeout_s);
   cb_json_key(j, "per_iter_timing"), cb_json_int(j, o->per_iter);
+  cb_json_key(j, "stress"), cb_json_int(j, o->stress);
   cb_json_key(j, "kernel"), cb_json_string(j, o->kernels);
   cb_json_end_object(j);
 }
@@ -131,6 +132,20 @@ int cb_json_write(FILE *out, const cb_report *r) {
   cb_json_begin_array(&j);
   for (size_t i = 0; i < r->nrows; i++)
     for (int p = 0; p < 2; p++) json_measure(&j, r, &r->rows[i], p);
+  cb_json_end_array(&j);
+  cb_json_key(&j, "stress");
+  cb_json_begin_array(&j);
+  for (int i = 0; i < r->nstress; i++) {
+    const cb_stress_result *s = &r->stress[i];
+    cb_json_begin_object(&j);
+    cb_json_key(&j, "kernel"), cb_json_int(&j, r->coll->kernels[s->kernel].id);
+    cb_json_key(&j, "kernel_name"), cb_json_string(&j, r->coll->kernels[s->kernel].name);
+    cb_json_key(&j, "calls"), cb_json_int(&j, s->calls);
+    cb_json_key(&j, "skipped"), cb_json_int(&j, s->skipped);
+    cb_json_key(&j, "wrong"), cb_json_int(&j, s->wrong);
+    cb_json_key(&j, "seconds"), cb_json_double(&j, s->seconds);
+    cb_json_end_object(&j);
+  }
   cb_json_end_array(&j);
   cb_json_key(&j, "wrong_total"), cb_json_int(&j, cb_report_wrong(r));
   cb_json_key(&j, "avg_busbw"), cb_json_double(&j, cb_report_avg_busbw(r, -1));

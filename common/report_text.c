@@ -147,6 +147,18 @@ static void text_summary(FILE *out, const cb_report *r) {
   }
 }
 
+void cb_text_stress(FILE *out, const cb_report *r, const cb_stress_result *s) {
+  const cb_kernel *k = &r->coll->kernels[s->kernel];
+  char lo[32], hi[32];
+  cb_format_bytes(r->opts.sweep.min_bytes, lo, sizeof lo);
+  cb_format_bytes(r->opts.sweep.max_bytes, hi, sizeof hi);
+  fprintf(out,
+          "#\n# stress kernel %d (%s): %lld random calls of %s..%s (%lld more the kernel cannot "
+          "serve), %s mode, %.1f s: %lld wrong elements\n",
+          k->id, k->name, s->calls, lo, hi, s->skipped, r->opts.graph_launches ? "graph" : "stream",
+          s->seconds, s->wrong);
+}
+
 void cb_text_footer(FILE *out, const cb_report *r) {
   long long wrong = cb_report_wrong(r);
   fprintf(out, "# %-20s : %lld %s\n", "Out of bounds values", wrong, wrong ? "FAILED" : "OK");

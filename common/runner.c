@@ -18,26 +18,10 @@
 #include "report.h"
 #include "sizes.h"
 #include "timing.h"
+#include "run_state.h"
 
 /* Memory left to NCCL and the CUDA context beyond our buffers. */
 #define CB_MEM_HEADROOM (1ull << 30)
-
-/* What all ranks of the process share. Rank 0 alone writes the report. */
-typedef struct {
-  const cb_collective *coll;
-  cb_options opts;
-  int *runnable; /* per kernel-table index: selected and able to run here */
-  cb_report report;
-} cb_run;
-
-/* One rank's view during the sweep. */
-typedef struct {
-  cb_rank_info *me;
-  cb_run *run;
-  cb_buffers bufs;
-  cudaStream_t stream;
-  cb_timing_opts timing;
-} cb_rank_state;
 
 /* ---- before any GPU work ---------------------------------------------- */
 
@@ -151,133 +135,6 @@ static void allocate_buffers(cb_rank_state *st, int device) {
   cb_buffers_alloc(&st->bufs, send, recv);
 }
 
-/* ---- one measurement --------------------------------------------------- */
-
-typedef struct {
-  const cb_kernel *kernel;
-  cb_kernel_ctx *ctx;
-  cb_call call;
-} cb_launch;
-
-static void enqueue_kernel(void *p, cudaStream_t s) {
-  cb_launch *l = p;
-  l->kernel->launch(l->ctx, &l->call, s);
-}
-
-/* Places send and receive for one placement, and says what the input is. */
-static void place_call(cb_rank_state *st, const cb_counts *c, size_t elem, int in_place,
-                       cb_call *call) {
-  call->in_place = in_place;
-  call->count = c->param_count;
-  if (in_place) {
-    char *region = st->bufs.recv;
-    call->send = region + c->send_inplace_offset * elem;
-    call->recv = region + c->recv_inplace_offset * elem;
-  } else {
-    call->send = st->bufs.send;
-    call->recv = st->bufs.recv;
-  }
-}
-
-/* Writes inputs (and poisons outputs) on every rank, and waits until all
- * ranks are done: kernels may read their peers' inputs directly. */
-static void prepare_data(cb_rank_state *st, const cb_data_spec *spec, const cb_call *call,
-                         const cb_counts *c, size_t elem, const char *what) {
-  size_t region = (c->send_count > c->recv_count ? c->send_count : c->recv_count) * elem;
-  cb_data_poison(call->in_place ? st->bufs.recv : call->recv,
-                 call->in_place ? region : c->recv_count * elem, st->stream);
-  cb_data_fill_input(spec, (void *)call->send, c->send_count, st->stream);
-  cb_gpu_wait(st->stream, st->timing.timeout_s, what);
-  cb_world_barrier(st->me);
-}
-
-static double combine_times(const double *t, int n, int mode) {
-  double v = t[0];
-  for (int r = 1; r < n; r++) {
-    if (mode == CB_AVG_MEAN) v += t[r];
-    if (mode == CB_AVG_MIN && t[r] < v) v = t[r];
-    if (mode == CB_AVG_MAX && t[r] > v) v = t[r];
-  }
-  return mode == CB_AVG_MEAN ? v / n : v;
-}
-
-/* Per-iteration statistics of the slowest rank at each iteration: a
- * collective is done when its last rank is. */
-static void gather_stats(cb_rank_state *st, cb_timing *t, cb_measure *m) {
-  int n = st->me->nranks, k = t->nsamples;
-  double *all = malloc((size_t)n * k * sizeof *all);
-  if (!all) cb_fatal("out of host memory");
-  cb_world_allgather(st->me, t->samples, (size_t)k * sizeof *all, all);
-  for (int i = 0; i < k; i++)
-    for (int r = 1; r < n; r++)
-      if (all[(size_t)r * k + i] > all[i]) all[i] = all[(size_t)r * k + i];
-  cb_stats_compute(all, (size_t)k, &m->stats);
-  m->has_stats = 1;
-  free(all);
-}
-
-static long long validate(cb_rank_state *st, cb_launch *l, cb_data_spec spec, const cb_counts *c,
-                          size_t elem, const char *what) {
-  long long wrong = 0;
-  for (int round = 0; round < st->run->opts.check; round++) {
-    spec.seed = round + 1;
-    prepare_data(st, &spec, &l->call, c, elem, what);
-    cb_run_once(st->stream, enqueue_kernel, l, &st->timing, what);
-    long long mine =
-        cb_data_check(&spec, l->call.recv, c->recv_count, st->bufs.counter, st->stream);
-    long long *all = malloc((size_t)st->me->nranks * sizeof *all);
-    if (!all) cb_fatal("out of host memory");
-    cb_world_allgather(st->me, &mine, sizeof mine, all);
-    for (int r = 0; r < st->me->nranks; r++) wrong += all[r];
-    free(all);
-  }
-  return wrong;
-}
-
-static void measure(cb_rank_state *st, cb_launch *l, const cb_counts *c, cb_measure *m) {
-  const cb_run *run = st->run;
-  const cb_coll_shape *shape = run->coll->shape;
-  const cb_call *call = &l->call;
-  size_t elem = cb_dtype_size(call->dtype);
-  int n = st->me->nranks;
-  char what[192], why[128];
-  snprintf(what, sizeof what, "kernel %d (%s) %s %s %s %zu B %s", l->kernel->id, l->kernel->name,
-           shape->name, cb_dtype_name(call->dtype), cb_redop_name(call->op),
-           cb_counts_table_bytes(c, elem), call->in_place ? "in-place" : "out-of-place");
-  memset(m, 0, sizeof *m);
-  const char *skip = cb_kernel_call_reason(l->kernel, shape, call, cb_counts_table_bytes(c, elem),
-                                           why, sizeof why);
-  if (skip) {
-    snprintf(m->skip, sizeof m->skip, "%s", skip);
-    return;
-  }
-  cb_data_spec spec = {call->dtype,
-                       shape->reduces ? call->op : CB_SUM,
-                       shape->expect,
-                       shape->reduces,
-                       st->me->rank,
-                       n,
-                       call->root,
-                       c->param_count,
-                       0};
-  prepare_data(st, &spec, call, c, elem, what);
-  if (l->kernel->prepare) l->kernel->prepare(l->ctx, call);
-  cb_timing t;
-  cb_time_iterations(st->me, st->stream, enqueue_kernel, l, &st->timing, what, &t);
-  double *times = malloc((size_t)n * sizeof *times);
-  if (!times) cb_fatal("out of host memory");
-  cb_world_allgather(st->me, &t.time_us, sizeof t.time_us, times);
-  m->ran = 1;
-  m->time_us = combine_times(times, n, run->opts.average);
-  free(times);
-  if (t.samples) gather_stats(st, &t, m);
-  free(t.samples);
-  double bytes = (double)shape->algbw_bytes(c, elem, n);
-  m->algbw = m->time_us > 0 ? bytes / 1e3 / m->time_us : 0.0; /* B/us / 1e3 = GB/s */
-  m->busbw = m->algbw * shape->bus_factor(n);
-  m->wrong = run->opts.check ? validate(st, l, spec, c, elem, what) : -1;
-}
-
 /* ---- the sweep ---------------------------------------------------------- */
 
 static void sweep_case(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx, cb_dtype t, cb_redop op) {
@@ -297,8 +154,8 @@ static void sweep_case(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx, cb_dtype
                   .count = c.param_count};
     cb_launch l = {&run->coll->kernels[kidx], ctx, {.dtype = t, .op = op, .root = o->root}};
     for (int p = 0; p < 2; p++) {
-      place_call(st, &c, elem, p == CB_INP, &l.call);
-      measure(st, &l, &c, &row.m[p]);
+      cb_place_call(st, &c, elem, p == CB_INP, &l.call);
+      cb_measure_call(st, &l, &c, &row.m[p]);
     }
     if (st->me->rank == 0) {
       cb_text_row(stdout, &run->report, cb_report_add(&run->report, &row));
@@ -307,7 +164,22 @@ static void sweep_case(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx, cb_dtype
   }
 }
 
-static void sweep_kernel(cb_rank_state *st, int kidx) {
+/* Every datatype, op and size of the sweep, for one kernel. */
+static void sweep_cases(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx) {
+  cb_run *run = st->run;
+  const cb_options *o = &run->opts;
+  if (st->me->rank == 0) cb_text_kernel_header(stdout, &run->report, kidx);
+  for (int t = 0; t < CB_NUM_DTYPES; t++) {
+    if (!(o->dtypes & CB_DTYPE_BIT(t))) continue;
+    for (int op = 0; op < CB_NUM_OPS; op++) {
+      /* Collectives without an op run once per datatype. */
+      if (cb_shape_loops_ops(run->coll->shape) ? !(o->ops & CB_OP_BIT(op)) : op != CB_SUM) continue;
+      sweep_case(st, kidx, ctx, (cb_dtype)t, (cb_redop)op);
+    }
+  }
+}
+
+static void run_kernel(cb_rank_state *st, int kidx) {
   cb_run *run = st->run;
   const cb_kernel *k = &run->coll->kernels[kidx];
   const cb_options *o = &run->opts;
@@ -323,15 +195,10 @@ static void sweep_kernel(cb_rank_state *st, int kidx) {
                        .world = st->me};
   if (k->setup) k->setup(&ctx);
   cb_world_barrier(st->me);
-  if (st->me->rank == 0) cb_text_kernel_header(stdout, &run->report, kidx);
-  for (int t = 0; t < CB_NUM_DTYPES; t++) {
-    if (!(o->dtypes & CB_DTYPE_BIT(t))) continue;
-    for (int op = 0; op < CB_NUM_OPS; op++) {
-      /* Collectives without an op run once per datatype. */
-      if (cb_shape_loops_ops(run->coll->shape) ? !(o->ops & CB_OP_BIT(op)) : op != CB_SUM) continue;
-      sweep_case(st, kidx, &ctx, (cb_dtype)t, (cb_redop)op);
-    }
-  }
+  if (o->stress)
+    cb_stress_kernel(st, kidx, &ctx);
+  else
+    sweep_cases(st, kidx, &ctx);
   cb_world_barrier(st->me);
   if (k->teardown) k->teardown(&ctx);
 }
@@ -349,7 +216,7 @@ static int rank_main(cb_rank_info *me, void *arg) {
   CB_CUDA(cudaStreamCreateWithFlags(&st.stream, cudaStreamNonBlocking));
   if (me->rank == 0) cb_text_header(stdout, &run->report);
   for (int k = 0; k < run->coll->nkernels; k++)
-    if (run->runnable[k]) sweep_kernel(&st, k);
+    if (run->runnable[k]) run_kernel(&st, k);
   CB_CUDA(cudaStreamDestroy(st.stream));
   cb_buffers_free(&st.bufs);
   return 0;

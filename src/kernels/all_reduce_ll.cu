@@ -7,18 +7,22 @@
  *
  * Epochs. Each block keeps its own epoch counter on the device (so a CUDA
  * graph replay, whose kernel arguments are frozen, still advances it), and
- * packet i is always handled by the same block on every rank (block-cyclic
- * tiles of the packet index), whatever the message size. So the writer and
- * the reader of a packet slot always use the same block's counter, which
- * grows by one every launch on every rank: a stale packet in a slot carries
- * an older epoch than any reader will wait for.
+ * packet i is always handled by the same block on every rank: tile t (of
+ * LL_THREADS packets) belongs to block t % max_blocks, whatever the message
+ * size. A small message launches only the blocks that own one of its tiles
+ * (so 8 bytes cost one block); every rank launches the same blocks for the
+ * same size. So the writer and the reader of a packet slot always use the
+ * same block's counter, which grows by one each time that block runs, on
+ * every rank alike: a stale packet in a slot carries an older epoch than any
+ * reader will wait for.
  *
- * Double buffering. Scratch has two halves, chosen by epoch parity. A rank
- * in launch e+2 writing half e%2 of a peer must not overwrite packets the
- * peer is still reading in launch e: it cannot, because finishing launch e+1
- * required the peer's e+1 packets, which the peer writes only after its
- * launch e has completed (stream order). This needs every launch to wait on
- * every peer, hence no launch at all for an empty message.
+ * Double buffering. Scratch has two halves, chosen by epoch parity. Block b
+ * of a rank, at its epoch e+2, writing half e%2 of a peer must not overwrite
+ * packets the peer's block b is still reading at its epoch e: it cannot,
+ * because finishing epoch e+1 required the peer's block b packets of e+1,
+ * which the peer writes only in a kernel launched after the one holding its
+ * epoch e had completed (stream order). This needs every block that runs to
+ * wait on every peer, hence no launch at all for an empty message.
  *
  * In place. Element i of the output is written only by the thread that
  * reads element i of the input, after reading it; peers never read our
@@ -44,6 +48,7 @@ typedef struct {
   uint4 *peer_scratch[CB_MAX_PEERS]; /* rank r's scratch, as this rank addresses it */
   uint4 *my_scratch;
   uint32_t *epochs;    /* one per block, this rank only */
+  int max_blocks;      /* tile t belongs to block t % max_blocks */
   size_t slot_packets; /* packets per (parity, source rank) region */
   int rank, nranks;
   cb_spin_info spin;
@@ -82,7 +87,7 @@ __device__ __forceinline__ void store_pack(void *p, size_t i, size_t bytes, uint
 template <typename T, int OP> __global__ void __launch_bounds__(LL_THREADS) ll_kernel(ll_args a) {
   const uint32_t epoch = a.epochs[blockIdx.x] + 1;
   const size_t npackets = (a.bytes + 7) / 8;
-  const size_t stride = (size_t)gridDim.x * LL_THREADS;
+  const size_t stride = (size_t)a.max_blocks * LL_THREADS;
   /* Push: every packet of this block's tiles to every peer. */
   for (size_t i = (size_t)blockIdx.x * LL_THREADS + threadIdx.x; i < npackets; i += stride) {
     uint2 mine = load_pack(a.send, i, a.bytes);
@@ -157,7 +162,10 @@ extern "C" void cb_ar_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   a.slot_packets = st->slot_packets;
   a.rank = ctx->rank;
   a.nranks = ctx->nranks;
+  a.max_blocks = st->blocks;
   a.spin = CB_SPIN_INFO(ctx);
-  CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_typed, &a, st->blocks, stream);
+  size_t tiles = (a.bytes + 8 * LL_THREADS - 1) / (8 * LL_THREADS);
+  int blocks = tiles < (size_t)st->blocks ? (int)tiles : st->blocks;
+  CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_typed, &a, blocks, stream);
   CB_CUDA(cudaGetLastError());
 }

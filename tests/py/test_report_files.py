@@ -134,8 +134,9 @@ class ReportFilesBase:
     def test_json_top_level(self):
         doc = self.doc()
         self.assertEqual(set(doc), {"program", "collective", "date", "nranks", "options",
-                                    "versions", "devices", "kernels", "results", "wrong_total",
-                                    "avg_busbw"})
+                                    "versions", "devices", "kernels", "results", "stress",
+                                    "wrong_total", "avg_busbw"})
+        self.assertEqual(doc["stress"], [])  # the emitter runs no --stress
         self.assertEqual(doc["program"], "all_reduce_perf")
         self.assertEqual(doc["collective"], "all_reduce")
         self.assertEqual(doc["date"], "2025-01-02T03:04:05Z")
@@ -150,7 +151,7 @@ class ReportFilesBase:
         want = {"minbytes": 8, "maxbytes": 1048576, "stepbytes": 1048576, "stepfactor": 4,
                 "iters": 7, "warmup_iters": 2, "check": 3, "root": 1, "nthreads": 1,
                 "ngpus": 2, "cudagraph": 5 if self.GRAPH else 0, "average": 2, "blocking": 0,
-                "timeout": 60, "per_iter_timing": 1}
+                "timeout": 60, "per_iter_timing": 1, "stress": 0}
         self.assertEqual(set(opts), set(want) | {"kernel"})
         for key, value in want.items():
             self.assertInt(opts[key], value, f"options.{key}")
