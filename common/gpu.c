@@ -44,6 +44,10 @@ static double now_s(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* The host waits a little longer than a kernel's own bounded spins, so that
+ * a kernel waiting for a lost peer reports first, naming the peer. */
+#define CB_HOST_GRACE_S 5
+
 void cb_gpu_wait(cudaStream_t stream, int timeout_s, const char *what) {
   double start = now_s();
   for (long spins = 0;; spins++) {
@@ -51,8 +55,9 @@ void cb_gpu_wait(cudaStream_t stream, int timeout_s, const char *what) {
     if (rc == cudaSuccess) return;
     if (rc != cudaErrorNotReady)
       cb_die(__FILE__, __LINE__, "cudaStreamQuery", cudaGetErrorString(rc));
-    if (now_s() - start > timeout_s)
-      cb_fatal("timed out after %d s (-T) waiting for %s", timeout_s, what);
+    if (now_s() - start > timeout_s + CB_HOST_GRACE_S)
+      cb_fatal("timed out after %d s (-T, plus %d s) waiting for %s", timeout_s, CB_HOST_GRACE_S,
+               what);
     /* Spin briefly for short waits, then stop burning a core that other
      * ranks' host threads may need. */
     if (spins < 1000) {

@@ -21,6 +21,7 @@ typedef struct {
   cb_options opts;
   int *runnable; /* per kernel-table index: selected and able to run here */
   cb_report report;
+  int fault_skip_rank; /* CB_FAULT_SKIP_RANK: this rank never launches (-1: none) */
 } cb_run;
 
 /* One rank's view during the sweep. */
@@ -37,6 +38,7 @@ typedef struct {
   const cb_kernel *kernel;
   cb_kernel_ctx *ctx;
   cb_call call;
+  int skip; /* fault injection: enqueue nothing, so the peers must time out */
 } cb_launch;
 
 /* cb_enqueue_fn for a cb_launch. */

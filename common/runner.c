@@ -152,7 +152,8 @@ static void sweep_case(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx, cb_dtype
                   .root = shape->rooted ? o->root : -1,
                   .bytes = cb_counts_table_bytes(&c, elem),
                   .count = c.param_count};
-    cb_launch l = {&run->coll->kernels[kidx], ctx, {.dtype = t, .op = op, .root = o->root}};
+    cb_launch l = {&run->coll->kernels[kidx], ctx, {.dtype = t, .op = op, .root = o->root},
+                   st->me->rank == run->fault_skip_rank};
     for (int p = 0; p < 2; p++) {
       cb_place_call(st, &c, elem, p == CB_INP, &l.call);
       cb_measure_call(st, &l, &c, &row.m[p]);
@@ -246,7 +247,11 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
   cb_error_set_program(program);
   cb_world *w = cb_world_init(&argc, &argv);
   int lead = cb_world_proc(w) == 0; /* only the first process prints */
-  cb_run run = {.coll = coll};
+  cb_run run = {.coll = coll, .fault_skip_rank = -1};
+  /* Fault injection for tests/gpu: one rank that never launches a kernel
+   * stands for a lost peer; the others must stop with a timeout naming it. */
+  const char *skip = getenv("CB_FAULT_SKIP_RANK");
+  if (skip) run.fault_skip_rank = atoi(skip);
   switch (cb_options_parse(argc, argv, &run.opts, err, sizeof err)) {
   case CB_OPTS_HELP:
     if (lead) cb_options_usage(stdout, program);

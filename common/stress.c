@@ -63,7 +63,7 @@ long long cb_stress_kernel(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx) {
   double start = now_s();
   char why[128], what[192];
   for (uint64_t i = 0; i < (uint64_t)o->stress; i++) {
-    cb_launch l = {k, ctx, {.root = o->root}};
+    cb_launch l = {k, ctx, {.root = o->root}, st->me->rank == st->run->fault_skip_rank};
     l.call.dtype = (cb_dtype)pick_bit(o->dtypes, draw(i, 0));
     l.call.op = cb_shape_loops_ops(shape) ? (cb_redop)pick_bit(o->ops, draw(i, 1)) : CB_SUM;
     size_t elem = cb_dtype_size(l.call.dtype);

@@ -257,11 +257,14 @@ static long env_long(const char *name, long fallback, long lo, long hi) {
 extern "C" void cb_ar_ring_setup(cb_kernel_ctx *ctx) {
   ring_state *st = (ring_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
-  /* Tunables; they must be equal on every rank. Defaults from a sweep on
-   * 2 x H200 at 256 MiB and 1 GiB (results/h200x2/2026-11-30-kernels):
-   * 16 channels of 128 KiB slices gave 164 GB/s, 32 x 512 KiB 311, 64 x
-   * 512 KiB 350; more slots (8) did not help. */
-  st->channels = (int)env_long("CB_RING_CHANNELS", 64, 1, 128);
+  /* Tunables; they must be equal on every rank. Defaults from sweeps on
+   * 2 x H200 at 1 GiB float (results/h200x2/2026-11-30-kernels): 16
+   * channels of 128 KiB slices gave 164 GB/s, 32 x 512 KiB 311, 64 x 512 KiB
+   * 350, 96 x 512 KiB 357, 128 x 512 KiB 364; 1 MiB slices and 8 slots did
+   * not help. Every channel's block must be resident at once (a channel
+   * waits on its neighbours' same channel): 128 blocks of RING_THREADS fit
+   * an H100/H200 (132 SMs) many times over. */
+  st->channels = (int)env_long("CB_RING_CHANNELS", 128, 1, 128);
   st->slots = (int)env_long("CB_RING_SLOTS", 4, 2, 64);
   st->slice_bytes = (size_t)env_long("CB_RING_SLICE", 512 << 10, 1 << 10, 64 << 20);
   if (st->slice_bytes % 16) cb_fatal("CB_RING_SLICE must be a multiple of 16 bytes");
