@@ -68,9 +68,11 @@ static void gather_stats(cb_rank_state *st, cb_timing *t, cb_measure *m) {
 cb_data_spec cb_spec_for(const cb_rank_state *st, const cb_call *call, const cb_counts *c,
                          int seed) {
   const cb_coll_shape *shape = st->run->coll->shape;
-  cb_data_spec spec = {call->dtype, shape->reduces ? call->op : CB_SUM, shape->expect,
-                       shape->reduces, st->me->rank, st->me->nranks, call->root,
-                       c->param_count, seed};
+  cb_data_spec spec = {call->dtype,   shape->reduces ? call->op : CB_SUM,
+                       shape->expect, shape->reduces,
+                       st->me->rank,  st->me->nranks,
+                       call->root,    c->param_count,
+                       seed};
   return spec;
 }
 
@@ -135,4 +137,3 @@ void cb_measure_call(cb_rank_state *st, cb_launch *l, const cb_counts *c, cb_mea
     m->wrong += cb_check_round(st, &spec, call, c, cb_enqueue_kernel, l, what);
   }
 }
-

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "types.h"
 
 void cb_options_defaults(cb_options *o) {
@@ -243,6 +244,17 @@ void cb_options_usage(FILE *out, const char *prog) {
           prog);
 }
 
+long cb_env_long(const char *name, long fallback, long lo, long hi) {
+  const char *v = getenv(name);
+  if (!v) return fallback;
+  errno = 0;
+  char *end;
+  long x = strtol(v, &end, 10);
+  if (errno || !*v || *end || x < lo || x > hi)
+    cb_fatal("%s=%s: expected a whole number from %ld to %ld", name, v, lo, hi);
+  return x;
+}
+
 void cb_options_canonical(const cb_options *o, char *buf, size_t len) {
   snprintf(buf, len,
            "b=%llu e=%llu i=%llu f=%llu n=%d w=%d c=%d d=%x o=%x r=%d t=%d g=%d G=%d a=%d z=%d "
@@ -250,5 +262,6 @@ void cb_options_canonical(const cb_options *o, char *buf, size_t len) {
            (unsigned long long)o->sweep.min_bytes, (unsigned long long)o->sweep.max_bytes,
            (unsigned long long)o->sweep.step_bytes, (unsigned long long)o->sweep.step_factor,
            o->iters, o->warmup, o->check, o->dtypes, o->ops, o->root, o->threads, o->gpus,
-           o->graph_launches, o->average, o->blocking, o->timeout_s, o->per_iter, o->kernels, o->stress);
+           o->graph_launches, o->average, o->blocking, o->timeout_s, o->per_iter, o->kernels,
+           o->stress);
 }

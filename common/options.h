@@ -58,6 +58,10 @@ void cb_options_usage(FILE *out, const char *prog);
  * to refuse a launch where they were started differently. */
 void cb_options_canonical(const cb_options *o, char *buf, size_t len);
 
+/* A kernel tunable from the environment: fallback when unset; a value that
+ * is not a whole number in lo..hi stops the program with a clear message. */
+long cb_env_long(const char *name, long fallback, long lo, long hi);
+
 /* Ranks each process drives. */
 static inline int cb_options_ranks_per_proc(const cb_options *o) {
   return o->threads * o->gpus;

@@ -45,8 +45,7 @@ typedef struct {
 void cb_enqueue_kernel(void *launch, cudaStream_t s);
 
 /* Points send and receive at this rank's buffers for one placement. */
-void cb_place_call(cb_rank_state *st, const cb_counts *c, size_t elem, int in_place,
-                   cb_call *call);
+void cb_place_call(cb_rank_state *st, const cb_counts *c, size_t elem, int in_place, cb_call *call);
 
 /* The validation data of a call on this rank. */
 cb_data_spec cb_spec_for(const cb_rank_state *st, const cb_call *call, const cb_counts *c,

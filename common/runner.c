@@ -152,7 +152,9 @@ static void sweep_case(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx, cb_dtype
                   .root = shape->rooted ? o->root : -1,
                   .bytes = cb_counts_table_bytes(&c, elem),
                   .count = c.param_count};
-    cb_launch l = {&run->coll->kernels[kidx], ctx, {.dtype = t, .op = op, .root = o->root},
+    cb_launch l = {&run->coll->kernels[kidx],
+                   ctx,
+                   {.dtype = t, .op = op, .root = o->root},
                    st->me->rank == run->fault_skip_rank};
     for (int p = 0; p < 2; p++) {
       cb_place_call(st, &c, elem, p == CB_INP, &l.call);

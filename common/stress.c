@@ -40,7 +40,9 @@ static int pick_bit(uint32_t mask, uint64_t r) {
   return 0;
 }
 
-static int log2_floor(uint64_t v) { return 63 - __builtin_clzll(v); }
+static int log2_floor(uint64_t v) {
+  return 63 - __builtin_clzll(v);
+}
 
 static uint64_t pick_size(uint64_t lo, uint64_t hi, uint64_t r1, uint64_t r2) {
   int a = log2_floor(lo), b = log2_floor(hi);
@@ -88,7 +90,8 @@ long long cb_stress_kernel(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx) {
              cb_redop_name(l.call.op), cb_counts_table_bytes(&c, elem),
              l.call.in_place ? "in-place" : "out-of-place", rep.reps);
     long long wrong = cb_check_round(st, &spec, &l.call, &c, enqueue_repeated, &rep, what);
-    if (wrong && st->me->rank == 0) fprintf(stderr, "%s: %s: %lld wrong\n", cb_error_program(), what, wrong);
+    if (wrong && st->me->rank == 0)
+      fprintf(stderr, "%s: %s: %lld wrong\n", cb_error_program(), what, wrong);
     res.wrong += wrong;
     res.calls++;
   }

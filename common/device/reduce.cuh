@@ -10,66 +10,37 @@
 
 #include "../types.h"
 
+/* The op on two values. A struct, so the 16-bit float types can be
+ * specialised for every op at once (functions cannot be partially
+ * specialised); __hadd and friends are overloaded for both of them. */
+template <typename T, int OP> struct cb_op {
+  static __device__ __forceinline__ T apply(T a, T b) {
+    if (OP == CB_PROD) return (T)(a * b);
+    if (OP == CB_MIN) return a < b ? a : b;
+    if (OP == CB_MAX) return a > b ? a : b;
+    return (T)(a + b); /* sum, avg */
+  }
+};
+
+template <typename H, int OP> __device__ __forceinline__ H cb_apply_16bit(H a, H b) {
+  if (OP == CB_PROD) return __hmul(a, b);
+  if (OP == CB_MIN) return __hmin(a, b);
+  if (OP == CB_MAX) return __hmax(a, b);
+  return __hadd(a, b);
+}
+template <int OP> struct cb_op<__half, OP> {
+  static __device__ __forceinline__ __half apply(__half a, __half b) {
+    return cb_apply_16bit<__half, OP>(a, b);
+  }
+};
+template <int OP> struct cb_op<__nv_bfloat16, OP> {
+  static __device__ __forceinline__ __nv_bfloat16 apply(__nv_bfloat16 a, __nv_bfloat16 b) {
+    return cb_apply_16bit<__nv_bfloat16, OP>(a, b);
+  }
+};
+
 template <typename T, int OP> __device__ __forceinline__ T cb_apply(T a, T b) {
-  if (OP == CB_PROD) return (T)(a * b);
-  if (OP == CB_MIN) return a < b ? a : b;
-  if (OP == CB_MAX) return a > b ? a : b;
-  return (T)(a + b); /* sum, avg */
-}
-
-template <int OP> __device__ __forceinline__ __half cb_apply_half(__half a, __half b) {
-  if (OP == CB_PROD) return __hmul(a, b);
-  if (OP == CB_MIN) return __hmin(a, b);
-  if (OP == CB_MAX) return __hmax(a, b);
-  return __hadd(a, b);
-}
-template <> __device__ __forceinline__ __half cb_apply<__half, CB_SUM>(__half a, __half b) {
-  return cb_apply_half<CB_SUM>(a, b);
-}
-template <> __device__ __forceinline__ __half cb_apply<__half, CB_PROD>(__half a, __half b) {
-  return cb_apply_half<CB_PROD>(a, b);
-}
-template <> __device__ __forceinline__ __half cb_apply<__half, CB_MIN>(__half a, __half b) {
-  return cb_apply_half<CB_MIN>(a, b);
-}
-template <> __device__ __forceinline__ __half cb_apply<__half, CB_MAX>(__half a, __half b) {
-  return cb_apply_half<CB_MAX>(a, b);
-}
-template <> __device__ __forceinline__ __half cb_apply<__half, CB_AVG>(__half a, __half b) {
-  return cb_apply_half<CB_AVG>(a, b);
-}
-
-template <int OP>
-__device__ __forceinline__ __nv_bfloat16 cb_apply_bf16(__nv_bfloat16 a, __nv_bfloat16 b) {
-  if (OP == CB_PROD) return __hmul(a, b);
-  if (OP == CB_MIN) return __hmin(a, b);
-  if (OP == CB_MAX) return __hmax(a, b);
-  return __hadd(a, b);
-}
-template <>
-__device__ __forceinline__ __nv_bfloat16 cb_apply<__nv_bfloat16, CB_SUM>(__nv_bfloat16 a,
-                                                                         __nv_bfloat16 b) {
-  return cb_apply_bf16<CB_SUM>(a, b);
-}
-template <>
-__device__ __forceinline__ __nv_bfloat16 cb_apply<__nv_bfloat16, CB_PROD>(__nv_bfloat16 a,
-                                                                          __nv_bfloat16 b) {
-  return cb_apply_bf16<CB_PROD>(a, b);
-}
-template <>
-__device__ __forceinline__ __nv_bfloat16 cb_apply<__nv_bfloat16, CB_MIN>(__nv_bfloat16 a,
-                                                                         __nv_bfloat16 b) {
-  return cb_apply_bf16<CB_MIN>(a, b);
-}
-template <>
-__device__ __forceinline__ __nv_bfloat16 cb_apply<__nv_bfloat16, CB_MAX>(__nv_bfloat16 a,
-                                                                         __nv_bfloat16 b) {
-  return cb_apply_bf16<CB_MAX>(a, b);
-}
-template <>
-__device__ __forceinline__ __nv_bfloat16 cb_apply<__nv_bfloat16, CB_AVG>(__nv_bfloat16 a,
-                                                                         __nv_bfloat16 b) {
-  return cb_apply_bf16<CB_AVG>(a, b);
+  return cb_op<T, OP>::apply(a, b);
 }
 
 template <typename T> __device__ __forceinline__ T cb_divide(T v, int n) {

@@ -36,6 +36,7 @@
 #include "device/dispatch.cuh"
 #include "device/ll_packet.cuh"
 #include "device/reduce.cuh"
+#include "options.h"
 #include "peer_memory.h"
 
 #define LL_THREADS        512 /* packets per tile: one per thread */
@@ -116,19 +117,11 @@ static void launch_typed(const ll_args *a, int blocks, cudaStream_t s) {
   ll_kernel<T, OP><<<blocks, LL_THREADS, 0, s>>>(*a);
 }
 
-static int env_int(const char *name, int fallback, int lo, int hi) {
-  const char *v = getenv(name);
-  if (!v) return fallback;
-  int x = atoi(v);
-  if (x < lo || x > hi) cb_fatal("%s=%s: expected %d..%d", name, v, lo, hi);
-  return x;
-}
-
 extern "C" void cb_ar_ll_setup(cb_kernel_ctx *ctx) {
   ll_state *st = (ll_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
   /* Same value on every rank: the tile-to-block map must agree. */
-  st->blocks = env_int("CB_LL_BLOCKS", LL_DEFAULT_BLOCKS, 1, 1024);
+  st->blocks = (int)cb_env_long("CB_LL_BLOCKS", LL_DEFAULT_BLOCKS, 1, 1024);
   uint64_t max = ctx->max_bytes < CB_AR_LL_MAX_BYTES ? ctx->max_bytes : CB_AR_LL_MAX_BYTES;
   st->slot_packets = (size_t)(max + 7) / 8;
   cb_peer_alloc(ctx->world, 2 * (size_t)ctx->nranks * st->slot_packets * sizeof(uint4),

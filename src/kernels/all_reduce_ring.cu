@@ -41,6 +41,7 @@
 #include "device/dispatch.cuh"
 #include "device/reduce.cuh"
 #include "device/signal.cuh"
+#include "options.h"
 #include "peer_memory.h"
 
 #define RING_THREADS 512
@@ -244,16 +245,6 @@ static void launch_typed(const ring_args *a, int channels, cudaStream_t s) {
   ring_kernel<T, OP><<<channels, RING_THREADS, 0, s>>>(*a);
 }
 
-static long env_long(const char *name, long fallback, long lo, long hi) {
-  const char *v = getenv(name);
-  if (!v) return fallback;
-  char *end;
-  long x = strtol(v, &end, 10);
-  if (*end || x < lo || x > hi)
-    cb_fatal("%s=%s: expected a whole number from %ld to %ld", name, v, lo, hi);
-  return x;
-}
-
 extern "C" void cb_ar_ring_setup(cb_kernel_ctx *ctx) {
   ring_state *st = (ring_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
@@ -264,9 +255,9 @@ extern "C" void cb_ar_ring_setup(cb_kernel_ctx *ctx) {
    * not help. Every channel's block must be resident at once (a channel
    * waits on its neighbours' same channel): 128 blocks of RING_THREADS fit
    * an H100/H200 (132 SMs) many times over. */
-  st->channels = (int)env_long("CB_RING_CHANNELS", 128, 1, 128);
-  st->slots = (int)env_long("CB_RING_SLOTS", 4, 2, 64);
-  st->slice_bytes = (size_t)env_long("CB_RING_SLICE", 512 << 10, 1 << 10, 64 << 20);
+  st->channels = (int)cb_env_long("CB_RING_CHANNELS", 128, 1, 128);
+  st->slots = (int)cb_env_long("CB_RING_SLOTS", 4, 2, 64);
+  st->slice_bytes = (size_t)cb_env_long("CB_RING_SLICE", 512 << 10, 1 << 10, 64 << 20);
   if (st->slice_bytes % 16) cb_fatal("CB_RING_SLICE must be a multiple of 16 bytes");
   size_t fifo = (size_t)st->channels * st->slots * st->slice_bytes;
   cb_peer_alloc(ctx->world, fifo, &st->fifo);
