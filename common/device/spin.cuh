@@ -48,16 +48,19 @@ __device__ __forceinline__ void cb_spin_init(cb_spin *s) {
 }
 
 /* Set by the first thread of the device to time out: every waiting thread
- * times out at about the same moment, and one line says it. */
+ * times out at about the same moment, and one line says it. The others
+ * wait for that thread's trap, which ends the kernel: trapping at once
+ * would end it before the line is printed. */
 static __device__ int cb_spin_reported;
 
 static __device__ __noinline__ void cb_spin_timeout(const cb_spin_info &info, int peer,
                                                     uint32_t want) {
-  if (atomicExch(&cb_spin_reported, 1) == 0)
-    printf("collbench: rank %d: kernel %d (%s) timed out waiting for rank %d (epoch %u), "
-           "block %d thread %d\n",
-           info.rank, info.kernel_id, info.kernel_name, peer, want, (int)blockIdx.x,
-           (int)threadIdx.x);
+  if (atomicExch(&cb_spin_reported, 1) != 0)
+    for (;;) __nanosleep(1000000);
+  printf("collbench: rank %d: kernel %d (%s) timed out waiting for rank %d (epoch %u), "
+         "block %d thread %d\n",
+         info.rank, info.kernel_id, info.kernel_name, peer, want, (int)blockIdx.x,
+         (int)threadIdx.x);
   __trap();
 }
 
