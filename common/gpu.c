@@ -21,7 +21,7 @@ int cb_gpu_count_or_die(void) {
 
 void cb_gpu_check_layout(int visible, int ranks_per_proc, int local_nprocs, const char *host) {
   if (local_nprocs == 1 && ranks_per_proc > visible)
-    cb_fatal("-t x -g asks for %d GPUs per process, but only %d %s visible", ranks_per_proc,
+    cb_fatal("each process drives -t x -g = %d GPUs, but only %d %s visible", ranks_per_proc,
              visible, visible == 1 ? "is" : "are");
   if (local_nprocs > 1 && local_nprocs * ranks_per_proc > visible)
     cb_fatal("%d processes on host %s with %d GPU%s each need %d GPUs, but only %d %s visible",

@@ -1,4 +1,4 @@
-#define _GNU_SOURCE /* getpid */
+#define _GNU_SOURCE /* access, strdup */
 #include "runner.h"
 
 #include <errno.h>
@@ -8,16 +8,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buffers.h"
 #include "cuda_check.h"
-#include "datagen.h"
 #include "error.h"
 #include "gpu.h"
 #include "nccl_kernels.h"
 #include "options.h"
-#include "report.h"
 #include "sizes.h"
-#include "timing.h"
 #include "run_state.h"
 
 /* Memory left to NCCL and the CUDA context beyond our buffers. */
