@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# Runs every test program x every kernel (-k all) over a size sweep, small
+# sizes in graph mode and large ones in stream mode, every program writing
+# JSON beside its text output, and a run.json manifest of the machine and
+# the software. See --help.
+set -euo pipefail
+
+usage() {
+  cat <<'USAGE'
+usage: scripts/sweep.sh [options] [-- ARGS passed to every program]
+  -g N               one process per program driving N GPUs (default: all visible)
+  --mpirun "CMD"     launch each program with CMD instead, e.g. "mpirun -np 8 --allow-run-as-root"
+  -b SIZE            smallest size (8)
+  -e SIZE            largest size (1G)
+  -f FACTOR          size factor (2)
+  --graph-max SIZE   sizes up to SIZE run in graph mode, larger ones in stream mode (1M);
+                     0 = everything in stream mode
+  -G N               graph launches in graph mode (100)
+  -n N, -w N         timed and warm-up iterations (20, 5)
+  --build DIR        where the programs are (build)
+  --programs "LIST"  programs to run (default: every DIR/*_perf)
+  --machine NAME     results/<NAME>/... (default: <gpu>x<count>, e.g. h200x8)
+  --out DIR          output directory (default: results/<machine>/<YYYY-MM-DD>)
+  -h, --help         this text
+Writes OUT/<program>_{graph,stream}.{txt,json} and OUT/run.json; prints progress
+(program, mode, kernel, size, runs remaining) on stderr.
+USAGE
+}
+
+die() {
+  echo "sweep.sh: $*" >&2
+  exit 2
+}
+
+NGPUS="" LAUNCHER="" MIN=8 MAX=1G FACTOR=2 GRAPH_MAX=1M GRAPHS=100 ITERS=20 WARMUP=5
+BUILD=build PROGRAMS="" MACHINE="" OUT="" EXTRA=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+  -g) NGPUS=${2:?-g needs a value}; shift 2 ;;
+  --mpirun) LAUNCHER=${2:?--mpirun needs a command}; shift 2 ;;
+  -b) MIN=${2:?}; shift 2 ;;
+  -e) MAX=${2:?}; shift 2 ;;
+  -f) FACTOR=${2:?}; shift 2 ;;
+  --graph-max) GRAPH_MAX=${2:?}; shift 2 ;;
+  -G) GRAPHS=${2:?}; shift 2 ;;
+  -n) ITERS=${2:?}; shift 2 ;;
+  -w) WARMUP=${2:?}; shift 2 ;;
+  --build) BUILD=${2:?}; shift 2 ;;
+  --programs) PROGRAMS=${2:?}; shift 2 ;;
+  --machine) MACHINE=${2:?}; shift 2 ;;
+  --out) OUT=${2:?}; shift 2 ;;
+  -h | --help) usage; exit 0 ;;
+  --) shift; EXTRA=("$@"); break ;;
+  *) die "unknown option '$1' (--help lists the options)" ;;
+  esac
+done
+
+# Sizes in bytes, with the programs' K/M/G suffixes.
+bytes() {
+  local v=$1 n unit
+  [[ $v =~ ^([0-9]+)([kKmMgG]?)[bB]?$ ]] || die "bad size '$v'"
+  n=${BASH_REMATCH[1]} unit=${BASH_REMATCH[2]}
+  case $unit in
+  k | K) echo $((n << 10)) ;; m | M) echo $((n << 20)) ;; g | G) echo $((n << 30)) ;; *) echo "$n" ;;
+  esac
+}
+MIN_B=$(bytes "$MIN") MAX_B=$(bytes "$MAX") GRAPH_MAX_B=$(bytes "$GRAPH_MAX")
+if ! [[ $FACTOR =~ ^[0-9]+$ ]] || [ "$FACTOR" -lt 2 ]; then die "-f must be a whole factor >= 2"; fi
+if [ "$MIN_B" -lt 1 ] || [ "$MIN_B" -gt "$MAX_B" ]; then die "-b must be between 1 and -e"; fi
+
+# The sizes of a sweep from $1 to $2, one per line.
+sizes() {
+  local s=$1
+  while [ "$s" -le "$2" ]; do
+    echo "$s"
+    s=$((s * FACTOR))
+  done
+}
+
+if [ -z "$PROGRAMS" ]; then
+  PROGRAMS=$(find "$BUILD" -maxdepth 1 -name '*_perf' -type f -printf '%f ' 2>/dev/null | tr ' ' '\n' | sort | tr '\n' ' ')
+  [ -n "$PROGRAMS" ] || die "no *_perf programs in '$BUILD' (run make first, or give --build)"
+fi
+for p in $PROGRAMS; do [ -x "$BUILD/$p" ] || die "'$BUILD/$p' is not an executable program"; done
+
+GPU_LIST=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || true)
+GPU_MODEL=$(echo "$GPU_LIST" | head -1 | cut -d, -f1 | sed 's/^ *//; s/ *$//')
+GPU_DRIVER=$(echo "$GPU_LIST" | head -1 | cut -d, -f2 | sed 's/^ *//')
+GPU_COUNT=$(echo "$GPU_LIST" | grep -c . || true)
+[ -n "$LAUNCHER" ] || [ -n "$NGPUS" ] || NGPUS=$GPU_COUNT
+[ -n "$LAUNCHER" ] || [[ $NGPUS =~ ^[1-9][0-9]*$ ]] || die "no GPU visible: give -g N or --mpirun"
+if [ -z "$MACHINE" ]; then
+  short=$(echo "${GPU_MODEL:-gpu}" | awk '{print tolower($NF)}' | tr -c 'a-z0-9\n' '-')
+  if [ -n "$LAUNCHER" ]; then MACHINE=${short}; else MACHINE=${short}x${NGPUS}; fi
+fi
+OUT=${OUT:-results/$MACHINE/$(date -u +%Y-%m-%d)}
+mkdir -p "$OUT"
+
+export NCCL_NVLS_ENABLE=0 # never NVLink multicast (DESIGN.md)
+LAUNCH=()
+if [ -n "$LAUNCHER" ]; then
+  read -r -a LAUNCH <<<"$LAUNCHER"
+  # Open MPI passes only what -x names to the ranks.
+  if [[ ${LAUNCH[0]} == *mpirun* ]] && [[ $LAUNCHER != *NCCL_NVLS_ENABLE* ]]; then
+    LAUNCH+=(-x NCCL_NVLS_ENABLE)
+  fi
+fi
+
+# The runs: each program in graph mode up to --graph-max, then stream mode.
+RUNS=()
+for p in $PROGRAMS; do
+  if [ "$GRAPH_MAX_B" -ge "$MIN_B" ]; then
+    hi=$((GRAPH_MAX_B < MAX_B ? GRAPH_MAX_B : MAX_B))
+    RUNS+=("$p graph $MIN_B $hi")
+  fi
+  lo=$MIN_B
+  while [ "$lo" -le "$GRAPH_MAX_B" ]; do lo=$((lo * FACTOR)); done
+  [ "$lo" -le "$MAX_B" ] && RUNS+=("$p stream $lo $MAX_B")
+done
+
+[ ${#RUNS[@]} -gt 0 ] || die "no size to run"
+COMMANDS=() STATUS=()
+i=0
+for run in "${RUNS[@]}"; do
+  i=$((i + 1))
+  read -r prog mode lo hi <<<"$run"
+  nsizes=$(sizes "$lo" "$hi" | wc -l)
+  args=(-k all -b "$lo" -e "$hi" -f "$FACTOR" -n "$ITERS" -w "$WARMUP" -J "$OUT/${prog}_$mode.json")
+  [ "$mode" = graph ] && args+=(-G "$GRAPHS")
+  if [ ${#LAUNCH[@]} -gt 0 ]; then
+    cmd=("${LAUNCH[@]}" "$BUILD/$prog" "${args[@]}" "${EXTRA[@]}")
+  else
+    cmd=("$BUILD/$prog" -g "$NGPUS" "${args[@]}" "${EXTRA[@]}")
+  fi
+  COMMANDS+=("NCCL_NVLS_ENABLE=0 ${cmd[*]}")
+  echo "[run $i/${#RUNS[@]}] ${cmd[*]}" >&2
+  # The program prints one row per size as it goes: name the kernel and the
+  # size on stderr while the table goes to the file.
+  set +e
+  {
+    echo "# command: NCCL_NVLS_ENABLE=0 ${cmd[*]}"
+    echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    "${cmd[@]}" 2>&1
+  } | tee "$OUT/${prog}_$mode.txt" | awk -v run="$i/${#RUNS[@]}" -v prog="$prog" -v mode="$mode" \
+    -v n="$nsizes" '
+      /^# kernel [0-9]+ \(/ { kernel = $3 " " $4; sub(/:$/, "", kernel); done = 0; next }
+      /^# .*skipped:/ || /^ *[0-9]+ / {
+        done++
+        printf "[run %s] %s %s kernel %s: %s B (%d/%d sizes)\n", run, prog, mode, kernel, $2 ~ /^[0-9]+$/ && $1 == "#" ? $2 : $1, done, n > "/dev/stderr"
+      }'
+  rc=${PIPESTATUS[0]}
+  set -e
+  [ "$rc" -eq 0 ] || echo "sweep.sh: $prog ($mode) exited $rc; see $OUT/${prog}_$mode.txt" >&2
+  STATUS+=("$rc")
+done
+
+# The manifest: what ran, where, with what.
+MPI_VERSION=$( (mpirun --version 2>/dev/null || true) | head -1)
+COMMIT=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+[ -n "$(git status --porcelain 2>/dev/null | grep -v '^??' || true)" ] && COMMIT="$COMMIT (modified)"
+CMDFILE=$(mktemp)
+printf '%s\n' "${COMMANDS[@]}" >"$CMDFILE"
+python3 - "$OUT" "$MACHINE" "$COMMIT" "$GPU_MODEL" "$GPU_COUNT" "$GPU_DRIVER" "$MPI_VERSION" \
+  "$LAUNCHER" "${STATUS[*]}" "$CMDFILE" <<'PY'
+import glob, json, os, sys, time
+out, machine, commit, model, count, driver, mpi, launcher, status, cmdfile = sys.argv[1:11]
+versions = {}
+for f in sorted(glob.glob(os.path.join(out, "*.json"))):
+    if os.path.basename(f) == "run.json":
+        continue
+    try:
+        versions = json.load(open(f)).get("versions", {})
+        break
+    except (OSError, ValueError):
+        pass
+manifest = {
+    "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    "machine": machine,
+    "collbench_commit": commit,
+    "gpu": {"model": model or "unknown", "count": int(count or 0), "driver": driver or "unknown"},
+    "cuda": versions.get("cuda_runtime"),
+    "cuda_driver": versions.get("cuda_driver"),
+    "nccl": versions.get("nccl_library"),
+    "mpi": mpi or versions.get("mpi") or "none",
+    "launcher": launcher or "single process (-g)",
+    "commands": [c for c in open(cmdfile).read().splitlines() if c],
+    "exit_status": [int(s) for s in status.split()],
+}
+with open(os.path.join(out, "run.json"), "w") as fh:
+    json.dump(manifest, fh, indent=2)
+    fh.write("\n")
+PY
+rm -f "$CMDFILE"
+echo "sweep.sh: results in $OUT (report: scripts/report.py $OUT)" >&2
+for s in "${STATUS[@]}"; do [ "$s" -eq 0 ] || exit 1; done
