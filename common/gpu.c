@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cuda_check.h"
+#include "clock.h"
 #include "error.h"
 
 int cb_gpu_count_or_die(void) {
@@ -38,24 +39,18 @@ void cb_gpu_describe(int device, cb_device_info *out) {
   snprintf(out->name, sizeof out->name, "%s", p.name);
 }
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* The host waits a little longer than a kernel's own bounded spins, so that
  * a kernel waiting for a lost peer reports first, naming the peer. */
 #define CB_HOST_GRACE_S 5
 
 void cb_gpu_wait(cudaStream_t stream, int timeout_s, const char *what) {
-  double start = now_s();
+  double start = cb_monotonic_s();
   for (long spins = 0;; spins++) {
     cudaError_t rc = cudaStreamQuery(stream);
     if (rc == cudaSuccess) return;
     if (rc != cudaErrorNotReady)
       cb_die(__FILE__, __LINE__, "cudaStreamQuery", cudaGetErrorString(rc));
-    if (now_s() - start > timeout_s + CB_HOST_GRACE_S)
+    if (cb_monotonic_s() - start > timeout_s + CB_HOST_GRACE_S)
       cb_fatal("timed out after %d s (-T, plus %d s) waiting for %s", timeout_s, CB_HOST_GRACE_S,
                what);
     /* Spin briefly for short waits, then stop burning a core that other

@@ -107,15 +107,7 @@ void cb_measure_call(cb_rank_state *st, cb_launch *l, const cb_counts *c, cb_mea
     snprintf(m->skip, sizeof m->skip, "%s", skip);
     return;
   }
-  cb_data_spec spec = {call->dtype,
-                       shape->reduces ? call->op : CB_SUM,
-                       shape->expect,
-                       shape->reduces,
-                       st->me->rank,
-                       n,
-                       call->root,
-                       c->param_count,
-                       0};
+  cb_data_spec spec = cb_spec_for(st, call, c, 0);
   prepare_data(st, &spec, call, c, elem, what);
   if (l->kernel->prepare) l->kernel->prepare(l->ctx, call);
   cb_timing t;

@@ -8,8 +8,8 @@
  * driven across launch boundaries with no barrier between launches. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdio.h>
-#include <time.h>
 
+#include "clock.h"
 #include "error.h"
 #include "run_state.h"
 #include "sizes.h"
@@ -51,18 +51,12 @@ static uint64_t pick_size(uint64_t lo, uint64_t hi, uint64_t r1, uint64_t r2) {
   return size < lo ? lo : size > hi ? hi : size;
 }
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 long long cb_stress_kernel(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx) {
   const cb_options *o = &st->run->opts;
   const cb_coll_shape *shape = st->run->coll->shape;
   const cb_kernel *k = &st->run->coll->kernels[kidx];
   cb_stress_result res = {.kernel = kidx};
-  double start = now_s();
+  double start = cb_monotonic_s();
   char why[128], what[192];
   for (uint64_t i = 0; i < (uint64_t)o->stress; i++) {
     cb_launch l = {k, ctx, {.root = o->root}, st->me->rank == st->run->fault_skip_rank};
@@ -95,7 +89,7 @@ long long cb_stress_kernel(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx) {
     res.wrong += wrong;
     res.calls++;
   }
-  res.seconds = now_s() - start;
+  res.seconds = cb_monotonic_s() - start;
   if (st->me->rank == 0) {
     cb_report_add_stress(&st->run->report, &res);
     cb_text_stress(stdout, &st->run->report, &res);
