@@ -26,16 +26,17 @@ void cb_nccl_alltoall(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stre
 void cb_nccl_sendrecv(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 void cb_nccl_broadcast(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
-/* The kernel-table row for NCCL, with the launch function of one collective. */
-#define CB_NCCL_KERNEL(summary_, launch_)                                                          \
+/* The kernel-table row for NCCL, with the launch function of one collective
+ * and the placements it is validated in. */
+#define CB_NCCL_KERNEL_PLACED(summary_, launch_, placements_)                                      \
   {                                                                                                \
     .id = 0, .name = "nccl", .summary = summary_,                                                  \
-    .limits = {.placements = CB_OUT_OF_PLACE | CB_IN_PLACE,                                        \
-               .dtypes = CB_ALL_DTYPES,                                                            \
-               .ops = CB_ALL_OPS},                                                                 \
+    .limits = {.placements = placements_, .dtypes = CB_ALL_DTYPES, .ops = CB_ALL_OPS},             \
     .unavailable = cb_nccl_unavailable, .setup = cb_nccl_setup, .teardown = cb_nccl_teardown,      \
     .launch = launch_                                                                              \
   }
+#define CB_NCCL_KERNEL(summary_, launch_)                                                          \
+  CB_NCCL_KERNEL_PLACED(summary_, launch_, CB_OUT_OF_PLACE | CB_IN_PLACE)
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,20 @@
+/* sendrecv_perf: every rank sends to the next and receives from the previous. */
+#include "collective.h"
+#include "nccl_kernels.h"
+#include "runner.h"
+
+static const cb_kernel kernels[] = {
+    CB_NCCL_KERNEL_PLACED("NCCL grouped ncclSend/ncclRecv around the ring (out of place: send and "
+                          "receive would share one buffer)",
+                          cb_nccl_sendrecv, CB_OUT_OF_PLACE),
+};
+
+static const cb_collective sendrecv = {
+    .shape = &cb_shape_sendrecv,
+    .kernels = kernels,
+    .nkernels = sizeof kernels / sizeof kernels[0],
+};
+
+int main(int argc, char **argv) {
+  return cb_main(&sendrecv, argc, argv);
+}
