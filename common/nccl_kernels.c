@@ -8,7 +8,7 @@
 #ifndef CB_HAVE_NCCL
 
 const char *cb_nccl_unavailable(void) {
-  return "built without NCCL (nccl.h was not found)";
+  return "built without NCCL (not found, or COLLBENCH_WITH_NCCL=OFF)";
 }
 int cb_nccl_header_version(void) {
   return 0;

@@ -81,7 +81,7 @@ long long cb_stress_kernel(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx) {
     cb_data_spec spec = cb_spec_for(st, &l.call, &c, (int)(i % 1000000) + 1);
     snprintf(what, sizeof what, "stress call %llu of kernel %d (%s): %s %s %zu B %s x%d",
              (unsigned long long)i, k->id, k->name, cb_dtype_name(l.call.dtype),
-             cb_redop_name(l.call.op), cb_counts_table_bytes(&c, elem),
+             cb_shape_op_name(shape, l.call.op), cb_counts_table_bytes(&c, elem),
              l.call.in_place ? "in-place" : "out-of-place", rep.reps);
     long long wrong = cb_check_round(st, &spec, &l.call, &c, enqueue_repeated, &rep, what);
     if (wrong && st->me->rank == 0)
