@@ -9,7 +9,8 @@ usage() {
   cat <<'USAGE'
 usage: scripts/sweep.sh [options] [-- ARGS passed to every program]
   -g N               one process per program driving N GPUs (default: all visible)
-  --mpirun "CMD"     launch each program with CMD instead, e.g. "mpirun -np 8 --allow-run-as-root"
+  --mpirun "CMD"     launch each program with CMD, e.g. "mpirun -np 8 --allow-run-as-root";
+                     given with -g, every program runs both ways (one process, then mpirun)
   -b SIZE            smallest size (8)
   -e SIZE            largest size (1G)
   -f FACTOR          size factor (2)
@@ -22,8 +23,9 @@ usage: scripts/sweep.sh [options] [-- ARGS passed to every program]
   --machine NAME     results/<NAME>/... (default: <gpu>x<count>, e.g. h200x8)
   --out DIR          output directory (default: results/<machine>/<YYYY-MM-DD>)
   -h, --help         this text
-Writes OUT/<program>_{graph,stream}.{txt,json} and OUT/run.json; prints progress
-(program, mode, kernel, size, runs remaining) on stderr.
+Writes OUT/<program>_<launch>_<mode>.{txt,json} (launch: single or mpi; mode: graph or
+stream) and OUT/run.json; prints progress (program, launch, mode, kernel, size, runs
+remaining) on stderr.
 USAGE
 }
 
@@ -88,10 +90,14 @@ GPU_MODEL=$(echo "$GPU_LIST" | head -1 | cut -d, -f1 | sed 's/^ *//; s/ *$//')
 GPU_DRIVER=$(echo "$GPU_LIST" | head -1 | cut -d, -f2 | sed 's/^ *//')
 GPU_COUNT=$(echo "$GPU_LIST" | grep -c . || true)
 [ -n "$LAUNCHER" ] || [ -n "$NGPUS" ] || NGPUS=$GPU_COUNT
-[ -n "$LAUNCHER" ] || [[ $NGPUS =~ ^[1-9][0-9]*$ ]] || die "no GPU visible: give -g N or --mpirun"
+[ -z "$NGPUS" ] || [[ $NGPUS =~ ^[1-9][0-9]*$ ]] || die "no GPU visible: give -g N or --mpirun"
+# The launches: one process driving -g N GPUs, mpirun, or both.
+LAUNCHES=()
+[ -n "$NGPUS" ] && LAUNCHES+=(single)
+[ -n "$LAUNCHER" ] && LAUNCHES+=(mpi)
 if [ -z "$MACHINE" ]; then
   short=$(echo "${GPU_MODEL:-gpu}" | awk '{print tolower($NF)}' | tr -c 'a-z0-9\n' '-')
-  if [ -n "$LAUNCHER" ]; then MACHINE=${short}; else MACHINE=${short}x${NGPUS}; fi
+  if [ -n "$NGPUS" ]; then MACHINE=${short}x${NGPUS}; else MACHINE=${short}; fi
 fi
 OUT=${OUT:-results/$MACHINE/$(date -u +%Y-%m-%d)}
 mkdir -p "$OUT"
@@ -106,16 +112,19 @@ if [ -n "$LAUNCHER" ]; then
   fi
 fi
 
-# The runs: each program in graph mode up to --graph-max, then stream mode.
+# The runs: each launch of each program in graph mode up to --graph-max, then
+# stream mode.
 RUNS=()
-for p in $PROGRAMS; do
-  if [ "$GRAPH_MAX_B" -ge "$MIN_B" ]; then
-    hi=$((GRAPH_MAX_B < MAX_B ? GRAPH_MAX_B : MAX_B))
-    RUNS+=("$p graph $MIN_B $hi")
-  fi
-  lo=$MIN_B
-  while [ "$lo" -le "$GRAPH_MAX_B" ]; do lo=$((lo * FACTOR)); done
-  [ "$lo" -le "$MAX_B" ] && RUNS+=("$p stream $lo $MAX_B")
+for launch in "${LAUNCHES[@]}"; do
+  for p in $PROGRAMS; do
+    if [ "$GRAPH_MAX_B" -ge "$MIN_B" ]; then
+      hi=$((GRAPH_MAX_B < MAX_B ? GRAPH_MAX_B : MAX_B))
+      RUNS+=("$p $launch graph $MIN_B $hi")
+    fi
+    lo=$MIN_B
+    while [ "$lo" -le "$GRAPH_MAX_B" ]; do lo=$((lo * FACTOR)); done
+    [ "$lo" -le "$MAX_B" ] && RUNS+=("$p $launch stream $lo $MAX_B")
+  done
 done
 
 [ ${#RUNS[@]} -gt 0 ] || die "no size to run"
@@ -123,11 +132,12 @@ COMMANDS=() STATUS=()
 i=0
 for run in "${RUNS[@]}"; do
   i=$((i + 1))
-  read -r prog mode lo hi <<<"$run"
+  read -r prog launch mode lo hi <<<"$run"
   nsizes=$(sizes "$lo" "$hi" | wc -l)
-  args=(-k all -b "$lo" -e "$hi" -f "$FACTOR" -n "$ITERS" -w "$WARMUP" -J "$OUT/${prog}_$mode.json")
+  base="$OUT/${prog}_${launch}_$mode"
+  args=(-k all -b "$lo" -e "$hi" -f "$FACTOR" -n "$ITERS" -w "$WARMUP" -J "$base.json")
   [ "$mode" = graph ] && args+=(-G "$GRAPHS")
-  if [ ${#LAUNCH[@]} -gt 0 ]; then
+  if [ "$launch" = mpi ]; then
     cmd=("${LAUNCH[@]}" "$BUILD/$prog" "${args[@]}" "${EXTRA[@]}")
   else
     cmd=("$BUILD/$prog" -g "$NGPUS" "${args[@]}" "${EXTRA[@]}")
@@ -141,7 +151,7 @@ for run in "${RUNS[@]}"; do
     echo "# command: NCCL_NVLS_ENABLE=0 ${cmd[*]}"
     echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     "${cmd[@]}" 2>&1
-  } | tee "$OUT/${prog}_$mode.txt" | awk -v run="$i/${#RUNS[@]}" -v prog="$prog" -v mode="$mode" \
+  } | tee "$base.txt" | awk -v run="$i/${#RUNS[@]}" -v prog="$prog" -v mode="$launch $mode" \
     -v n="$nsizes" '
       /^# kernel [0-9]+ \(/ { kernel = $3 " " $4; sub(/:$/, "", kernel); done = 0; next }
       /^# .*skipped:/ || /^ *[0-9]+ / {
@@ -150,20 +160,25 @@ for run in "${RUNS[@]}"; do
       }'
   rc=${PIPESTATUS[0]}
   set -e
-  [ "$rc" -eq 0 ] || echo "sweep.sh: $prog ($mode) exited $rc; see $OUT/${prog}_$mode.txt" >&2
+  [ "$rc" -eq 0 ] || echo "sweep.sh: $prog ($launch, $mode) exited $rc; see $base.txt" >&2
   STATUS+=("$rc")
 done
 
 # The manifest: what ran, where, with what.
 MPI_VERSION=$( (mpirun --version 2>/dev/null || true) | head -1)
-COMMIT=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+# Outside a git checkout (a copied tree), COLLBENCH_COMMIT may name the commit.
+COMMIT=$(git rev-parse HEAD 2>/dev/null || echo "${COLLBENCH_COMMIT:-unknown}")
 [ -n "$(git status --porcelain 2>/dev/null | grep -v '^??' || true)" ] && COMMIT="$COMMIT (modified)"
 CMDFILE=$(mktemp)
 printf '%s\n' "${COMMANDS[@]}" >"$CMDFILE"
+LAUNCHERS=()
+[ -n "$NGPUS" ] && LAUNCHERS+=("single process (-g $NGPUS)")
+[ -n "$LAUNCHER" ] && LAUNCHERS+=("$LAUNCHER")
+LAUNCHERS_TEXT=$(printf '%s\n' "${LAUNCHERS[@]}")
 python3 - "$OUT" "$MACHINE" "$COMMIT" "$GPU_MODEL" "$GPU_COUNT" "$GPU_DRIVER" "$MPI_VERSION" \
-  "$LAUNCHER" "${STATUS[*]}" "$CMDFILE" <<'PY'
+  "$LAUNCHERS_TEXT" "${STATUS[*]}" "$CMDFILE" <<'PY'
 import glob, json, os, sys, time
-out, machine, commit, model, count, driver, mpi, launcher, status, cmdfile = sys.argv[1:11]
+out, machine, commit, model, count, driver, mpi, launchers, status, cmdfile = sys.argv[1:11]
 versions = {}
 for f in sorted(glob.glob(os.path.join(out, "*.json"))):
     if os.path.basename(f) == "run.json":
@@ -182,7 +197,7 @@ manifest = {
     "cuda_driver": versions.get("cuda_driver"),
     "nccl": versions.get("nccl_library"),
     "mpi": mpi or versions.get("mpi") or "none",
-    "launcher": launcher or "single process (-g)",
+    "launchers": launchers.splitlines(),
     "commands": [c for c in open(cmdfile).read().splitlines() if c],
     "exit_status": [int(s) for s in status.split()],
 }

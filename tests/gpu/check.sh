@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU correctness matrix, run on a GPU node (never in CI):
-#   tests/gpu/check.sh [BUILD_DIR] [NGPUS]
-# For every *_perf program in BUILD_DIR: every kernel (-k all), every datatype
+#   tests/gpu/check.sh [BUILD_DIR] [NGPUS] [PROGRAM...]
+# For every *_perf program in BUILD_DIR (or the PROGRAMs named): every kernel (-k all), every datatype
 # and op, out-of-place and in-place, sizes with odd element counts and large
 # ones, in stream and graph mode, launched as one process (-g N) and, when
 # mpirun exists, as N processes. Each run must exit 0 and report 0 wrong.
@@ -23,7 +23,10 @@ command -v mpirun >/dev/null && [ "$NGPUS" -ge 2 ] && LAUNCHERS+=("mpi")
 
 fail=0
 printf '%-22s %-7s %-6s %-26s %6s %s\n' program launch mode sizes wrong result >"$LOGDIR/summary.txt"
-for prog in "$BUILD"/*_perf; do
+PROGS=("$BUILD"/*_perf)
+[ $# -gt 2 ] && PROGS=("${@:3}") && PROGS=("${PROGS[@]/#/$BUILD/}")
+for prog in "${PROGS[@]}"; do
+  [ -x "$prog" ] || { echo "check.sh: '$prog' is not an executable program" >&2; exit 2; }
   name=$(basename "$prog")
   for launch in "${LAUNCHERS[@]}"; do
     for mode in "${MODES[@]}"; do

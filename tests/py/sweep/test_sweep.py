@@ -79,14 +79,14 @@ def test_graph_small_stream_large_every_program(fake):
     graph = [c for c in made if c.startswith("all_reduce_perf") and "-G 100" in c]
     stream = [c for c in made if c.startswith("all_reduce_perf") and "-G" not in c]
     assert graph == ["all_reduce_perf -g 2 -k all -b 8 -e 1048576 -f 2 -n 20 -w 5 -J "
-                     f"{out}/all_reduce_perf_graph.json -G 100"]
+                     f"{out}/all_reduce_perf_single_graph.json -G 100"]
     assert stream[0].startswith("all_reduce_perf -g 2 -k all -b 2097152 -e 16777216 -f 2")
     for prog in ("all_reduce_perf", "all_gather_perf"):
         for mode in ("graph", "stream"):
-            text = open(out / f"{prog}_{mode}.txt").read()
+            text = open(out / f"{prog}_single_{mode}.txt").read()
             assert text.startswith("# command: NCCL_NVLS_ENABLE=0 ")
             assert "# kernel 0 (nccl)" in text
-            json.load(open(out / f"{prog}_{mode}.json"))
+            json.load(open(out / f"{prog}_single_{mode}.json"))
 
 
 def test_manifest(fake):
@@ -99,7 +99,7 @@ def test_manifest(fake):
     assert m["nccl"] == 22803 and m["cuda"] == 13000
     assert len(m["commands"]) == 4 and all(c.startswith("NCCL_NVLS_ENABLE=0 ") for c in m["commands"])
     assert m["exit_status"] == [0, 0, 0, 0]
-    assert m["launcher"] == "single process (-g)"
+    assert m["launchers"] == ["single process (-g 2)"]
     assert m["collbench_commit"] and m["date"].endswith("Z")
 
 
@@ -115,8 +115,8 @@ def test_progress_names_program_mode_kernel_size_and_remaining(fake):
     r = sweep(fake, "-b", "8", "-e", "32", "--graph-max", "8", "--programs", "all_reduce_perf",
               "--out", str(fake[0] / "o"))
     assert r.returncode == 0, r.stderr
-    assert "[run 1/2] all_reduce_perf graph kernel 0 (nccl): 8 B (1/1 sizes)" in r.stderr
-    assert "[run 2/2] all_reduce_perf stream kernel 0 (nccl): 32 B (2/2 sizes)" in r.stderr
+    assert "[run 1/2] all_reduce_perf single graph kernel 0 (nccl): 8 B (1/1 sizes)" in r.stderr
+    assert "[run 2/2] all_reduce_perf single stream kernel 0 (nccl): 32 B (2/2 sizes)" in r.stderr
     assert "kernel 2 (ll): 4194304 B" in r.stderr  # a skipped size still counts as done
 
 
@@ -131,7 +131,25 @@ def test_mpirun_launcher_forwards_nvls_off(fake):
     launched = open(str(tmp / "log") + ".mpirun").read()
     assert "mpirun -np 2 -x NCCL_NVLS_ENABLE " in launched
     assert " -g " not in calls(fake)[0]
-    assert json.load(open(tmp / "o" / "run.json"))["launcher"] == "mpirun -np 2"
+    assert json.load(open(tmp / "o" / "run.json"))["launchers"] == ["mpirun -np 2"]
+    assert (tmp / "o" / "all_reduce_perf_mpi_graph.json").exists()
+
+
+def test_g_and_mpirun_together_run_both_launches(fake):
+    tmp = fake[0]
+    write_exe(tmp / "bin" / "mpirun", "#!/bin/sh\n"
+              "while [ \"$1\" != \"${1#-}\" ]; do case $1 in -np) shift 2;; -x) shift 2;; *) shift;; esac; done\n"
+              "exec \"$@\"\n")
+    r = sweep(fake, "-g", "2", "--mpirun", "mpirun -np 2", "-b", "8", "-e", "8", "--programs",
+              "all_reduce_perf", "--out", str(tmp / "o"))
+    assert r.returncode == 0, r.stderr
+    made = calls(fake)
+    assert len(made) == 2 and " -g 2 " in made[0] and " -g " not in made[1]
+    for launch in ("single", "mpi"):
+        json.load(open(tmp / "o" / f"all_reduce_perf_{launch}_graph.json"))
+    m = json.load(open(tmp / "o" / "run.json"))
+    assert m["launchers"] == ["single process (-g 2)", "mpirun -np 2"]
+    assert m["machine"] == "h200x2" and m["exit_status"] == [0, 0]
 
 
 def test_failed_program_fails_the_sweep(fake):
@@ -139,7 +157,7 @@ def test_failed_program_fails_the_sweep(fake):
     r = sweep(fake, "-b", "8", "-e", "8", "--programs", "all_reduce_perf", "--out", str(out),
               extra_env={"FAKE_EXIT": "3"})
     assert r.returncode == 1
-    assert "all_reduce_perf (graph) exited 3" in r.stderr
+    assert "all_reduce_perf (single, graph) exited 3" in r.stderr
     assert json.load(open(out / "run.json"))["exit_status"] == [3]
 
 
