@@ -186,7 +186,7 @@ class Headline:
 def headline(rows, placement: str, ce_ceiling: float | None) -> list:
     """One Headline per collective, over every type/op/mode/launch of the placement.
 
-    Small: at the smallest size with an eligible measurement, the fastest kernel of
+    Small: at the smallest non-zero size with an eligible measurement, the fastest kernel of
     the (type, op, mode, launch) where it is fastest, and NCCL in that same setting.
     Large: at the largest such size, the highest busbw, and NCCL's beside it.
     """
@@ -196,7 +196,9 @@ def headline(rows, placement: str, ce_ceiling: float | None) -> list:
     out = []
     for coll, table in per_coll.items():
         h = Headline(collective=coll, ce_ceiling=ce_ceiling)
-        timed = [t for t in table if t.fastest is not None]
+        # A 0-byte row (a size that rounds down to no element per rank) says
+        # nothing about latency.
+        timed = [t for t in table if t.fastest is not None and t.size > 0]
         if timed:
             h.small_size = min(t.size for t in timed)
             best = min((t for t in timed if t.size == h.small_size),
@@ -256,7 +258,7 @@ def variant_label(row: cr.Row, show_type: bool, show_mode: bool, show_launch: bo
 def headline_section(rows, placement, ce_ceiling) -> list:
     heads = headline(rows, placement, ce_ceiling)
     lines = ["## Headline", "",
-             f"{placement}. Small messages: at the smallest size measured, the fastest "
+             f"{placement}. Small messages: at the smallest non-zero size measured, the fastest "
              "kernel and NCCL's time there (NCCL/fastest > 1: faster than NCCL). Large "
              "messages: at the largest size, the highest bus bandwidth, NCCL's, and the "
              "share of the copy-engine ceiling"
@@ -474,6 +476,9 @@ def render_report(results_dir, files, manifest, out_dir, placement="out-of-place
     """The text of report.md (and, with make_plots, the PNGs in out_dir)."""
     rows = cr.all_rows(files)
     index, dups = cr.index_rows(rows)
+    # Sizes that round down to 0 bytes print one 0-byte row each, as in
+    # nccl-tests; those repeats are expected, not duplicates worth a warning.
+    dups = [(a, b) for a, b in dups if a.size > 0]
     multi_launch = len({r.launch for r in rows}) > 1
     lines = [f"# collbench report: {os.path.basename(os.path.abspath(results_dir))}", ""]
     nwrong = sum(1 for r in rows if r.is_wrong) + sum(1 for f in files for s in f.stress

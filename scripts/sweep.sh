@@ -168,7 +168,9 @@ done
 MPI_VERSION=$( (mpirun --version 2>/dev/null || true) | head -1)
 # Outside a git checkout (a copied tree), COLLBENCH_COMMIT may name the commit.
 COMMIT=$(git rev-parse HEAD 2>/dev/null || echo "${COLLBENCH_COMMIT:-unknown}")
-[ -n "$(git status --porcelain 2>/dev/null | grep -v '^??' || true)" ] && COMMIT="$COMMIT (modified)"
+# Tracked files that differ from the commit, named in the manifest.
+MODIFIED=$(git status --porcelain 2>/dev/null | grep -v '^??' | cut -c4- || true)
+[ -n "$MODIFIED" ] && COMMIT="$COMMIT (modified)"
 CMDFILE=$(mktemp)
 printf '%s\n' "${COMMANDS[@]}" >"$CMDFILE"
 LAUNCHERS=()
@@ -176,9 +178,9 @@ LAUNCHERS=()
 [ -n "$LAUNCHER" ] && LAUNCHERS+=("$LAUNCHER")
 LAUNCHERS_TEXT=$(printf '%s\n' "${LAUNCHERS[@]}")
 python3 - "$OUT" "$MACHINE" "$COMMIT" "$GPU_MODEL" "$GPU_COUNT" "$GPU_DRIVER" "$MPI_VERSION" \
-  "$LAUNCHERS_TEXT" "${STATUS[*]}" "$CMDFILE" <<'PY'
+  "$LAUNCHERS_TEXT" "${STATUS[*]}" "$CMDFILE" "$MODIFIED" <<'PY'
 import glob, json, os, sys, time
-out, machine, commit, model, count, driver, mpi, launchers, status, cmdfile = sys.argv[1:11]
+out, machine, commit, model, count, driver, mpi, launchers, status, cmdfile, modified = sys.argv[1:12]
 versions = {}
 for f in sorted(glob.glob(os.path.join(out, "*.json"))):
     if os.path.basename(f) == "run.json":
@@ -192,6 +194,7 @@ manifest = {
     "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     "machine": machine,
     "collbench_commit": commit,
+    "modified_files": modified.splitlines(),
     "gpu": {"model": model or "unknown", "count": int(count or 0), "driver": driver or "unknown"},
     "cuda": versions.get("cuda_runtime"),
     "cuda_driver": versions.get("cuda_driver"),

@@ -11,8 +11,8 @@ import pytest
 
 import collbench_results as cr
 import report
-from collbench_testlib import (EDGE_DIR, EMPTY, MISSING_KEYS, PNG_SIGNATURE, REAL_DIR,
-                               REAL_GRAPH, REAL_KERNEL0, REAL_STREAM, TRUNCATED, fmt,
+from collbench_testlib import (EDGE_DIR, EMPTY, MISSING_KEYS, PNG_SIGNATURE,
+                               REAL_ALL_GATHER_DIR, REAL_DIR, REAL_GRAPH, REAL_KERNEL0, REAL_STREAM, TRUNCATED, fmt,
                                load_json, md_table_after, run_script, section, write_json)
 
 MiB = 1 << 20
@@ -423,6 +423,19 @@ def test_duplicate_files_are_reported(tmp_path):
     text = (tmp_path / "report.md").read_text(encoding="utf-8")
     assert "168 measurement(s) appear more than once" in text
     assert len(md_table_after(text, REAL_TABLE)) == 28
+
+
+def test_zero_byte_rows_are_not_the_headline_nor_duplicates(tmp_path):
+    # all_gather at 8 B and 16 B on 2 ranks has no element per rank: two 0-byte rows.
+    rows = cr.all_rows(cr.load_results(REAL_ALL_GATHER_DIR))
+    zero = [r for r in rows if r.size == 0 and r.placement == "out-of-place"]
+    assert len(zero) == 2
+    h = report.headline(rows, "out-of-place", None)[0]
+    smallest = min(r.size for r in rows if r.size > 0)
+    assert smallest == 32 and h.small_size == smallest
+    proc = run_script("report.py", REAL_ALL_GATHER_DIR, "-o", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "## Duplicate measurements" not in (tmp_path / "report.md").read_text(encoding="utf-8")
 
 
 # --------------------------------------------------------------------------- errors
