@@ -166,10 +166,12 @@ done
 
 # The manifest: what ran, where, with what.
 MPI_VERSION=$( (mpirun --version 2>/dev/null || true) | head -1)
-# Outside a git checkout (a copied tree), COLLBENCH_COMMIT may name the commit.
-COMMIT=$(git rev-parse HEAD 2>/dev/null || echo "${COLLBENCH_COMMIT:-unknown}")
+# COLLBENCH_COMMIT, where set, names the commit of a copied tree whose .git
+# may be stale or absent.
+COMMIT=${COLLBENCH_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
 # Tracked files that differ from the commit, named in the manifest.
-MODIFIED=$(git status --porcelain 2>/dev/null | grep -v '^??' | cut -c4- || true)
+MODIFIED=""
+[ -n "${COLLBENCH_COMMIT:-}" ] || MODIFIED=$(git status --porcelain 2>/dev/null | grep -v '^??' | cut -c4- || true)
 [ -n "$MODIFIED" ] && COMMIT="$COMMIT (modified)"
 CMDFILE=$(mktemp)
 printf '%s\n' "${COMMANDS[@]}" >"$CMDFILE"
