@@ -47,7 +47,13 @@ typedef struct {
   int kernel_id;      /* the kernel's own row, for error messages */
   const char *kernel_name;
   cb_rank_info *world; /* for collective setup: exchanging handles between ranks */
-  void *state;         /* the kernel's own per-rank state, set by its setup */
+  /* The harness's buffers (cudaMalloc bases), the same for every call of the
+   * run and at the same offsets on every rank: a kernel that reads or writes
+   * its peers' send or receive buffers maps them once in setup
+   * (cb_peer_share) and finds a call's pointers with cb_peer_ptr_in. */
+  void *send_buf, *recv_buf;
+  size_t send_buf_bytes, recv_buf_bytes;
+  void *state; /* the kernel's own per-rank state, set by its setup */
 } cb_kernel_ctx;
 
 /* One collective call. */

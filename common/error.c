@@ -25,11 +25,32 @@ const char *cb_errno_string(void) {
   return strerror(errno);
 }
 
-static void prefix(void) {
-  if (thread_rank >= 0)
-    fprintf(stderr, "%s: rank %d: ", program, thread_rank);
-  else
-    fprintf(stderr, "%s: ", program);
+/* One error line, written with one write(2): stderr is unbuffered, and
+ * under mpirun another process's output (its abort banner, say) must not
+ * land in the middle of the line. */
+static void emit_line(const char *fmt, va_list ap) {
+  char line[2048];
+  int n = thread_rank >= 0 ? snprintf(line, sizeof line, "%s: rank %d: ", program, thread_rank)
+                           : snprintf(line, sizeof line, "%s: ", program);
+  if (n < 0) n = 0;
+  if ((size_t)n < sizeof line) {
+    int m = vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+    if (m > 0) n += m;
+  }
+  if ((size_t)n > sizeof line - 2) n = (int)sizeof line - 2; /* truncated: keep the newline */
+  line[n++] = '\n';
+  for (size_t done = 0; done < (size_t)n;) {
+    ssize_t w = write(STDERR_FILENO, line + done, (size_t)n - done);
+    if (w <= 0) break;
+    done += (size_t)w;
+  }
+}
+
+__attribute__((format(printf, 1, 2))) static void emit(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  emit_line(fmt, ap);
+  va_end(ap);
 }
 
 /* The first thread to fail speaks; a rank thread failing at the same moment
@@ -57,19 +78,16 @@ void cb_exit_quietly(void) {
 void cb_die(const char *file, int line, const char *call, const char *what) {
   claim_failure();
   fflush(stdout);
-  prefix();
-  fprintf(stderr, "%s:%d: %s: %s\n", file, line, call, what);
+  emit("%s:%d: %s: %s", file, line, call, what);
   leave();
 }
 
 void cb_fatal(const char *fmt, ...) {
   claim_failure();
   fflush(stdout);
-  prefix();
   va_list ap;
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  emit_line(fmt, ap);
   va_end(ap);
-  fputc('\n', stderr);
   leave();
 }

@@ -38,6 +38,18 @@ static inline void *cb_peer_ptr(const cb_peer_buffer *b, int r, const void *loca
   return (char *)b->ptr[r] + ((const char *)local_ptr - (const char *)b->ptr[b->rank]);
 }
 
+/* The address on rank r of the byte local_ptr addresses in whichever of the
+ * n buffers b[] holds it (an in-place call's send pointer lies in the
+ * receive buffer); NULL when none does. */
+static inline void *cb_peer_ptr_in(const cb_peer_buffer *b, int n, int r, const void *local_ptr) {
+  for (int i = 0; i < n; i++) {
+    const char *base = (const char *)b[i].ptr[b[i].rank];
+    const char *p = (const char *)local_ptr;
+    if (p >= base && p < base + b[i].bytes) return cb_peer_ptr(&b[i], r, local_ptr);
+  }
+  return NULL;
+}
+
 #ifdef __cplusplus
 }
 #endif

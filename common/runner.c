@@ -191,7 +191,11 @@ static void run_kernel(cb_rank_state *st, int kidx) {
                        .max_bytes = o->sweep.max_bytes,
                        .kernel_id = k->id,
                        .kernel_name = k->name,
-                       .world = st->me};
+                       .world = st->me,
+                       .send_buf = st->bufs.send,
+                       .recv_buf = st->bufs.recv,
+                       .send_buf_bytes = st->bufs.send_bytes,
+                       .recv_buf_bytes = st->bufs.recv_bytes};
   if (k->setup) k->setup(&ctx);
   cb_world_barrier(st->me);
   if (o->stress)
@@ -243,6 +247,14 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
   char program[64], err[512];
   snprintf(program, sizeof program, "%s_perf", coll->shape->name);
   cb_error_set_program(program);
+  /* Before anything can initialise CUDA (MPI_Init may): load every kernel
+   * when the context is created. With lazy loading (CUDA's default), the
+   * first launch of a kernel may have to synchronise the context, and the
+   * CUDA Programming Guide warns that kernels which wait on kernels
+   * launched later can then deadlock. Ours do by design (a rank's kernel
+   * spins until its peers' kernels run), and the ce kernels launch new
+   * kernels while a spinning one runs. The user's own setting wins. */
+  setenv("CUDA_MODULE_LOADING", "EAGER", 0);
   cb_world *w = cb_world_init(&argc, &argv);
   int lead = cb_world_proc(w) == 0; /* only the first process prints */
   cb_run run = {.coll = coll, .fault_skip_rank = -1};

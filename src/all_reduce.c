@@ -35,6 +35,18 @@ static const cb_kernel kernels[] = {
      .setup = cb_ar_ll_setup,
      .teardown = cb_ar_ll_teardown,
      .launch = cb_ar_ll_launch},
+    {.id = 5,
+     .name = "ce",
+     .summary = "copy engines pull every peer's share of our chunk and push the result to "
+                "every peer, pipelined in pieces; SMs only reduce",
+     .limits = {.placements = BOTH_PLACEMENTS,
+                .dtypes = CB_ALL_DTYPES,
+                .ops = CB_ALL_OPS,
+                .max_ranks = CB_MAX_PEERS,
+                .single_host = 1},
+     .setup = cb_ar_ce_setup,
+     .teardown = cb_ar_ce_teardown,
+     .launch = cb_ar_ce_launch},
 };
 
 static const cb_collective all_reduce = {

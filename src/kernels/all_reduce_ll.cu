@@ -8,7 +8,7 @@
  * Epochs. Each block keeps its own epoch counter on the device (so a CUDA
  * graph replay, whose kernel arguments are frozen, still advances it), and
  * packet i is always handled by the same block on every rank: tile t (of
- * LL_THREADS packets) belongs to block t % max_blocks, whatever the message
+ * blockDim.x packets) belongs to block t % max_blocks, whatever the message
  * size. A small message launches only the blocks that own one of its tiles
  * (so 8 bytes cost one block); every rank launches the same blocks for the
  * same size. So the writer and the reader of a packet slot always use the
@@ -39,8 +39,13 @@
 #include "options.h"
 #include "peer_memory.h"
 
-#define LL_THREADS        512 /* packets per tile: one per thread */
-#define LL_DEFAULT_BLOCKS 32
+/* Packets per tile: one per thread. Small blocks are faster at every size
+ * measured (2 x H200, graph mode, 32 blocks, results/h200x2/2026-11-30-probes):
+ * 8 B took 2.23 us with 32 threads, 2.39 with 128, 3.33 with 512. Many
+ * blocks keep the larger sizes at one tile per block (64 KiB = 256 tiles). */
+#define LL_MAX_THREADS     512
+#define LL_DEFAULT_THREADS 32
+#define LL_DEFAULT_BLOCKS  256
 
 typedef struct {
   const void *send;
@@ -58,7 +63,7 @@ typedef struct {
 typedef struct {
   cb_peer_buffer scratch;
   uint32_t *epochs;
-  int blocks;
+  int blocks, threads;
   size_t slot_packets;
 } ll_state;
 
@@ -85,12 +90,13 @@ __device__ __forceinline__ void store_pack(void *p, size_t i, size_t bytes, uint
   for (size_t b = off; b < bytes; b++) ((unsigned char *)p)[b] = ((unsigned char *)&v)[b - off];
 }
 
-template <typename T, int OP> __global__ void __launch_bounds__(LL_THREADS) ll_kernel(ll_args a) {
+template <typename T, int OP>
+__global__ void __launch_bounds__(LL_MAX_THREADS) ll_kernel(ll_args a) {
   const uint32_t epoch = a.epochs[blockIdx.x] + 1;
   const size_t npackets = (a.bytes + 7) / 8;
-  const size_t stride = (size_t)a.max_blocks * LL_THREADS;
+  const size_t stride = (size_t)a.max_blocks * blockDim.x;
   /* Push: every packet of this block's tiles to every peer. */
-  for (size_t i = (size_t)blockIdx.x * LL_THREADS + threadIdx.x; i < npackets; i += stride) {
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < npackets; i += stride) {
     uint2 mine = load_pack(a.send, i, a.bytes);
     for (int p = 1; p < a.nranks; p++) {
       int peer = (a.rank + p) % a.nranks;
@@ -98,7 +104,7 @@ template <typename T, int OP> __global__ void __launch_bounds__(LL_THREADS) ll_k
     }
   }
   /* Pull: the peers' packets for the same tiles, reduced with our input. */
-  for (size_t i = (size_t)blockIdx.x * LL_THREADS + threadIdx.x; i < npackets; i += stride) {
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < npackets; i += stride) {
     uint2 acc = load_pack(a.send, i, a.bytes);
     for (int p = 1; p < a.nranks; p++) {
       int src = (a.rank + p) % a.nranks;
@@ -113,15 +119,17 @@ template <typename T, int OP> __global__ void __launch_bounds__(LL_THREADS) ll_k
 }
 
 template <typename T, int OP>
-static void launch_typed(const ll_args *a, int blocks, cudaStream_t s) {
-  ll_kernel<T, OP><<<blocks, LL_THREADS, 0, s>>>(*a);
+static void launch_typed(const ll_args *a, int blocks, int threads, cudaStream_t s) {
+  ll_kernel<T, OP><<<blocks, threads, 0, s>>>(*a);
 }
 
 extern "C" void cb_ar_ll_setup(cb_kernel_ctx *ctx) {
   ll_state *st = (ll_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
-  /* Same value on every rank: the tile-to-block map must agree. */
+  /* Same values on every rank: the tile-to-block map must agree. */
   st->blocks = (int)cb_env_long("CB_LL_BLOCKS", LL_DEFAULT_BLOCKS, 1, 1024);
+  st->threads = (int)cb_env_long("CB_LL_THREADS", LL_DEFAULT_THREADS, 32, LL_MAX_THREADS);
+  if (st->threads % 32) cb_fatal("CB_LL_THREADS must be a multiple of 32");
   uint64_t max = ctx->max_bytes < CB_AR_LL_MAX_BYTES ? ctx->max_bytes : CB_AR_LL_MAX_BYTES;
   st->slot_packets = (size_t)(max + 7) / 8;
   cb_peer_alloc(ctx->world, 2 * (size_t)ctx->nranks * st->slot_packets * sizeof(uint4),
@@ -157,8 +165,9 @@ extern "C" void cb_ar_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   a.nranks = ctx->nranks;
   a.max_blocks = st->blocks;
   a.spin = CB_SPIN_INFO(ctx);
-  size_t tiles = (a.bytes + 8 * LL_THREADS - 1) / (8 * LL_THREADS);
+  size_t tile_bytes = 8 * (size_t)st->threads;
+  size_t tiles = (a.bytes + tile_bytes - 1) / tile_bytes;
   int blocks = tiles < (size_t)st->blocks ? (int)tiles : st->blocks;
-  CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_typed, &a, blocks, stream);
+  CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_typed, &a, blocks, st->threads, stream);
   CB_CUDA(cudaGetLastError());
 }

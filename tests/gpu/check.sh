@@ -6,6 +6,7 @@
 # ones, in stream and graph mode, launched as one process (-g N) and, when
 # mpirun exists, as N processes. Each run must exit 0 and report 0 wrong.
 # Logs go to $LOGDIR (default ./gpu-check-logs); a summary table is printed last.
+# KERNELS (default all) is passed to -k: e.g. KERNELS=ce checks one kernel.
 set -uo pipefail
 BUILD=${1:-build-gpu}
 NGPUS=${2:-$(nvidia-smi -L 2>/dev/null | wc -l)}
@@ -28,10 +29,12 @@ PROGS=("$BUILD"/*_perf)
 for prog in "${PROGS[@]}"; do
   [ -x "$prog" ] || { echo "check.sh: '$prog' is not an executable program" >&2; exit 2; }
   name=$(basename "$prog")
+  # copy_perf is not a collective (no -d/-o/-G): tests/gpu/copy_check.sh checks it.
+  [ "$name" = copy_perf ] && continue
   for launch in "${LAUNCHERS[@]}"; do
     for mode in "${MODES[@]}"; do
       for sizes in "${SIZE_SETS[@]}"; do
-        args="-k all -d all -o all -c 2 -n 3 -w 1 $sizes $mode"
+        args="-k ${KERNELS:-all} -d all -o all -c 2 -n 3 -w 1 $sizes $mode"
         if [ "$launch" = single ]; then
           cmd="$prog -g $NGPUS $args"
         else

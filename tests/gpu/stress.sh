@@ -10,7 +10,9 @@ NGPUS=${2:-$(nvidia-smi -L 2>/dev/null | wc -l)}
 CALLS=${3:-100000}
 shift $(($# < 3 ? $# : 3))
 CASES=("$@")
-[ ${#CASES[@]} -gt 0 ] || CASES=(all_reduce_perf:ll:8:1M all_reduce_perf:ring:8:8M)
+[ ${#CASES[@]} -gt 0 ] || CASES=(all_reduce_perf:ll:8:1M all_reduce_perf:ring:8:8M
+  all_reduce_perf:ce:8:8M all_gather_perf:direct:8:8M all_gather_perf:ce:8:8M
+  all_gather_perf:ll:8:1M reduce_scatter_perf:direct:8:8M reduce_scatter_perf:ll:8:1M)
 export NCCL_NVLS_ENABLE=0 # never NVLink multicast
 fail=0
 for c in "${CASES[@]}"; do

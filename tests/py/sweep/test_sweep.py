@@ -54,6 +54,7 @@ def fake(tmp_path):
     bindir.mkdir()
     write_exe(build / "all_reduce_perf", FAKE_PROGRAM)
     write_exe(build / "all_gather_perf", FAKE_PROGRAM)
+    write_exe(build / "copy_perf", FAKE_PROGRAM)  # not a collective: never swept by default
     write_exe(bindir / "nvidia-smi", FAKE_SMI)
     env = dict(os.environ, PATH=f"{bindir}:{os.environ['PATH']}", FAKE_LOG=str(tmp_path / "log"))
     return tmp_path, build, env
@@ -75,7 +76,8 @@ def test_graph_small_stream_large_every_program(fake):
     r = sweep(fake, "-b", "8", "-e", "16M", "--graph-max", "1M", "--out", str(out))
     assert r.returncode == 0, r.stderr
     made = calls(fake)
-    assert len(made) == 4  # 2 programs x {graph, stream}
+    assert len(made) == 4  # 2 programs x {graph, stream}; copy_perf is left out
+    assert not any(c.startswith("copy_perf") for c in made)
     graph = [c for c in made if c.startswith("all_reduce_perf") and "-G 100" in c]
     stream = [c for c in made if c.startswith("all_reduce_perf") and "-G" not in c]
     assert graph == ["all_reduce_perf -g 2 -k all -b 8 -e 1048576 -f 2 -n 20 -w 5 -J "

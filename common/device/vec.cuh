@@ -1,0 +1,50 @@
+/* 16-byte vector paths with scalar head and tail. A run of bytes is moved
+ * (or reduced) as an unaligned head, then 16-byte vectors, then a tail;
+ * vectors are used only where every pointer the run touches is aligned for
+ * them, which holds when all those pointers have the same address mod 16.
+ * The harness's blocks are whole 16-byte multiples at 16-byte aligned
+ * offsets, so there head and tail are empty; any other count or offset
+ * still works, more slowly. */
+#ifndef CB_DEVICE_VEC_CUH
+#define CB_DEVICE_VEC_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The split of a run of `bytes` bytes of elem-byte elements. */
+typedef struct {
+  size_t head; /* bytes before the first vector (a whole number of elements) */
+  size_t nvec; /* 16-byte vectors after the head */
+  size_t tail; /* byte offset of the tail: head + 16 * nvec */
+} cb_vec_split;
+
+/* first: one pointer of the run; same_mod16: whether every other pointer
+ * of the run has first's address mod 16. Host side, at launch. */
+static inline cb_vec_split cb_vec_split_make(const void *first, int same_mod16, size_t bytes,
+                                             size_t elem) {
+  cb_vec_split s;
+  uintptr_t mis = (uintptr_t)first % 16;
+  if (!same_mod16 || mis % elem != 0) { /* no aligned vector for all: everything singly */
+    s.head = bytes;
+    s.nvec = 0;
+  } else {
+    s.head = (16 - mis) % 16;
+    if (s.head > bytes) s.head = bytes;
+    s.nvec = (bytes - s.head) / 16;
+  }
+  s.tail = s.head + 16 * s.nvec;
+  return s;
+}
+
+/* Whether p has the same address mod 16 as first. */
+static inline int cb_same_mod16(const void *first, const void *p) {
+  return ((uintptr_t)first - (uintptr_t)p) % 16 == 0;
+}
+
+/* 16 bytes from memory a peer wrote before a handshake we acquired: through
+ * L2 (ld.global.cg), never from an L1 line of an earlier access. */
+__device__ __forceinline__ uint4 cb_ld_cg16(const void *p) {
+  return __ldcg((const uint4 *)p);
+}
+
+#endif

@@ -1,0 +1,324 @@
+#!/usr/bin/env python3
+"""copy_perf as a user runs it, on a machine without a GPU, and its JSON and
+CSV files read back by Python's own parsers.
+
+    python3 tests/py/test_copy_program.py BUILD/copy_perf [--mpiexec MPIEXEC]
+        [--report-emitter BUILD/tests/test_copy_report] [unittest options]
+
+Help, the kernel list and every refusal of bad input work without a GPU; a
+valid run stops with one clear line when no GPU is visible. Standard
+library only.
+"""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+PROGRAM = None
+MPIEXEC = None
+EMITTER = None
+NO_GPU = "no CUDA device visible"
+KERNELS = ["ce", "batch", "sm", "gdrcopy", "llhost"]
+
+
+def run(*args, timeout=30, env_extra=None):
+    env = dict(os.environ)
+    env.pop("CUDA_VISIBLE_DEVICES", None)
+    if env_extra:
+        env.update(env_extra)
+    return subprocess.run([PROGRAM, *args], capture_output=True, text=True, timeout=timeout,
+                          env=env)
+
+
+def gpu_visible():
+    try:
+        proc = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return proc.returncode == 0 and "GPU" in proc.stdout
+
+
+GPU_VISIBLE = gpu_visible()
+needs_no_gpu = unittest.skipIf(GPU_VISIBLE, "a GPU is visible: a run would start")
+
+
+class Informational(unittest.TestCase):
+    def test_help(self):
+        for flag in ("-h", "--help"):
+            p = run(flag)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertTrue(p.stdout.startswith("usage: copy_perf"), p.stdout[:200])
+            for option in ("-b, --minbytes", "-e, --maxbytes", "-i, --stepbytes",
+                           "-f, --stepfactor", "-n, --iters", "-w, --warmup_iters", "-c, --check",
+                           "-D, --direction", "-W, --window", "--pageable", "--osu",
+                           "-k, --kernel", "-J", "--csv", "-g, --ngpus", "-T, --timeout"):
+                self.assertIn(option, p.stdout)
+            self.assertEqual(p.stderr, "")
+
+    def test_kernel_list(self):
+        p = run("-k", "list")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(p.stdout.startswith("# kernels of copy_perf"), p.stdout[:100])
+        for i, name in enumerate(KERNELS):
+            rows = [l for l in p.stdout.splitlines() if l.split()[:2] == [str(i), name]]
+            self.assertEqual(len(rows), 1, f"kernel {i} {name}: {p.stdout}")
+        self.assertEqual(p.stderr, "")
+
+    def test_gdrcopy_reason_without_library(self):
+        # A stub path that cannot load: the kernel is listed unavailable with the reason.
+        p = run("-k", "list", env_extra={"CB_GDRAPI_LIB": "/nonexistent/libgdrapi.so"})
+        self.assertEqual(p.returncode, 0, p.stderr)
+        line = [l for l in p.stdout.splitlines() if " gdrcopy " in l][0]
+        self.assertIn("[unavailable: GDRCopy library not found (CB_GDRAPI_LIB=", line)
+
+
+class ErrorAssertions:
+    def assertOneLineError(self, p, *mentions, gpu_message=False):
+        self.assertNotEqual(p.returncode, 0, f"exit 0; stdout: {p.stdout!r}")
+        lines = p.stderr.splitlines()
+        self.assertEqual(len(lines), 1, f"expected one line on stderr, got {p.stderr!r}")
+        line = lines[0]
+        self.assertTrue(line.startswith("copy_perf: "), line)
+        for m in mentions:
+            self.assertIn(m, line)
+        if not gpu_message:
+            self.assertNotIn(NO_GPU, line, "bad input must be refused before the GPU check")
+        self.assertNotIn("size", p.stdout.lower(), "no table may be printed")
+        return line
+
+
+class BadInput(ErrorAssertions, unittest.TestCase):
+    """Refused before any GPU work: the same with and without a GPU."""
+
+    def test_direction(self):
+        self.assertOneLineError(run("-D", "x2y"), "x2y", "-D takes h2d d2h d2d")
+        self.assertOneLineError(run("-D", "h2d,"), "-D takes")
+        self.assertOneLineError(run("-D"), "-D")
+
+    def test_d2d_needs_two_gpus(self):
+        line = self.assertOneLineError(run("-D", "d2d"), "d2d", "two GPUs")
+        self.assertIn("-g 2", line)
+        self.assertOneLineError(run("-D", "h2d,d2d"), "two GPUs")
+
+    def test_window(self):
+        for bad in ("0", "-3", "abc", "65537", "1.5", ""):
+            self.assertOneLineError(run("-W", bad), "-W")
+
+    def test_no_graph_mode(self):
+        self.assertOneLineError(run("-G", "3"), "-G", "graph")
+
+    def test_collective_options_refused(self):
+        for opt, val in (("-d", "float"), ("-o", "sum"), ("-r", "0"), ("-t", "2")):
+            self.assertOneLineError(run(opt, val), opt)
+
+    def test_flags_take_no_value(self):
+        self.assertOneLineError(run("--pageable=yes"), "--pageable")
+        self.assertOneLineError(run("--osu", "stray"), "stray")
+
+    def test_sizes(self):
+        line = self.assertOneLineError(run("-b", "2G", "-e", "1G"), "-b", "-e")
+        self.assertIn("2147483648", line)
+        self.assertOneLineError(run("-b", "0"), "-b")
+        self.assertOneLineError(run("-b", "12X"), "12X")
+        self.assertOneLineError(run("-i", "4", "-f", "2"), "contradict")
+        self.assertOneLineError(run("-b", "1", "-e", "9", "-i", "0"), "never advance")
+
+    def test_numbers(self):
+        self.assertOneLineError(run("-n", "0"), "-n")
+        self.assertOneLineError(run("-c", "x"), "-c")
+        self.assertOneLineError(run("-g", "0"), "-g")
+        self.assertOneLineError(run("-T", "0"), "-T")
+
+    def test_unknown_kernel(self):
+        line = self.assertOneLineError(run("-k", "9"), "9")
+        self.assertIn("kernel", line)
+        self.assertOneLineError(run("-k", "ce,nope"), "nope")
+
+    def test_named_kernel_unavailable(self):
+        line = self.assertOneLineError(
+            run("-k", "gdrcopy", env_extra={"CB_GDRAPI_LIB": "/nonexistent/libgdrapi.so"}),
+            "kernel 3 (gdrcopy) cannot run", "GDRCopy library not found")
+        self.assertIn("CB_GDRAPI_LIB=/nonexistent/libgdrapi.so", line)
+
+    def test_unwritable_outputs(self):
+        self.assertOneLineError(run("-J", "/nonexistent-dir/x.json"), "-J",
+                                "/nonexistent-dir/x.json")
+        self.assertOneLineError(run("--csv", "/nonexistent-dir/x.csv"), "--csv")
+
+
+@needs_no_gpu
+class WithoutGpu(ErrorAssertions, unittest.TestCase):
+    def test_run_without_gpu(self):
+        self.assertOneLineError(run("-b", "8", "-e", "8"), NO_GPU, gpu_message=True)
+
+    def test_default_run_without_gpu(self):
+        self.assertOneLineError(run(), NO_GPU, gpu_message=True)
+
+    def test_every_option_then_no_gpu(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = run("-D", "h2d,d2h", "-W", "8", "--pageable", "--osu", "-k", "ce,sm,llhost",
+                    "-b", "1", "-e", "1G", "-n", "3", "-w", "1", "-c", "1",
+                    "-J", os.path.join(d, "x.json"), "--csv", os.path.join(d, "x.csv"))
+            self.assertOneLineError(p, NO_GPU, gpu_message=True)
+            self.assertEqual(os.listdir(d), [], "a run that measured nothing left files")
+
+    def test_gdrcopy_unavailable_is_not_an_error_with_all(self):
+        # -k all gets past the kernel checks (gdrcopy merely skipped) to the GPU check.
+        p = run("-k", "all", env_extra={"CB_GDRAPI_LIB": "/nonexistent/libgdrapi.so"})
+        self.assertOneLineError(p, NO_GPU, gpu_message=True)
+
+
+def mpirun(*args, timeout=60):
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env.pop("CUDA_VISIBLE_DEVICES", None)
+    cmd = [MPIEXEC, "--oversubscribe"]
+    if args and isinstance(args[0], list):
+        for i, per_proc in enumerate(args):
+            cmd += ([":"] if i else []) + ["-n", "1", PROGRAM, *per_proc]
+    else:
+        cmd += ["-n", "2", PROGRAM, *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+class UnderMpirun(unittest.TestCase):
+    def setUp(self):
+        if not MPIEXEC:
+            self.skipTest("no --mpiexec given")
+
+    def program_lines(self, text):
+        return [l for l in text.splitlines() if l.startswith("copy_perf:")]
+
+    def test_help_printed_once(self):
+        p = mpirun("-h")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.count("usage: copy_perf"), 1, p.stdout)
+
+    def test_bad_option_reported_once(self):
+        p = mpirun("-D", "sideways")
+        self.assertNotEqual(p.returncode, 0)
+        lines = self.program_lines(p.stderr)
+        self.assertEqual(len(lines), 1, p.stderr)
+        self.assertIn("sideways", lines[0])
+
+    def test_different_options_refused(self):
+        p = mpirun(["-b", "8", "-e", "8", "-W", "4"], ["-b", "8", "-e", "8", "-W", "5"])
+        self.assertNotEqual(p.returncode, 0)
+        lines = self.program_lines(p.stderr)
+        self.assertEqual(len(lines), 1, p.stderr)
+        self.assertIn("different options", lines[0])
+        self.assertIn("W=4", lines[0])
+        self.assertIn("W=5", lines[0])
+        self.assertNotIn(NO_GPU, p.stderr)
+
+    @needs_no_gpu
+    def test_d2d_with_two_processes_gets_to_the_gpu_check(self):
+        p = mpirun("-D", "d2d", "-b", "8", "-e", "8")
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn(NO_GPU, p.stderr)
+        self.assertNotIn("two GPUs", p.stderr)
+
+
+class ReportFiles(unittest.TestCase):
+    """The JSON and CSV that tests/unit/test_copy_report.c writes from a known report."""
+
+    @classmethod
+    def setUpClass(cls):
+        if not EMITTER:
+            raise unittest.SkipTest("no --report-emitter given")
+        cls.dir = tempfile.TemporaryDirectory()
+        cls.json_path = os.path.join(cls.dir.name, "r.json")
+        cls.csv_path = os.path.join(cls.dir.name, "r.csv")
+        p = subprocess.run([EMITTER, "--emit", cls.json_path, cls.csv_path], capture_output=True,
+                           text=True, timeout=30)
+        if p.returncode != 0:
+            raise AssertionError(f"emitter failed: {p.stdout}{p.stderr}")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dir.cleanup()
+
+    def test_json(self):
+        with open(self.json_path) as f:
+            doc = json.load(f)
+        for key in ("program", "collective", "date", "nranks", "options", "versions", "devices",
+                    "kernels", "skipped_directions", "results", "wrong_total"):
+            self.assertIn(key, doc)
+        self.assertEqual(doc["program"], "copy_perf")
+        self.assertEqual(doc["collective"], "copy")
+        self.assertEqual(doc["options"]["window"], 64)
+        self.assertEqual(doc["options"]["host_memory"], "pinned")
+        self.assertEqual(doc["options"]["direction"], ["h2d", "d2h", "d2d"])
+        self.assertEqual(doc["devices"][0]["host"], 'node"1')
+        self.assertEqual(doc["skipped_directions"], {"d2d": "needs two GPUs"})
+        names = [k["name"] for k in doc["kernels"]]
+        self.assertEqual(names, ["ce", "sm", "gdrcopy", "llhost"])
+        gdr = doc["kernels"][2]
+        self.assertFalse(gdr["ran"])
+        self.assertEqual(gdr["skipped"], 'GDRCopy library not found, "really"')
+        self.assertEqual(doc["kernels"][3]["skipped_directions"],
+                         {"d2d": "a path between host memory and this GPU"})
+        results = doc["results"]
+        self.assertEqual(len(results), 2 * 9)  # two measurements per row
+        lat = results[0]
+        self.assertEqual(lat["kernel_name"], "ce")
+        self.assertEqual(lat["direction"], "h2d")
+        self.assertEqual(lat["measurement"], "latency")
+        self.assertEqual(lat["size"], 8)
+        self.assertEqual(lat["copies"], 1)
+        self.assertEqual(lat["time_us"], 7.0)
+        self.assertEqual(lat["p99_us"], 9.0)
+        self.assertEqual(lat["iter_stats"]["samples"], 10)
+        self.assertEqual(lat["wrong"], 0)
+        bw = results[1]
+        self.assertEqual(bw["measurement"], "bandwidth")
+        self.assertEqual(bw["copies"], 64)
+        self.assertAlmostEqual(bw["algbw"], 8 / 1e3 / 0.5)
+        self.assertEqual(bw["busbw"], bw["algbw"])
+        self.assertNotIn("p99_us", bw)
+        # Keys the collective programs' readers expect, with their copy meaning.
+        for r in results:
+            self.assertEqual((r["type"], r["redop"], r["root"], r["placement"], r["mode"]),
+                             ("uint8", "none", -1, "out-of-place", "stream"))
+        skipped = results[-1]
+        self.assertEqual(skipped["skipped"], "above a made-up limit")
+        self.assertNotIn("time_us", skipped)
+        self.assertEqual(doc["wrong_total"], 0)
+
+    def test_csv(self):
+        with open(self.csv_path, newline="") as f:
+            rows = list(csv.reader(f))
+        header = rows[0]
+        self.assertEqual(header, ["program", "kernel", "kernel_name", "direction", "measurement",
+                                  "host_memory", "size", "copies", "iterations", "time_us",
+                                  "p50_us", "p99_us", "algbw", "wrong", "skipped"])
+        body = [dict(zip(header, r)) for r in rows[1:]]
+        self.assertTrue(all(len(r) == len(header) for r in rows), rows)
+        self.assertEqual(len(body), 18)
+        self.assertEqual(body[0]["measurement"], "latency")
+        self.assertEqual(float(body[0]["p50_us"]), 7.0)
+        self.assertEqual(float(body[0]["p99_us"]), 9.0)
+        self.assertEqual(body[1]["p99_us"], "")
+        self.assertEqual(body[1]["copies"], "64")
+        self.assertEqual(body[-1]["skipped"], "above a made-up limit")
+        self.assertEqual(body[-1]["time_us"], "")
+
+
+if __name__ == "__main__":
+    for flag in ("--mpiexec", "--report-emitter"):
+        if flag in sys.argv:
+            i = sys.argv.index(flag)
+            value = sys.argv[i + 1]
+            del sys.argv[i:i + 2]
+            if flag == "--mpiexec":
+                MPIEXEC = value
+            else:
+                EMITTER = value
+    if len(sys.argv) < 2 or not os.access(sys.argv[1], os.X_OK):
+        sys.exit(f"usage: {sys.argv[0]} COPY_PERF [--mpiexec MPIEXEC] "
+                 "[--report-emitter TEST_COPY_REPORT] [unittest options]")
+    PROGRAM = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=2)
