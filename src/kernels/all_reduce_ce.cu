@@ -7,14 +7,13 @@
  * (a write into the peer's memory); the SMs only reduce, locally.
  *
  * Rank r owns chunk r of the message (chunks of ceil(count/n) elements,
- * rounded up to 16 bytes), cut into pieces. Three streams:
+ * rounded up to 16 bytes), cut into pieces. Four streams:
  *   rs   (side stream): for each piece k, our input's piece k of every
- *        peer's chunk goes into that peer's scratch (cudaMemcpyAsync), then
- *        a one-thread kernel release-stores "piece k landed" into each
- *        peer's flag word for us. Scratch holds a whole chunk per source
- *        rank, so pushes never wait for the receiver.
- *   main (the call's stream): for each piece k of our chunk, a reduce
- *        kernel waits (acquire) until every peer's piece k has landed, then
+ *        peer's chunk goes into that peer's scratch (cudaMemcpyAsync);
+ *   sig  (side stream): after them (an event), a one-thread kernel
+ *        release-stores "piece k landed" into each peer's flag word for us. Scratch holds a whole
+ * chunk per source rank, so pushes never wait for the receiver. main (the call's stream): for each
+ * piece k of our chunk, a reduce kernel waits (acquire) until every peer's piece k has landed, then
  *        reduces our input and the peers' pieces, in rank order, into our
  *        output.
  *   ag   (side stream): after the reduce of piece k (an event), our output's
@@ -72,8 +71,8 @@ typedef struct {
   cb_peer_buffer flags;   /* [kind][source rank] words, written by the sources */
   uint64_t *epoch;        /* device counter: calls so far */
   size_t chunk_cap;       /* bytes per source in scratch: the largest chunk */
-  cudaStream_t rs, ag;
-  cudaEvent_t fork, joined, reduced[CE_MAX_EVENTS];
+  cudaStream_t rs, sig, ag;
+  cudaEvent_t fork, joined, pushed[CE_MAX_EVENTS], reduced[CE_MAX_EVENTS];
   size_t piece_bytes;
 } ce_state;
 
@@ -211,7 +210,7 @@ extern "C" void cb_ar_ce_setup(cb_kernel_ctx *ctx) {
   /* Tunable, equal on every rank. Pieces: large enough that a copy runs at
    * full speed, small enough that the pipeline's fill and drain (one push
    * each way) are a small share of a large message. */
-  st->piece_bytes = (size_t)cb_env_long("CB_CE_PIECE", 8 << 20, 64 << 10, 1 << 30);
+  st->piece_bytes = (size_t)cb_env_long("CB_CE_PIECE", 16 << 20, 64 << 10, 1 << 30);
   if (st->piece_bytes % 16) cb_fatal("CB_CE_PIECE must be a multiple of 16 bytes");
   /* The largest chunk of any datatype: ceil(count/n) elements rounded up to
    * 16 bytes, at most ceil(max_bytes/n) + 16 + 8 bytes. */
@@ -223,11 +222,14 @@ extern "C" void cb_ar_ce_setup(cb_kernel_ctx *ctx) {
   CB_CUDA(cudaMalloc((void **)&st->epoch, sizeof *st->epoch));
   CB_CUDA(cudaMemset(st->epoch, 0, sizeof *st->epoch));
   CB_CUDA(cudaStreamCreateWithFlags(&st->rs, cudaStreamNonBlocking));
+  CB_CUDA(cudaStreamCreateWithFlags(&st->sig, cudaStreamNonBlocking));
   CB_CUDA(cudaStreamCreateWithFlags(&st->ag, cudaStreamNonBlocking));
   CB_CUDA(cudaEventCreateWithFlags(&st->fork, cudaEventDisableTiming));
   CB_CUDA(cudaEventCreateWithFlags(&st->joined, cudaEventDisableTiming));
-  for (int i = 0; i < CE_MAX_EVENTS; i++)
+  for (int i = 0; i < CE_MAX_EVENTS; i++) {
+    CB_CUDA(cudaEventCreateWithFlags(&st->pushed[i], cudaEventDisableTiming));
     CB_CUDA(cudaEventCreateWithFlags(&st->reduced[i], cudaEventDisableTiming));
+  }
   CB_CUDA(cudaDeviceSynchronize());
   ctx->state = st;
 }
@@ -241,10 +243,14 @@ extern "C" void cb_ar_ce_teardown(cb_kernel_ctx *ctx) {
   cb_peer_free(ctx->world, &st->flags);
   CB_CUDA(cudaFree(st->epoch));
   CB_CUDA(cudaStreamDestroy(st->rs));
+  CB_CUDA(cudaStreamDestroy(st->sig));
   CB_CUDA(cudaStreamDestroy(st->ag));
   CB_CUDA(cudaEventDestroy(st->fork));
   CB_CUDA(cudaEventDestroy(st->joined));
-  for (int i = 0; i < CE_MAX_EVENTS; i++) CB_CUDA(cudaEventDestroy(st->reduced[i]));
+  for (int i = 0; i < CE_MAX_EVENTS; i++) {
+    CB_CUDA(cudaEventDestroy(st->pushed[i]));
+    CB_CUDA(cudaEventDestroy(st->reduced[i]));
+  }
   free(st);
   ctx->state = NULL;
 }
@@ -259,8 +265,10 @@ static void chunk_of(size_t count, int n, size_t esz, int c, size_t *off, size_t
   *len = min_size(elems, count - *off);
 }
 
-/* rs: piece k of every peer's chunk, from our input into the peer's scratch,
- * then the landed signal. */
+/* rs: piece k of every peer's chunk, from our input into the peer's scratch;
+ * sig: then the landed signal. The signal kernel runs on its own stream so
+ * the copy engine goes from one piece's copies straight to the next's
+ * instead of idling while a kernel is launched between them. */
 static void push_rs_piece(const ce_state *st, cb_kernel_ctx *ctx, const cb_call *call, size_t k,
                           const flag_args *f) {
   const int n = ctx->nranks, me = ctx->rank;
@@ -274,7 +282,10 @@ static void push_rs_piece(const ce_state *st, cb_kernel_ctx *ctx, const cb_call 
     const char *src = (const char *)call->send + (c0 + k * piece) * esz;
     CB_CUDA(cudaMemcpyAsync(dst, src, len * esz, cudaMemcpyDefault, st->rs));
   }
-  ce_signal_landed<<<1, 32, 0, st->rs>>>(*f, (uint32_t)k);
+  cudaEvent_t pushed = st->pushed[k % CE_MAX_EVENTS];
+  CB_CUDA(cudaEventRecord(pushed, st->rs));
+  CB_CUDA(cudaStreamWaitEvent(st->sig, pushed, 0));
+  ce_signal_landed<<<1, 32, 0, st->sig>>>(*f, (uint32_t)k);
   CB_CUDA(cudaGetLastError());
 }
 
@@ -327,15 +338,16 @@ extern "C" void cb_ar_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   CB_CUDA(cudaGetLastError());
   CB_CUDA(cudaEventRecord(st->fork, s));
   CB_CUDA(cudaStreamWaitEvent(st->rs, st->fork, 0));
+  CB_CUDA(cudaStreamWaitEvent(st->sig, st->fork, 0));
   CB_CUDA(cudaStreamWaitEvent(st->ag, st->fork, 0));
   /* Every rank signals as many pieces as the longest chunk has, so a
    * peer's wait for any piece of its chunk is matched. */
   for (size_t k = 0; k < ceil_div(first_len, piece); k++) push_rs_piece(st, ctx, call, k, &f);
   for (size_t k = 0; k < ceil_div(clen, piece); k++) reduce_and_push(st, ctx, call, k, &f, s);
-  /* Join both side streams before the end handshake. */
+  /* Join the side streams before the end handshake. */
   CB_CUDA(cudaEventRecord(st->joined, st->ag));
   CB_CUDA(cudaStreamWaitEvent(s, st->joined, 0));
-  CB_CUDA(cudaEventRecord(st->joined, st->rs));
+  CB_CUDA(cudaEventRecord(st->joined, st->sig)); /* after every copy of rs, too */
   CB_CUDA(cudaStreamWaitEvent(s, st->joined, 0));
   ce_handshake<<<1, 32, 0, s>>>(f, W_DONE);
   CB_CUDA(cudaGetLastError());

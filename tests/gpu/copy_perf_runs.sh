@@ -7,7 +7,7 @@
 #   small_latency   every kernel, 1 B..4 KiB, h2d and d2h, 1000 samples
 #                   (target: best kernel <= 0.5 x ce's latency)
 #   osu_h2d_d2h     every kernel, 1 B..4 MiB, --osu (osu_bw's layout, to set beside osu_bw H D)
-#   pageable        ce, batch, gdrcopy, llhost with --pageable host memory, 1 B..16 MiB
+#   pageable        every kernel that can use --pageable host memory, 1 B..16 MiB
 #   d2d_1GiB        ce, batch, sm, 1 GiB to the peer GPU, one process (-g 2)  (target ce >= 390 GB/s)
 #   d2d_1GiB_mpi    the same under mpirun -np 2 (CUDA IPC), when mpirun exists
 # A short digest of the targets is printed at the end (python3, when present).
@@ -21,7 +21,8 @@ export NCCL_NVLS_ENABLE=0 # never NVLink multicast (DESIGN.md)
 [ -x "$PROG" ] || { echo "copy_perf_runs.sh: $PROG is not built (tests/gpu/build.sh)" >&2; exit 2; }
 mkdir -p "$OUT"
 GPU=$(nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader 2>/dev/null | head -1)
-COMMIT=$(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo unknown)
+# COLLBENCH_COMMIT, where set, names the commit of a copied tree whose .git may be stale.
+COMMIT=${COLLBENCH_COMMIT:-$(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo unknown)}
 status=0
 
 record() { # name command...
@@ -43,7 +44,9 @@ record() { # name command...
 record ce_large "$PROG" -k ce -D h2d,d2h -b 64M -e 1G -f 2 -n 10 -w 2 -W 8
 record small_latency "$PROG" -k all -D h2d,d2h -b 1 -e 4K -f 2 -n 1000 -w 100 -W 64
 record osu_h2d_d2h "$PROG" --osu -k all -D h2d,d2h -b 1 -e 4M -f 2 -n 20 -w 5 -W 64
-record pageable "$PROG" --pageable -k ce,batch,gdrcopy,llhost -D h2d,d2h -b 1 -e 16M -f 4 \
+# -k all: sm (needs pinned memory) and an absent gdrcopy are listed as skipped;
+# named with -k, an unavailable kernel is an error.
+record pageable "$PROG" --pageable -k all -D h2d,d2h -b 1 -e 16M -f 4 \
   -n 20 -w 5 -W 8
 if [ "$NGPUS" -ge 2 ]; then
   record d2d_1GiB "$PROG" -g 2 -k ce,batch,sm -D d2d -b 1G -e 1G -n 10 -w 2 -W 4
