@@ -9,11 +9,13 @@
  * Rank r owns chunk r of the message (chunks of ceil(count/n) elements,
  * rounded up to 16 bytes), cut into pieces. Four streams:
  *   rs   (side stream): for each piece k, our input's piece k of every
- *        peer's chunk goes into that peer's scratch (cudaMemcpyAsync);
- *   sig  (side stream): after them (an event), a one-thread kernel
- *        release-stores "piece k landed" into each peer's flag word for us. Scratch holds a whole
- * chunk per source rank, so pushes never wait for the receiver. main (the call's stream): for each
- * piece k of our chunk, a reduce kernel waits (acquire) until every peer's piece k has landed, then
+ *        peer's chunk goes into that peer's scratch (cudaMemcpyAsync).
+ *        Scratch holds a whole chunk per source rank, so pushes never
+ *        wait for the receiver.
+ *   sig  (side stream): after those copies (an event), a one-thread kernel
+ *        release-stores "piece k landed" into each peer's flag word for us.
+ *   main (the call's stream): for each piece k of our chunk, a reduce
+ *        kernel waits (acquire) until every peer's piece k has landed, then
  *        reduces our input and the peers' pieces, in rank order, into our
  *        output.
  *   ag   (side stream): after the reduce of piece k (an event), our output's
@@ -32,8 +34,8 @@
  *          until every peer's reaches it: every push into our output has
  *          landed, and the caller may reuse every buffer.
  * Why a flag stored by a kernel publishes a copy: the kernel runs after
- * the copy before it on the same stream has completed (stream order), and
- * a release store is cumulative: it publishes every write that happens
+ * the copy has completed (stream order, or an event recorded after it),
+ * and a release store is cumulative: it publishes every write that happens
  * before it, the completed copy's included. The acquiring peer then sees
  * the copied bytes; it reads them with ld.global.cg (from L2, never from a
  * stale L1 line of an earlier call).
@@ -209,8 +211,12 @@ extern "C" void cb_ar_ce_setup(cb_kernel_ctx *ctx) {
   const int n = ctx->nranks;
   /* Tunable, equal on every rank. Pieces: large enough that a copy runs at
    * full speed, small enough that the pipeline's fill and drain (one push
-   * each way) are a small share of a large message. */
-  st->piece_bytes = (size_t)cb_env_long("CB_CE_PIECE", 16 << 20, 64 << 10, 1 << 30);
+   * each way) are a small share of a large message. At 1 GiB on 2 x H200
+   * (results/h200x2/2026-11-30-f23c122/ce_tuning.txt, stream mode), 8, 16
+   * and 32 MiB pieces gave 340, 359 and 373 GB/s as one process, and 288,
+   * 300 and 312 under mpirun: each piece costs a few microseconds of
+   * copy-engine and launch gaps. */
+  st->piece_bytes = (size_t)cb_env_long("CB_CE_PIECE", 32 << 20, 64 << 10, 1 << 30);
   if (st->piece_bytes % 16) cb_fatal("CB_CE_PIECE must be a multiple of 16 bytes");
   /* The largest chunk of any datatype: ceil(count/n) elements rounded up to
    * 16 bytes, at most ceil(max_bytes/n) + 16 + 8 bytes. */

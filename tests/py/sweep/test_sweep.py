@@ -105,6 +105,15 @@ def test_manifest(fake):
     assert m["collbench_commit"] and m["date"].endswith("Z")
 
 
+def test_collbench_commit_names_a_copied_tree(fake):
+    out = fake[0] / "out"
+    r = sweep(fake, "-b", "8", "-e", "8", "--programs", "all_reduce_perf", "--out", str(out),
+              extra_env={"COLLBENCH_COMMIT": "b60f372"})
+    assert r.returncode == 0, r.stderr
+    m = json.load(open(out / "run.json"))
+    assert m["collbench_commit"] == "b60f372" and m["modified_files"] == []
+
+
 def test_default_output_directory_is_machine_and_date(fake):
     r = sweep(fake, "-b", "8", "-e", "64", "--programs", "all_reduce_perf")
     assert r.returncode == 0, r.stderr
