@@ -13,6 +13,7 @@
 #include <cuda_runtime_api.h>
 
 #include "coll_shape.h"
+#include "kernel_menu.h"
 #include "types.h"
 #include "world.h"
 
@@ -89,6 +90,9 @@ typedef struct {
   const cb_kernel *kernels;
   int nkernels;
 } cb_collective;
+
+/* The table as -k sees it; program ("all_reduce_perf") names it in messages. */
+cb_kernel_menu cb_kernels_menu(const cb_collective *c, const char *program);
 
 /* Resolves -k (a number, a name, a comma list, or "all") into selected[]
  * (nkernels entries, 1 = run). explicit_pick is set when the user named

@@ -19,6 +19,7 @@
 #include <cuda_runtime_api.h>
 
 #include "copy_options.h"
+#include "kernel_menu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -85,6 +86,9 @@ typedef struct {
 /* complete() of the stream paths (ce, batch, sm): a stream synchronize, which
  * is what a small copy really costs an application. */
 void cb_copy_stream_complete(cb_copy_ctx *ctx, cudaStream_t s);
+
+/* The table as -k sees it. */
+cb_kernel_menu cb_copy_kernels_menu(const cb_copy_program *p);
 
 /* Resolves -k (an id, a name, a comma list, or "all") into selected[]
  * (nkernels entries). Returns 0, or -1 with err set. */

@@ -5,12 +5,12 @@
 #define _GNU_SOURCE /* strdup */
 #include "copy_report.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_writer.h"
 #include "error.h"
-#include "json_writer.h"
+#include "report_json.h"
 #include "report_osu.h"
 
 static const char *const measure_names[CB_COPY_NUM_MEASURES] = {"latency", "bandwidth"};
@@ -42,13 +42,7 @@ void cb_copy_report_free(cb_copy_report *r) {
 }
 
 cb_copy_row *cb_copy_report_add(cb_copy_report *r, const cb_copy_row *row) {
-  if (r->nrows == r->cap) {
-    size_t cap = r->cap ? 2 * r->cap : 64;
-    cb_copy_row *rows = realloc(r->rows, cap * sizeof *rows);
-    if (!rows) cb_fatal("out of host memory for results");
-    r->rows = rows;
-    r->cap = cap;
-  }
+  r->rows = cb_rows_reserve(r->rows, &r->cap, r->nrows, sizeof *r->rows);
   r->rows[r->nrows] = *row;
   return &r->rows[r->nrows++];
 }
@@ -115,19 +109,14 @@ void cb_copy_text_header(FILE *out, const cb_copy_report *r) {
           "# latency: one copy, then wait for it (p50 and p99 of %d); bandwidth: %d copies in "
           "flight, then one wait, as osu_bw (time per copy); host clock\n",
           o->iters, o->window);
-  fprintf(out, "#\n# Using devices\n");
-  for (int i = 0; i < r->nranks; i++) {
-    const cb_device_info *d = &r->devices[i];
-    fprintf(out, "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%s] %s\n", d->rank, 0, d->pid,
-            d->host, d->device, d->pci, d->name);
-  }
+  cb_text_devices(out, r->devices, r->nranks);
   if (r->nranks > 2)
     fprintf(out, "#  Ranks 2..%d idle: rank 0 copies (h2d, d2h) and copies to rank 1 (d2d)\n",
             r->nranks - 1);
   for (int k = 0; k < r->prog->nkernels; k++)
     if (r->kernel_skips && r->kernel_skips[k])
-      fprintf(out, "#\n# kernel %d (%s) skipped: %s\n", r->prog->kernels[k].id,
-              r->prog->kernels[k].name, r->kernel_skips[k]);
+      cb_text_kernel_skipped(out, r->prog->kernels[k].id, r->prog->kernels[k].name,
+                             r->kernel_skips[k]);
 }
 
 void cb_copy_text_dir_header(FILE *out, const cb_copy_report *r, cb_copy_dir d, const char *what) {
@@ -219,14 +208,12 @@ static void summary_cell(FILE *out, const cb_copy_report *r, size_t first, int m
     if (x->kernel == ref) ce = x;
   }
   if (!best) {
-    fprintf(out, "  %8s  %8s  %7s", "-", "-", "-");
+    cb_text_fastest_cell(out, NULL, 0, 0, 0, 0);
     return;
   }
-  char v[16], ratio[16] = "-";
-  cb_format_fixed(m == CB_COPY_LAT ? best->m[m].time_us : best->m[m].algbw, 8, v);
-  if (ce && best->m[m].time_us > 0)
-    snprintf(ratio, sizeof ratio, "%.2fx", ce->m[m].time_us / best->m[m].time_us);
-  fprintf(out, "  %8s  %8s  %7s", r->prog->kernels[best->kernel].name, v, ratio);
+  cb_text_fastest_cell(out, r->prog->kernels[best->kernel].name,
+                       m == CB_COPY_LAT ? best->m[m].time_us : best->m[m].algbw, best->m[m].time_us,
+                       ce != NULL, ce ? ce->m[m].time_us : 0);
 }
 
 static int seen_before(const cb_copy_report *r, size_t i) {
@@ -256,8 +243,7 @@ static void text_summary(FILE *out, const cb_copy_report *r) {
 }
 
 void cb_copy_text_footer(FILE *out, const cb_copy_report *r) {
-  long long wrong = cb_copy_report_wrong(r);
-  fprintf(out, "# %-20s : %lld %s\n", "Out of bounds values", wrong, wrong ? "FAILED" : "OK");
+  cb_text_wrong_total(out, cb_copy_report_wrong(r));
   if (cb_copy_report_kernels_measured(r) > 1) text_summary(out, r);
   fprintf(out, "#\n# Copy test concluded: %s\n#\n", r->program);
 }
@@ -313,8 +299,7 @@ void cb_copy_osu_write(FILE *out, const cb_copy_report *r) {
       for (int m = CB_COPY_BW; m >= CB_COPY_LAT; m--) osu_block(out, r, k, (cb_copy_dir)d, m);
     }
   }
-  long long wrong = cb_copy_report_wrong(r);
-  fprintf(out, "# %-20s : %lld %s\n", "Out of bounds values", wrong, wrong ? "FAILED" : "OK");
+  cb_text_wrong_total(out, cb_copy_report_wrong(r));
 }
 
 /* ---- JSON ------------------------------------------------------------------ */
@@ -322,13 +307,7 @@ void cb_copy_osu_write(FILE *out, const cb_copy_report *r) {
 static void json_options(cb_json *j, const cb_copy_options *o) {
   cb_json_key(j, "options");
   cb_json_begin_object(j);
-  cb_json_key(j, "minbytes"), cb_json_int(j, (long long)o->sweep.min_bytes);
-  cb_json_key(j, "maxbytes"), cb_json_int(j, (long long)o->sweep.max_bytes);
-  cb_json_key(j, "stepbytes"), cb_json_int(j, (long long)o->sweep.step_bytes);
-  cb_json_key(j, "stepfactor"), cb_json_int(j, (long long)o->sweep.step_factor);
-  cb_json_key(j, "iters"), cb_json_int(j, o->iters);
-  cb_json_key(j, "warmup_iters"), cb_json_int(j, o->warmup);
-  cb_json_key(j, "check"), cb_json_int(j, o->check);
+  cb_json_sweep_options(j, &o->sweep, o->iters, o->warmup, o->check);
   cb_json_key(j, "ngpus"), cb_json_int(j, o->gpus);
   cb_json_key(j, "timeout"), cb_json_int(j, o->timeout_s);
   cb_json_key(j, "direction");
@@ -343,24 +322,6 @@ static void json_options(cb_json *j, const cb_copy_options *o) {
   cb_json_end_object(j);
 }
 
-static void json_devices(cb_json *j, const cb_copy_report *r) {
-  cb_json_key(j, "devices");
-  cb_json_begin_array(j);
-  for (int i = 0; i < r->nranks && r->devices; i++) {
-    const cb_device_info *d = &r->devices[i];
-    cb_json_begin_object(j);
-    cb_json_key(j, "rank"), cb_json_int(j, d->rank);
-    cb_json_key(j, "process"), cb_json_int(j, d->proc);
-    cb_json_key(j, "pid"), cb_json_int(j, d->pid);
-    cb_json_key(j, "host"), cb_json_string(j, d->host);
-    cb_json_key(j, "device"), cb_json_int(j, d->device);
-    cb_json_key(j, "pci"), cb_json_string(j, d->pci);
-    cb_json_key(j, "name"), cb_json_string(j, d->name);
-    cb_json_end_object(j);
-  }
-  cb_json_end_array(j);
-}
-
 static void json_kernels(cb_json *j, const cb_copy_report *r) {
   cb_json_key(j, "kernels");
   cb_json_begin_array(j);
@@ -368,12 +329,7 @@ static void json_kernels(cb_json *j, const cb_copy_report *r) {
     const cb_copy_kernel *kd = &r->prog->kernels[k];
     const char *skip = r->kernel_skips[k];
     if (!r->kernels_run[k] && !skip) continue; /* not selected by -k */
-    cb_json_begin_object(j);
-    cb_json_key(j, "id"), cb_json_int(j, kd->id);
-    cb_json_key(j, "name"), cb_json_string(j, kd->name);
-    cb_json_key(j, "summary"), cb_json_string(j, kd->summary);
-    cb_json_key(j, "ran"), cb_json_bool(j, r->kernels_run[k]);
-    if (skip) cb_json_key(j, "skipped"), cb_json_string(j, skip);
+    cb_json_kernel_begin(j, kd->id, kd->name, kd->summary, r->kernels_run[k], skip);
     cb_json_key(j, "skipped_directions");
     cb_json_begin_object(j);
     for (int d = 0; d < CB_NUM_DIRS; d++) {
@@ -384,18 +340,6 @@ static void json_kernels(cb_json *j, const cb_copy_report *r) {
     cb_json_end_object(j);
   }
   cb_json_end_array(j);
-}
-
-static void json_stats(cb_json *j, const cb_iter_stats *s) {
-  cb_json_key(j, "iter_stats");
-  cb_json_begin_object(j);
-  cb_json_key(j, "samples"), cb_json_int(j, s->samples);
-  cb_json_key(j, "min_us"), cb_json_double(j, s->min_us);
-  cb_json_key(j, "p50_us"), cb_json_double(j, s->p50_us);
-  cb_json_key(j, "p99_us"), cb_json_double(j, s->p99_us);
-  cb_json_key(j, "max_us"), cb_json_double(j, s->max_us);
-  cb_json_key(j, "cv_pct"), cb_json_double(j, s->cv_pct);
-  cb_json_end_object(j);
 }
 
 /* One measurement; the keys of the collective programs' rows are there
@@ -410,13 +354,7 @@ static void json_measure(cb_json *j, const cb_copy_report *r, const cb_copy_row 
   cb_json_key(j, "direction"), cb_json_string(j, cb_copy_dir_name(row->dir));
   cb_json_key(j, "measurement"), cb_json_string(j, measure_names[m]);
   cb_json_key(j, "host_memory"), cb_json_string(j, host_memory(&r->opts));
-  cb_json_key(j, "type"), cb_json_string(j, "uint8");
-  cb_json_key(j, "redop"), cb_json_string(j, "none");
-  cb_json_key(j, "root"), cb_json_int(j, -1);
-  cb_json_key(j, "size"), cb_json_int(j, (long long)row->bytes);
-  cb_json_key(j, "count"), cb_json_int(j, (long long)row->bytes);
-  cb_json_key(j, "placement"), cb_json_string(j, "out-of-place");
-  cb_json_key(j, "mode"), cb_json_string(j, "stream");
+  cb_json_call_keys(j, "uint8", "none", -1, row->bytes, row->bytes, "out-of-place", "stream");
   if (row->skip[0]) {
     cb_json_key(j, "skipped"), cb_json_string(j, row->skip);
   } else {
@@ -424,14 +362,8 @@ static void json_measure(cb_json *j, const cb_copy_report *r, const cb_copy_row 
     cb_json_key(j, "iterations"), cb_json_int(j, x->samples);
     cb_json_key(j, "time_us"), cb_json_double(j, x->time_us);
     if (m == CB_COPY_LAT) cb_json_key(j, "p99_us"), cb_json_double(j, x->p99_us);
-    cb_json_key(j, "algbw"), cb_json_double(j, x->algbw);
-    cb_json_key(j, "busbw"), cb_json_double(j, x->algbw); /* one link: bus = algorithm */
-    cb_json_key(j, "wrong");
-    if (row->wrong >= 0)
-      cb_json_int(j, row->wrong);
-    else
-      cb_json_null(j);
-    if (x->has_stats) json_stats(j, &x->stats);
+    /* One link: bus bandwidth = algorithm bandwidth. */
+    cb_json_measure_tail(j, x->algbw, x->algbw, row->wrong, x->has_stats ? &x->stats : NULL);
   }
   cb_json_end_object(j);
 }
@@ -440,19 +372,10 @@ int cb_copy_json_write(FILE *out, const cb_copy_report *r) {
   cb_json j;
   cb_json_init(&j, out);
   cb_json_begin_object(&j);
-  cb_json_key(&j, "program"), cb_json_string(&j, r->program);
-  cb_json_key(&j, "collective"), cb_json_string(&j, "copy");
-  cb_json_key(&j, "date"), cb_json_string(&j, r->date);
-  cb_json_key(&j, "nranks"), cb_json_int(&j, r->nranks);
+  cb_json_run_head(&j, r->program, "copy", r->date, r->nranks);
   json_options(&j, &r->opts);
-  cb_json_key(&j, "versions");
-  cb_json_begin_object(&j);
-  cb_json_key(&j, "collbench"), cb_json_string(&j, CB_VERSION);
-  cb_json_key(&j, "cuda_runtime"), cb_json_int(&j, r->cuda_runtime);
-  cb_json_key(&j, "cuda_driver"), cb_json_int(&j, r->cuda_driver);
-  cb_json_key(&j, "mpi"), cb_json_string(&j, r->mpi);
-  cb_json_end_object(&j);
-  json_devices(&j, r);
+  cb_json_versions(&j, NULL, r->cuda_runtime, r->cuda_driver, r->mpi);
+  cb_json_devices(&j, r->devices, r->nranks);
   json_kernels(&j, r);
   cb_json_key(&j, "skipped_directions");
   cb_json_begin_object(&j);
@@ -476,26 +399,6 @@ const char cb_copy_csv_header[] =
     "program,kernel,kernel_name,direction,measurement,host_memory,size,copies,iterations,time_us,"
     "p50_us,p99_us,algbw,wrong,skipped";
 
-/* A field quoted only when it holds a comma, quote or newline. */
-static void csv_string(FILE *out, const char *s) {
-  if (!strpbrk(s, ",\"\n\r")) {
-    fputs(s, out);
-    return;
-  }
-  fputc('"', out);
-  for (; *s; s++) {
-    if (*s == '"') fputc('"', out);
-    fputc(*s, out);
-  }
-  fputc('"', out);
-}
-
-/* A number and its comma; empty when not finite, as JSON writes null. */
-static void csv_number(FILE *out, double v) {
-  if (isfinite(v)) fprintf(out, "%.10g", v);
-  fputc(',', out);
-}
-
 int cb_copy_csv_write(FILE *out, const cb_copy_report *r) {
   fprintf(out, "%s\n", cb_copy_csv_header);
   for (size_t i = 0; i < r->nrows; i++) {
@@ -504,24 +407,24 @@ int cb_copy_csv_write(FILE *out, const cb_copy_report *r) {
     for (int m = 0; m < CB_COPY_NUM_MEASURES; m++) {
       const cb_copy_measure *x = &row->m[m];
       fprintf(out, "%s,%d,", r->program, k->id);
-      csv_string(out, k->name);
+      cb_csv_string(out, k->name);
       fprintf(out, ",%s,%s,%s,%zu,", cb_copy_dir_name(row->dir), measure_names[m],
               host_memory(&r->opts), row->bytes);
       if (row->skip[0]) {
         fputs(",,,,,,,", out);
-        csv_string(out, row->skip);
+        cb_csv_string(out, row->skip);
         fputc('\n', out);
         continue;
       }
       fprintf(out, "%d,%d,", x->copies, x->samples);
-      csv_number(out, x->time_us);
+      cb_csv_number(out, x->time_us);
       if (m == CB_COPY_LAT) {
-        csv_number(out, x->time_us);
-        csv_number(out, x->p99_us);
+        cb_csv_number(out, x->time_us);
+        cb_csv_number(out, x->p99_us);
       } else {
         fputs(",,", out);
       }
-      csv_number(out, x->algbw);
+      cb_csv_number(out, x->algbw);
       if (row->wrong >= 0) fprintf(out, "%lld", row->wrong);
       fputs(",\n", out);
     }

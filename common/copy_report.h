@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "copy.h"
-#include "report.h" /* cb_device_info, cb_format_fixed, CB_VERSION */
+#include "report.h" /* cb_device_info, the shared text pieces, CB_VERSION */
 #include "stats.h"
 
 #ifdef __cplusplus

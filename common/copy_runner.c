@@ -5,12 +5,10 @@
  * GPU, every other rank idles), the endpoints are host memory, this GPU and
  * its peer, and each path is timed on the host clock for latency and
  * bandwidth, because some paths are driven by the CPU. */
-#define _GNU_SOURCE /* strdup, posix_memalign, access */
-#include <errno.h>
+#define _GNU_SOURCE /* posix_memalign */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -21,16 +19,10 @@
 #include "error.h"
 #include "gdrcopy.h" /* CB_GPU_PAGE_SIZE */
 #include "gpu.h"
+#include "launch.h"
 #include "sizes.h"
 #include "stats.h"
 #include "world.h"
-
-/* Bad input is the same on every process: the first one says why. */
-#define REFUSE(lead, ...)                                                                          \
-  do {                                                                                             \
-    if (lead) cb_fatal(__VA_ARGS__);                                                               \
-    cb_exit_quietly();                                                                             \
-  } while (0)
 
 /* Memory left to the CUDA context beyond our buffers. */
 #define COPY_MEM_HEADROOM (256ull << 20)
@@ -71,62 +63,26 @@ typedef struct {
 
 /* ---- before any GPU work --------------------------------------------------- */
 
-static void check_sink(const char *path, const char *flag) {
-  if (!path[0]) return;
-  int existed = access(path, F_OK) == 0;
-  FILE *f = fopen(path, "a");
-  if (!f) cb_fatal("cannot write %s file '%s': %s", flag, path, strerror(errno));
-  fclose(f);
-  if (!existed) unlink(path);
-}
-
 static void write_sink(const char *path, const char *flag, const cb_copy_report *r,
                        int (*write)(FILE *, const cb_copy_report *)) {
   if (!path[0]) return;
-  FILE *f = fopen(path, "w");
-  if (!f) cb_fatal("cannot write %s file '%s': %s", flag, path, strerror(errno));
-  if (write(f, r) != 0 || fclose(f) != 0) cb_fatal("writing %s file '%s' failed", flag, path);
+  FILE *f = cb_sink_open(path, flag);
+  cb_sink_close(f, write(f, r), path, flag);
+}
+
+static const char *unavailable_reason(const void *arg, int k, char *buf, size_t len) {
+  const cb_copy_kernel *kd = &((const cb_copy_program *)arg)->kernels[k];
+  (void)buf, (void)len;
+  return kd->unavailable ? kd->unavailable() : NULL;
 }
 
 static void choose_kernels(copy_run *run, int lead) {
   const cb_copy_program *p = run->prog;
-  char err[256];
-  int n = 0;
+  const cb_kernel_menu m = cb_copy_kernels_menu(p);
   run->runnable = calloc((size_t)p->nkernels, sizeof *run->runnable);
   if (!run->runnable) cb_fatal("out of host memory");
-  if (cb_copy_kernels_select(p, run->opts.kernels, run->runnable, &run->explicit_pick, err,
-                             sizeof err))
-    REFUSE(lead, "%s", err);
-  for (int k = 0; k < p->nkernels; k++) {
-    if (!run->runnable[k]) continue;
-    const char *why = p->kernels[k].unavailable ? p->kernels[k].unavailable() : NULL;
-    if (why && run->explicit_pick)
-      REFUSE(lead, "kernel %d (%s) cannot run: %s", p->kernels[k].id, p->kernels[k].name, why);
-    if (why) {
-      run->report.kernel_skips[k] = strdup(why);
-      if (!run->report.kernel_skips[k]) cb_fatal("out of host memory");
-      run->runnable[k] = 0;
-    }
-    n += run->runnable[k];
-  }
-  if (n == 0) REFUSE(lead, "no selected kernel can run here (-k list shows why)");
-}
-
-static int check_same_options(cb_rank_info *me, void *arg) {
-  enum { LEN = 512 };
-  char mine[LEN] = {0};
-  cb_copy_options_canonical(arg, mine, LEN);
-  char *all = malloc((size_t)me->nranks * LEN);
-  if (!all) cb_fatal("out of host memory");
-  cb_world_allgather(me, mine, LEN, all);
-  for (int r = 1; r < me->nranks; r++)
-    if (strncmp(all, all + (size_t)r * LEN, LEN) != 0)
-      REFUSE(me->rank == 0,
-             "processes were started with different options: process 0 has '%s', "
-             "process %d has '%s'",
-             all, r, all + (size_t)r * LEN);
-  free(all);
-  return 0;
+  run->explicit_pick = cb_choose_kernels(&m, run->opts.kernels, run->runnable,
+                                         run->report.kernel_skips, unavailable_reason, p, lead);
 }
 
 /* ---- buffers ---------------------------------------------------------------- */
@@ -430,29 +386,14 @@ static void sweep(copy_rank *st, const char *d2d_why) {
 
 /* ---- per rank -------------------------------------------------------------------- */
 
-static void describe_world(copy_rank *st) {
-  cb_device_info mine;
-  memset(&mine, 0, sizeof mine);
-  cb_gpu_describe(st->device, &mine);
-  mine.rank = st->me->rank;
-  mine.proc = st->me->proc;
-  snprintf(mine.host, sizeof mine.host, "%s", cb_world_hostname(st->me->world));
-  cb_device_info *all = calloc((size_t)st->me->nranks, sizeof *all);
-  if (!all) cb_fatal("out of host memory");
-  cb_world_allgather(st->me, &mine, sizeof mine, all);
-  if (st->me->rank == 0)
-    st->run->report.devices = all;
-  else
-    free(all);
-}
-
 static int rank_main(cb_rank_info *me, void *arg) {
   copy_run *run = arg;
   const cb_copy_options *o = &run->opts;
   copy_rank st = {.me = me, .run = run, .peer_device = -1};
   st.device = me->local_proc * o->gpus + me->thread;
   CB_CUDA(cudaSetDevice(st.device));
-  describe_world(&st);
+  cb_device_info *devices = cb_gather_devices(me, st.device);
+  if (devices) run->report.devices = devices;
   int d2d = (o->dirs & CB_DIR_BIT(CB_D2D)) && me->nranks >= 2;
   char why_buf[256];
   const char *d2d_why = NULL;
@@ -503,11 +444,8 @@ static void fill_report_header(copy_run *run, int nranks, cb_world *w) {
   r->opts = run->opts;
   r->nranks = nranks;
   r->kernels_run = run->runnable;
-  CB_CUDA(cudaRuntimeGetVersion(&r->cuda_runtime));
-  CB_CUDA(cudaDriverGetVersion(&r->cuda_driver));
-  snprintf(r->mpi, sizeof r->mpi, "%s", cb_world_mpi_version(w));
-  time_t now = time(NULL);
-  strftime(r->date, sizeof r->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+  cb_run_stamp(w, &r->cuda_runtime, &r->cuda_driver, r->mpi, sizeof r->mpi, r->date,
+               sizeof r->date);
 }
 
 int cb_copy_main(const cb_copy_program *prog, int argc, char **argv) {
@@ -518,28 +456,20 @@ int cb_copy_main(const cb_copy_program *prog, int argc, char **argv) {
   int lead = cb_world_proc(w) == 0;
   copy_run run = {.prog = prog};
   cb_copy_report_init(&run.report, prog);
-  switch (cb_copy_options_parse(argc, argv, &run.opts, err, sizeof err)) {
-  case CB_OPTS_HELP:
-    if (lead) cb_copy_options_usage(stdout, program);
-    cb_world_finalize(w);
-    return 0;
-  case CB_OPTS_LIST_KERNELS:
-    if (lead) cb_copy_kernels_print(stdout, prog);
-    cb_world_finalize(w);
-    return 0;
-  case CB_OPTS_ERROR:
-    REFUSE(lead, "%s", err);
-  case CB_OPTS_RUN:
-    break;
-  }
-  cb_world_run(w, 1, check_same_options, &run.opts);
+  cb_opts_result parsed = cb_copy_options_parse(argc, argv, &run.opts, err, sizeof err);
+  if (lead && parsed == CB_OPTS_HELP) cb_copy_options_usage(stdout, program);
+  if (lead && parsed == CB_OPTS_LIST_KERNELS) cb_copy_kernels_print(stdout, prog);
+  if (!cb_run_after_parse(w, parsed, err, lead)) return 0;
+  char canonical[512];
+  cb_copy_options_canonical(&run.opts, canonical, sizeof canonical);
+  cb_world_run(w, 1, cb_refuse_different_options, canonical);
   int nranks = cb_world_nprocs(w) * run.opts.gpus;
   if (run.opts.dirs_named && (run.opts.dirs & CB_DIR_BIT(CB_D2D)) && nranks < 2)
-    REFUSE(lead, "-D d2d needs two GPUs: run with -g 2, or mpirun -np 2 (this run has 1 rank)");
+    CB_REFUSE(lead, "-D d2d needs two GPUs: run with -g 2, or mpirun -np 2 (this run has 1 rank)");
   choose_kernels(&run, lead);
   if (lead) {
-    check_sink(run.opts.json_path, "-J");
-    check_sink(run.opts.csv_path, "--csv");
+    cb_sink_check(run.opts.json_path, "-J");
+    cb_sink_check(run.opts.csv_path, "--csv");
   }
   int visible = cb_gpu_count_or_die();
   cb_gpu_check_layout(visible, run.opts.gpus, cb_world_local_nprocs(w), cb_world_hostname(w));

@@ -1,51 +1,24 @@
 #include "collective.h"
 
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "sizes.h"
 
-static int find_kernel(const cb_collective *c, const char *word) {
-  char *end;
-  long id = strtol(word, &end, 10);
-  int numeric = *word && *end == '\0';
-  for (int i = 0; i < c->nkernels; i++) {
-    if (numeric ? c->kernels[i].id == id : strcmp(c->kernels[i].name, word) == 0) return i;
-  }
-  return -1;
+static cb_kernel_key kernel_key(const void *table, int i) {
+  const cb_kernel *k = &((const cb_collective *)table)->kernels[i];
+  return (cb_kernel_key){k->id, k->name};
+}
+
+cb_kernel_menu cb_kernels_menu(const cb_collective *c, const char *program) {
+  return (cb_kernel_menu){program, c, c->nkernels, kernel_key};
 }
 
 int cb_kernels_select(const cb_collective *c, const char *spec, int *selected, int *explicit_pick,
                       char *err, size_t err_len) {
-  memset(selected, 0, sizeof *selected * (size_t)c->nkernels);
-  *explicit_pick = strcmp(spec, "all") != 0;
-  if (!*explicit_pick) {
-    for (int i = 0; i < c->nkernels; i++) selected[i] = 1;
-    return 0;
-  }
-  const char *p = spec;
-  for (;;) {
-    const char *comma = strchr(p, ',');
-    size_t len = comma ? (size_t)(comma - p) : strlen(p);
-    char word[64];
-    if (len == 0 || len >= sizeof word) {
-      snprintf(err, err_len, "bad -k '%s': expected kernel ids or names, a comma list, all or list",
-               spec);
-      return -1;
-    }
-    memcpy(word, p, len);
-    word[len] = '\0';
-    int k = find_kernel(c, word);
-    if (k < 0) {
-      snprintf(err, err_len, "unknown kernel '%s' for %s_perf (-k list shows the kernels)", word,
-               c->shape->name);
-      return -1;
-    }
-    selected[k] = 1;
-    if (!comma) return 0;
-    p = comma + 1;
-  }
+  char program[64];
+  snprintf(program, sizeof program, "%s_perf", c->shape->name);
+  const cb_kernel_menu m = cb_kernels_menu(c, program);
+  return cb_kernel_menu_select(&m, spec, selected, explicit_pick, err, err_len);
 }
 
 const char *cb_kernel_world_reason(const cb_kernel *k, int nranks, int multi_host, char *buf,
@@ -119,15 +92,12 @@ static void print_limits(FILE *out, const cb_kernel_limits *l) {
 }
 
 void cb_kernels_print(FILE *out, const cb_collective *c) {
-  fprintf(out, "# kernels of %s_perf (-k takes an id, a name, a comma list, or all)\n",
-          c->shape->name);
+  char program[64];
+  snprintf(program, sizeof program, "%s_perf", c->shape->name);
+  cb_kernel_list_heading(out, program);
   for (int i = 0; i < c->nkernels; i++) {
     const cb_kernel *k = &c->kernels[i];
-    const char *why = k->unavailable ? k->unavailable() : NULL;
-    if (why)
-      fprintf(out, "  %2d  %-8s %s  [unavailable: %s]\n", k->id, k->name, k->summary, why);
-    else
-      fprintf(out, "  %2d  %-8s %s\n", k->id, k->name, k->summary);
+    cb_kernel_list_entry(out, k->id, k->name, k->summary, k->unavailable ? k->unavailable() : NULL);
     print_limits(out, &k->limits);
   }
 }

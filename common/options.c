@@ -4,12 +4,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
+#include "option_parse.h"
 #include "types.h"
 
 void cb_options_defaults(cb_options *o) {
@@ -31,54 +31,10 @@ void cb_options_defaults(cb_options *o) {
   snprintf(o->kernels, sizeof o->kernels, "all");
 }
 
-static cb_opts_result fail(char *err, size_t len, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, len, fmt, ap);
-  va_end(ap);
-  return CB_OPTS_ERROR;
-}
-
-/* Parses a whole decimal integer in [lo, hi]; -1 on anything else. */
-static int parse_int(const char *text, int lo, int hi, int *out) {
-  if (!text || !*text) return -1;
-  errno = 0;
-  char *end;
-  long v = strtol(text, &end, 10);
-  if (errno || *end != '\0' || v < lo || v > hi) return -1;
-  *out = (int)v;
-  return 0;
-}
-
-static int copy_arg(char *dst, size_t len, const char *src) {
-  if (strlen(src) >= len) return -1;
-  memcpy(dst, src, strlen(src) + 1);
-  return 0;
-}
-
-enum { OPT_CSV = 1000, OPT_STRESS };
-
-/* The option getopt just refused: a short one by its letter (it may sit in
- * a group such as -qz, where argv[optind - 1] is not it), a long one by its
- * word. */
-static const char *opt_name(char **argv) {
-  static _Thread_local char letter[3];
-  const char *word = argv[optind - 1];
-  if (strncmp(word, "--", 2) != 0 && optopt > 0 && optopt < 128) {
-    snprintf(letter, sizeof letter, "-%c", optopt);
-    return letter;
-  }
-  return word;
-}
+enum { OPT_STRESS = CB_OPT_CSV + 1 };
 
 static const struct option long_opts[] = {
-    {"minbytes", required_argument, 0, 'b'},
-    {"maxbytes", required_argument, 0, 'e'},
-    {"stepbytes", required_argument, 0, 'i'},
-    {"stepfactor", required_argument, 0, 'f'},
-    {"iters", required_argument, 0, 'n'},
-    {"warmup_iters", required_argument, 0, 'w'},
-    {"check", required_argument, 0, 'c'},
+    CB_COMMON_LONG_OPTS,
     {"datatype", required_argument, 0, 'd'},
     {"op", required_argument, 0, 'o'},
     {"root", required_argument, 0, 'r'},
@@ -87,129 +43,59 @@ static const struct option long_opts[] = {
     {"cudagraph", required_argument, 0, 'G'},
     {"average", required_argument, 0, 'a'},
     {"blocking", required_argument, 0, 'z'},
-    {"timeout", required_argument, 0, 'T'},
     {"per_iter_timing", required_argument, 0, 'I'},
-    {"output_file", required_argument, 0, 'J'},
-    {"csv", required_argument, 0, OPT_CSV},
     {"stress", required_argument, 0, OPT_STRESS},
-    {"kernel", required_argument, 0, 'k'},
-    {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
 };
 
-/* A numeric option: its letter, where it goes and its range. */
-typedef struct {
-  int letter;
-  const char *what;
-  int lo, hi;
-  size_t offset;
-} int_opt;
-
-static const int_opt int_opts[] = {
-    {'n', "iterations (-n)", 1, INT_MAX, offsetof(cb_options, iters)},
-    {'w', "warm-up iterations (-w)", 0, INT_MAX, offsetof(cb_options, warmup)},
-    {'c', "validation rounds (-c)", 0, 1000, offsetof(cb_options, check)},
+static const cb_int_opt int_opts[] = {
+    CB_COMMON_INT_OPTS(cb_options),
     {'r', "root (-r)", 0, INT_MAX, offsetof(cb_options, root)},
     {'t', "threads per process (-t)", 1, 1024, offsetof(cb_options, threads)},
     {'g', "GPUs per thread (-g)", 1, 1024, offsetof(cb_options, gpus)},
     {'G', "CUDA graph launches (-G)", 0, INT_MAX, offsetof(cb_options, graph_launches)},
     {'a', "average mode (-a: 0 rank0, 1 avg, 2 min, 3 max)", 0, 3, offsetof(cb_options, average)},
     {'z', "blocking (-z: 0 or 1)", 0, 1, offsetof(cb_options, blocking)},
-    {'T', "timeout in seconds (-T)", 1, 86400, offsetof(cb_options, timeout_s)},
     {'I', "per-iteration statistics (-I: 0 or 1)", 0, 1, offsetof(cb_options, per_iter)},
     {OPT_STRESS, "stress iterations (--stress)", 1, INT_MAX, offsetof(cb_options, stress)},
 };
 
-static const int_opt *find_int_opt(int letter) {
-  for (size_t i = 0; i < sizeof int_opts / sizeof int_opts[0]; i++)
-    if (int_opts[i].letter == letter) return &int_opts[i];
-  return NULL;
-}
-
-/* Size options: -b -e -i are byte counts, -f a plain factor. */
-static int parse_size_opt(int c, const char *arg, cb_options *o) {
-  uint64_t v;
-  if (c == 'f') {
-    int f;
-    if (parse_int(arg, 1, 1 << 20, &f)) return -1;
-    o->sweep.step_factor = (uint64_t)f;
-    return 0;
-  }
-  if (cb_parse_size(arg, &v)) return -1;
-  if (c == 'i') {
-    o->sweep.step_bytes = v;
-    return 0;
-  }
-  if (v == 0) return -1;
-  if (c == 'b') o->sweep.min_bytes = v;
-  if (c == 'e') o->sweep.max_bytes = v;
-  return 0;
-}
-
 static cb_opts_result check_combinations(const cb_options *o, char *err, size_t len) {
-  if (o->sweep.min_bytes > o->sweep.max_bytes)
-    return fail(err, len, "-b %llu is larger than -e %llu", (unsigned long long)o->sweep.min_bytes,
-                (unsigned long long)o->sweep.max_bytes);
-  if (o->sweep.step_factor <= 1 && o->sweep.step_bytes == 0 &&
-      o->sweep.min_bytes != o->sweep.max_bytes)
-    return fail(err, len, "-f 1 with -i 0: the size sweep would never advance");
+  if (cb_sweep_check(&o->sweep, err, len) != CB_OPTS_RUN) return CB_OPTS_ERROR;
   if (o->graph_launches > 0 && o->blocking)
-    return fail(err, len,
-                "-G (CUDA graph) cannot be combined with -z 1 (blocking): a graph "
-                "runs its iterations without the host in between");
+    return cb_opts_fail(err, len,
+                        "-G (CUDA graph) cannot be combined with -z 1 (blocking): a graph "
+                        "runs its iterations without the host in between");
   return CB_OPTS_RUN;
 }
 
 cb_opts_result cb_options_parse(int argc, char **argv, cb_options *o, char *err, size_t len) {
+  cb_common_opts co = CB_COMMON_OPTS_OF(o, "the options", "8, 64K, 1G", int_opts);
   cb_options_defaults(o);
-  err[0] = '\0';
-  opterr = 0; /* we word the messages ourselves */
-  optind = 0; /* full re-initialisation, so parsing can run more than once (tests) */
-  int list = 0, c;
+  cb_common_opts_begin(&co, err);
+  int c;
   while ((c = getopt_long(argc, argv, ":b:e:i:f:n:w:c:d:o:r:t:g:G:a:z:T:I:J:k:h", long_opts,
                           NULL)) != -1) {
-    const int_opt *io = find_int_opt(c);
+    cb_opts_result res;
     char bad[64];
-    if (c == 'h') return CB_OPTS_HELP;
-    if (c == '?')
-      return fail(err, len, "unknown option '%s' (-h lists the options)", opt_name(argv));
-    if (c == ':') return fail(err, len, "option '%s' needs a value", opt_name(argv));
-    if (io) {
-      if (parse_int(optarg, io->lo, io->hi, (int *)((char *)o + io->offset)))
-        return fail(err, len, "bad %s: '%s' (expected a whole number from %d to %d)", io->what,
-                    optarg, io->lo, io->hi);
-    } else if (c == 'b' || c == 'e' || c == 'i' || c == 'f') {
-      if (parse_size_opt(c, optarg, o))
-        return fail(err, len, "bad -%c '%s': expected a %s", c, optarg,
-                    c == 'f'   ? "whole factor >= 1"
-                    : c == 'i' ? "byte count such as 1M"
-                               : "positive byte count such as 8, 64K, 1G");
+    if (cb_common_opt(&co, c, argv, &res, err, len)) {
+      if (res != CB_OPTS_RUN) return res;
     } else if (c == 'd') {
       if (!(o->dtypes = cb_dtype_mask_parse(optarg, bad, sizeof bad)))
-        return fail(err, len,
-                    "unknown datatype '%s' (-d takes int8 uint8 int32 uint32 int64 "
-                    "uint64 half float double bfloat16, a comma list, or all)",
-                    bad);
+        return cb_opts_fail(err, len,
+                            "unknown datatype '%s' (-d takes int8 uint8 int32 uint32 int64 "
+                            "uint64 half float double bfloat16, a comma list, or all)",
+                            bad);
     } else if (c == 'o') {
       if (!(o->ops = cb_redop_mask_parse(optarg, bad, sizeof bad)))
-        return fail(err, len,
-                    "unknown op '%s' (-o takes sum prod min max avg, a comma list, "
-                    "or all)",
-                    bad);
-    } else if (c == 'J' || c == OPT_CSV) {
-      char *dst = c == 'J' ? o->json_path : o->csv_path;
-      if (!*optarg || copy_arg(dst, CB_PATH_MAX, optarg))
-        return fail(err, len, "bad %s path '%s'", c == 'J' ? "-J" : "--csv", optarg);
-    } else if (c == 'k') {
-      if (!*optarg || copy_arg(o->kernels, sizeof o->kernels, optarg))
-        return fail(err, len, "bad -k '%s'", optarg);
-      list = strcmp(optarg, "list") == 0;
+        return cb_opts_fail(err, len,
+                            "unknown op '%s' (-o takes sum prod min max avg, a comma list, "
+                            "or all)",
+                            bad);
     }
   }
-  if (optind < argc)
-    return fail(err, len, "unexpected argument '%s' (-h lists the options)", argv[optind]);
-  if (list) return CB_OPTS_LIST_KERNELS;
-  return check_combinations(o, err, len);
+  cb_opts_result res = cb_common_opts_end(&co, argc, argv, err, len);
+  return res != CB_OPTS_RUN ? res : check_combinations(o, err, len);
 }
 
 void cb_options_usage(FILE *out, const char *prog) {

@@ -5,14 +5,17 @@
 
 #include "error.h"
 
+void *cb_rows_reserve(void *rows, size_t *cap, size_t nrows, size_t row_size) {
+  if (nrows < *cap) return rows;
+  size_t more = *cap ? 2 * *cap : 64;
+  rows = realloc(rows, more * row_size);
+  if (!rows) cb_fatal("out of host memory for results");
+  *cap = more;
+  return rows;
+}
+
 cb_row *cb_report_add(cb_report *r, const cb_row *row) {
-  if (r->nrows == r->cap) {
-    size_t cap = r->cap ? 2 * r->cap : 64;
-    cb_row *rows = realloc(r->rows, cap * sizeof *rows);
-    if (!rows) cb_fatal("out of host memory for results");
-    r->rows = rows;
-    r->cap = cap;
-  }
+  r->rows = cb_rows_reserve(r->rows, &r->cap, r->nrows, sizeof *r->rows);
   r->rows[r->nrows] = *row;
   return &r->rows[r->nrows++];
 }

@@ -75,6 +75,10 @@ typedef struct {
 
 /* Appends a row (copied) and returns the stored copy. */
 cb_row *cb_report_add(cb_report *r, const cb_row *row);
+/* Room for one more row in an array of nrows rows of row_size bytes (*cap
+ * allocated): doubles it, from 64, when full, and returns it, moved or not;
+ * stops the program when host memory runs out. Both reports' rows grow so. */
+void *cb_rows_reserve(void *rows, size_t *cap, size_t nrows, size_t row_size);
 void cb_report_free(cb_report *r);
 
 /* Records one kernel's --stress result. */
@@ -93,6 +97,19 @@ void cb_text_footer(FILE *out, const cb_report *r);
 void cb_text_stress(FILE *out, const cb_report *r, const cb_stress_result *s);
 /* nccl-tests' number format: %.2f, then fewer decimals, then %e to fit width. */
 void cb_format_fixed(double v, int width, char *buf);
+
+/* Pieces of the text table that copy_perf's table (copy_report.c) shares.
+ * "# Using devices" and one line per rank: */
+void cb_text_devices(FILE *out, const cb_device_info *devices, int n);
+/* A kernel that cannot run at all, in the header. */
+void cb_text_kernel_skipped(FILE *out, int id, const char *name, const char *why);
+/* nccl-tests' "Out of bounds values" line. */
+void cb_text_wrong_total(FILE *out, long long wrong);
+/* One cell of the fastest-kernel summary: the kernel's name, its value (8
+ * wide) and, with a reference kernel, ref_us / time_us as "N.NNx" ("-"
+ * without one); name NULL (nothing ran) prints dashes. */
+void cb_text_fastest_cell(FILE *out, const char *name, double value, double time_us, int has_ref,
+                          double ref_us);
 
 int cb_json_write(FILE *out, const cb_report *r);
 int cb_csv_write(FILE *out, const cb_report *r);

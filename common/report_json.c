@@ -1,19 +1,30 @@
 /* The JSON sink: one document holding the run's setup and every measurement. */
-#include "json_writer.h"
-#include "report.h"
+#include "report_json.h"
 
 static const char *const placement_names[2] = {"out-of-place", "in-place"};
+
+void cb_json_run_head(cb_json *j, const char *program, const char *collective, const char *date,
+                      int nranks) {
+  cb_json_key(j, "program"), cb_json_string(j, program);
+  cb_json_key(j, "collective"), cb_json_string(j, collective);
+  cb_json_key(j, "date"), cb_json_string(j, date);
+  cb_json_key(j, "nranks"), cb_json_int(j, nranks);
+}
+
+void cb_json_sweep_options(cb_json *j, const cb_sweep *s, int iters, int warmup, int check) {
+  cb_json_key(j, "minbytes"), cb_json_int(j, (long long)s->min_bytes);
+  cb_json_key(j, "maxbytes"), cb_json_int(j, (long long)s->max_bytes);
+  cb_json_key(j, "stepbytes"), cb_json_int(j, (long long)s->step_bytes);
+  cb_json_key(j, "stepfactor"), cb_json_int(j, (long long)s->step_factor);
+  cb_json_key(j, "iters"), cb_json_int(j, iters);
+  cb_json_key(j, "warmup_iters"), cb_json_int(j, warmup);
+  cb_json_key(j, "check"), cb_json_int(j, check);
+}
 
 static void json_options(cb_json *j, const cb_options *o) {
   cb_json_key(j, "options");
   cb_json_begin_object(j);
-  cb_json_key(j, "minbytes"), cb_json_int(j, (long long)o->sweep.min_bytes);
-  cb_json_key(j, "maxbytes"), cb_json_int(j, (long long)o->sweep.max_bytes);
-  cb_json_key(j, "stepbytes"), cb_json_int(j, (long long)o->sweep.step_bytes);
-  cb_json_key(j, "stepfactor"), cb_json_int(j, (long long)o->sweep.step_factor);
-  cb_json_key(j, "iters"), cb_json_int(j, o->iters);
-  cb_json_key(j, "warmup_iters"), cb_json_int(j, o->warmup);
-  cb_json_key(j, "check"), cb_json_int(j, o->check);
+  cb_json_sweep_options(j, &o->sweep, o->iters, o->warmup, o->check);
   cb_json_key(j, "root"), cb_json_int(j, o->root);
   cb_json_key(j, "nthreads"), cb_json_int(j, o->threads);
   cb_json_key(j, "ngpus"), cb_json_int(j, o->gpus);
@@ -27,23 +38,26 @@ static void json_options(cb_json *j, const cb_options *o) {
   cb_json_end_object(j);
 }
 
-static void json_versions(cb_json *j, const cb_report *r) {
+void cb_json_versions(cb_json *j, const int *nccl, int cuda_runtime, int cuda_driver,
+                      const char *mpi) {
   cb_json_key(j, "versions");
   cb_json_begin_object(j);
   cb_json_key(j, "collbench"), cb_json_string(j, CB_VERSION);
-  cb_json_key(j, "nccl_headers"), cb_json_int(j, r->nccl_header);
-  cb_json_key(j, "nccl_library"), cb_json_int(j, r->nccl_library);
-  cb_json_key(j, "cuda_runtime"), cb_json_int(j, r->cuda_runtime);
-  cb_json_key(j, "cuda_driver"), cb_json_int(j, r->cuda_driver);
-  cb_json_key(j, "mpi"), cb_json_string(j, r->mpi);
+  if (nccl) {
+    cb_json_key(j, "nccl_headers"), cb_json_int(j, nccl[0]);
+    cb_json_key(j, "nccl_library"), cb_json_int(j, nccl[1]);
+  }
+  cb_json_key(j, "cuda_runtime"), cb_json_int(j, cuda_runtime);
+  cb_json_key(j, "cuda_driver"), cb_json_int(j, cuda_driver);
+  cb_json_key(j, "mpi"), cb_json_string(j, mpi);
   cb_json_end_object(j);
 }
 
-static void json_devices(cb_json *j, const cb_report *r) {
+void cb_json_devices(cb_json *j, const cb_device_info *devices, int n) {
   cb_json_key(j, "devices");
   cb_json_begin_array(j);
-  for (int i = 0; i < r->nranks; i++) {
-    const cb_device_info *d = &r->devices[i];
+  for (int i = 0; i < n && devices; i++) {
+    const cb_device_info *d = &devices[i];
     cb_json_begin_object(j);
     cb_json_key(j, "rank"), cb_json_int(j, d->rank);
     cb_json_key(j, "process"), cb_json_int(j, d->proc);
@@ -57,6 +71,16 @@ static void json_devices(cb_json *j, const cb_report *r) {
   cb_json_end_array(j);
 }
 
+void cb_json_kernel_begin(cb_json *j, int id, const char *name, const char *summary, int ran,
+                          const char *skip) {
+  cb_json_begin_object(j);
+  cb_json_key(j, "id"), cb_json_int(j, id);
+  cb_json_key(j, "name"), cb_json_string(j, name);
+  cb_json_key(j, "summary"), cb_json_string(j, summary);
+  cb_json_key(j, "ran"), cb_json_bool(j, ran);
+  if (skip) cb_json_key(j, "skipped"), cb_json_string(j, skip);
+}
+
 static void json_kernels(cb_json *j, const cb_report *r) {
   cb_json_key(j, "kernels");
   cb_json_begin_array(j);
@@ -64,18 +88,24 @@ static void json_kernels(cb_json *j, const cb_report *r) {
     const cb_kernel *kd = &r->coll->kernels[k];
     const char *skip = r->kernel_skips ? r->kernel_skips[k] : NULL;
     if (!r->kernels_run[k] && !skip) continue; /* not selected by -k */
-    cb_json_begin_object(j);
-    cb_json_key(j, "id"), cb_json_int(j, kd->id);
-    cb_json_key(j, "name"), cb_json_string(j, kd->name);
-    cb_json_key(j, "summary"), cb_json_string(j, kd->summary);
-    cb_json_key(j, "ran"), cb_json_bool(j, r->kernels_run[k]);
-    if (skip) cb_json_key(j, "skipped"), cb_json_string(j, skip);
+    cb_json_kernel_begin(j, kd->id, kd->name, kd->summary, r->kernels_run[k], skip);
     cb_json_end_object(j);
   }
   cb_json_end_array(j);
 }
 
-static void json_stats(cb_json *j, const cb_iter_stats *s) {
+void cb_json_call_keys(cb_json *j, const char *type, const char *redop, int root, size_t size,
+                       size_t count, const char *placement, const char *mode) {
+  cb_json_key(j, "type"), cb_json_string(j, type);
+  cb_json_key(j, "redop"), cb_json_string(j, redop);
+  cb_json_key(j, "root"), cb_json_int(j, root);
+  cb_json_key(j, "size"), cb_json_int(j, (long long)size);
+  cb_json_key(j, "count"), cb_json_int(j, (long long)count);
+  cb_json_key(j, "placement"), cb_json_string(j, placement);
+  cb_json_key(j, "mode"), cb_json_string(j, mode);
+}
+
+static void json_iter_stats(cb_json *j, const cb_iter_stats *s) {
   cb_json_key(j, "iter_stats");
   cb_json_begin_object(j);
   cb_json_key(j, "samples"), cb_json_int(j, s->samples);
@@ -87,31 +117,32 @@ static void json_stats(cb_json *j, const cb_iter_stats *s) {
   cb_json_end_object(j);
 }
 
+void cb_json_measure_tail(cb_json *j, double algbw, double busbw, long long wrong,
+                          const cb_iter_stats *stats) {
+  cb_json_key(j, "algbw"), cb_json_double(j, algbw);
+  cb_json_key(j, "busbw"), cb_json_double(j, busbw);
+  cb_json_key(j, "wrong");
+  if (wrong >= 0)
+    cb_json_int(j, wrong);
+  else
+    cb_json_null(j);
+  if (stats) json_iter_stats(j, stats);
+}
+
 static void json_measure(cb_json *j, const cb_report *r, const cb_row *row, int p) {
   const cb_kernel *k = &r->coll->kernels[row->kernel];
   const cb_measure *m = &row->m[p];
   cb_json_begin_object(j);
   cb_json_key(j, "kernel"), cb_json_int(j, k->id);
   cb_json_key(j, "kernel_name"), cb_json_string(j, k->name);
-  cb_json_key(j, "type"), cb_json_string(j, cb_dtype_name(row->dtype));
-  cb_json_key(j, "redop"), cb_json_string(j, cb_shape_op_name(r->coll->shape, row->op));
-  cb_json_key(j, "root"), cb_json_int(j, row->root);
-  cb_json_key(j, "size"), cb_json_int(j, (long long)row->bytes);
-  cb_json_key(j, "count"), cb_json_int(j, (long long)row->count);
-  cb_json_key(j, "placement"), cb_json_string(j, placement_names[p]);
-  cb_json_key(j, "mode"), cb_json_string(j, r->opts.graph_launches ? "graph" : "stream");
+  cb_json_call_keys(j, cb_dtype_name(row->dtype), cb_shape_op_name(r->coll->shape, row->op),
+                    row->root, row->bytes, row->count, placement_names[p],
+                    r->opts.graph_launches ? "graph" : "stream");
   if (!m->ran) {
     cb_json_key(j, "skipped"), cb_json_string(j, m->skip);
   } else {
     cb_json_key(j, "time_us"), cb_json_double(j, m->time_us);
-    cb_json_key(j, "algbw"), cb_json_double(j, m->algbw);
-    cb_json_key(j, "busbw"), cb_json_double(j, m->busbw);
-    cb_json_key(j, "wrong");
-    if (m->wrong >= 0)
-      cb_json_int(j, m->wrong);
-    else
-      cb_json_null(j);
-    if (m->has_stats) json_stats(j, &m->stats);
+    cb_json_measure_tail(j, m->algbw, m->busbw, m->wrong, m->has_stats ? &m->stats : NULL);
   }
   cb_json_end_object(j);
 }
@@ -120,13 +151,11 @@ int cb_json_write(FILE *out, const cb_report *r) {
   cb_json j;
   cb_json_init(&j, out);
   cb_json_begin_object(&j);
-  cb_json_key(&j, "program"), cb_json_string(&j, r->program);
-  cb_json_key(&j, "collective"), cb_json_string(&j, r->coll->shape->name);
-  cb_json_key(&j, "date"), cb_json_string(&j, r->date);
-  cb_json_key(&j, "nranks"), cb_json_int(&j, r->nranks);
+  cb_json_run_head(&j, r->program, r->coll->shape->name, r->date, r->nranks);
   json_options(&j, &r->opts);
-  json_versions(&j, r);
-  json_devices(&j, r);
+  const int nccl[2] = {r->nccl_header, r->nccl_library};
+  cb_json_versions(&j, nccl, r->cuda_runtime, r->cuda_driver, r->mpi);
+  cb_json_devices(&j, r->devices, r->nranks);
   json_kernels(&j, r);
   cb_json_key(&j, "results");
   cb_json_begin_array(&j);

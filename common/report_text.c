@@ -13,6 +13,35 @@ void cb_format_fixed(double v, int width, char *buf) {
   snprintf(buf, (size_t)width + 1, width >= 7 ? "%*.1e" : "%*.0e", width, v);
 }
 
+void cb_text_devices(FILE *out, const cb_device_info *devices, int n) {
+  fprintf(out, "#\n# Using devices\n");
+  for (int i = 0; i < n; i++) {
+    const cb_device_info *d = &devices[i];
+    fprintf(out, "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%s] %s\n", d->rank, 0, d->pid,
+            d->host, d->device, d->pci, d->name);
+  }
+}
+
+void cb_text_kernel_skipped(FILE *out, int id, const char *name, const char *why) {
+  fprintf(out, "#\n# kernel %d (%s) skipped: %s\n", id, name, why);
+}
+
+void cb_text_wrong_total(FILE *out, long long wrong) {
+  fprintf(out, "# %-20s : %lld %s\n", "Out of bounds values", wrong, wrong ? "FAILED" : "OK");
+}
+
+void cb_text_fastest_cell(FILE *out, const char *name, double value, double time_us, int has_ref,
+                          double ref_us) {
+  if (!name) {
+    fprintf(out, "  %8s  %8s  %7s", "-", "-", "-");
+    return;
+  }
+  char v[16], ratio[16] = "-";
+  cb_format_fixed(value, 8, v);
+  if (has_ref && time_us > 0) snprintf(ratio, sizeof ratio, "%.2fx", ref_us / time_us);
+  fprintf(out, "  %8s  %8s  %7s", name, v, ratio);
+}
+
 void cb_text_header(FILE *out, const cb_report *r) {
   const cb_options *o = &r->opts;
   int factor = o->sweep.step_factor > 1;
@@ -27,16 +56,11 @@ void cb_text_header(FILE *out, const cb_report *r) {
           (unsigned long long)(factor ? o->sweep.step_factor : o->sweep.step_bytes),
           factor ? "factor" : "bytes", o->warmup, o->iters, o->check, o->graph_launches);
   if (o->blocking) fprintf(out, "# Blocking Enabled: wait for each iteration before the next\n");
-  fprintf(out, "#\n# Using devices\n");
-  for (int i = 0; i < r->nranks; i++) {
-    const cb_device_info *d = &r->devices[i];
-    fprintf(out, "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%s] %s\n", d->rank, 0, d->pid,
-            d->host, d->device, d->pci, d->name);
-  }
+  cb_text_devices(out, r->devices, r->nranks);
   for (int k = 0; k < r->coll->nkernels; k++)
     if (r->kernel_skips && r->kernel_skips[k])
-      fprintf(out, "#\n# kernel %d (%s) skipped: %s\n", r->coll->kernels[k].id,
-              r->coll->kernels[k].name, r->kernel_skips[k]);
+      cb_text_kernel_skipped(out, r->coll->kernels[k].id, r->coll->kernels[k].name,
+                             r->kernel_skips[k]);
 }
 
 void cb_text_kernel_header(FILE *out, const cb_report *r, int kernel) {
@@ -113,14 +137,11 @@ static void summary_cell(FILE *out, const cb_report *r, size_t first, int p, int
     if (x->kernel == ref) nccl = x;
   }
   if (!best) {
-    fprintf(out, "  %8s  %8s  %7s", "-", "-", "-");
+    cb_text_fastest_cell(out, NULL, 0, 0, 0, 0);
     return;
   }
-  char t[16], ratio[16] = "-";
-  cb_format_fixed(best->m[p].time_us, 8, t);
-  if (nccl && best->m[p].time_us > 0)
-    snprintf(ratio, sizeof ratio, "%.2fx", nccl->m[p].time_us / best->m[p].time_us);
-  fprintf(out, "  %8s  %8s  %7s", r->coll->kernels[best->kernel].name, t, ratio);
+  cb_text_fastest_cell(out, r->coll->kernels[best->kernel].name, best->m[p].time_us,
+                       best->m[p].time_us, nccl != NULL, nccl ? nccl->m[p].time_us : 0);
 }
 
 static int seen_before(const cb_report *r, size_t i) {
@@ -160,8 +181,7 @@ void cb_text_stress(FILE *out, const cb_report *r, const cb_stress_result *s) {
 }
 
 void cb_text_footer(FILE *out, const cb_report *r) {
-  long long wrong = cb_report_wrong(r);
-  fprintf(out, "# %-20s : %lld %s\n", "Out of bounds values", wrong, wrong ? "FAILED" : "OK");
+  cb_text_wrong_total(out, cb_report_wrong(r));
   fprintf(out, "# %-20s : %g \n", "Avg bus bandwidth", cb_report_avg_busbw(r, -1));
   if (kernels_ran(r) > 1) {
     for (int k = 0; k < r->coll->nkernels; k++) {

@@ -1,16 +1,14 @@
-#define _GNU_SOURCE /* access, strdup */
+#define _GNU_SOURCE /* setenv */
 #include "runner.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cuda_check.h"
 #include "error.h"
 #include "gpu.h"
+#include "launch.h"
 #include "nccl_kernels.h"
 #include "options.h"
 #include "sizes.h"
@@ -21,96 +19,38 @@
 
 /* ---- before any GPU work ---------------------------------------------- */
 
-/* Bad input is the same on every process of a run: the lead process says
- * why, the others leave quietly, so mpirun shows the reason once. */
-#define REFUSE(lead, ...)                                                                          \
-  do {                                                                                             \
-    if (lead) cb_fatal(__VA_ARGS__);                                                               \
-    cb_exit_quietly();                                                                             \
-  } while (0)
-
-/* Refuses an output path that cannot be written, without truncating a file
- * that is there: a run that fails later must not destroy earlier results. */
-static void check_sink(const char *path, const char *flag) {
-  if (!path[0]) return;
-  int existed = access(path, F_OK) == 0;
-  FILE *f = fopen(path, "a");
-  if (!f) cb_fatal("cannot write %s file '%s': %s", flag, path, strerror(errno));
-  fclose(f);
-  if (!existed) unlink(path);
-}
-
 static void write_sink(const char *path, const char *flag, const cb_report *r,
                        int (*write)(FILE *, const cb_report *)) {
   if (!path[0]) return;
-  FILE *f = fopen(path, "w");
-  if (!f) cb_fatal("cannot write %s file '%s': %s", flag, path, strerror(errno));
-  if (write(f, r) != 0 || fclose(f) != 0) cb_fatal("writing %s file '%s' failed", flag, path);
+  FILE *f = cb_sink_open(path, flag);
+  cb_sink_close(f, write(f, r), path, flag);
+}
+
+/* What decides whether a collective kernel can run in this world. */
+typedef struct {
+  const cb_collective *coll;
+  int nranks, multi_host;
+} world_fit;
+
+static const char *world_reason(const void *arg, int k, char *buf, size_t len) {
+  const world_fit *f = arg;
+  return cb_kernel_world_reason(&f->coll->kernels[k], f->nranks, f->multi_host, buf, len);
 }
 
 /* Marks the kernels to run in runnable; refuses a named kernel that cannot
  * run here, and records in skips why a kernel of -k all cannot. */
-static void choose_kernels(cb_run *run, int nranks, int multi_host, int lead) {
+static void choose_kernels(cb_run *run, const char *program, int nranks, int multi_host, int lead) {
   const cb_collective *c = run->coll;
-  int explicit_pick, n = 0;
-  char err[256], why[256];
+  const cb_kernel_menu m = cb_kernels_menu(c, program);
+  const world_fit fit = {c, nranks, multi_host};
   run->runnable = calloc((size_t)c->nkernels, sizeof *run->runnable);
   run->report.kernel_skips = calloc((size_t)c->nkernels, sizeof *run->report.kernel_skips);
   if (!run->runnable || !run->report.kernel_skips) cb_fatal("out of host memory");
-  if (cb_kernels_select(c, run->opts.kernels, run->runnable, &explicit_pick, err, sizeof err))
-    REFUSE(lead, "%s", err);
-  for (int i = 0; i < c->nkernels; i++) {
-    if (!run->runnable[i]) continue;
-    const char *reason =
-        cb_kernel_world_reason(&c->kernels[i], nranks, multi_host, why, sizeof why);
-    if (reason && explicit_pick)
-      REFUSE(lead, "kernel %d (%s) cannot run: %s", c->kernels[i].id, c->kernels[i].name, reason);
-    if (reason) {
-      run->report.kernel_skips[i] = strdup(reason);
-      run->runnable[i] = 0;
-    }
-    n += run->runnable[i];
-  }
-  if (n == 0) REFUSE(lead, "no selected kernel can run here (-k list shows why)");
-}
-
-/* Each process compares its options with the first process's; a mismatch
- * (a launcher passing different arguments to different ranks) is refused. */
-static int check_same_options(cb_rank_info *me, void *arg) {
-  enum { LEN = 512 };
-  const cb_options *o = arg;
-  char mine[LEN] = {0};
-  cb_options_canonical(o, mine, LEN);
-  char *all = malloc((size_t)me->nranks * LEN);
-  if (!all) cb_fatal("out of host memory");
-  cb_world_allgather(me, mine, LEN, all);
-  for (int r = 1; r < me->nranks; r++)
-    if (strncmp(all, all + (size_t)r * LEN, LEN) != 0)
-      REFUSE(me->rank == 0,
-             "processes were started with different options: process 0 has '%s', "
-             "process %d has '%s'",
-             all, r, all + (size_t)r * LEN);
-  free(all);
-  return 0;
+  cb_choose_kernels(&m, run->opts.kernels, run->runnable, run->report.kernel_skips, world_reason,
+                    &fit, lead);
 }
 
 /* ---- per rank setup ---------------------------------------------------- */
-
-static void describe_world(cb_rank_state *st, int device) {
-  cb_device_info mine;
-  memset(&mine, 0, sizeof mine);
-  cb_gpu_describe(device, &mine);
-  mine.rank = st->me->rank;
-  mine.proc = st->me->proc;
-  snprintf(mine.host, sizeof mine.host, "%s", cb_world_hostname(st->me->world));
-  cb_device_info *all = calloc((size_t)st->me->nranks, sizeof *all);
-  if (!all) cb_fatal("out of host memory");
-  cb_world_allgather(st->me, &mine, sizeof mine, all);
-  if (st->me->rank == 0)
-    st->run->report.devices = all;
-  else
-    free(all);
-}
 
 static void allocate_buffers(cb_rank_state *st, int device) {
   const cb_options *o = &st->run->opts;
@@ -214,7 +154,8 @@ static int rank_main(cb_rank_info *me, void *arg) {
   cb_rank_state st = {.me = me, .run = run};
   st.timing = (cb_timing_opts){o->iters,    o->warmup,   o->graph_launches,
                                o->blocking, o->per_iter, o->timeout_s};
-  describe_world(&st, device);
+  cb_device_info *devices = cb_gather_devices(me, device);
+  if (devices) run->report.devices = devices;
   allocate_buffers(&st, device);
   CB_CUDA(cudaStreamCreateWithFlags(&st.stream, cudaStreamNonBlocking));
   if (me->rank == 0) cb_text_header(stdout, &run->report);
@@ -236,11 +177,8 @@ static void fill_report_header(cb_run *run, const char *program, int nranks, cb_
   r->kernels_run = run->runnable;
   r->nccl_header = cb_nccl_header_version();
   r->nccl_library = cb_nccl_unavailable() ? 0 : cb_nccl_library_version();
-  CB_CUDA(cudaRuntimeGetVersion(&r->cuda_runtime));
-  CB_CUDA(cudaDriverGetVersion(&r->cuda_driver));
-  snprintf(r->mpi, sizeof r->mpi, "%s", cb_world_mpi_version(w));
-  time_t now = time(NULL);
-  strftime(r->date, sizeof r->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+  cb_run_stamp(w, &r->cuda_runtime, &r->cuda_driver, r->mpi, sizeof r->mpi, r->date,
+               sizeof r->date);
 }
 
 int cb_main(const cb_collective *coll, int argc, char **argv) {
@@ -262,29 +200,21 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
    * stands for a lost peer; the others must stop with a timeout naming it. */
   const char *skip = getenv("CB_FAULT_SKIP_RANK");
   if (skip) run.fault_skip_rank = atoi(skip);
-  switch (cb_options_parse(argc, argv, &run.opts, err, sizeof err)) {
-  case CB_OPTS_HELP:
-    if (lead) cb_options_usage(stdout, program);
-    cb_world_finalize(w);
-    return 0;
-  case CB_OPTS_LIST_KERNELS:
-    if (lead) cb_kernels_print(stdout, coll);
-    cb_world_finalize(w);
-    return 0;
-  case CB_OPTS_ERROR:
-    REFUSE(lead, "%s", err);
-  case CB_OPTS_RUN:
-    break;
-  }
-  cb_world_run(w, 1, check_same_options, &run.opts); /* one thread: a process-level check */
+  cb_opts_result parsed = cb_options_parse(argc, argv, &run.opts, err, sizeof err);
+  if (lead && parsed == CB_OPTS_HELP) cb_options_usage(stdout, program);
+  if (lead && parsed == CB_OPTS_LIST_KERNELS) cb_kernels_print(stdout, coll);
+  if (!cb_run_after_parse(w, parsed, err, lead)) return 0;
+  char canonical[512];
+  cb_options_canonical(&run.opts, canonical, sizeof canonical);
+  cb_world_run(w, 1, cb_refuse_different_options, canonical); /* a process-level check */
   int rpp = cb_options_ranks_per_proc(&run.opts);
   int nranks = cb_world_nprocs(w) * rpp;
   if (coll->shape->rooted && run.opts.root >= nranks)
-    REFUSE(lead, "-r %d: the root must be a rank from 0 to %d", run.opts.root, nranks - 1);
-  choose_kernels(&run, nranks, cb_world_multi_host(w), lead);
+    CB_REFUSE(lead, "-r %d: the root must be a rank from 0 to %d", run.opts.root, nranks - 1);
+  choose_kernels(&run, program, nranks, cb_world_multi_host(w), lead);
   if (lead) {
-    check_sink(run.opts.json_path, "-J");
-    check_sink(run.opts.csv_path, "--csv");
+    cb_sink_check(run.opts.json_path, "-J");
+    cb_sink_check(run.opts.csv_path, "--csv");
   }
   int visible = cb_gpu_count_or_die();
   cb_gpu_check_layout(visible, rpp, cb_world_local_nprocs(w), cb_world_hostname(w));

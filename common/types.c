@@ -1,7 +1,8 @@
 #include "types.h"
 
-#include <string.h>
 #include <strings.h>
+
+#include "option_parse.h"
 
 static const struct {
   const char *name;
@@ -55,38 +56,10 @@ int cb_redop_parse(const char *name) {
   return -1;
 }
 
-/* Shared by the two mask parsers: splits on commas, maps each word. */
-static uint32_t mask_parse(const char *list, int (*parse)(const char *), uint32_t all, char *bad,
-                           size_t bad_len) {
-  if (strcasecmp(list, "all") == 0) return all;
-  uint32_t mask = 0;
-  const char *p = list;
-  for (;;) {
-    const char *comma = strchr(p, ',');
-    size_t len = comma ? (size_t)(comma - p) : strlen(p);
-    char word[32];
-    int v = -1;
-    if (len > 0 && len < sizeof word) {
-      memcpy(word, p, len);
-      word[len] = '\0';
-      v = parse(word);
-    }
-    if (v < 0) {
-      size_t n = len < bad_len - 1 ? len : bad_len - 1;
-      memcpy(bad, p, n);
-      bad[n] = '\0';
-      return 0;
-    }
-    mask |= 1u << v;
-    if (!comma) return mask;
-    p = comma + 1;
-  }
-}
-
 uint32_t cb_dtype_mask_parse(const char *list, char *bad, size_t bad_len) {
-  return mask_parse(list, cb_dtype_parse, CB_ALL_DTYPES, bad, bad_len);
+  return cb_name_mask_parse(list, cb_dtype_parse, CB_ALL_DTYPES, bad, bad_len);
 }
 
 uint32_t cb_redop_mask_parse(const char *list, char *bad, size_t bad_len) {
-  return mask_parse(list, cb_redop_parse, CB_ALL_OPS, bad, bad_len);
+  return cb_name_mask_parse(list, cb_redop_parse, CB_ALL_OPS, bad, bad_len);
 }

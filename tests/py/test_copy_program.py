@@ -18,28 +18,17 @@ import sys
 import tempfile
 import unittest
 
+from program_testlib import (NO_GPU, ProgramAssertions, gpu_visible, mpirun_program, pop_option,
+                             run_program)
+
 PROGRAM = None
 MPIEXEC = None
 EMITTER = None
-NO_GPU = "no CUDA device visible"
 KERNELS = ["ce", "batch", "sm", "gdrcopy", "llhost"]
 
 
 def run(*args, timeout=30, env_extra=None):
-    env = dict(os.environ)
-    env.pop("CUDA_VISIBLE_DEVICES", None)
-    if env_extra:
-        env.update(env_extra)
-    return subprocess.run([PROGRAM, *args], capture_output=True, text=True, timeout=timeout,
-                          env=env)
-
-
-def gpu_visible():
-    try:
-        proc = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return proc.returncode == 0 and "GPU" in proc.stdout
+    return run_program(PROGRAM, *args, timeout=timeout, env_extra=env_extra)
 
 
 GPU_VISIBLE = gpu_visible()
@@ -76,19 +65,8 @@ class Informational(unittest.TestCase):
         self.assertIn("[unavailable: GDRCopy library not found (CB_GDRAPI_LIB=", line)
 
 
-class ErrorAssertions:
-    def assertOneLineError(self, p, *mentions, gpu_message=False):
-        self.assertNotEqual(p.returncode, 0, f"exit 0; stdout: {p.stdout!r}")
-        lines = p.stderr.splitlines()
-        self.assertEqual(len(lines), 1, f"expected one line on stderr, got {p.stderr!r}")
-        line = lines[0]
-        self.assertTrue(line.startswith("copy_perf: "), line)
-        for m in mentions:
-            self.assertIn(m, line)
-        if not gpu_message:
-            self.assertNotIn(NO_GPU, line, "bad input must be refused before the GPU check")
-        self.assertNotIn("size", p.stdout.lower(), "no table may be printed")
-        return line
+class ErrorAssertions(ProgramAssertions):
+    program_name = "copy_perf"
 
 
 class BadInput(ErrorAssertions, unittest.TestCase):
@@ -173,46 +151,23 @@ class WithoutGpu(ErrorAssertions, unittest.TestCase):
 
 
 def mpirun(*args, timeout=60):
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    env.pop("CUDA_VISIBLE_DEVICES", None)
-    cmd = [MPIEXEC, "--oversubscribe"]
-    if args and isinstance(args[0], list):
-        for i, per_proc in enumerate(args):
-            cmd += ([":"] if i else []) + ["-n", "1", PROGRAM, *per_proc]
-    else:
-        cmd += ["-n", "2", PROGRAM, *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    return mpirun_program(MPIEXEC, PROGRAM, *args, timeout=timeout)
 
 
-class UnderMpirun(unittest.TestCase):
+class UnderMpirun(ErrorAssertions, unittest.TestCase):
     def setUp(self):
         if not MPIEXEC:
             self.skipTest("no --mpiexec given")
 
-    def program_lines(self, text):
-        return [l for l in text.splitlines() if l.startswith("copy_perf:")]
-
     def test_help_printed_once(self):
-        p = mpirun("-h")
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual(p.stdout.count("usage: copy_perf"), 1, p.stdout)
+        self.assertPrintedOnce(mpirun("-h"), "usage: copy_perf")
 
     def test_bad_option_reported_once(self):
-        p = mpirun("-D", "sideways")
-        self.assertNotEqual(p.returncode, 0)
-        lines = self.program_lines(p.stderr)
-        self.assertEqual(len(lines), 1, p.stderr)
-        self.assertIn("sideways", lines[0])
+        self.assertRefusedOnce(mpirun("-D", "sideways"), "sideways")
 
     def test_different_options_refused(self):
         p = mpirun(["-b", "8", "-e", "8", "-W", "4"], ["-b", "8", "-e", "8", "-W", "5"])
-        self.assertNotEqual(p.returncode, 0)
-        lines = self.program_lines(p.stderr)
-        self.assertEqual(len(lines), 1, p.stderr)
-        self.assertIn("different options", lines[0])
-        self.assertIn("W=4", lines[0])
-        self.assertIn("W=5", lines[0])
-        self.assertNotIn(NO_GPU, p.stderr)
+        self.assertRefusedOnce(p, "different options", "W=4", "W=5")
 
     @needs_no_gpu
     def test_d2d_with_two_processes_gets_to_the_gpu_check(self):
@@ -308,15 +263,8 @@ class ReportFiles(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    for flag in ("--mpiexec", "--report-emitter"):
-        if flag in sys.argv:
-            i = sys.argv.index(flag)
-            value = sys.argv[i + 1]
-            del sys.argv[i:i + 2]
-            if flag == "--mpiexec":
-                MPIEXEC = value
-            else:
-                EMITTER = value
+    MPIEXEC = pop_option(sys.argv, "--mpiexec")
+    EMITTER = pop_option(sys.argv, "--report-emitter")
     if len(sys.argv) < 2 or not os.access(sys.argv[1], os.X_OK):
         sys.exit(f"usage: {sys.argv[0]} COPY_PERF [--mpiexec MPIEXEC] "
                  "[--report-emitter TEST_COPY_REPORT] [unittest options]")

@@ -10,30 +10,19 @@ show up as "no CUDA device visible" instead of its own message.
 """
 
 import os
-import subprocess
 import sys
 import tempfile
 import unittest
 
+from program_testlib import (NO_GPU, ProgramAssertions, gpu_visible, mpirun_program, pop_option,
+                             run_program)
+
 PROGRAM = None  # set from argv in __main__
 MPIEXEC = None  # --mpiexec: also run under it with 2 processes
-NO_GPU = "no CUDA device visible"
 
 
 def run(*args, timeout=30):
-    env = dict(os.environ)
-    env.pop("CUDA_VISIBLE_DEVICES", None)
-    return subprocess.run([PROGRAM, *args], capture_output=True, text=True, timeout=timeout,
-                          env=env)
-
-
-def gpu_visible():
-    """True when a CUDA device is usable here (then the no-GPU checks do not apply)."""
-    try:
-        proc = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return proc.returncode == 0 and "GPU" in proc.stdout
+    return run_program(PROGRAM, *args, timeout=timeout)
 
 
 class Informational(unittest.TestCase):
@@ -65,19 +54,8 @@ GPU_VISIBLE = gpu_visible()
 needs_no_gpu = unittest.skipIf(GPU_VISIBLE, "a GPU is visible: a run would start")
 
 
-class ErrorAssertions:
-    def assertOneLineError(self, p, *mentions, gpu_message=False):
-        self.assertNotEqual(p.returncode, 0, f"exit 0; stdout: {p.stdout!r}")
-        lines = p.stderr.splitlines()
-        self.assertEqual(len(lines), 1, f"expected one line on stderr, got {p.stderr!r}")
-        line = lines[0]
-        self.assertTrue(line.startswith("all_reduce_perf: "), line)
-        for m in mentions:
-            self.assertIn(m, line)
-        if not gpu_message:
-            self.assertNotIn(NO_GPU, line, "bad input must be refused before the GPU check")
-        self.assertNotIn("size", p.stdout.lower(), "no table may be printed")
-        return line
+class ErrorAssertions(ProgramAssertions):
+    program_name = "all_reduce_perf"
 
 
 class BadInput(ErrorAssertions, unittest.TestCase):
@@ -170,61 +148,32 @@ class OutputFilesOfFailedRun(unittest.TestCase):
 
 def mpirun(*args, timeout=60):
     """Two processes of PROGRAM with args, or a list of argument lists (one per process)."""
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    env.pop("CUDA_VISIBLE_DEVICES", None)
-    cmd = [MPIEXEC, "--oversubscribe"]
-    if args and isinstance(args[0], list):
-        for i, per_proc in enumerate(args):
-            cmd += ([":"] if i else []) + ["-n", "1", PROGRAM, *per_proc]
-    else:
-        cmd += ["-n", "2", PROGRAM, *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    return mpirun_program(MPIEXEC, PROGRAM, *args, timeout=timeout)
 
 
-class UnderMpirun(unittest.TestCase):
+class UnderMpirun(ErrorAssertions, unittest.TestCase):
     """Two processes: only the first one speaks."""
 
     def setUp(self):
         if not MPIEXEC:
             self.skipTest("no --mpiexec given")
 
-    def program_lines(self, text):
-        return [l for l in text.splitlines() if l.startswith("all_reduce_perf:")]
-
     def test_help_printed_once(self):
-        p = mpirun("-h")
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual(p.stdout.count("usage: all_reduce_perf"), 1, p.stdout)
+        self.assertPrintedOnce(mpirun("-h"), "usage: all_reduce_perf")
 
     def test_kernel_list_printed_once(self):
-        p = mpirun("-k", "list")
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual(p.stdout.count("# kernels of all_reduce_perf"), 1, p.stdout)
+        self.assertPrintedOnce(mpirun("-k", "list"), "# kernels of all_reduce_perf")
 
     def test_bad_option_reported_once(self):
-        p = mpirun("-d", "foo")
-        self.assertNotEqual(p.returncode, 0)
-        lines = self.program_lines(p.stderr)
-        self.assertEqual(len(lines), 1, p.stderr)
-        self.assertIn("foo", lines[0])
-        self.assertNotIn(NO_GPU, p.stderr)
+        self.assertRefusedOnce(mpirun("-d", "foo"), "foo")
 
     def test_different_options_refused(self):
         p = mpirun(["-b", "8", "-e", "8", "-n", "5"], ["-b", "8", "-e", "8", "-n", "6"])
-        self.assertNotEqual(p.returncode, 0)
-        lines = self.program_lines(p.stderr)
-        self.assertEqual(len(lines), 1, p.stderr)
-        self.assertIn("different options", lines[0])
-        self.assertIn("n=5", lines[0])
-        self.assertIn("n=6", lines[0])
-        self.assertNotIn(NO_GPU, p.stderr)
+        self.assertRefusedOnce(p, "different options", "n=5", "n=6")
 
 
 if __name__ == "__main__":
-    if "--mpiexec" in sys.argv:
-        i = sys.argv.index("--mpiexec")
-        MPIEXEC = sys.argv[i + 1]
-        del sys.argv[i:i + 2]
+    MPIEXEC = pop_option(sys.argv, "--mpiexec")
     if len(sys.argv) < 2 or not os.access(sys.argv[1], os.X_OK):
         sys.exit(f"usage: {sys.argv[0]} PROGRAM [--mpiexec MPIEXEC] [unittest options]")
     PROGRAM = os.path.abspath(sys.argv.pop(1))

@@ -9,18 +9,14 @@
 #include "check.h"
 #include "copy.h"
 #include "copy_options.h"
+#include "opts_check.h"
 #include "kernels/copy_llhost.h"
 
 static char err[512];
 
 static cb_opts_result parse(const char *line, cb_copy_options *o) {
-  static char buf[4096];
   char *argv[64];
-  int argc = 0;
-  snprintf(buf, sizeof buf, "%s", line);
-  argv[argc++] = "copy_perf";
-  for (char *w = strtok(buf, " "); w && argc < 63; w = strtok(NULL, " ")) argv[argc++] = w;
-  argv[argc] = NULL;
+  int argc = opts_argv("copy_perf", line, argv, 64);
   memset(err, 0, sizeof err);
   return cb_copy_options_parse(argc, argv, o, err, sizeof err);
 }
@@ -31,12 +27,7 @@ static cb_opts_result parse(const char *line, cb_copy_options *o) {
 static void check_error(const char *line, const char *mention) {
   cb_copy_options o;
   cb_opts_result r = parse(line, &o);
-  CHECKF(r == CB_OPTS_ERROR, "'%s' should be refused (got result %d)", line, (int)r);
-  CHECKF(err[0] != '\0', "'%s': error message is empty", line);
-  CHECKF(strchr(err, '\n') == NULL, "'%s': error message is more than one line: '%s'", line, err);
-  if (mention)
-    CHECKF(strstr(err, mention) != NULL, "'%s': message '%s' should mention '%s'", line, err,
-           mention);
+  check_refused(line, r, err, mention);
 }
 
 static void test_defaults(void) {

@@ -4,6 +4,7 @@
 
 #include "check.h"
 #include "options.h"
+#include "opts_check.h"
 #include "types.h"
 
 static char err[512];
@@ -11,13 +12,8 @@ static char err[512];
 /* Parses a command line given as one string of blank-separated words
  * (the program name is added in front). */
 static cb_opts_result parse(const char *line, cb_options *o) {
-  static char buf[4096];
   char *argv[64];
-  int argc = 0;
-  snprintf(buf, sizeof buf, "%s", line);
-  argv[argc++] = "prog";
-  for (char *w = strtok(buf, " "); w && argc < 63; w = strtok(NULL, " ")) argv[argc++] = w;
-  argv[argc] = NULL;
+  int argc = opts_argv("prog", line, argv, 64);
   memset(err, 0, sizeof err);
   return cb_options_parse(argc, argv, o, err, sizeof err);
 }
@@ -35,12 +31,7 @@ static cb_opts_result parse_argv(int argc, char **argv, cb_options *o) {
 static void check_error(const char *line, const char *mention) {
   cb_options o;
   cb_opts_result r = parse(line, &o);
-  CHECKF(r == CB_OPTS_ERROR, "'%s' should be refused (got result %d)", line, (int)r);
-  CHECKF(err[0] != '\0', "'%s': error message is empty", line);
-  CHECKF(strchr(err, '\n') == NULL, "'%s': error message is more than one line: '%s'", line, err);
-  if (mention)
-    CHECKF(strstr(err, mention) != NULL, "'%s': message '%s' should mention '%s'", line, err,
-           mention);
+  check_refused(line, r, err, mention);
 }
 
 static void test_defaults(void) {

@@ -1,0 +1,60 @@
+#include "kernel_menu.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A number names a kernel by id, anything else by name. */
+static int find_kernel(const cb_kernel_menu *m, const char *word) {
+  char *end;
+  long id = strtol(word, &end, 10);
+  int numeric = *word && *end == '\0';
+  for (int i = 0; i < m->nkernels; i++) {
+    cb_kernel_key k = m->key(m->table, i);
+    if (numeric ? k.id == id : strcmp(k.name, word) == 0) return i;
+  }
+  return -1;
+}
+
+int cb_kernel_menu_select(const cb_kernel_menu *m, const char *spec, int *selected,
+                          int *explicit_pick, char *err, size_t err_len) {
+  memset(selected, 0, sizeof *selected * (size_t)m->nkernels);
+  *explicit_pick = strcmp(spec, "all") != 0;
+  if (!*explicit_pick) {
+    for (int i = 0; i < m->nkernels; i++) selected[i] = 1;
+    return 0;
+  }
+  const char *p = spec;
+  for (;;) {
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    char word[64];
+    if (len == 0 || len >= sizeof word) {
+      snprintf(err, err_len, "bad -k '%s': expected kernel ids or names, a comma list, all or list",
+               spec);
+      return -1;
+    }
+    memcpy(word, p, len);
+    word[len] = '\0';
+    int k = find_kernel(m, word);
+    if (k < 0) {
+      snprintf(err, err_len, "unknown kernel '%s' for %s (-k list shows the kernels)", word,
+               m->program);
+      return -1;
+    }
+    selected[k] = 1;
+    if (!comma) return 0;
+    p = comma + 1;
+  }
+}
+
+void cb_kernel_list_heading(FILE *out, const char *program) {
+  fprintf(out, "# kernels of %s (-k takes an id, a name, a comma list, or all)\n", program);
+}
+
+void cb_kernel_list_entry(FILE *out, int id, const char *name, const char *summary,
+                          const char *why) {
+  if (why)
+    fprintf(out, "  %2d  %-8s %s  [unavailable: %s]\n", id, name, summary, why);
+  else
+    fprintf(out, "  %2d  %-8s %s\n", id, name, summary);
+}

@@ -1,0 +1,44 @@
+/* -k for any program's kernel table (the collectives' cb_collective,
+ * copy_perf's cb_copy_program): choosing kernels by id or name, and the
+ * lines of -k list that every program prints alike. No CUDA here. */
+#ifndef CB_KERNEL_MENU_H
+#define CB_KERNEL_MENU_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One kernel as -k sees it. */
+typedef struct {
+  int id;
+  const char *name;
+} cb_kernel_key;
+
+/* A kernel table, whatever the type of its entries. */
+typedef struct {
+  const char *program; /* names the program in messages: "all_reduce_perf" */
+  const void *table;
+  int nkernels;
+  cb_kernel_key (*key)(const void *table, int i); /* entry i's id and name */
+} cb_kernel_menu;
+
+/* Resolves -k ("all", or a comma list of ids and names) into selected[]
+ * (nkernels entries, 1 = chosen); *explicit_pick is set unless it is "all".
+ * Returns 0, or -1 with err set. */
+int cb_kernel_menu_select(const cb_kernel_menu *m, const char *spec, int *selected,
+                          int *explicit_pick, char *err, size_t err_len);
+
+/* -k list: its first line, then one line per kernel (why: NULL, or why it
+ * is unavailable); each program adds what its kernels can serve below. */
+void cb_kernel_list_heading(FILE *out, const char *program);
+void cb_kernel_list_entry(FILE *out, int id, const char *name, const char *summary,
+                          const char *why);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,175 @@
+#define _GNU_SOURCE /* getopt_long */
+#include "option_parse.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+cb_opts_result cb_opts_fail(char *err, size_t len, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, len, fmt, ap);
+  va_end(ap);
+  return CB_OPTS_ERROR;
+}
+
+/* A whole decimal integer in [lo, hi]; -1 on anything else. */
+static int parse_int(const char *text, int lo, int hi, int *out) {
+  if (!text || !*text) return -1;
+  errno = 0;
+  char *end;
+  long v = strtol(text, &end, 10);
+  if (errno || *end != '\0' || v < lo || v > hi) return -1;
+  *out = (int)v;
+  return 0;
+}
+
+/* A non-empty value that fits, copied whole: never cut. */
+static int copy_arg(char *dst, size_t dst_len, const char *src) {
+  size_t n = strlen(src);
+  if (n == 0 || n >= dst_len) return -1;
+  memcpy(dst, src, n + 1);
+  return 0;
+}
+
+/* The option getopt just refused: a short one by its letter (it may sit in
+ * a group such as -qz, where argv[optind - 1] is not it), a long one by its
+ * word. */
+static const char *opt_name(char **argv) {
+  static _Thread_local char letter[3];
+  const char *word = argv[optind - 1];
+  if (strncmp(word, "--", 2) != 0 && optopt > 0 && optopt < 128) {
+    snprintf(letter, sizeof letter, "-%c", optopt);
+    return letter;
+  }
+  return word;
+}
+
+static const cb_int_opt *find_int_opt(const cb_common_opts *co, int c) {
+  for (size_t i = 0; i < co->nints; i++)
+    if (co->ints[i].letter == c) return &co->ints[i];
+  return NULL;
+}
+
+/* -b -e -i are byte counts (K/M/G suffixes), -f a whole factor. */
+static cb_opts_result sweep_opt(const cb_common_opts *co, int c, const char *arg, char *err,
+                                size_t len) {
+  uint64_t v;
+  if (c == 'f') {
+    int f;
+    if (parse_int(arg, 1, 1 << 20, &f))
+      return cb_opts_fail(err, len, "bad -f '%s': expected a whole factor >= 1", arg);
+    co->sweep->step_factor = (uint64_t)f;
+    return CB_OPTS_RUN;
+  }
+  if (cb_parse_size(arg, &v) || (c != 'i' && v == 0)) {
+    if (c == 'i')
+      return cb_opts_fail(err, len, "bad -i '%s': expected a byte count such as 1M", arg);
+    return cb_opts_fail(err, len, "bad -%c '%s': expected a positive byte count such as %s", c, arg,
+                        co->size_examples);
+  }
+  if (c == 'b') co->sweep->min_bytes = v;
+  if (c == 'e') co->sweep->max_bytes = v;
+  if (c == 'i') co->sweep->step_bytes = v;
+  return CB_OPTS_RUN;
+}
+
+static cb_opts_result int_opt(const cb_common_opts *co, const cb_int_opt *io, const char *arg,
+                              char *err, size_t len) {
+  if (parse_int(arg, io->lo, io->hi, (int *)((char *)co->options + io->offset)))
+    return cb_opts_fail(err, len, "bad %s: '%s' (expected a whole number from %d to %d)", io->what,
+                        arg, io->lo, io->hi);
+  return CB_OPTS_RUN;
+}
+
+static cb_opts_result path_opt(const char *flag, char *dst, const char *arg, char *err,
+                               size_t len) {
+  if (copy_arg(dst, CB_PATH_MAX, arg)) return cb_opts_fail(err, len, "bad %s path '%s'", flag, arg);
+  return CB_OPTS_RUN;
+}
+
+/* -k as typed; "list" asks for the kernel table instead of a run. */
+static cb_opts_result kernel_opt(cb_common_opts *co, const char *arg, char *err, size_t len) {
+  if (copy_arg(co->kernels, co->kernels_len, arg))
+    return cb_opts_fail(err, len, "bad -k '%s'", arg);
+  co->list = strcmp(arg, "list") == 0;
+  return CB_OPTS_RUN;
+}
+
+void cb_common_opts_begin(cb_common_opts *co, char *err) {
+  co->list = 0;
+  err[0] = '\0';
+  opterr = 0;
+  optind = 0; /* 0, not 1: glibc's full re-initialisation */
+}
+
+int cb_common_opt(cb_common_opts *co, int c, char **argv, cb_opts_result *res, char *err,
+                  size_t len) {
+  const cb_int_opt *io = find_int_opt(co, c);
+  if (c == 'h')
+    *res = CB_OPTS_HELP;
+  else if (c == '?')
+    *res = cb_opts_fail(err, len, "unknown option '%s' (-h lists %s)", opt_name(argv), co->listed);
+  else if (c == ':')
+    *res = cb_opts_fail(err, len, "option '%s' needs a value", opt_name(argv));
+  else if (io)
+    *res = int_opt(co, io, optarg, err, len);
+  else if (c == 'b' || c == 'e' || c == 'i' || c == 'f')
+    *res = sweep_opt(co, c, optarg, err, len);
+  else if (c == 'J')
+    *res = path_opt("-J", co->json_path, optarg, err, len);
+  else if (c == CB_OPT_CSV)
+    *res = path_opt("--csv", co->csv_path, optarg, err, len);
+  else if (c == 'k')
+    *res = kernel_opt(co, optarg, err, len);
+  else
+    return 0;
+  return 1;
+}
+
+cb_opts_result cb_common_opts_end(const cb_common_opts *co, int argc, char **argv, char *err,
+                                  size_t len) {
+  if (optind < argc)
+    return cb_opts_fail(err, len, "unexpected argument '%s' (-h lists %s)", argv[optind],
+                        co->listed);
+  return co->list ? CB_OPTS_LIST_KERNELS : CB_OPTS_RUN;
+}
+
+cb_opts_result cb_sweep_check(const cb_sweep *s, char *err, size_t len) {
+  if (s->min_bytes > s->max_bytes)
+    return cb_opts_fail(err, len, "-b %llu is larger than -e %llu",
+                        (unsigned long long)s->min_bytes, (unsigned long long)s->max_bytes);
+  if (s->step_factor <= 1 && s->step_bytes == 0 && s->min_bytes != s->max_bytes)
+    return cb_opts_fail(err, len, "-f 1 with -i 0: the size sweep would never advance");
+  return CB_OPTS_RUN;
+}
+
+uint32_t cb_name_mask_parse(const char *list, int (*parse)(const char *name), uint32_t all,
+                            char *bad, size_t bad_len) {
+  if (strcasecmp(list, "all") == 0) return all;
+  uint32_t mask = 0;
+  const char *p = list;
+  for (;;) {
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    char word[32];
+    int v = -1;
+    if (len > 0 && len < sizeof word) {
+      memcpy(word, p, len);
+      word[len] = '\0';
+      v = parse(word);
+    }
+    if (v < 0) {
+      size_t n = len < bad_len - 1 ? len : bad_len - 1;
+      memcpy(bad, p, n);
+      bad[n] = '\0';
+      return 0;
+    }
+    mask |= 1u << v;
+    if (!comma) return mask;
+    p = comma + 1;
+  }
+}

@@ -1,0 +1,90 @@
+"""What tests/py/test_program.py and tests/py/test_copy_program.py share: a
+built program run as a user runs it (alone or under mpirun), on a machine
+that may have no GPU, and the checks on how it refuses bad input. Standard
+library only; imported from the test scripts' own directory.
+"""
+
+import os
+import subprocess
+
+NO_GPU = "no CUDA device visible"
+
+
+def _env(extra=None):
+    env = dict(os.environ)
+    env.pop("CUDA_VISIBLE_DEVICES", None)
+    if extra:
+        env.update(extra)
+    return env
+
+
+def run_program(program, *args, timeout=30, env_extra=None):
+    return subprocess.run([program, *args], capture_output=True, text=True, timeout=timeout,
+                          env=_env(env_extra))
+
+
+def mpirun_program(mpiexec, program, *args, timeout=60):
+    """Two processes of program with args, or a list of argument lists (one per process)."""
+    env = _env({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
+    cmd = [mpiexec, "--oversubscribe"]
+    if args and isinstance(args[0], list):
+        for i, per_proc in enumerate(args):
+            cmd += ([":"] if i else []) + ["-n", "1", program, *per_proc]
+    else:
+        cmd += ["-n", "2", program, *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def gpu_visible():
+    """True when a CUDA device is usable here (then the no-GPU checks do not apply)."""
+    try:
+        proc = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return proc.returncode == 0 and "GPU" in proc.stdout
+
+
+def pop_option(argv, flag):
+    """Removes "flag VALUE" from argv (the unittest options stay) and returns VALUE, or None."""
+    if flag not in argv:
+        return None
+    i = argv.index(flag)
+    value = argv[i + 1]
+    del argv[i:i + 2]
+    return value
+
+
+class ProgramAssertions:
+    """Checks on what a program says; a test class sets program_name."""
+
+    program_name = None
+
+    def program_lines(self, text):
+        return [l for l in text.splitlines() if l.startswith(f"{self.program_name}:")]
+
+    def assertOneLineError(self, p, *mentions, gpu_message=False):
+        self.assertNotEqual(p.returncode, 0, f"exit 0; stdout: {p.stdout!r}")
+        lines = p.stderr.splitlines()
+        self.assertEqual(len(lines), 1, f"expected one line on stderr, got {p.stderr!r}")
+        line = lines[0]
+        self.assertTrue(line.startswith(f"{self.program_name}: "), line)
+        for m in mentions:
+            self.assertIn(m, line)
+        if not gpu_message:
+            self.assertNotIn(NO_GPU, line, "bad input must be refused before the GPU check")
+        self.assertNotIn("size", p.stdout.lower(), "no table may be printed")
+        return line
+
+    def assertRefusedOnce(self, p, *mentions):
+        """Under mpirun: a failure, one line of the program's saying why, and no GPU check."""
+        self.assertNotEqual(p.returncode, 0)
+        lines = self.program_lines(p.stderr)
+        self.assertEqual(len(lines), 1, p.stderr)
+        for m in mentions:
+            self.assertIn(m, lines[0])
+        self.assertNotIn(NO_GPU, p.stderr)
+
+    def assertPrintedOnce(self, p, text):
+        """Under mpirun: exit 0, and text on stdout once (only the first process prints)."""
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.count(text), 1, p.stdout)
