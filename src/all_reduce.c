@@ -35,10 +35,23 @@ static const cb_kernel kernels[] = {
      .setup = cb_ar_ll_setup,
      .teardown = cb_ar_ll_teardown,
      .launch = cb_ar_ll_launch},
+    {.id = 4,
+     .name = "direct",
+     .summary = "all-pairs in one pass: each rank loads its chunk of every peer's input "
+                "over NVLink, reduces, and stores the result into every peer's output; "
+                "a flag handshake before and after",
+     .limits = {.placements = BOTH_PLACEMENTS,
+                .dtypes = CB_ALL_DTYPES,
+                .ops = CB_ALL_OPS,
+                .max_ranks = CB_MAX_PEERS,
+                .single_host = 1},
+     .setup = cb_ar_direct_setup,
+     .teardown = cb_ar_direct_teardown,
+     .launch = cb_ar_direct_launch},
     {.id = 5,
      .name = "ce",
-     .summary = "copy engines pull every peer's share of our chunk and push the result to "
-                "every peer, pipelined in pieces; SMs only reduce",
+     .summary = "copy engines push every byte (reduce-scatter pieces into the peers' "
+                "scratch, then the results into the peers' outputs); SMs only reduce",
      .limits = {.placements = BOTH_PLACEMENTS,
                 .dtypes = CB_ALL_DTYPES,
                 .ops = CB_ALL_OPS,

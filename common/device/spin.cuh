@@ -7,12 +7,16 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
-/* Who is waiting, passed by value to every kernel that spins. */
+/* Who is waiting, passed by value to every kernel that spins. The name is
+ * packed in two words, not a char array: a kernel that passed the address
+ * of an array in its parameters (to printf) would get its whole parameter
+ * block copied to local memory at the start of every launch. */
 typedef struct {
   int rank;
   int kernel_id;
-  char kernel_name[16];
+  uint64_t name[2]; /* the kernel's name, up to 15 characters, NUL-padded */
   uint64_t timeout_ns;
 } cb_spin_info;
 
@@ -24,7 +28,9 @@ static inline cb_spin_info cb_spin_info_make(int rank, int kernel_id, const char
   cb_spin_info s;
   s.rank = rank;
   s.kernel_id = kernel_id;
-  snprintf(s.kernel_name, sizeof s.kernel_name, "%s", name);
+  char buf[sizeof s.name] = {0};
+  snprintf(buf, sizeof buf, "%s", name);
+  memcpy(s.name, buf, sizeof buf);
   s.timeout_ns = (uint64_t)timeout_s * 1000000000ull;
   return s;
 }
@@ -53,14 +59,15 @@ __device__ __forceinline__ void cb_spin_init(cb_spin *s) {
  * would end it before the line is printed. */
 static __device__ int cb_spin_reported;
 
-static __device__ __noinline__ void cb_spin_timeout(const cb_spin_info &info, int peer,
-                                                    uint32_t want) {
+/* Takes its arguments by value (scalars): see cb_spin_info. */
+static __device__ __noinline__ void cb_spin_timeout(int rank, int kernel_id, uint64_t name0,
+                                                    uint64_t name1, int peer, uint32_t want) {
   if (atomicExch(&cb_spin_reported, 1) != 0)
     for (;;) __nanosleep(1000000);
+  uint64_t name[3] = {name0, name1, 0};
   printf("collbench: rank %d: kernel %d (%s) timed out waiting for rank %d (epoch %u), "
          "block %d thread %d\n",
-         info.rank, info.kernel_id, info.kernel_name, peer, want, (int)blockIdx.x,
-         (int)threadIdx.x);
+         rank, kernel_id, (const char *)name, peer, want, (int)blockIdx.x, (int)threadIdx.x);
   __trap();
 }
 
@@ -71,7 +78,7 @@ __device__ __forceinline__ void cb_spin_tick(cb_spin *s, const cb_spin_info &inf
   if (s->start_ns == 0)
     s->start_ns = now;
   else if (now - s->start_ns > info.timeout_ns)
-    cb_spin_timeout(info, peer, want);
+    cb_spin_timeout(info.rank, info.kernel_id, info.name[0], info.name[1], peer, want);
 }
 
 #endif

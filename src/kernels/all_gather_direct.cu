@@ -1,4 +1,4 @@
-/* -k 1 direct: all-gather by direct stores into every peer's output.
+/* -k 3 direct: all-gather by direct stores into every peer's output.
  *
  * Rank r's input is block r of every rank's output. Each rank splits its
  * block over the kernel's blocks (contiguous ranges of 16-byte vectors);
@@ -43,12 +43,10 @@
 #include "cuda_check.h"
 #include "device/handshake.cuh"
 #include "device/vec.cuh"
-#include "options.h"
-#include "peer_memory.h"
+#include "direct_mesh.h"
 
-#define AGD_THREADS    512
-#define AGD_UNROLL     4 /* vectors loaded per thread before they are stored */
-#define AGD_MAX_BLOCKS 128
+#define AGD_THREADS CB_DIRECT_THREADS
+#define AGD_UNROLL  4 /* vectors loaded per thread before they are stored */
 
 typedef struct {
   const char *src;         /* our block: send buffer, or our block of recv in place */
@@ -60,14 +58,6 @@ typedef struct {
   int rank, nranks;
   cb_spin_info spin;
 } agd_args;
-
-typedef struct {
-  cb_peer_buffer recv;  /* the harness's receive buffer of every rank */
-  cb_peer_buffer flags; /* handshake words, CB_HS_AREA_BYTES(max_blocks) per rank */
-  uint64_t *epochs;
-  int max_blocks;
-  size_t block_bytes;
-} agd_state;
 
 __global__ void __launch_bounds__(AGD_THREADS) agd_kernel(agd_args a) {
   const int b = blockIdx.x, n = a.nranks;
@@ -119,32 +109,20 @@ __global__ void __launch_bounds__(AGD_THREADS) agd_kernel(agd_args a) {
 }
 
 extern "C" void cb_ag_direct_setup(cb_kernel_ctx *ctx) {
-  agd_state *st = (agd_state *)calloc(1, sizeof *st);
+  cb_direct_state *st = (cb_direct_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
-  /* Tunables, equal on every rank (block b pairs with block b of each peer).
-   * Every block must be resident at once (a block waits on its peers' same
-   * block): 128 blocks of 512 threads fit an H100/H200 (132 SMs). */
-  st->max_blocks = (int)cb_env_long("CB_AG_DIRECT_BLOCKS", 64, 1, AGD_MAX_BLOCKS);
-  st->block_bytes = (size_t)cb_env_long("CB_AG_DIRECT_BLOCK_BYTES", 32 << 10, 1024, 1l << 30);
-  cb_peer_share(ctx->world, ctx->recv_buf, ctx->recv_buf_bytes, &st->recv);
-  cb_peer_alloc(ctx->world, CB_HS_AREA_BYTES(st->max_blocks), &st->flags);
-  CB_CUDA(cudaMalloc((void **)&st->epochs, (size_t)st->max_blocks * sizeof *st->epochs));
-  CB_CUDA(cudaMemset(st->epochs, 0, (size_t)st->max_blocks * sizeof *st->epochs));
-  CB_CUDA(cudaDeviceSynchronize());
+  cb_direct_setup(ctx, "CB_AG_DIRECT", st);
   ctx->state = st;
 }
 
 extern "C" void cb_ag_direct_teardown(cb_kernel_ctx *ctx) {
-  agd_state *st = (agd_state *)ctx->state;
-  cb_peer_free(ctx->world, &st->recv); /* unmaps the peers' buffers; ours is the harness's */
-  cb_peer_free(ctx->world, &st->flags);
-  CB_CUDA(cudaFree(st->epochs));
-  free(st);
+  cb_direct_teardown(ctx, (cb_direct_state *)ctx->state);
+  free(ctx->state);
   ctx->state = NULL;
 }
 
 extern "C" void cb_ag_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
-  const agd_state *st = (const agd_state *)ctx->state;
+  const cb_direct_state *st = (const cb_direct_state *)ctx->state;
   const int n = ctx->nranks, rank = ctx->rank;
   agd_args a;
   a.bytes = call->count * cb_dtype_size(call->dtype);
@@ -153,24 +131,20 @@ extern "C" void cb_ag_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cud
   a.src = (const char *)call->send;
   int same = 1;
   for (int r = 0; r < n; r++) {
-    a.dst[r] = (char *)cb_peer_ptr_in(&st->recv, 1, r, mine);
-    if (!a.dst[r])
-      cb_fatal("kernel %s: the output is not in the harness's buffer", ctx->kernel_name);
+    a.dst[r] = (char *)cb_direct_peer_ptr(ctx, st, r, mine);
     same &= cb_same_mod16(a.src, a.dst[r]);
   }
   if (a.src == mine) a.dst[rank] = NULL; /* in place: our input is already there */
   for (int r = n; r < CB_MAX_PEERS; r++) a.dst[r] = NULL;
   a.split = cb_vec_split_make(a.src, same, a.bytes, cb_dtype_size(call->dtype));
-  for (int r = 0; r < n; r++) a.hs.area[r] = (uint64_t *)st->flags.ptr[r];
+  cb_direct_areas(ctx, st, a.hs.area);
   a.epochs = st->epochs;
   a.rank = rank;
   a.nranks = n;
   a.spin = CB_SPIN_INFO(ctx);
   /* Blocks by the bytes a rank sends (its block to n-1 peers): the same on
    * every rank for the same call. */
-  size_t traffic = a.bytes * (size_t)(n > 1 ? n - 1 : 1);
-  size_t want = (traffic + st->block_bytes - 1) / st->block_bytes;
-  int blocks = want < (size_t)st->max_blocks ? (int)want : st->max_blocks;
+  int blocks = cb_direct_blocks(st, a.bytes * (size_t)(n > 1 ? n - 1 : 1));
   agd_kernel<<<blocks, AGD_THREADS, 0, stream>>>(a);
   CB_CUDA(cudaGetLastError());
 }

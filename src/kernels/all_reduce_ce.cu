@@ -212,11 +212,12 @@ extern "C" void cb_ar_ce_setup(cb_kernel_ctx *ctx) {
   /* Tunable, equal on every rank. Pieces: large enough that a copy runs at
    * full speed, small enough that the pipeline's fill and drain (one push
    * each way) are a small share of a large message. At 1 GiB on 2 x H200
-   * (results/h200x2/2026-11-30-f23c122/ce_tuning.txt, stream mode), 8, 16
-   * and 32 MiB pieces gave 340, 359 and 373 GB/s as one process, and 288,
-   * 300 and 312 under mpirun: each piece costs a few microseconds of
-   * copy-engine and launch gaps. */
-  st->piece_bytes = (size_t)cb_env_long("CB_CE_PIECE", 32 << 20, 64 << 10, 1 << 30);
+   * (results/h200x2/2026-11-30-f23c122 and -s3, ce_tuning.txt), 8, 16, 32
+   * and 64 MiB pieces gave 340, 359, 373 and 380 GB/s as one process (one
+   * piece of 512 MiB, no pipeline: 308), and 288, 300, 312 and 318 under
+   * mpirun: each piece costs a few microseconds of copy-engine and launch
+   * gaps. */
+  st->piece_bytes = (size_t)cb_env_long("CB_CE_PIECE", 64 << 20, 64 << 10, 1 << 30);
   if (st->piece_bytes % 16) cb_fatal("CB_CE_PIECE must be a multiple of 16 bytes");
   /* The largest chunk of any datatype: ceil(count/n) elements rounded up to
    * 16 bytes, at most ceil(max_bytes/n) + 16 + 8 bytes. */

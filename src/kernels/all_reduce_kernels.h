@@ -19,6 +19,11 @@ void cb_ar_ring_setup(cb_kernel_ctx *ctx);
 void cb_ar_ring_teardown(cb_kernel_ctx *ctx);
 void cb_ar_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
+/* -k 4 direct: all-pairs loads, reduce, stores to every rank (all_reduce_direct.cu). */
+void cb_ar_direct_setup(cb_kernel_ctx *ctx);
+void cb_ar_direct_teardown(cb_kernel_ctx *ctx);
+void cb_ar_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+
 /* -k 5 ce: copy engines move the data, SMs reduce (all_reduce_ce.cu). */
 void cb_ar_ce_setup(cb_kernel_ctx *ctx);
 void cb_ar_ce_teardown(cb_kernel_ctx *ctx);

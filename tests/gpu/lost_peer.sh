@@ -10,7 +10,7 @@ NGPUS=${2:-2}
 export NCCL_NVLS_ENABLE=0
 shift $(($# < 2 ? $# : 2))
 CASES=("$@")
-[ ${#CASES[@]} -gt 0 ] || CASES=(all_reduce_perf:ring all_reduce_perf:ll all_reduce_perf:ce
+[ ${#CASES[@]} -gt 0 ] || CASES=(all_reduce_perf:ring all_reduce_perf:ll all_reduce_perf:direct all_reduce_perf:ce
   all_gather_perf:direct all_gather_perf:ce all_gather_perf:ll reduce_scatter_perf:direct
   reduce_scatter_perf:ll)
 fail=0

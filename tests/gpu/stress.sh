@@ -11,7 +11,7 @@ CALLS=${3:-100000}
 shift $(($# < 3 ? $# : 3))
 CASES=("$@")
 [ ${#CASES[@]} -gt 0 ] || CASES=(all_reduce_perf:ll:8:1M all_reduce_perf:ring:8:8M
-  all_reduce_perf:ce:8:8M all_gather_perf:direct:8:8M all_gather_perf:ce:8:8M
+  all_reduce_perf:direct:8:8M all_reduce_perf:ce:8:8M all_gather_perf:direct:8:8M all_gather_perf:ce:8:8M
   all_gather_perf:ll:8:1M reduce_scatter_perf:direct:8:8M reduce_scatter_perf:ll:8:1M)
 export NCCL_NVLS_ENABLE=0 # never NVLink multicast
 fail=0

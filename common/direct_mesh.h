@@ -1,0 +1,56 @@
+/* What the direct kernels (all_gather, reduce_scatter, all_reduce -k
+ * direct) share on the host: every rank's send and receive buffers mapped
+ * on every rank, the handshake flag areas (device/handshake.cuh) and this
+ * rank's per-block epochs; and the block count for a call. Those kernels
+ * load from and store to their peers' buffers with plain 16-byte accesses,
+ * with a block-level handshake before and after. */
+#ifndef CB_DIRECT_MESH_H
+#define CB_DIRECT_MESH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collective.h"
+#include "peer_memory.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every block must be resident at once (a block waits on its peers' same
+ * block): 128 blocks of 512 threads fit an H100/H200 (132 SMs). */
+#define CB_DIRECT_THREADS    512
+#define CB_DIRECT_MAX_BLOCKS 128
+
+typedef struct {
+  cb_peer_buffer bufs[2]; /* the harness's send and receive buffers of every rank */
+  cb_peer_buffer flags;   /* handshake words, CB_HS_AREA_BYTES(max_blocks) per rank */
+  uint64_t *epochs;       /* ours, one per block */
+  int max_blocks;
+  size_t block_bytes; /* peer traffic per block */
+} cb_direct_state;
+
+/* Collective. Tunables <prefix>_BLOCKS (blocks at most) and
+ * <prefix>_BLOCK_BYTES (bytes of peer traffic per block), equal on every
+ * rank: block b pairs with block b of each peer. */
+void cb_direct_setup(cb_kernel_ctx *ctx, const char *prefix, cb_direct_state *st);
+void cb_direct_teardown(cb_kernel_ctx *ctx, cb_direct_state *st);
+
+/* Blocks for a call whose rank moves `traffic` bytes to or from its peers:
+ * the same on every rank for the same call. */
+int cb_direct_blocks(const cb_direct_state *st, size_t traffic);
+
+/* The address on rank r of local_ptr (in our send or receive buffer);
+ * fails naming the kernel if it is in neither. */
+void *cb_direct_peer_ptr(const cb_kernel_ctx *ctx, const cb_direct_state *st, int r,
+                         const void *local_ptr);
+
+/* Every rank's handshake area, as this rank addresses it (NULL past nranks). */
+void cb_direct_areas(const cb_kernel_ctx *ctx, const cb_direct_state *st,
+                     uint64_t *area[CB_MAX_PEERS]);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,80 @@
+/* -k 4 direct: all-reduce by direct loads and stores, for mid sizes.
+ *
+ * The message is cut into n chunks (whole 16-byte multiples, the last one
+ * shorter or empty). Rank r loads chunk r of every rank's input over
+ * NVLink, reduces it in rank order, and stores the result into chunk r of
+ * every rank's output, its own last: a reduce-scatter and an all-gather in
+ * one pass, with no scratch and no second copy, and one handshake before
+ * and one after (the shared direct reduce kernel, device/direct_reduce.cuh,
+ * which explains them). Each link carries a rank's loads one way and its
+ * stores the other, both at once.
+ *
+ * In place (send == recv): element i of chunk c is loaded from every rank's
+ * buffer and then stored to every rank's buffer by one thread of rank c,
+ * and by nobody else; no other rank touches chunk c of any buffer. So no
+ * byte is read after being overwritten. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "all_reduce_kernels.h"
+#include "cuda_check.h"
+#include "device/direct_reduce.cuh"
+#include "device/dispatch.cuh"
+#include "direct_mesh.h"
+
+extern "C" void cb_ar_direct_setup(cb_kernel_ctx *ctx) {
+  cb_direct_state *st = (cb_direct_state *)calloc(1, sizeof *st);
+  if (!st) cb_fatal("out of host memory");
+  cb_direct_setup(ctx, "CB_AR_DIRECT", st);
+  ctx->state = st;
+}
+
+extern "C" void cb_ar_direct_teardown(cb_kernel_ctx *ctx) {
+  cb_direct_teardown(ctx, (cb_direct_state *)ctx->state);
+  free(ctx->state);
+  ctx->state = NULL;
+}
+
+/* Elements per chunk: count / n rounded up to whole 16-byte vectors, so
+ * every chunk starts at the same address mod 16 as the buffer. */
+static size_t chunk_elems(size_t count, int n, size_t elem) {
+  size_t per = (count + (size_t)n - 1) / (size_t)n;
+  size_t vec = 16 / elem;
+  return (per + vec - 1) / vec * vec;
+}
+
+extern "C" void cb_ar_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+  const cb_direct_state *st = (const cb_direct_state *)ctx->state;
+  const int n = ctx->nranks, rank = ctx->rank;
+  const size_t elem = cb_dtype_size(call->dtype);
+  if (call->count == 0) return; /* on every rank alike: nothing to reduce, no epoch */
+  const size_t per = chunk_elems(call->count, n, elem);
+  const size_t first = (size_t)rank * per < call->count ? (size_t)rank * per : call->count;
+  const size_t last = first + per < call->count ? first + per : call->count;
+  cb_direct_reduce_args a;
+  a.bytes = (last - first) * elem;
+  a.nout = a.bytes ? n : 0;
+  const char *in = (const char *)call->send + first * elem;
+  char *out = (char *)call->recv + first * elem;
+  int same = 1;
+  for (int k = 0; k < CB_MAX_PEERS; k++) {
+    a.in[k] = NULL;
+    a.out[k] = NULL;
+    if (k >= n || !a.bytes) continue;
+    a.in[k] = (const char *)cb_direct_peer_ptr(ctx, st, k, in);
+    /* Peers from the next rank on (ranks spread over the links), ours last. */
+    a.out[k] = (char *)cb_direct_peer_ptr(ctx, st, (rank + 1 + k) % n, out);
+    same &= cb_same_mod16(in, a.in[k]) & cb_same_mod16(in, a.out[k]);
+  }
+  a.split = cb_vec_split_make(in, same, a.bytes, elem);
+  cb_direct_areas(ctx, st, a.hs.area);
+  a.epochs = st->epochs;
+  a.rank = rank;
+  a.nranks = n;
+  a.spin = CB_SPIN_INFO(ctx);
+  /* Blocks by the bytes a rank loads from its peers for a whole chunk: the
+   * same on every rank, whichever chunk is short. */
+  int blocks = cb_direct_blocks(st, per * elem * (size_t)(n > 1 ? n - 1 : 1));
+  CB_DISPATCH_TYPE_OP(call->dtype, call->op, cb_direct_reduce_launch, &a, blocks, stream);
+  CB_CUDA(cudaGetLastError());
+}
