@@ -59,6 +59,7 @@
 #include "device/signal.cuh"
 #include "options.h"
 #include "peer_memory.h"
+#include "rank_chunk.h"
 
 #define CE_THREADS       512
 #define CE_MAX_EVENTS    64 /* pieces reuse them round robin */
@@ -212,11 +213,11 @@ extern "C" void cb_ar_ce_setup(cb_kernel_ctx *ctx) {
   /* Tunable, equal on every rank. Pieces: large enough that a copy runs at
    * full speed, small enough that the pipeline's fill and drain (one push
    * each way) are a small share of a large message. At 1 GiB on 2 x H200
-   * (results/h200x2/2026-11-30-f23c122 and -s3, ce_tuning.txt), 8, 16, 32
-   * and 64 MiB pieces gave 340, 359, 373 and 380 GB/s as one process (one
-   * piece of 512 MiB, no pipeline: 308), and 288, 300, 312 and 318 under
-   * mpirun: each piece costs a few microseconds of copy-engine and launch
-   * gaps. */
+   * (results/h200x2/2026-11-30-f23c122/ce_tuning.txt, -s3/ce_tuning.txt and
+   * ce_mpi.txt), 8, 16, 32 and 64 MiB pieces gave 340, 359, 373 and 380
+   * GB/s as one process (one piece of 512 MiB, no pipeline: 308), and 288,
+   * 300, 312 and 318 under mpirun (one piece: 279): each piece costs a few
+   * microseconds of copy-engine and launch gaps. */
   st->piece_bytes = (size_t)cb_env_long("CB_CE_PIECE", 64 << 20, 64 << 10, 1 << 30);
   if (st->piece_bytes % 16) cb_fatal("CB_CE_PIECE must be a multiple of 16 bytes");
   /* The largest chunk of any datatype: ceil(count/n) elements rounded up to
@@ -264,14 +265,6 @@ extern "C" void cb_ar_ce_teardown(cb_kernel_ctx *ctx) {
 
 /* ---- launch -------------------------------------------------------------- */
 
-/* Where chunk c of the message lies: elements [*off, *off + *len). */
-static void chunk_of(size_t count, int n, size_t esz, int c, size_t *off, size_t *len) {
-  const size_t align = 16 / esz;
-  const size_t elems = ceil_div(ceil_div(count, n), align) * align;
-  *off = min_size((size_t)c * elems, count);
-  *len = min_size(elems, count - *off);
-}
-
 /* rs: piece k of every peer's chunk, from our input into the peer's scratch;
  * sig: then the landed signal. The signal kernel runs on its own stream so
  * the copy engine goes from one piece's copies straight to the next's
@@ -282,7 +275,7 @@ static void push_rs_piece(const ce_state *st, cb_kernel_ctx *ctx, const cb_call 
   const size_t esz = cb_dtype_size(call->dtype), piece = st->piece_bytes / esz;
   for (int p = 0; p < n; p++) {
     size_t c0, clen;
-    chunk_of(call->count, n, esz, p, &c0, &clen);
+    cb_rank_chunk(call->count, n, esz, p, &c0, &clen);
     if (p == me || k * piece >= clen) continue;
     size_t len = min_size(piece, clen - k * piece);
     char *dst = (char *)st->scratch.ptr[p] + (size_t)me * st->chunk_cap + k * st->piece_bytes;
@@ -302,7 +295,7 @@ static void reduce_and_push(const ce_state *st, cb_kernel_ctx *ctx, const cb_cal
   const int n = ctx->nranks, me = ctx->rank;
   const size_t esz = cb_dtype_size(call->dtype), piece = st->piece_bytes / esz;
   size_t c0, clen;
-  chunk_of(call->count, n, esz, me, &c0, &clen);
+  cb_rank_chunk(call->count, n, esz, me, &c0, &clen);
   const size_t off = c0 + k * piece, len = min_size(piece, clen - k * piece);
   reduce_args a;
   a.mine = (const char *)call->send + off * esz;
@@ -337,8 +330,8 @@ extern "C" void cb_ar_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
       !cb_peer_ptr_in(&st->bufs[1], 1, me, call->recv))
     cb_fatal("kernel %s: buffers outside the harness's", ctx->kernel_name);
   size_t c0, clen, first_len;
-  chunk_of(call->count, n, esz, me, &c0, &clen);
-  chunk_of(call->count, n, esz, 0, &c0, &first_len); /* chunk 0 is the longest */
+  cb_rank_chunk(call->count, n, esz, me, &c0, &clen);
+  cb_rank_chunk(call->count, n, esz, 0, &c0, &first_len); /* chunk 0 is the longest */
   const flag_args f = make_flag_args(st, ctx);
 
   ce_handshake<<<1, 32, 0, s>>>(f, W_ENTERED);

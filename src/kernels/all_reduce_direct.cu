@@ -1,13 +1,13 @@
 /* -k 4 direct: all-reduce by direct loads and stores, for mid sizes.
  *
- * The message is cut into n chunks (whole 16-byte multiples, the last one
- * shorter or empty). Rank r loads chunk r of every rank's input over
- * NVLink, reduces it in rank order, and stores the result into chunk r of
- * every rank's output, its own last: a reduce-scatter and an all-gather in
- * one pass, with no scratch and no second copy, and one handshake before
- * and one after (the shared direct reduce kernel, device/direct_reduce.cuh,
- * which explains them). Each link carries a rank's loads one way and its
- * stores the other, both at once.
+ * The message is cut into n chunks (rank_chunk.h: whole 16-byte
+ * multiples, the last ones shorter or empty). Rank r loads chunk r of
+ * every rank's input over NVLink, reduces it in rank order, and stores the
+ * result into chunk r of every rank's output, its own last: a
+ * reduce-scatter and an all-gather in one pass, with no scratch and no
+ * second copy, and one handshake before and one after (the shared direct
+ * reduce kernel, device/direct_reduce.cuh, which explains them). Each
+ * link carries a rank's loads one way and its stores the other, at once.
  *
  * In place (send == recv): element i of chunk c is loaded from every rank's
  * buffer and then stored to every rank's buffer by one thread of rank c,
@@ -21,6 +21,7 @@
 #include "device/direct_reduce.cuh"
 #include "device/dispatch.cuh"
 #include "direct_mesh.h"
+#include "rank_chunk.h"
 
 extern "C" void cb_ar_direct_setup(cb_kernel_ctx *ctx) {
   cb_direct_state *st = (cb_direct_state *)calloc(1, sizeof *st);
@@ -35,24 +36,16 @@ extern "C" void cb_ar_direct_teardown(cb_kernel_ctx *ctx) {
   ctx->state = NULL;
 }
 
-/* Elements per chunk: count / n rounded up to whole 16-byte vectors, so
- * every chunk starts at the same address mod 16 as the buffer. */
-static size_t chunk_elems(size_t count, int n, size_t elem) {
-  size_t per = (count + (size_t)n - 1) / (size_t)n;
-  size_t vec = 16 / elem;
-  return (per + vec - 1) / vec * vec;
-}
-
 extern "C" void cb_ar_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const cb_direct_state *st = (const cb_direct_state *)ctx->state;
   const int n = ctx->nranks, rank = ctx->rank;
   const size_t elem = cb_dtype_size(call->dtype);
   if (call->count == 0) return; /* on every rank alike: nothing to reduce, no epoch */
-  const size_t per = chunk_elems(call->count, n, elem);
-  const size_t first = (size_t)rank * per < call->count ? (size_t)rank * per : call->count;
-  const size_t last = first + per < call->count ? first + per : call->count;
+  const size_t per = cb_chunk_elems(call->count, n, elem);
+  size_t first, len;
+  cb_rank_chunk(call->count, n, elem, rank, &first, &len);
   cb_direct_reduce_args a;
-  a.bytes = (last - first) * elem;
+  a.bytes = len * elem;
   a.nout = a.bytes ? n : 0;
   const char *in = (const char *)call->send + first * elem;
   char *out = (char *)call->recv + first * elem;

@@ -1,0 +1,101 @@
+/* Host-side shape arithmetic of our kernels, which every rank must compute
+ * alike: the LL kernels' grid per size (cb_ll_grid_for), the direct
+ * kernels' block count (cb_direct_blocks) and the all-pairs kernels' chunk
+ * per rank (cb_rank_chunk). No GPU: the functions only do arithmetic. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "direct_mesh.h"
+#include "ll_mesh.h"
+#include "rank_chunk.h"
+
+static void check_ll_grid(const cb_ll_state *st, size_t packets, unsigned blocks,
+                          unsigned threads) {
+  cb_ll_grid g = cb_ll_grid_for(st, packets);
+  CHECKF(g.blocks == blocks && g.threads == threads, "%zu packets: %u x %u, expected %u x %u",
+         packets, g.blocks, g.threads, blocks, threads);
+}
+
+static void test_ll_grid_defaults(void) {
+  cb_ll_state st = {0};                     /* no CB_LL_* overrides: the shape by size */
+  check_ll_grid(&st, 1, 1, 32);             /* 8 B: one warp */
+  check_ll_grid(&st, 32, 1, 32);            /* one full tile */
+  check_ll_grid(&st, 33, 1, 64);            /* two tiles: one block of two warps */
+  check_ll_grid(&st, 64 * 32, 32, 64);      /* 16 KiB all-reduce: 64 warps, 2 per block */
+  check_ll_grid(&st, 64 * 32 + 1, 17, 128); /* 65 tiles: blocks of 4 warps */
+  check_ll_grid(&st, 131072, 256, 128);     /* 1 MiB: 4096 tiles, capped at 1024 warps */
+}
+
+static void test_ll_grid_overrides(void) {
+  cb_ll_state st = {.block_warps = 8, .max_warps = 256};
+  check_ll_grid(&st, 131072, 32, 256);
+  check_ll_grid(&st, 5 * 32, 1, 160); /* fewer warps than a block: the block shrinks */
+  /* Any size: whole warps, at least one warp per tile up to the budget,
+   * and never a whole block more than needed. */
+  srand(7);
+  for (int k = 0; k < 10000; k++) {
+    cb_ll_state s = {.block_warps = rand() % 17, .max_warps = rand() % 2049};
+    size_t packets = 1 + (size_t)rand() % 200000;
+    cb_ll_grid g = cb_ll_grid_for(&s, packets);
+    size_t tiles = (packets + CB_LL_TILE - 1) / CB_LL_TILE;
+    size_t budget = s.max_warps ? (size_t)s.max_warps : 1024;
+    size_t want = tiles < budget ? tiles : budget;
+    size_t warps = (size_t)g.blocks * g.threads / 32;
+    CHECKF(g.threads % 32 == 0 && g.threads >= 32 && g.threads <= 16 * 32,
+           "threads %u for %zu packets", g.threads, packets);
+    CHECKF(warps >= want && warps < want + g.threads / 32, "%zu warps for %zu wanted", warps, want);
+  }
+}
+
+static void test_direct_blocks(void) {
+  cb_direct_state st = {.max_blocks = 64, .block_bytes = 32 << 10};
+  CHECK(cb_direct_blocks(&st, 0) == 1);
+  CHECK(cb_direct_blocks(&st, 1) == 1);
+  CHECK(cb_direct_blocks(&st, 32 << 10) == 1);
+  CHECK(cb_direct_blocks(&st, (32 << 10) + 1) == 2);
+  CHECK(cb_direct_blocks(&st, (size_t)1 << 30) == 64);
+}
+
+static void test_rank_chunks(void) {
+  size_t first, len;
+  /* 10 floats on 2 ranks: 5 each, rounded up to 8 (two 16-byte vectors). */
+  CHECK(cb_chunk_elems(10, 2, 4) == 8);
+  cb_rank_chunk(10, 2, 4, 0, &first, &len);
+  CHECK(first == 0 && len == 8);
+  cb_rank_chunk(10, 2, 4, 1, &first, &len);
+  CHECK(first == 8 && len == 2);
+  /* 3 doubles on 8 ranks: the rounding uses them up, later chunks are empty. */
+  cb_rank_chunk(3, 8, 8, 0, &first, &len);
+  CHECK(first == 0 && len == 2);
+  cb_rank_chunk(3, 8, 8, 1, &first, &len);
+  CHECK(first == 2 && len == 1);
+  cb_rank_chunk(3, 8, 8, 5, &first, &len);
+  CHECK(first == 3 && len == 0);
+  /* Any count, rank count and element size: the chunks tile the message in
+   * order, each starting on a 16-byte boundary of the buffer. */
+  const size_t elems[] = {1, 2, 4, 8};
+  for (size_t count = 0; count < 300; count++)
+    for (int n = 1; n <= 8; n++)
+      for (int e = 0; e < 4; e++) {
+        size_t next = 0;
+        for (int c = 0; c < n; c++) {
+          cb_rank_chunk(count, n, elems[e], c, &first, &len);
+          CHECKF(first == next && ((first * elems[e]) % 16 == 0 || len == 0),
+                 "count %zu n %d elem %zu chunk %d: [%zu, +%zu)", count, n, elems[e], c, first,
+                 len);
+          next = first + len;
+        }
+        CHECKF(next == count, "count %zu n %d elem %zu: chunks end at %zu", count, n, elems[e],
+               next);
+      }
+}
+
+int main(void) {
+  test_ll_grid_defaults();
+  test_ll_grid_overrides();
+  test_direct_blocks();
+  test_rank_chunks();
+  return check_summary();
+}
