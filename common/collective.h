@@ -37,6 +37,7 @@ typedef struct {
   int max_ranks;       /* 0 = no limit */
   uint64_t max_bytes;  /* table size above which the kernel skips; 0 = no limit */
   int single_host;     /* needs every rank on one host (peer memory) */
+  int gpu_per_rank;    /* cannot run with ranks sharing a GPU (CB_SHARE_GPUS) */
 } cb_kernel_limits;
 
 /* One rank as a kernel sees it. */

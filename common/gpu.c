@@ -10,6 +10,15 @@
 #include "cuda_check.h"
 #include "clock.h"
 #include "error.h"
+#include "options.h"
+
+int cb_gpus_shared(void) {
+  return (int)cb_env_long("CB_SHARE_GPUS", 0, 0, 1);
+}
+
+int cb_gpu_for_local_rank(int i, int visible, int shared) {
+  return shared ? i % visible : i;
+}
 
 int cb_gpu_count_or_die(void) {
   int n = 0;

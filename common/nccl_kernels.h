@@ -31,7 +31,10 @@ void cb_nccl_broadcast(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t str
 #define CB_NCCL_KERNEL_PLACED(summary_, launch_, placements_)                                      \
   {                                                                                                \
     .id = 0, .name = "nccl", .summary = summary_,                                                  \
-    .limits = {.placements = placements_, .dtypes = CB_ALL_DTYPES, .ops = CB_ALL_OPS},             \
+    .limits = {.placements = placements_,                                                          \
+               .dtypes = CB_ALL_DTYPES,                                                            \
+               .ops = CB_ALL_OPS,                                                                  \
+               .gpu_per_rank = 1},                                                                 \
     .unavailable = cb_nccl_unavailable, .setup = cb_nccl_setup, .teardown = cb_nccl_teardown,      \
     .launch = launch_                                                                              \
   }

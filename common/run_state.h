@@ -22,6 +22,8 @@ typedef struct {
   int *runnable; /* per kernel-table index: selected and able to run here */
   cb_report report;
   int fault_skip_rank; /* CB_FAULT_SKIP_RANK: this rank never launches (-1: none) */
+  int share_gpus;      /* CB_SHARE_GPUS: ranks share GPUs round robin (gpu.h) */
+  int visible_gpus;
 } cb_run;
 
 /* One rank's view during the sweep. */

@@ -29,12 +29,15 @@ static void write_sink(const char *path, const char *flag, const cb_report *r,
 /* What decides whether a collective kernel can run in this world. */
 typedef struct {
   const cb_collective *coll;
-  int nranks, multi_host;
+  int nranks, multi_host, share_gpus;
 } world_fit;
 
 static const char *world_reason(const void *arg, int k, char *buf, size_t len) {
   const world_fit *f = arg;
-  return cb_kernel_world_reason(&f->coll->kernels[k], f->nranks, f->multi_host, buf, len);
+  const cb_kernel *kernel = &f->coll->kernels[k];
+  if (f->share_gpus && kernel->limits.gpu_per_rank)
+    return "needs a GPU per rank, and CB_SHARE_GPUS=1 puts several ranks on one";
+  return cb_kernel_world_reason(kernel, f->nranks, f->multi_host, buf, len);
 }
 
 /* Marks the kernels to run in runnable; refuses a named kernel that cannot
@@ -42,7 +45,7 @@ static const char *world_reason(const void *arg, int k, char *buf, size_t len) {
 static void choose_kernels(cb_run *run, const char *program, int nranks, int multi_host, int lead) {
   const cb_collective *c = run->coll;
   const cb_kernel_menu m = cb_kernels_menu(c, program);
-  const world_fit fit = {c, nranks, multi_host};
+  const world_fit fit = {c, nranks, multi_host, run->share_gpus};
   run->runnable = calloc((size_t)c->nkernels, sizeof *run->runnable);
   run->report.kernel_skips = calloc((size_t)c->nkernels, sizeof *run->report.kernel_skips);
   if (!run->runnable || !run->report.kernel_skips) cb_fatal("out of host memory");
@@ -149,7 +152,8 @@ static void run_kernel(cb_rank_state *st, int kidx) {
 static int rank_main(cb_rank_info *me, void *arg) {
   cb_run *run = arg;
   const cb_options *o = &run->opts;
-  int device = me->local_proc * cb_options_ranks_per_proc(o) + me->thread;
+  int device = cb_gpu_for_local_rank(me->local_proc * cb_options_ranks_per_proc(o) + me->thread,
+                                     run->visible_gpus, run->share_gpus);
   CB_CUDA(cudaSetDevice(device));
   cb_rank_state st = {.me = me, .run = run};
   st.timing = (cb_timing_opts){o->iters,    o->warmup,   o->graph_launches,
@@ -211,13 +215,19 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
   int nranks = cb_world_nprocs(w) * rpp;
   if (coll->shape->rooted && run.opts.root >= nranks)
     CB_REFUSE(lead, "-r %d: the root must be a rank from 0 to %d", run.opts.root, nranks - 1);
+  run.share_gpus = cb_gpus_shared();
   choose_kernels(&run, program, nranks, cb_world_multi_host(w), lead);
   if (lead) {
     cb_sink_check(run.opts.json_path, "-J");
     cb_sink_check(run.opts.csv_path, "--csv");
   }
-  int visible = cb_gpu_count_or_die();
-  cb_gpu_check_layout(visible, rpp, cb_world_local_nprocs(w), cb_world_hostname(w));
+  run.visible_gpus = cb_gpu_count_or_die();
+  if (!run.share_gpus)
+    cb_gpu_check_layout(run.visible_gpus, rpp, cb_world_local_nprocs(w), cb_world_hostname(w));
+  else if (lead)
+    printf("# CB_SHARE_GPUS=1: ranks share the %d visible GPU%s round robin; for correctness "
+           "checks only, times are not comparable\n",
+           run.visible_gpus, run.visible_gpus == 1 ? "" : "s");
   if (lead) fill_report_header(&run, program, nranks, w);
   cb_world_run(w, rpp, rank_main, &run);
   long long wrong = 0;

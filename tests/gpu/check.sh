@@ -7,11 +7,16 @@
 # mpirun exists, as N processes. Each run must exit 0 and report 0 wrong.
 # Logs go to $LOGDIR (default ./gpu-check-logs); a summary table is printed last.
 # KERNELS (default all) is passed to -k: e.g. KERNELS=ce checks one kernel.
+# LAUNCH=single or LAUNCH=mpi keeps one of the two launches; EXTRA_ARGS are
+# added to every command line (e.g. EXTRA_ARGS="-T 20").
+# More ranks than GPUs: CB_SHARE_GPUS=1 tests/gpu/check.sh build-gpu 3 all_reduce_perf
+# puts ranks on the GPUs round robin (NCCL is then listed as unavailable).
 set -uo pipefail
 BUILD=${1:-build-gpu}
 NGPUS=${2:-$(nvidia-smi -L 2>/dev/null | wc -l)}
 LOGDIR=${LOGDIR:-gpu-check-logs}
 export NCCL_NVLS_ENABLE=0 # never NVLink multicast (see DESIGN.md)
+export CB_SHARE_GPUS=${CB_SHARE_GPUS:-0} # set, so that mpirun -x passes it
 mkdir -p "$LOGDIR"
 [ "$NGPUS" -ge 1 ] || { echo "check.sh: no GPU visible" >&2; exit 1; }
 
@@ -21,6 +26,11 @@ SIZE_SETS=("-b 12 -e 300 -i 36 -f 1" "-b 8 -e 64M -f 16")
 MODES=("" "-G 3")
 LAUNCHERS=("single")
 command -v mpirun >/dev/null && [ "$NGPUS" -ge 2 ] && LAUNCHERS+=("mpi")
+case "${LAUNCH:-both}" in
+  both) ;;
+  single | mpi) LAUNCHERS=("$LAUNCH") ;;
+  *) echo "check.sh: LAUNCH must be single, mpi or both" >&2; exit 2 ;;
+esac
 
 fail=0
 printf '%-22s %-7s %-6s %-26s %6s %s\n' program launch mode sizes wrong result >"$LOGDIR/summary.txt"
@@ -34,11 +44,11 @@ for prog in "${PROGS[@]}"; do
   for launch in "${LAUNCHERS[@]}"; do
     for mode in "${MODES[@]}"; do
       for sizes in "${SIZE_SETS[@]}"; do
-        args="-k ${KERNELS:-all} -d all -o all -c 2 -n 3 -w 1 $sizes $mode"
+        args="-k ${KERNELS:-all} -d all -o all -c 2 -n 3 -w 1 $sizes $mode ${EXTRA_ARGS:-}"
         if [ "$launch" = single ]; then
           cmd="$prog -g $NGPUS $args"
         else
-          cmd="mpirun --allow-run-as-root -np $NGPUS -x NCCL_NVLS_ENABLE $prog $args"
+          cmd="mpirun --allow-run-as-root --oversubscribe -np $NGPUS -x NCCL_NVLS_ENABLE -x CB_SHARE_GPUS $prog $args"
         fi
         label=stream
         [ -n "$mode" ] && label=graph

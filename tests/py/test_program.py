@@ -114,6 +114,13 @@ class WithoutGpu(ErrorAssertions, unittest.TestCase):
         p = run()
         self.assertOneLineError(p, NO_GPU, gpu_message=True)
 
+    def test_shared_gpus_setting(self):
+        """CB_SHARE_GPUS takes 0 or 1, checked before the GPU; 1 still needs a GPU."""
+        p = run_program(PROGRAM, "-b", "8", "-e", "8", env_extra={"CB_SHARE_GPUS": "2"})
+        self.assertOneLineError(p, "CB_SHARE_GPUS=2", "from 0 to 1")
+        p = run_program(PROGRAM, "-g", "4", "-b", "8", "-e", "8", env_extra={"CB_SHARE_GPUS": "1"})
+        self.assertOneLineError(p, NO_GPU, gpu_message=True)
+
     def test_writable_json_path_then_no_gpu(self):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "x.json")
