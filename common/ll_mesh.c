@@ -9,9 +9,9 @@
 
 /* Every launched warp must be resident at once: a warp polling for a
  * peer's packets may wait on a peer warp that waits on one of ours. An
- * H100/H200 SM holds 32 blocks and 64 warps, so 132 SMs hold 2048
- * one-warp blocks and more warps in larger blocks; 2048 warps stay within
- * both on any of them. */
+ * H100/H200 SM holds 32 blocks and 64 warps, so its 132 SMs hold 4224
+ * one-warp blocks and 8448 warps; 2048 warps in blocks of 1 to 16 warps
+ * stay within both (the LL kernels use few registers). */
 #define LL_MAX_WARPS       2048
 #define LL_MAX_BLOCK_WARPS 16
 
