@@ -2,6 +2,7 @@
 #include "direct_mesh.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <cuda_runtime_api.h>
 
@@ -12,7 +13,9 @@
 /* device/handshake.cuh: one 64-bit word per (block, source rank). */
 #define AREA_BYTES(blocks) ((size_t)(blocks)*CB_MAX_PEERS * sizeof(uint64_t))
 
-void cb_direct_setup(cb_kernel_ctx *ctx, const char *prefix, cb_direct_state *st) {
+void cb_direct_setup(cb_kernel_ctx *ctx, const char *prefix) {
+  cb_direct_state *st = (cb_direct_state *)calloc(1, sizeof *st);
+  if (!st) cb_fatal("out of host memory");
   char name[64];
   snprintf(name, sizeof name, "%s_BLOCKS", prefix);
   st->max_blocks = (int)cb_env_long(name, 64, 1, CB_DIRECT_MAX_BLOCKS);
@@ -24,14 +27,17 @@ void cb_direct_setup(cb_kernel_ctx *ctx, const char *prefix, cb_direct_state *st
   CB_CUDA(cudaMalloc((void **)&st->epochs, (size_t)st->max_blocks * sizeof *st->epochs));
   CB_CUDA(cudaMemset(st->epochs, 0, (size_t)st->max_blocks * sizeof *st->epochs));
   CB_CUDA(cudaDeviceSynchronize());
+  ctx->state = st;
 }
 
-void cb_direct_teardown(cb_kernel_ctx *ctx, cb_direct_state *st) {
+void cb_direct_teardown(cb_kernel_ctx *ctx) {
+  cb_direct_state *st = (cb_direct_state *)ctx->state;
   cb_peer_free(ctx->world, &st->bufs[0]); /* unmaps the peers' buffers; ours are the harness's */
   cb_peer_free(ctx->world, &st->bufs[1]);
   cb_peer_free(ctx->world, &st->flags);
   CB_CUDA(cudaFree(st->epochs));
-  st->epochs = NULL;
+  free(st);
+  ctx->state = NULL;
 }
 
 int cb_direct_blocks(const cb_direct_state *st, size_t traffic) {

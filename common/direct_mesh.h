@@ -30,11 +30,12 @@ typedef struct {
   size_t block_bytes; /* peer traffic per block */
 } cb_direct_state;
 
-/* Collective. Tunables <prefix>_BLOCKS (blocks at most) and
- * <prefix>_BLOCK_BYTES (bytes of peer traffic per block), equal on every
- * rank: block b pairs with block b of each peer. */
-void cb_direct_setup(cb_kernel_ctx *ctx, const char *prefix, cb_direct_state *st);
-void cb_direct_teardown(cb_kernel_ctx *ctx, cb_direct_state *st);
+/* Collective: a cb_direct_state in ctx->state. Tunables <prefix>_BLOCKS
+ * (blocks at most) and <prefix>_BLOCK_BYTES (bytes of peer traffic per
+ * block), equal on every rank: block b pairs with block b of each peer. */
+void cb_direct_setup(cb_kernel_ctx *ctx, const char *prefix);
+/* Collective: frees ctx->state; a direct kernel's teardown in its table. */
+void cb_direct_teardown(cb_kernel_ctx *ctx);
 
 /* Blocks for a call whose rank moves `traffic` bytes to or from its peers:
  * the same on every rank for the same call. */

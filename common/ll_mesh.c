@@ -1,6 +1,8 @@
 /* Host half of the LL packet kernels' shared state (ll_mesh.h). */
 #include "ll_mesh.h"
 
+#include <stdlib.h>
+
 #include <cuda_runtime_api.h>
 
 #include "cuda_check.h"
@@ -15,7 +17,9 @@
 #define LL_MAX_WARPS       2048
 #define LL_MAX_BLOCK_WARPS 16
 
-void cb_ll_setup(cb_kernel_ctx *ctx, size_t max_packets, cb_ll_state *st) {
+void cb_ll_setup(cb_kernel_ctx *ctx, size_t max_packets) {
+  cb_ll_state *st = (cb_ll_state *)calloc(1, sizeof *st);
+  if (!st) cb_fatal("out of host memory");
   st->slot_packets = max_packets;
   st->tiles = (max_packets + CB_LL_TILE - 1) / CB_LL_TILE;
   st->block_warps = (int)cb_env_long("CB_LL_BLOCK_WARPS", 0, 0, LL_MAX_BLOCK_WARPS);
@@ -26,12 +30,15 @@ void cb_ll_setup(cb_kernel_ctx *ctx, size_t max_packets, cb_ll_state *st) {
   CB_CUDA(cudaMalloc((void **)&st->epochs, counters));
   CB_CUDA(cudaMemset(st->epochs, 0, counters));
   CB_CUDA(cudaDeviceSynchronize());
+  ctx->state = st;
 }
 
-void cb_ll_teardown(cb_kernel_ctx *ctx, cb_ll_state *st) {
+void cb_ll_teardown(cb_kernel_ctx *ctx) {
+  cb_ll_state *st = (cb_ll_state *)ctx->state;
   cb_peer_free(ctx->world, &st->scratch);
   CB_CUDA(cudaFree(st->epochs));
-  st->epochs = NULL;
+  free(st);
+  ctx->state = NULL;
 }
 
 cb_ll_mesh cb_ll_mesh_for(const cb_kernel_ctx *ctx, const cb_ll_state *st, size_t packets) {

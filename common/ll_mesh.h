@@ -37,10 +37,11 @@ typedef struct {
   int block_warps, max_warps; /* from CB_LL_BLOCK_WARPS / CB_LL_MAX_WARPS; 0: by size */
 } cb_ll_state;
 
-/* Collective: scratch for messages of up to max_packets packets per
- * source rank, and counters for their tiles. */
-void cb_ll_setup(cb_kernel_ctx *ctx, size_t max_packets, cb_ll_state *st);
-void cb_ll_teardown(cb_kernel_ctx *ctx, cb_ll_state *st);
+/* Collective: a cb_ll_state in ctx->state, with scratch for messages of
+ * up to max_packets packets per source rank and counters for their tiles. */
+void cb_ll_setup(cb_kernel_ctx *ctx, size_t max_packets);
+/* Collective: frees ctx->state; an LL kernel's teardown in its table. */
+void cb_ll_teardown(cb_kernel_ctx *ctx);
 
 /* The kernel's view of st; fails (naming the kernel) if packets exceed the
  * scratch. */

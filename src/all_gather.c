@@ -1,5 +1,7 @@
 /* all_gather_perf: every rank ends with every rank's input, in rank order. */
 #include "collective.h"
+#include "direct_mesh.h"
+#include "ll_mesh.h"
 #include "kernels/all_gather_kernels.h"
 #include "nccl_kernels.h"
 #include "peer_memory.h"
@@ -21,7 +23,7 @@ static const cb_kernel kernels[] = {
                 .max_bytes = CB_AG_LL_MAX_BYTES,
                 .single_host = 1},
      .setup = cb_ag_ll_setup,
-     .teardown = cb_ag_ll_teardown,
+     .teardown = cb_ll_teardown,
      .launch = cb_ag_ll_launch},
     {.id = 3,
      .name = "direct",
@@ -33,7 +35,7 @@ static const cb_kernel kernels[] = {
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
      .setup = cb_ag_direct_setup,
-     .teardown = cb_ag_direct_teardown,
+     .teardown = cb_direct_teardown,
      .launch = cb_ag_direct_launch},
     {.id = 4,
      .name = "ce",

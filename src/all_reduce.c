@@ -1,5 +1,7 @@
 /* all_reduce_perf: every rank ends with the reduction of all ranks' inputs. */
 #include "collective.h"
+#include "direct_mesh.h"
+#include "ll_mesh.h"
 #include "kernels/all_reduce_kernels.h"
 #include "nccl_kernels.h"
 #include "peer_memory.h"
@@ -33,7 +35,7 @@ static const cb_kernel kernels[] = {
                 .max_bytes = CB_AR_LL_MAX_BYTES,
                 .single_host = 1},
      .setup = cb_ar_ll_setup,
-     .teardown = cb_ar_ll_teardown,
+     .teardown = cb_ll_teardown,
      .launch = cb_ar_ll_launch},
     {.id = 4,
      .name = "direct",
@@ -46,7 +48,7 @@ static const cb_kernel kernels[] = {
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
      .setup = cb_ar_direct_setup,
-     .teardown = cb_ar_direct_teardown,
+     .teardown = cb_direct_teardown,
      .launch = cb_ar_direct_launch},
     {.id = 5,
      .name = "ce",

@@ -1,5 +1,7 @@
 /* reduce_scatter_perf: rank r ends with block r of the reduction of all ranks' inputs. */
 #include "collective.h"
+#include "direct_mesh.h"
+#include "ll_mesh.h"
 #include "kernels/reduce_scatter_kernels.h"
 #include "nccl_kernels.h"
 #include "peer_memory.h"
@@ -21,7 +23,7 @@ static const cb_kernel kernels[] = {
                 .max_bytes = CB_RS_LL_MAX_BYTES,
                 .single_host = 1},
      .setup = cb_rs_ll_setup,
-     .teardown = cb_rs_ll_teardown,
+     .teardown = cb_ll_teardown,
      .launch = cb_rs_ll_launch},
     {.id = 3,
      .name = "direct",
@@ -33,7 +35,7 @@ static const cb_kernel kernels[] = {
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
      .setup = cb_rs_direct_setup,
-     .teardown = cb_rs_direct_teardown,
+     .teardown = cb_direct_teardown,
      .launch = cb_rs_direct_launch},
 };
 

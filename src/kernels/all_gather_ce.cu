@@ -1,4 +1,4 @@
-/* -k 2 ce: all-gather by copy engines.
+/* -k 4 ce: all-gather by copy engines.
  *
  * The data moves as in -k 1 direct, but by cudaMemcpyAsync instead of SM
  * stores: each rank copies its block into block r of every peer's output

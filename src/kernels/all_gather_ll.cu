@@ -13,7 +13,6 @@
  * In place: our block of our output is the input; we only read it (to push
  * it), and the packets we receive go to the other blocks. */
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "all_gather_kernels.h"
 #include "cuda_check.h"
@@ -61,18 +60,9 @@ __global__ void agll_kernel(agll_args a) {
 }
 
 extern "C" void cb_ag_ll_setup(cb_kernel_ctx *ctx) {
-  cb_ll_state *st = (cb_ll_state *)calloc(1, sizeof *st);
-  if (!st) cb_fatal("out of host memory");
   /* The limit is on the table size, the whole output: a block is 1/n of it. */
   uint64_t max = ctx->max_bytes < CB_AG_LL_MAX_BYTES ? ctx->max_bytes : CB_AG_LL_MAX_BYTES;
-  cb_ll_setup(ctx, (size_t)(max / (uint64_t)ctx->nranks + 7) / 8, st);
-  ctx->state = st;
-}
-
-extern "C" void cb_ag_ll_teardown(cb_kernel_ctx *ctx) {
-  cb_ll_teardown(ctx, (cb_ll_state *)ctx->state);
-  free(ctx->state);
-  ctx->state = NULL;
+  cb_ll_setup(ctx, (size_t)(max / (uint64_t)ctx->nranks + 7) / 8);
 }
 
 extern "C" void cb_ag_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

@@ -11,7 +11,6 @@ extern "C" {
 /* -k 2 ll: one-shot LL16 all-reduce (all_reduce_ll.cu). */
 #define CB_AR_LL_MAX_BYTES (1ull << 20)
 void cb_ar_ll_setup(cb_kernel_ctx *ctx);
-void cb_ar_ll_teardown(cb_kernel_ctx *ctx);
 void cb_ar_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
 /* -k 1 ring: Simple-protocol ring all-reduce (all_reduce_ring.cu). */
@@ -21,7 +20,6 @@ void cb_ar_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t str
 
 /* -k 4 direct: all-pairs loads, reduce, stores to every rank (all_reduce_direct.cu). */
 void cb_ar_direct_setup(cb_kernel_ctx *ctx);
-void cb_ar_direct_teardown(cb_kernel_ctx *ctx);
 void cb_ar_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
 /* -k 5 ce: copy engines move the data, SMs reduce (all_reduce_ce.cu). */

@@ -11,7 +11,6 @@
  * (they get packets), and no warp touches another warp's tiles. So
  * send == recv is safe, and no fence is needed anywhere. */
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "all_reduce_kernels.h"
 #include "cuda_check.h"
@@ -66,17 +65,8 @@ static void launch_typed(const ll_args *a, cb_ll_grid g, cudaStream_t s) {
 }
 
 extern "C" void cb_ar_ll_setup(cb_kernel_ctx *ctx) {
-  cb_ll_state *st = (cb_ll_state *)calloc(1, sizeof *st);
-  if (!st) cb_fatal("out of host memory");
   uint64_t max = ctx->max_bytes < CB_AR_LL_MAX_BYTES ? ctx->max_bytes : CB_AR_LL_MAX_BYTES;
-  cb_ll_setup(ctx, (size_t)(max + 7) / 8, st);
-  ctx->state = st;
-}
-
-extern "C" void cb_ar_ll_teardown(cb_kernel_ctx *ctx) {
-  cb_ll_teardown(ctx, (cb_ll_state *)ctx->state);
-  free(ctx->state);
-  ctx->state = NULL;
+  cb_ll_setup(ctx, (size_t)(max + 7) / 8);
 }
 
 extern "C" void cb_ar_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

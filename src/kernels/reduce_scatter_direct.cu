@@ -13,7 +13,6 @@
  * loaded (as our contribution) and then written by the same thread, so no
  * byte is read after being overwritten. */
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "cuda_check.h"
 #include "device/direct_reduce.cuh"
@@ -22,16 +21,7 @@
 #include "reduce_scatter_kernels.h"
 
 extern "C" void cb_rs_direct_setup(cb_kernel_ctx *ctx) {
-  cb_direct_state *st = (cb_direct_state *)calloc(1, sizeof *st);
-  if (!st) cb_fatal("out of host memory");
-  cb_direct_setup(ctx, "CB_RS_DIRECT", st);
-  ctx->state = st;
-}
-
-extern "C" void cb_rs_direct_teardown(cb_kernel_ctx *ctx) {
-  cb_direct_teardown(ctx, (cb_direct_state *)ctx->state);
-  free(ctx->state);
-  ctx->state = NULL;
+  cb_direct_setup(ctx, "CB_RS_DIRECT");
 }
 
 extern "C" void cb_rs_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

@@ -15,7 +15,6 @@
  * our contribution) and then written by the same lane; the push reads only
  * the other blocks, which nothing writes. */
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "cuda_check.h"
 #include "device/dispatch.cuh"
@@ -74,18 +73,9 @@ static void launch_typed(const rsll_args *a, cb_ll_grid g, cudaStream_t s) {
 }
 
 extern "C" void cb_rs_ll_setup(cb_kernel_ctx *ctx) {
-  cb_ll_state *st = (cb_ll_state *)calloc(1, sizeof *st);
-  if (!st) cb_fatal("out of host memory");
   /* The limit is on the table size, the whole input: a block is 1/n of it. */
   uint64_t max = ctx->max_bytes < CB_RS_LL_MAX_BYTES ? ctx->max_bytes : CB_RS_LL_MAX_BYTES;
-  cb_ll_setup(ctx, (size_t)(max / (uint64_t)ctx->nranks + 7) / 8, st);
-  ctx->state = st;
-}
-
-extern "C" void cb_rs_ll_teardown(cb_kernel_ctx *ctx) {
-  cb_ll_teardown(ctx, (cb_ll_state *)ctx->state);
-  free(ctx->state);
-  ctx->state = NULL;
+  cb_ll_setup(ctx, (size_t)(max / (uint64_t)ctx->nranks + 7) / 8);
 }
 
 extern "C" void cb_rs_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
