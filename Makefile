@@ -26,7 +26,7 @@ run: build
 	NCCL_NVLS_ENABLE=0 ./$(BUILD)/all_reduce_perf -b 8 -e 1G -f 2 -g $(NGPUS)
 
 format:
-	clang-format -i common/*.c common/*.h common/*.cu src/*.c tests/unit/*.c
+	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu' '*.cuh')
 
 clean:
 	rm -rf $(BUILD)

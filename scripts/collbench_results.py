@@ -1,6 +1,6 @@
 """Reading collbench result files: the one place that parses and validates them.
 
-A collbench program run with `-J FILE` writes one JSON document (common/report_json.c):
+A collbench program run with `-J FILE` writes one JSON document (common/coll/report_json.c):
 
     {"program", "collective", "date", "nranks", "options", "versions", "devices",
      "kernels", "results": [...], "stress": [...], "wrong_total", "avg_busbw"}

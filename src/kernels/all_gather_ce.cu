@@ -34,7 +34,7 @@
 #include "all_gather_kernels.h"
 #include "cuda_check.h"
 #include "device/handshake.cuh"
-#include "options.h"
+#include "env.h"
 #include "peer_memory.h"
 
 #define AGCE_FLAG_THREADS 32 /* one per peer: at least CB_MAX_PEERS - 1 */

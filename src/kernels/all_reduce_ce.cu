@@ -57,7 +57,7 @@
 #include "device/dispatch.cuh"
 #include "device/reduce.cuh"
 #include "device/signal.cuh"
-#include "options.h"
+#include "env.h"
 #include "peer_memory.h"
 #include "rank_chunk.h"
 

@@ -41,7 +41,7 @@
 #include "device/dispatch.cuh"
 #include "device/reduce.cuh"
 #include "device/signal.cuh"
-#include "options.h"
+#include "env.h"
 #include "peer_memory.h"
 
 #define RING_THREADS 512

@@ -1,5 +1,5 @@
 /* A stand-in for libgdrapi, built several ways to drive every failure path
- * of the loader (common/gdrcopy.c):
+ * of the loader (copy/gdrcopy.c):
  *   STUB_NO_VERSION   no gdr_runtime_get_version (GDRCopy 1.x)
  *   STUB_MAJOR=N      the version it reports (default 2)
  *   STUB_OPEN_FAILS   gdr_open() returns NULL (driver not loaded)

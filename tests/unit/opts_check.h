@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "options.h" /* cb_opts_result */
+#include "option_parse.h" /* cb_opts_result */
 
 /* Splits line at blanks into argv after prog, then NULL (argv has max
  * entries); the words live in a static buffer until the next call.

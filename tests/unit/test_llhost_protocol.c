@@ -1,4 +1,4 @@
-/* The llhost protocol (src/kernels/copy_llhost.h) end to end without a GPU:
+/* The llhost protocol (copy/kernels/copy_llhost.h) end to end without a GPU:
  * the real CPU side (copy_llhost.c, linked as is) against host threads that
  * play the resident kernel, one thread per block, following
  * copy_llhost.cu statement for statement (packets polled and written as

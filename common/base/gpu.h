@@ -1,0 +1,43 @@
+/* The GPUs of this process: how many are visible, which one a rank drives,
+ * what it is, and waiting on it with a bound. */
+#ifndef CB_GPU_H
+#define CB_GPU_H
+
+#include <stddef.h>
+
+#include <cuda_runtime_api.h>
+
+#include "device_info.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Visible CUDA devices; exits with one clear line when there are none. */
+int cb_gpu_count_or_die(void);
+
+/* Refuses layouts that need more GPUs than this host shows. */
+void cb_gpu_check_layout(int visible, int ranks_per_proc, int local_nprocs, const char *host);
+
+/* CB_SHARE_GPUS=1 (tests/gpu only): ranks may outnumber GPUs and share
+ * them round robin, so kernels can be checked at rank counts a machine
+ * lacks (3..8 ranks on 2 GPUs). Ranks on one GPU compete for it, so
+ * their times mean nothing; a kernel that needs a GPU per rank (NCCL) is
+ * listed as unavailable. 0 when unset. */
+int cb_gpus_shared(void);
+
+/* The device of the i-th rank of this host's process-local numbering. */
+int cb_gpu_for_local_rank(int i, int visible, int shared);
+
+/* Name, PCI address and identity of the calling thread's current device. */
+void cb_gpu_describe(int device, cb_device_info *out);
+
+/* Waits for everything queued on stream, failing with a message naming
+ * what was waited for once timeout_s seconds pass. */
+void cb_gpu_wait(cudaStream_t stream, int timeout_s, const char *what);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,75 @@
+/* What both runners do around their sweep (runner.c for the collective
+ * programs, copy_runner.c for copy_perf): refusing bad input once, checking
+ * that every process was given the same options, gathering the devices,
+ * stamping the report, and the output files. */
+#ifndef CB_LAUNCH_H
+#define CB_LAUNCH_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "error.h"
+#include "kernel_menu.h"
+#include "option_parse.h" /* cb_opts_result */
+#include "device_info.h"
+#include "world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bad input is the same on every process of a run: the lead process says
+ * why, the others leave quietly, so mpirun shows the reason once. */
+#define CB_REFUSE(lead, ...)                                                                       \
+  do {                                                                                             \
+    if (lead) cb_fatal(__VA_ARGS__);                                                               \
+    cb_exit_quietly();                                                                             \
+  } while (0)
+
+/* Why kernel k cannot run here at all, or NULL; buf (len bytes) may hold
+ * the text. arg: what the program needs to tell. */
+typedef const char *(*cb_kernel_reason_fn)(const void *arg, int k, char *buf, size_t len);
+
+/* After the options were parsed (parsed, and err on a refusal), before
+ * any GPU work: bad input is refused; after -h or -k list, which lead has
+ * printed, the world is finalized and 0 returned: the program is done.
+ * Returns 1 when a run follows. */
+int cb_run_after_parse(cb_world *w, cb_opts_result parsed, const char *err, int lead);
+
+/* Resolves -k (spec) against m into runnable[] (m->nkernels entries), then
+ * drops each chosen kernel that reason says cannot run here: one named
+ * with -k is refused, one that -k all chose keeps its reason in skips[k]
+ * (to free). Bad -k, and a run left without a kernel, are refused. Every
+ * process calls it; lead says why. Returns whether -k named kernels. */
+int cb_choose_kernels(const cb_kernel_menu *m, const char *spec, int *runnable, char **skips,
+                      cb_kernel_reason_fn reason, const void *arg, int lead);
+
+/* For cb_world_run with one thread per process: compares this process's
+ * canonical options line (canonical: cb_options_canonical's or
+ * cb_copy_options_canonical's) with the first process's, and refuses a
+ * mismatch (a launcher passing different arguments to different ranks). */
+int cb_refuse_different_options(cb_rank_info *me, void *canonical);
+
+/* Collective over the world: every rank describes the GPU it drives. Rank 0
+ * gets all of them (nranks entries, to free), the others NULL. */
+cb_device_info *cb_gather_devices(cb_rank_info *me, int device);
+
+/* The report's stamp: CUDA's runtime and driver versions, MPI's version
+ * line, and the date (ISO 8601, UTC). */
+void cb_run_stamp(cb_world *w, int *cuda_runtime, int *cuda_driver, char *mpi, size_t mpi_len,
+                  char *date, size_t date_len);
+
+/* An output file (-J, --csv: flag names it in messages). Before any GPU
+ * work, check refuses a path that cannot be written without truncating a
+ * file already there: a run that fails later must not destroy earlier
+ * results. At the end, open truncates it, and close stops the program when
+ * writing (write_rc, the sink's return) or closing failed. */
+void cb_sink_check(const char *path, const char *flag);
+FILE *cb_sink_open(const char *path, const char *flag);
+void cb_sink_close(FILE *f, int write_rc, const char *path, const char *flag);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,142 @@
+#define _GNU_SOURCE /* getopt_long */
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "option_parse.h"
+#include "types.h"
+
+void cb_options_defaults(cb_options *o) {
+  memset(o, 0, sizeof *o);
+  /* nccl-tests' defaults, so a bare command means the same thing in both. */
+  o->sweep.min_bytes = 32ull << 20;
+  o->sweep.max_bytes = 32ull << 20;
+  o->sweep.step_factor = 1;
+  o->sweep.step_bytes = 1ull << 20;
+  o->iters = 20;
+  o->warmup = 5;
+  o->check = 1;
+  o->dtypes = CB_DTYPE_BIT(CB_FLOAT);
+  o->ops = CB_OP_BIT(CB_SUM);
+  o->threads = 1;
+  o->gpus = 1;
+  o->average = CB_AVG_MEAN;
+  o->timeout_s = 300;
+  snprintf(o->kernels, sizeof o->kernels, "all");
+}
+
+enum { OPT_STRESS = CB_OPT_CSV + 1 };
+
+static const struct option long_opts[] = {
+    CB_COMMON_LONG_OPTS,
+    {"datatype", required_argument, 0, 'd'},
+    {"op", required_argument, 0, 'o'},
+    {"root", required_argument, 0, 'r'},
+    {"nthreads", required_argument, 0, 't'},
+    {"ngpus", required_argument, 0, 'g'},
+    {"cudagraph", required_argument, 0, 'G'},
+    {"average", required_argument, 0, 'a'},
+    {"blocking", required_argument, 0, 'z'},
+    {"per_iter_timing", required_argument, 0, 'I'},
+    {"stress", required_argument, 0, OPT_STRESS},
+    {0, 0, 0, 0},
+};
+
+static const cb_int_opt int_opts[] = {
+    CB_COMMON_INT_OPTS(cb_options),
+    {'r', "root (-r)", 0, INT_MAX, offsetof(cb_options, root)},
+    {'t', "threads per process (-t)", 1, 1024, offsetof(cb_options, threads)},
+    {'g', "GPUs per thread (-g)", 1, 1024, offsetof(cb_options, gpus)},
+    {'G', "CUDA graph launches (-G)", 0, INT_MAX, offsetof(cb_options, graph_launches)},
+    {'a', "average mode (-a: 0 rank0, 1 avg, 2 min, 3 max)", 0, 3, offsetof(cb_options, average)},
+    {'z', "blocking (-z: 0 or 1)", 0, 1, offsetof(cb_options, blocking)},
+    {'I', "per-iteration statistics (-I: 0 or 1)", 0, 1, offsetof(cb_options, per_iter)},
+    {OPT_STRESS, "stress iterations (--stress)", 1, INT_MAX, offsetof(cb_options, stress)},
+};
+
+static cb_opts_result check_combinations(const cb_options *o, char *err, size_t len) {
+  if (cb_sweep_check(&o->sweep, err, len) != CB_OPTS_RUN) return CB_OPTS_ERROR;
+  if (o->graph_launches > 0 && o->blocking)
+    return cb_opts_fail(err, len,
+                        "-G (CUDA graph) cannot be combined with -z 1 (blocking): a graph "
+                        "runs its iterations without the host in between");
+  return CB_OPTS_RUN;
+}
+
+cb_opts_result cb_options_parse(int argc, char **argv, cb_options *o, char *err, size_t len) {
+  cb_common_opts co = CB_COMMON_OPTS_OF(o, "the options", "8, 64K, 1G", int_opts);
+  cb_options_defaults(o);
+  cb_common_opts_begin(&co, err);
+  int c;
+  while ((c = getopt_long(argc, argv, ":b:e:i:f:n:w:c:d:o:r:t:g:G:a:z:T:I:J:k:h", long_opts,
+                          NULL)) != -1) {
+    cb_opts_result res;
+    char bad[64];
+    if (cb_common_opt(&co, c, argv, &res, err, len)) {
+      if (res != CB_OPTS_RUN) return res;
+    } else if (c == 'd') {
+      if (!(o->dtypes = cb_dtype_mask_parse(optarg, bad, sizeof bad)))
+        return cb_opts_fail(err, len,
+                            "unknown datatype '%s' (-d takes int8 uint8 int32 uint32 int64 "
+                            "uint64 half float double bfloat16, a comma list, or all)",
+                            bad);
+    } else if (c == 'o') {
+      if (!(o->ops = cb_redop_mask_parse(optarg, bad, sizeof bad)))
+        return cb_opts_fail(err, len,
+                            "unknown op '%s' (-o takes sum prod min max avg, a comma list, "
+                            "or all)",
+                            bad);
+    }
+  }
+  cb_opts_result res = cb_common_opts_end(&co, argc, argv, err, len);
+  return res != CB_OPTS_RUN ? res : check_combinations(o, err, len);
+}
+
+void cb_options_usage(FILE *out, const char *prog) {
+  fprintf(out,
+          "usage: %s [options]\n"
+          "  -b, --minbytes N       smallest message size in bytes, K/M/G suffixes (32M)\n"
+          "  -e, --maxbytes N       largest message size (32M)\n"
+          "  -i, --stepbytes N      linear increment when -f is 1 (1M)\n"
+          "  -f, --stepfactor N     multiply the size by N at each step (1 = use -i)\n"
+          "  -n, --iters N          timed iterations per size (20)\n"
+          "  -w, --warmup_iters N   warm-up iterations per size (5)\n"
+          "  -c, --check N          validation rounds after timing, 0 = off (1)\n"
+          "  -d, --datatype T       int8 uint8 int32 uint32 int64 uint64 half float double\n"
+          "                         bfloat16, a comma list, or all (float)\n"
+          "  -o, --op OP            sum prod min max avg, a comma list, or all (sum)\n"
+          "  -r, --root N           root rank of rooted collectives (0)\n"
+          "  -t, --nthreads N       host threads per process (1)\n"
+          "  -g, --ngpus N          GPUs per thread; every GPU gets its own host thread (1)\n"
+          "  -G, --cudagraph N      capture the -n iterations in a CUDA graph, launch it N times\n"
+          "                         (0 = stream mode)\n"
+          "  -a, --average N        time across ranks: 0 rank 0, 1 mean, 2 min, 3 max (1)\n"
+          "  -z, --blocking N       1 = wait for each iteration before the next (0)\n"
+          "  -T, --timeout S        fail, naming who waited for whom, after S seconds (300)\n"
+          "  -I, --per_iter_timing N  1 = per-iteration min/p50/p99/max/cv%% in JSON and CSV (0)\n"
+          "  -J, --output_file F    write every result as one JSON document to F\n"
+          "      --csv F            write one CSV row per measurement to F\n"
+          "      --stress N         instead of the sweep: N calls per kernel, each a random size\n"
+          "                         in -b..-e, type, op and placement, launched 1-4 times back to\n"
+          "                         back, every one validated\n"
+          "  -k, --kernel K         kernel id or name, a comma list, all, or list (all)\n"
+          "  -h, --help             this text\n",
+          prog);
+}
+
+void cb_options_canonical(const cb_options *o, char *buf, size_t len) {
+  snprintf(buf, len,
+           "b=%llu e=%llu i=%llu f=%llu n=%d w=%d c=%d d=%x o=%x r=%d t=%d g=%d G=%d a=%d z=%d "
+           "T=%d I=%d k=%s stress=%d",
+           (unsigned long long)o->sweep.min_bytes, (unsigned long long)o->sweep.max_bytes,
+           (unsigned long long)o->sweep.step_bytes, (unsigned long long)o->sweep.step_factor,
+           o->iters, o->warmup, o->check, o->dtypes, o->ops, o->root, o->threads, o->gpus,
+           o->graph_launches, o->average, o->blocking, o->timeout_s, o->per_iter, o->kernels,
+           o->stress);
+}

@@ -1,0 +1,62 @@
+/* Command-line options: one struct, parsed and checked without touching a GPU. */
+#ifndef CB_OPTIONS_H
+#define CB_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "option_parse.h" /* cb_opts_result, CB_PATH_MAX */
+#include "sizes.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How the per-rank times are combined (-a), as nccl-tests. */
+typedef enum { CB_AVG_RANK0 = 0, CB_AVG_MEAN = 1, CB_AVG_MIN = 2, CB_AVG_MAX = 3 } cb_average;
+
+typedef struct {
+  cb_sweep sweep;     /* -b -e -i -f */
+  int iters;          /* -n: timed iterations per size */
+  int warmup;         /* -w: warm-up iterations per size */
+  int check;          /* -c: validation rounds after timing (0 = off) */
+  uint32_t dtypes;    /* -d: mask of cb_dtype */
+  uint32_t ops;       /* -o: mask of cb_redop */
+  int root;           /* -r: root rank for rooted collectives */
+  int threads;        /* -t: host threads per process (each drives -g GPUs) */
+  int gpus;           /* -g: GPUs per thread; each GPU is a rank with its own host thread */
+  int graph_launches; /* -G: 0 = stream mode, N = capture -n iterations, launch N times */
+  int average;        /* -a: a cb_average */
+  int blocking;       /* -z: wait for each iteration to finish before the next */
+  int timeout_s;      /* -T: bound on any wait for a GPU or a peer */
+  int per_iter;       /* -I: per-iteration statistics in JSON and CSV */
+  int stress;         /* --stress N: N random validated calls per kernel instead of the sweep */
+  char kernels[256];  /* -k: as typed; resolved against the collective's table */
+  char json_path[CB_PATH_MAX]; /* -J */
+  char csv_path[CB_PATH_MAX];  /* --csv */
+} cb_options;
+
+void cb_options_defaults(cb_options *o);
+
+/* Parses argv into o. On CB_OPTS_ERROR, err (err_len bytes) says what is wrong.
+ * Checks everything that needs no GPU: ranges, -b <= -e, a sweep that advances,
+ * -G with -z, names of datatypes and ops. */
+cb_opts_result cb_options_parse(int argc, char **argv, cb_options *o, char *err, size_t err_len);
+
+void cb_options_usage(FILE *out, const char *prog);
+
+/* One line holding every option that changes what is run; ranks compare it
+ * to refuse a launch where they were started differently. */
+void cb_options_canonical(const cb_options *o, char *buf, size_t len);
+
+/* Ranks each process drives. */
+static inline int cb_options_ranks_per_proc(const cb_options *o) {
+  return o->threads * o->gpus;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

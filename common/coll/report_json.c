@@ -1,0 +1,88 @@
+/* The JSON sink: one document holding the run's setup and every measurement. */
+#include "json_pieces.h"
+#include "report.h"
+
+static const char *const placement_names[2] = {"out-of-place", "in-place"};
+
+static void json_options(cb_json *j, const cb_options *o) {
+  cb_json_key(j, "options");
+  cb_json_begin_object(j);
+  cb_json_sweep_options(j, &o->sweep, o->iters, o->warmup, o->check);
+  cb_json_key(j, "root"), cb_json_int(j, o->root);
+  cb_json_key(j, "nthreads"), cb_json_int(j, o->threads);
+  cb_json_key(j, "ngpus"), cb_json_int(j, o->gpus);
+  cb_json_key(j, "cudagraph"), cb_json_int(j, o->graph_launches);
+  cb_json_key(j, "average"), cb_json_int(j, o->average);
+  cb_json_key(j, "blocking"), cb_json_int(j, o->blocking);
+  cb_json_key(j, "timeout"), cb_json_int(j, o->timeout_s);
+  cb_json_key(j, "per_iter_timing"), cb_json_int(j, o->per_iter);
+  cb_json_key(j, "stress"), cb_json_int(j, o->stress);
+  cb_json_key(j, "kernel"), cb_json_string(j, o->kernels);
+  cb_json_end_object(j);
+}
+
+static void json_kernels(cb_json *j, const cb_report *r) {
+  cb_json_key(j, "kernels");
+  cb_json_begin_array(j);
+  for (int k = 0; k < r->coll->nkernels; k++) {
+    const cb_kernel *kd = &r->coll->kernels[k];
+    const char *skip = r->kernel_skips ? r->kernel_skips[k] : NULL;
+    if (!r->kernels_run[k] && !skip) continue; /* not selected by -k */
+    cb_json_kernel_begin(j, kd->id, kd->name, kd->summary, r->kernels_run[k], skip);
+    cb_json_end_object(j);
+  }
+  cb_json_end_array(j);
+}
+
+static void json_measure(cb_json *j, const cb_report *r, const cb_row *row, int p) {
+  const cb_kernel *k = &r->coll->kernels[row->kernel];
+  const cb_measure *m = &row->m[p];
+  cb_json_begin_object(j);
+  cb_json_key(j, "kernel"), cb_json_int(j, k->id);
+  cb_json_key(j, "kernel_name"), cb_json_string(j, k->name);
+  cb_json_call_keys(j, cb_dtype_name(row->dtype), cb_shape_op_name(r->coll->shape, row->op),
+                    row->root, row->bytes, row->count, placement_names[p],
+                    r->opts.graph_launches ? "graph" : "stream");
+  if (!m->ran) {
+    cb_json_key(j, "skipped"), cb_json_string(j, m->skip);
+  } else {
+    cb_json_key(j, "time_us"), cb_json_double(j, m->time_us);
+    cb_json_measure_tail(j, m->algbw, m->busbw, m->wrong, m->has_stats ? &m->stats : NULL);
+  }
+  cb_json_end_object(j);
+}
+
+int cb_json_write(FILE *out, const cb_report *r) {
+  cb_json j;
+  cb_json_init(&j, out);
+  cb_json_begin_object(&j);
+  cb_json_run_head(&j, r->program, r->coll->shape->name, r->date, r->nranks);
+  json_options(&j, &r->opts);
+  const int nccl[2] = {r->nccl_header, r->nccl_library};
+  cb_json_versions(&j, nccl, r->cuda_runtime, r->cuda_driver, r->mpi);
+  cb_json_devices(&j, r->devices, r->nranks);
+  json_kernels(&j, r);
+  cb_json_key(&j, "results");
+  cb_json_begin_array(&j);
+  for (size_t i = 0; i < r->nrows; i++)
+    for (int p = 0; p < 2; p++) json_measure(&j, r, &r->rows[i], p);
+  cb_json_end_array(&j);
+  cb_json_key(&j, "stress");
+  cb_json_begin_array(&j);
+  for (int i = 0; i < r->nstress; i++) {
+    const cb_stress_result *s = &r->stress[i];
+    cb_json_begin_object(&j);
+    cb_json_key(&j, "kernel"), cb_json_int(&j, r->coll->kernels[s->kernel].id);
+    cb_json_key(&j, "kernel_name"), cb_json_string(&j, r->coll->kernels[s->kernel].name);
+    cb_json_key(&j, "calls"), cb_json_int(&j, s->calls);
+    cb_json_key(&j, "skipped"), cb_json_int(&j, s->skipped);
+    cb_json_key(&j, "wrong"), cb_json_int(&j, s->wrong);
+    cb_json_key(&j, "seconds"), cb_json_double(&j, s->seconds);
+    cb_json_end_object(&j);
+  }
+  cb_json_end_array(&j);
+  cb_json_key(&j, "wrong_total"), cb_json_int(&j, cb_report_wrong(r));
+  cb_json_key(&j, "avg_busbw"), cb_json_double(&j, cb_report_avg_busbw(r, -1));
+  cb_json_end_object(&j);
+  return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,160 @@
+/* The text table. Column widths and number formats are nccl-tests' own, so
+ * scripts that parse nccl-tests output read collbench's unchanged. */
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+#include "sizes.h"
+
+void cb_text_header(FILE *out, const cb_report *r) {
+  const cb_options *o = &r->opts;
+  int factor = o->sweep.step_factor > 1;
+  fprintf(out, "# collbench version %s nccl-headers=%d nccl-library=%d\n", CB_VERSION,
+          r->nccl_header, r->nccl_library);
+  fprintf(out, "# Collective test starting: %s\n", r->program);
+  fprintf(out,
+          "# nThread %d nGpus %d minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d "
+          "iters: %d agg iters: 1 validation: %d graph: %d unalign: 0\n",
+          o->threads, o->gpus, (unsigned long long)o->sweep.min_bytes,
+          (unsigned long long)o->sweep.max_bytes,
+          (unsigned long long)(factor ? o->sweep.step_factor : o->sweep.step_bytes),
+          factor ? "factor" : "bytes", o->warmup, o->iters, o->check, o->graph_launches);
+  if (o->blocking) fprintf(out, "# Blocking Enabled: wait for each iteration before the next\n");
+  cb_text_devices(out, r->devices, r->nranks);
+  for (int k = 0; k < r->coll->nkernels; k++)
+    if (r->kernel_skips && r->kernel_skips[k])
+      cb_text_kernel_skipped(out, r->coll->kernels[k].id, r->coll->kernels[k].name,
+                             r->kernel_skips[k]);
+}
+
+void cb_text_kernel_header(FILE *out, const cb_report *r, int kernel) {
+  const cb_kernel *k = &r->coll->kernels[kernel];
+  fprintf(out, "#\n# kernel %d (%s): %s\n", k->id, k->name, k->summary);
+  fprintf(out,
+          "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place  "
+          "        \n",
+          "", "", "", "", "");
+  fprintf(out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s \n", "size",
+          "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
+          "busbw", "#wrong");
+  fprintf(out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s \n", "(B)",
+          "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+}
+
+static void text_measure(FILE *out, const cb_measure *m) {
+  if (!m->ran) {
+    fprintf(out, "  %7s  %6s  %6s  %6s", "N/A", "N/A", "N/A", "N/A");
+    return;
+  }
+  char t[16], a[16], b[16];
+  cb_format_fixed(m->time_us, 7, t);
+  cb_format_fixed(m->algbw, 6, a);
+  cb_format_fixed(m->busbw, 6, b);
+  if (m->wrong >= 0)
+    fprintf(out, "  %7s  %6s  %6s  %6g", t, a, b, (double)m->wrong);
+  else
+    fprintf(out, "  %7s  %6s  %6s    N/A", t, a, b);
+}
+
+void cb_text_row(FILE *out, const cb_report *r, const cb_row *row) {
+  const cb_coll_shape *s = r->coll->shape;
+  const cb_measure *m = row->m;
+  if (!m[CB_OOP].ran && !m[CB_INP].ran && strcmp(m[CB_OOP].skip, m[CB_INP].skip) == 0) {
+    /* A size the kernel cannot serve at all: a note, not a row of N/A. */
+    fprintf(out, "# %10zu  %12zu  %8s  %6s  skipped: %s\n", row->bytes, row->count,
+            cb_dtype_name(row->dtype), cb_shape_op_name(s, row->op), m[CB_OOP].skip);
+    return;
+  }
+  fprintf(out, "%12zu  %12zu  %8s  %6s  %6d", row->bytes, row->count, cb_dtype_name(row->dtype),
+          cb_shape_op_name(s, row->op), row->root);
+  text_measure(out, &m[CB_OOP]);
+  text_measure(out, &m[CB_INP]);
+  for (int p = 0; p < 2; p++)
+    if (!m[p].ran) fprintf(out, "  # %s: %s", p ? "in-place" : "out-of-place", m[p].skip);
+  fputc('\n', out);
+}
+
+/* Index of the reference kernel (id 0, NCCL by the catalogue) or -1. */
+static int reference_kernel(const cb_report *r) {
+  for (int k = 0; k < r->coll->nkernels; k++)
+    if (r->coll->kernels[k].id == 0 && r->kernels_run[k]) return k;
+  return -1;
+}
+
+static int kernels_ran(const cb_report *r) {
+  int n = 0;
+  for (int k = 0; k < r->coll->nkernels; k++) n += r->kernels_run[k] != 0;
+  return n;
+}
+
+static int same_case(const cb_row *a, const cb_row *b) {
+  return a->dtype == b->dtype && a->op == b->op && a->bytes == b->bytes;
+}
+
+/* One placement of the summary: fastest kernel's name, time and ratio. */
+static void summary_cell(FILE *out, const cb_report *r, size_t first, int p, int ref) {
+  const cb_row *best = NULL, *nccl = NULL;
+  for (size_t i = first; i < r->nrows; i++) {
+    const cb_row *x = &r->rows[i];
+    if (!same_case(x, &r->rows[first]) || !x->m[p].ran) continue;
+    if (!best || x->m[p].time_us < best->m[p].time_us) best = x;
+    if (x->kernel == ref) nccl = x;
+  }
+  if (!best) {
+    cb_text_fastest_cell(out, NULL, 0, 0, 0, 0);
+    return;
+  }
+  cb_text_fastest_cell(out, r->coll->kernels[best->kernel].name, best->m[p].time_us,
+                       best->m[p].time_us, nccl != NULL, nccl ? nccl->m[p].time_us : 0);
+}
+
+static int seen_before(const cb_report *r, size_t i) {
+  for (size_t j = 0; j < i; j++)
+    if (same_case(&r->rows[j], &r->rows[i])) return 1;
+  return 0;
+}
+
+static void text_summary(FILE *out, const cb_report *r) {
+  int ref = reference_kernel(r);
+  fprintf(out, "#\n# Fastest kernel per size (vs nccl = NCCL's time / the fastest time, "
+               "same placement)\n");
+  fprintf(out, "# %10s  %8s  %6s  %27s  %27s\n", "", "", "", "out-of-place", "in-place");
+  fprintf(out, "# %10s  %8s  %6s  %8s  %8s  %7s  %8s  %8s  %7s\n", "size", "type", "redop",
+          "fastest", "time(us)", "vs nccl", "fastest", "time(us)", "vs nccl");
+  for (size_t i = 0; i < r->nrows; i++) {
+    if (seen_before(r, i)) continue;
+    const cb_row *x = &r->rows[i];
+    fprintf(out, "# %10zu  %8s  %6s", x->bytes, cb_dtype_name(x->dtype),
+            cb_shape_op_name(r->coll->shape, x->op));
+    summary_cell(out, r, i, CB_OOP, ref);
+    summary_cell(out, r, i, CB_INP, ref);
+    fputc('\n', out);
+  }
+}
+
+void cb_text_stress(FILE *out, const cb_report *r, const cb_stress_result *s) {
+  const cb_kernel *k = &r->coll->kernels[s->kernel];
+  char lo[32], hi[32];
+  cb_format_bytes(r->opts.sweep.min_bytes, lo, sizeof lo);
+  cb_format_bytes(r->opts.sweep.max_bytes, hi, sizeof hi);
+  fprintf(out,
+          "#\n# stress kernel %d (%s): %lld random calls of %s..%s (%lld more the kernel cannot "
+          "serve), %s mode, %.1f s: %lld wrong elements\n",
+          k->id, k->name, s->calls, lo, hi, s->skipped, r->opts.graph_launches ? "graph" : "stream",
+          s->seconds, s->wrong);
+}
+
+void cb_text_footer(FILE *out, const cb_report *r) {
+  cb_text_wrong_total(out, cb_report_wrong(r));
+  fprintf(out, "# %-20s : %g \n", "Avg bus bandwidth", cb_report_avg_busbw(r, -1));
+  if (kernels_ran(r) > 1) {
+    for (int k = 0; k < r->coll->nkernels; k++) {
+      if (!r->kernels_run[k]) continue;
+      char label[48];
+      snprintf(label, sizeof label, "Avg bus bandwidth %s", r->coll->kernels[k].name);
+      fprintf(out, "# %-20s : %g \n", label, cb_report_avg_busbw(r, k));
+    }
+    text_summary(out, r);
+  }
+  fprintf(out, "#\n# Collective test concluded: %s\n#\n", r->program);
+}

@@ -1,0 +1,247 @@
+#define _GNU_SOURCE /* setenv */
+#include "runner.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_check.h"
+#include "error.h"
+#include "gpu.h"
+#include "run_steps.h"
+#include "nccl_kernels.h"
+#include "options.h"
+#include "sizes.h"
+#include "run_state.h"
+
+/* Memory left to NCCL and the CUDA context beyond our buffers. */
+#define CB_MEM_HEADROOM (1ull << 30)
+
+/* ---- before any GPU work ---------------------------------------------- */
+
+static void write_sink(const char *path, const char *flag, const cb_report *r,
+                       int (*write)(FILE *, const cb_report *)) {
+  if (!path[0]) return;
+  FILE *f = cb_sink_open(path, flag);
+  cb_sink_close(f, write(f, r), path, flag);
+}
+
+/* What decides whether a collective kernel can run in this world. */
+typedef struct {
+  const cb_collective *coll;
+  int nranks, multi_host, share_gpus;
+} world_fit;
+
+static const char *world_reason(const void *arg, int k, char *buf, size_t len) {
+  const world_fit *f = arg;
+  const cb_kernel *kernel = &f->coll->kernels[k];
+  if (f->share_gpus && kernel->limits.gpu_per_rank)
+    return "needs a GPU per rank, and CB_SHARE_GPUS=1 puts several ranks on one";
+  return cb_kernel_world_reason(kernel, f->nranks, f->multi_host, buf, len);
+}
+
+/* Marks the kernels to run in runnable; refuses a named kernel that cannot
+ * run here, and records in skips why a kernel of -k all cannot. */
+static void choose_kernels(cb_run *run, const char *program, int nranks, int multi_host, int lead) {
+  const cb_collective *c = run->coll;
+  const cb_kernel_menu m = cb_kernels_menu(c, program);
+  const world_fit fit = {c, nranks, multi_host, run->share_gpus};
+  run->runnable = calloc((size_t)c->nkernels, sizeof *run->runnable);
+  run->report.kernel_skips = calloc((size_t)c->nkernels, sizeof *run->report.kernel_skips);
+  if (!run->runnable || !run->report.kernel_skips) cb_fatal("out of host memory");
+  cb_choose_kernels(&m, run->opts.kernels, run->runnable, run->report.kernel_skips, world_reason,
+                    &fit, lead);
+}
+
+/* ---- per rank setup ---------------------------------------------------- */
+
+static void allocate_buffers(cb_rank_state *st, int device) {
+  const cb_options *o = &st->run->opts;
+  const cb_coll_shape *shape = st->run->coll->shape;
+  size_t send, recv, free_b, total_b;
+  cb_buffers_need(shape, o->sweep.max_bytes, st->me->nranks, &send, &recv);
+  CB_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  uint64_t avail = free_b > CB_MEM_HEADROOM ? free_b - CB_MEM_HEADROOM : 0;
+  if ((uint64_t)send + recv > avail) {
+    char need_s[32], free_s[32], fit_s[32];
+    cb_format_bytes((uint64_t)send + recv, need_s, sizeof need_s);
+    cb_format_bytes(free_b, free_s, sizeof free_s);
+    cb_format_bytes(cb_buffers_largest_fit(shape, st->me->nranks, avail), fit_s, sizeof fit_s);
+    cb_fatal("-e %llu needs %s of buffers on device %d, which has %s free (1 GiB kept for NCCL "
+             "and CUDA): the largest -e that fits is %s",
+             (unsigned long long)o->sweep.max_bytes, need_s, device, free_s, fit_s);
+  }
+  cb_buffers_alloc(&st->bufs, send, recv);
+}
+
+/* ---- the sweep ---------------------------------------------------------- */
+
+static void sweep_case(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx, cb_dtype t, cb_redop op) {
+  cb_run *run = st->run;
+  const cb_coll_shape *shape = run->coll->shape;
+  const cb_options *o = &run->opts;
+  size_t elem = cb_dtype_size(t);
+  size_t nsizes = cb_sweep_count(&o->sweep);
+  for (size_t i = 0; i < nsizes; i++) {
+    cb_counts c;
+    shape->counts((size_t)cb_sweep_size(&o->sweep, i), elem, st->me->nranks, st->me->rank, &c);
+    cb_row row = {.kernel = kidx,
+                  .dtype = t,
+                  .op = op,
+                  .root = shape->rooted ? o->root : -1,
+                  .bytes = cb_counts_table_bytes(&c, elem),
+                  .count = c.param_count};
+    cb_launch l = {&run->coll->kernels[kidx],
+                   ctx,
+                   {.dtype = t, .op = op, .root = o->root},
+                   st->me->rank == run->fault_skip_rank};
+    for (int p = 0; p < 2; p++) {
+      cb_place_call(st, &c, elem, p == CB_INP, &l.call);
+      cb_measure_call(st, &l, &c, &row.m[p]);
+    }
+    if (st->me->rank == 0) {
+      cb_text_row(stdout, &run->report, cb_report_add(&run->report, &row));
+      fflush(stdout);
+    }
+  }
+}
+
+/* Every datatype, op and size of the sweep, for one kernel. */
+static void sweep_cases(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx) {
+  cb_run *run = st->run;
+  const cb_options *o = &run->opts;
+  if (st->me->rank == 0) cb_text_kernel_header(stdout, &run->report, kidx);
+  for (int t = 0; t < CB_NUM_DTYPES; t++) {
+    if (!(o->dtypes & CB_DTYPE_BIT(t))) continue;
+    for (int op = 0; op < CB_NUM_OPS; op++) {
+      /* Collectives without an op run once per datatype. */
+      if (cb_shape_loops_ops(run->coll->shape) ? !(o->ops & CB_OP_BIT(op)) : op != CB_SUM) continue;
+      sweep_case(st, kidx, ctx, (cb_dtype)t, (cb_redop)op);
+    }
+  }
+}
+
+static void run_kernel(cb_rank_state *st, int kidx) {
+  cb_run *run = st->run;
+  const cb_kernel *k = &run->coll->kernels[kidx];
+  const cb_options *o = &run->opts;
+  int device;
+  CB_CUDA(cudaGetDevice(&device));
+  cb_kernel_ctx ctx = {.rank = st->me->rank,
+                       .nranks = st->me->nranks,
+                       .device = device,
+                       .timeout_s = o->timeout_s,
+                       .max_bytes = o->sweep.max_bytes,
+                       .kernel_id = k->id,
+                       .kernel_name = k->name,
+                       .world = st->me,
+                       .send_buf = st->bufs.send,
+                       .recv_buf = st->bufs.recv,
+                       .send_buf_bytes = st->bufs.send_bytes,
+                       .recv_buf_bytes = st->bufs.recv_bytes};
+  if (k->setup) k->setup(&ctx);
+  cb_world_barrier(st->me);
+  if (o->stress)
+    cb_stress_kernel(st, kidx, &ctx);
+  else
+    sweep_cases(st, kidx, &ctx);
+  cb_world_barrier(st->me);
+  if (k->teardown) k->teardown(&ctx);
+}
+
+static int rank_main(cb_rank_info *me, void *arg) {
+  cb_run *run = arg;
+  const cb_options *o = &run->opts;
+  int device = cb_gpu_for_local_rank(me->local_proc * cb_options_ranks_per_proc(o) + me->thread,
+                                     run->visible_gpus, run->share_gpus);
+  CB_CUDA(cudaSetDevice(device));
+  cb_rank_state st = {.me = me, .run = run};
+  st.timing = (cb_timing_opts){o->iters,    o->warmup,   o->graph_launches,
+                               o->blocking, o->per_iter, o->timeout_s};
+  cb_device_info *devices = cb_gather_devices(me, device);
+  if (devices) run->report.devices = devices;
+  allocate_buffers(&st, device);
+  CB_CUDA(cudaStreamCreateWithFlags(&st.stream, cudaStreamNonBlocking));
+  if (me->rank == 0) cb_text_header(stdout, &run->report);
+  for (int k = 0; k < run->coll->nkernels; k++)
+    if (run->runnable[k]) run_kernel(&st, k);
+  CB_CUDA(cudaStreamDestroy(st.stream));
+  cb_buffers_free(&st.bufs);
+  return 0;
+}
+
+/* ---- the program -------------------------------------------------------- */
+
+static void fill_report_header(cb_run *run, const char *program, int nranks, cb_world *w) {
+  cb_report *r = &run->report;
+  r->program = program;
+  r->coll = run->coll;
+  r->opts = run->opts;
+  r->nranks = nranks;
+  r->kernels_run = run->runnable;
+  r->nccl_header = cb_nccl_header_version();
+  r->nccl_library = cb_nccl_unavailable() ? 0 : cb_nccl_library_version();
+  cb_run_stamp(w, &r->cuda_runtime, &r->cuda_driver, r->mpi, sizeof r->mpi, r->date,
+               sizeof r->date);
+}
+
+int cb_main(const cb_collective *coll, int argc, char **argv) {
+  char program[64], err[512];
+  snprintf(program, sizeof program, "%s_perf", coll->shape->name);
+  cb_error_set_program(program);
+  /* Before anything can initialise CUDA (MPI_Init may): load every kernel
+   * when the context is created. With lazy loading (CUDA's default), the
+   * first launch of a kernel may have to synchronise the context, and the
+   * CUDA Programming Guide warns that kernels which wait on kernels
+   * launched later can then deadlock. Ours do by design (a rank's kernel
+   * spins until its peers' kernels run), and the ce kernels launch new
+   * kernels while a spinning one runs. The user's own setting wins. */
+  setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+  cb_world *w = cb_world_init(&argc, &argv);
+  int lead = cb_world_proc(w) == 0; /* only the first process prints */
+  cb_run run = {.coll = coll, .fault_skip_rank = -1};
+  /* Fault injection for tests/gpu: one rank that never launches a kernel
+   * stands for a lost peer; the others must stop with a timeout naming it. */
+  const char *skip = getenv("CB_FAULT_SKIP_RANK");
+  if (skip) run.fault_skip_rank = atoi(skip);
+  cb_opts_result parsed = cb_options_parse(argc, argv, &run.opts, err, sizeof err);
+  if (lead && parsed == CB_OPTS_HELP) cb_options_usage(stdout, program);
+  if (lead && parsed == CB_OPTS_LIST_KERNELS) cb_kernels_print(stdout, coll);
+  if (!cb_run_after_parse(w, parsed, err, lead)) return 0;
+  char canonical[512];
+  cb_options_canonical(&run.opts, canonical, sizeof canonical);
+  cb_world_run(w, 1, cb_refuse_different_options, canonical); /* a process-level check */
+  int rpp = cb_options_ranks_per_proc(&run.opts);
+  int nranks = cb_world_nprocs(w) * rpp;
+  if (coll->shape->rooted && run.opts.root >= nranks)
+    CB_REFUSE(lead, "-r %d: the root must be a rank from 0 to %d", run.opts.root, nranks - 1);
+  run.share_gpus = cb_gpus_shared();
+  choose_kernels(&run, program, nranks, cb_world_multi_host(w), lead);
+  if (lead) {
+    cb_sink_check(run.opts.json_path, "-J");
+    cb_sink_check(run.opts.csv_path, "--csv");
+  }
+  run.visible_gpus = cb_gpu_count_or_die();
+  if (!run.share_gpus)
+    cb_gpu_check_layout(run.visible_gpus, rpp, cb_world_local_nprocs(w), cb_world_hostname(w));
+  else if (lead)
+    printf("# CB_SHARE_GPUS=1: ranks share the %d visible GPU%s round robin; for correctness "
+           "checks only, times are not comparable\n",
+           run.visible_gpus, run.visible_gpus == 1 ? "" : "s");
+  if (lead) fill_report_header(&run, program, nranks, w);
+  cb_world_run(w, rpp, rank_main, &run);
+  long long wrong = 0;
+  if (lead) {
+    cb_text_footer(stdout, &run.report);
+    fflush(stdout);
+    write_sink(run.opts.json_path, "-J", &run.report, cb_json_write);
+    write_sink(run.opts.csv_path, "--csv", &run.report, cb_csv_write);
+    wrong = cb_report_wrong(&run.report);
+  }
+  for (int k = 0; k < coll->nkernels; k++) free(run.report.kernel_skips[k]);
+  free(run.report.kernel_skips);
+  cb_report_free(&run.report);
+  free(run.runnable);
+  cb_world_finalize(w);
+  return wrong ? 1 : 0;
+}

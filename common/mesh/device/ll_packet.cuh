@@ -1,0 +1,64 @@
+/* LL ("low-latency") packets: data and its flag travel in one store, so a
+ * reader that sees the flag has the data, with no fence and no separate
+ * signal. The flag is the sender's epoch, a counter that only grows, so a
+ * stale packet never carries the flag a reader waits for.
+ *
+ *   LL16: {data0, flag, data1, flag}: 8 data bytes in one 16-byte store.
+ *   LL8:  {data, flag}: 4 data bytes in one 8-byte store.
+ *
+ * Why no fence is needed: a 16-byte (8-byte) aligned vector store by one
+ * thread is performed as a single access, so a volatile load of the same
+ * 16 (8) bytes sees either the old packet or the whole new one, never half;
+ * the reader checks every flag word of the packet. Volatile (not cached in
+ * L1, not merged or hoisted by the compiler) is what makes the poll see the
+ * peer's store at all. */
+#ifndef CB_DEVICE_LL_PACKET_CUH
+#define CB_DEVICE_LL_PACKET_CUH
+
+#include <stdint.h>
+
+#include "device/spin.cuh"
+
+__device__ __forceinline__ void cb_ll16_write(uint4 *dst, uint2 data, uint32_t flag) {
+  asm volatile("st.volatile.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(dst), "r"(data.x), "r"(flag),
+               "r"(data.y), "r"(flag)
+               : "memory");
+}
+
+/* Polls one LL16 packet until both its flags equal flag; returns its data. */
+__device__ __forceinline__ uint2 cb_ll16_read(const uint4 *src, uint32_t flag,
+                                              const cb_spin_info &info, int peer) {
+  cb_spin spin;
+  cb_spin_init(&spin);
+  for (;;) {
+    uint32_t d0, f0, d1, f1;
+    asm volatile("ld.volatile.global.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(d0), "=r"(f0), "=r"(d1), "=r"(f1)
+                 : "l"(src)
+                 : "memory");
+    if (f0 == flag && f1 == flag) return make_uint2(d0, d1);
+    cb_spin_tick(&spin, info, peer, flag);
+  }
+}
+
+__device__ __forceinline__ void cb_ll8_write(uint2 *dst, uint32_t data, uint32_t flag) {
+  asm volatile("st.volatile.global.v2.u32 [%0], {%1,%2};" ::"l"(dst), "r"(data), "r"(flag)
+               : "memory");
+}
+
+__device__ __forceinline__ uint32_t cb_ll8_read(const uint2 *src, uint32_t flag,
+                                                const cb_spin_info &info, int peer) {
+  cb_spin spin;
+  cb_spin_init(&spin);
+  for (;;) {
+    uint32_t d, f;
+    asm volatile("ld.volatile.global.v2.u32 {%0,%1}, [%2];"
+                 : "=r"(d), "=r"(f)
+                 : "l"(src)
+                 : "memory");
+    if (f == flag) return d;
+    cb_spin_tick(&spin, info, peer, flag);
+  }
+}
+
+#endif

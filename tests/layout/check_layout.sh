@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The source tree's layout, as the README states it (Layout): common/ holds
+# only the folders that name its parts; includes point one way (base <- coll
+# <- mesh <- src, base <- copy); every quoted include of a file resolves in its
+# own folder or in a layer below it, never by climbing out with "../".
+# Usage: check_layout.sh REPO_ROOT. Exits non-zero naming each violation.
+set -u
+root=${1:?usage: check_layout.sh REPO_ROOT}
+cd "$root" || exit 2
+bad=0
+fail() { echo "layout: $*" >&2; bad=1; }
+
+# common/ has folders only, and exactly these.
+for f in common/*; do
+  case "$f" in
+    common/base | common/coll | common/mesh) ;;
+    *) fail "$f: common/ holds only base/, coll/ and mesh/" ;;
+  esac
+done
+
+# The include roots each folder may use, lowest layer last.
+roots_for() {
+  case "$1" in
+    common/base*) echo "common/base" ;;
+    common/coll*) echo "common/coll common/base" ;;
+    common/mesh*) echo "common/mesh common/coll common/base" ;;
+    copy*) echo "copy common/base" ;;
+    src* | tools*) echo "src common/mesh common/coll common/base" ;;
+  esac
+}
+
+for f in $(find common copy src tools -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) | sort); do
+  dir=$(dirname "$f")
+  roots=$(roots_for "$f")
+  for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
+    case "$inc" in ../*) fail "$f: #include \"$inc\" climbs out of its folder" && continue ;; esac
+    found=
+    [ -f "$dir/$inc" ] && found=1
+    for r in $roots; do [ -f "$r/$inc" ] && found=1; done
+    [ -n "$found" ] || fail "$f: #include \"$inc\" is not in its folder or a layer below ($roots)"
+  done
+done
+
+# Every C/CUDA source of a library folder is built.
+for f in $(find common copy -maxdepth 2 -type f \( -name '*.c' -o -name '*.cu' \) | grep -v '^copy/kernels/' | grep -v '^copy/copy_perf.c$' | sort); do
+  grep -q "$f" CMakeLists.txt || fail "$f is not in any library of CMakeLists.txt"
+done
+
+[ $bad = 0 ] && echo "layout: OK"
+exit $bad
