@@ -38,6 +38,7 @@ typedef struct {
   uint64_t max_bytes;  /* table size above which the kernel skips; 0 = no limit */
   int single_host;     /* needs every rank on one host (peer memory) */
   int gpu_per_rank;    /* cannot run with ranks sharing a GPU (CB_SHARE_GPUS) */
+  unsigned align;      /* bytes the send and receive pointers must be aligned to; 0 = any */
 } cb_kernel_limits;
 
 /* One rank as a kernel sees it. */
@@ -55,7 +56,11 @@ typedef struct {
    * (cb_peer_share) and finds a call's pointers with cb_peer_ptr_in. */
   void *send_buf, *recv_buf;
   size_t send_buf_bytes, recv_buf_bytes;
-  void *state; /* the kernel's own per-rank state, set by its setup */
+  int ranks_on_device; /* ranks sharing this rank's GPU (1 unless CB_SHARE_GPUS) */
+  void *state;         /* the kernel's own per-rank state, set by its setup */
+  /* Set by a setup that cannot serve this run (cb_kernel_refuse): the
+   * harness then skips the kernel on every rank with this reason. */
+  char refused[160];
 } cb_kernel_ctx;
 
 /* One collective call. */
@@ -77,7 +82,10 @@ typedef struct cb_kernel {
   /* NULL when usable; otherwise why not (e.g. "built without NCCL"). */
   const char *(*unavailable)(void);
   /* Once per rank before the sweep, called on every rank together; may
-   * exchange handles through ctx->world. Optional. */
+   * exchange handles through ctx->world. Optional. A setup that finds it
+   * cannot run here (its grid cannot be resident at once, say) calls
+   * cb_kernel_refuse and returns, leaving ctx->state for its teardown; the
+   * harness tears it down and skips it on every rank, naming the reason. */
   void (*setup)(cb_kernel_ctx *ctx);
   void (*teardown)(cb_kernel_ctx *ctx);
   /* Per call shape, outside the timed region. Optional. */
@@ -109,6 +117,11 @@ const char *cb_kernel_world_reason(const cb_kernel *k, int nranks, int multi_hos
 /* Why a kernel skips this call (placement, datatype, op, size), or NULL. */
 const char *cb_kernel_call_reason(const cb_kernel *k, const cb_coll_shape *shape,
                                   const cb_call *call, uint64_t table_bytes, char *buf, size_t len);
+
+/* For a setup: this kernel cannot serve the run, because of fmt... (one
+ * line, no trailing period). */
+void cb_kernel_refuse(cb_kernel_ctx *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* -k list: every kernel with its summary, limits and availability. */
 void cb_kernels_print(FILE *out, const cb_collective *c);

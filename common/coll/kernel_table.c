@@ -1,5 +1,6 @@
 #include "collective.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "sizes.h"
@@ -52,6 +53,11 @@ const char *cb_kernel_call_reason(const cb_kernel *k, const cb_coll_shape *shape
     snprintf(buf, len, "op %s not supported", cb_redop_name(call->op));
     return buf;
   }
+  if (k->limits.align && ((uintptr_t)call->send % k->limits.align ||
+                          (uintptr_t)call->recv % k->limits.align)) {
+    snprintf(buf, len, "needs %u-byte aligned buffers", k->limits.align);
+    return buf;
+  }
   if (k->limits.max_bytes && table_bytes > k->limits.max_bytes) {
     char lim[32];
     cb_format_bytes(k->limits.max_bytes, lim, sizeof lim);
@@ -59,6 +65,14 @@ const char *cb_kernel_call_reason(const cb_kernel *k, const cb_coll_shape *shape
     return buf;
   }
   return NULL;
+}
+
+void cb_kernel_refuse(cb_kernel_ctx *ctx, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(ctx->refused, sizeof ctx->refused, fmt, ap);
+  va_end(ap);
+  if (!ctx->refused[0]) snprintf(ctx->refused, sizeof ctx->refused, "refused by its setup");
 }
 
 static void print_limits(FILE *out, const cb_kernel_limits *l) {
@@ -78,6 +92,7 @@ static void print_limits(FILE *out, const cb_kernel_limits *l) {
   else if (l->min_ranks)
     fprintf(out, "; at least %d ranks", l->min_ranks);
   if (l->single_host) fprintf(out, "; one host only");
+  if (l->align) fprintf(out, "; %u-byte aligned buffers", l->align);
   if (l->dtypes != CB_ALL_DTYPES) {
     fprintf(out, "; types:");
     for (int t = 0; t < CB_NUM_DTYPES; t++)

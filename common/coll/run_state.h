@@ -24,6 +24,7 @@ typedef struct {
   int fault_skip_rank; /* CB_FAULT_SKIP_RANK: this rank never launches (-1: none) */
   int share_gpus;      /* CB_SHARE_GPUS: ranks share GPUs round robin (gpu.h) */
   int visible_gpus;
+  int local_ranks; /* ranks of this host (processes x ranks per process) */
 } cb_run;
 
 /* One rank's view during the sweep. */

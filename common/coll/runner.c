@@ -121,6 +121,44 @@ static void sweep_cases(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx) {
   }
 }
 
+/* Ranks of this host on device (round robin when CB_SHARE_GPUS=1). */
+static int ranks_on_device(const cb_run *run, int device) {
+  if (!run->share_gpus) return 1;
+  int n = 0;
+  for (int i = 0; i < run->local_ranks; i++)
+    n += cb_gpu_for_local_rank(i, run->visible_gpus, 1) == device;
+  return n > 0 ? n : 1;
+}
+
+/* Collective, after every rank's setup: a kernel that one rank's setup
+ * refused is skipped on every rank; rank 0 records and prints the first
+ * refusal's reason, naming the rank. Returns whether the kernel is out. */
+static int refused_anywhere(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx) {
+  int n = st->me->nranks;
+  char(*all)[sizeof ctx->refused] = malloc((size_t)n * sizeof *all);
+  if (!all) cb_fatal("out of host memory");
+  cb_world_allgather(st->me, ctx->refused, sizeof ctx->refused, all);
+  int who = -1;
+  for (int r = 0; r < n && who < 0; r++)
+    if (all[r][0]) who = r;
+  if (who >= 0 && st->me->rank == 0) {
+    cb_run *run = st->run;
+    const cb_kernel *k = &run->coll->kernels[kidx];
+    size_t len = sizeof all[who] + 32;
+    char *why = malloc(len);
+    if (!why) cb_fatal("out of host memory");
+    snprintf(why, len, "%s (rank %d)", all[who], who);
+    run->runnable[kidx] = 0;
+    free(run->report.kernel_skips[kidx]);
+    run->report.kernel_skips[kidx] = why;
+    cb_text_kernel_skipped(stdout, k->id, k->name, why);
+    fflush(stdout);
+  }
+  free(all);
+  cb_world_barrier(st->me);
+  return who >= 0;
+}
+
 static void run_kernel(cb_rank_state *st, int kidx) {
   cb_run *run = st->run;
   const cb_kernel *k = &run->coll->kernels[kidx];
@@ -139,8 +177,12 @@ static void run_kernel(cb_rank_state *st, int kidx) {
                        .recv_buf = st->bufs.recv,
                        .send_buf_bytes = st->bufs.send_bytes,
                        .recv_buf_bytes = st->bufs.recv_bytes};
+  ctx.ranks_on_device = ranks_on_device(run, device);
   if (k->setup) k->setup(&ctx);
-  cb_world_barrier(st->me);
+  if (refused_anywhere(st, kidx, &ctx)) {
+    if (k->teardown) k->teardown(&ctx);
+    return;
+  }
   if (o->stress)
     cb_stress_kernel(st, kidx, &ctx);
   else
@@ -222,6 +264,7 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
     cb_sink_check(run.opts.csv_path, "--csv");
   }
   run.visible_gpus = cb_gpu_count_or_die();
+  run.local_ranks = cb_world_local_nprocs(w) * rpp;
   if (!run.share_gpus)
     cb_gpu_check_layout(run.visible_gpus, rpp, cb_world_local_nprocs(w), cb_world_hostname(w));
   else if (lead)

@@ -24,7 +24,7 @@ extern "C" {
  * are in ring order from this rank (device/ll_tiles.cuh reads them). */
 typedef struct {
   uint4 *scratch[CB_MAX_PEERS]; /* [p]: rank (rank + p) % nranks's scratch; [0]: ours */
-  uint32_t *epochs;             /* this rank's counters, one per tile */
+  uint64_t *epochs;             /* this rank's counters, one per tile */
   size_t slot_packets;          /* packets per (parity, source rank) region */
   int rank, nranks;
 } cb_ll_mesh;
@@ -32,7 +32,7 @@ typedef struct {
 /* One rank's setup. */
 typedef struct {
   cb_peer_buffer scratch; /* 2 parities x nranks sources x slot_packets LL16 packets */
-  uint32_t *epochs;       /* tiles counters, zeroed */
+  uint64_t *epochs;       /* tiles counters, zeroed */
   size_t slot_packets, tiles;
   int block_warps, max_warps; /* from CB_LL_BLOCK_WARPS / CB_LL_MAX_WARPS; 0: by size */
 } cb_ll_state;

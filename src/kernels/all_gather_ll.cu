@@ -37,21 +37,23 @@ __global__ void agll_kernel(agll_args a) {
   char *own = a.out + (size_t)m.rank * a.bytes;
   /* Push: our block's packets of this warp's tiles to every peer. */
   for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
-    const uint32_t epoch = cb_ll_epoch(m, t);
+    const uint64_t epoch = cb_ll_epoch(m, t);
+    const uint32_t flag = cb_ll_flag(epoch);
     const size_t i = cb_ll_packet(t);
     if (i >= npackets) continue;
     uint2 v = cb_load_pack8(a.src, i, a.bytes);
-    for (int p = 1; p < m.nranks; p++) cb_ll16_write(cb_ll_slot(m, p, epoch, m.rank, i), v, epoch);
+    for (int p = 1; p < m.nranks; p++) cb_ll16_write(cb_ll_slot(m, p, epoch, m.rank, i), v, flag);
     if (a.copy_own) cb_store_pack8(own, i, a.bytes, v);
   }
   /* Pull: every peer's packets of the same tiles into its block. */
   for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
-    const uint32_t epoch = cb_ll_epoch(m, t);
+    const uint64_t epoch = cb_ll_epoch(m, t);
+    const uint32_t flag = cb_ll_flag(epoch);
     const size_t i = cb_ll_packet(t);
     if (i < npackets) {
       for (int p = 1; p < m.nranks; p++) {
         int src = (m.rank + p) % m.nranks;
-        uint2 v = cb_ll16_read(cb_ll_slot(m, 0, epoch, src, i), epoch, a.spin, src);
+        uint2 v = cb_ll16_read(cb_ll_slot(m, 0, epoch, src, i), flag, a.spin, src);
         cb_store_pack8(a.out + (size_t)src * a.bytes, i, a.bytes, v);
       }
     }

@@ -6,8 +6,9 @@
  * writes the result. One kernel, no barrier, no reset between launches.
  * Tiles, per-tile epochs and the double buffering: device/ll_tiles.cuh.
  *
- * In place. Element i of the output is written only by the lane that reads
- * element i of the input, after reading it; peers never read our input
+ * Every rank reduces in rank order (0, 1, ..., n-1), so all hold the same
+ * bits. In place. Element i of the output is written only by the lane that
+ * reads element i of the input, after reading it; peers never read our input
  * (they get packets), and no warp touches another warp's tiles. So
  * send == recv is safe, and no fence is needed anywhere. */
 #include <stdint.h>
@@ -35,23 +36,27 @@ template <typename T, int OP> __global__ void ll_kernel(ll_args a) {
   const size_t ntiles = (npackets + CB_LL_TILE - 1) / CB_LL_TILE;
   /* Push: every packet of this warp's tiles to every peer. */
   for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
-    const uint32_t epoch = cb_ll_epoch(m, t);
+    const uint64_t epoch = cb_ll_epoch(m, t);
+    const uint32_t flag = cb_ll_flag(epoch);
     const size_t i = cb_ll_packet(t);
     if (i >= npackets) continue;
     uint2 mine = cb_load_pack8(a.send, i, a.bytes);
     for (int p = 1; p < m.nranks; p++)
-      cb_ll16_write(cb_ll_slot(m, p, epoch, m.rank, i), mine, epoch);
+      cb_ll16_write(cb_ll_slot(m, p, epoch, m.rank, i), mine, flag);
   }
-  /* Pull: the peers' packets for the same tiles, reduced with our input. */
+  /* Pull: every rank's packets for the same tiles, ours from our input,
+   * reduced in rank order 0, 1, ..., n-1 on every rank, so floating-point
+   * sums and min/max of signed zeros and NaNs give the same bits everywhere. */
   for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
-    const uint32_t epoch = cb_ll_epoch(m, t);
+    const uint64_t epoch = cb_ll_epoch(m, t);
+    const uint32_t flag = cb_ll_flag(epoch);
     const size_t i = cb_ll_packet(t);
     if (i < npackets) {
-      uint2 acc = cb_load_pack8(a.send, i, a.bytes);
-      for (int p = 1; p < m.nranks; p++) {
-        int src = (m.rank + p) % m.nranks;
-        uint2 v = cb_ll16_read(cb_ll_slot(m, 0, epoch, src, i), epoch, a.spin, src);
-        acc = cb_reduce_pack<T, OP>(acc, v);
+      uint2 acc = make_uint2(0, 0);
+      for (int q = 0; q < m.nranks; q++) {
+        uint2 v = q == m.rank ? cb_load_pack8(a.send, i, a.bytes)
+                              : cb_ll16_read(cb_ll_slot(m, 0, epoch, q, i), flag, a.spin, q);
+        acc = q == 0 ? v : cb_reduce_pack<T, OP>(acc, v);
       }
       cb_store_pack8(a.recv, i, a.bytes, cb_finalize_pack<T, OP>(acc, m.nranks));
     }

@@ -39,26 +39,28 @@ template <typename T, int OP> __global__ void rsll_kernel(rsll_args a) {
   const size_t ntiles = (npackets + CB_LL_TILE - 1) / CB_LL_TILE;
   /* Push: block q of our input, this warp's tiles, to peer q. */
   for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
-    const uint32_t epoch = cb_ll_epoch(m, t);
+    const uint64_t epoch = cb_ll_epoch(m, t);
+    const uint32_t flag = cb_ll_flag(epoch);
     const size_t i = cb_ll_packet(t);
     if (i >= npackets) continue;
     for (int p = 1; p < m.nranks; p++) {
       int peer = (m.rank + p) % m.nranks;
       uint2 v = cb_load_pack8(a.in + (size_t)peer * a.bytes, i, a.bytes);
-      cb_ll16_write(cb_ll_slot(m, p, epoch, m.rank, i), v, epoch);
+      cb_ll16_write(cb_ll_slot(m, p, epoch, m.rank, i), v, flag);
     }
   }
   /* Pull: every rank's contribution to the same tiles of our block, in rank
    * order; ours from our input. */
   const char *own = a.in + (size_t)m.rank * a.bytes;
   for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
-    const uint32_t epoch = cb_ll_epoch(m, t);
+    const uint64_t epoch = cb_ll_epoch(m, t);
+    const uint32_t flag = cb_ll_flag(epoch);
     const size_t i = cb_ll_packet(t);
     if (i < npackets) {
       uint2 acc = make_uint2(0, 0);
       for (int q = 0; q < m.nranks; q++) {
         uint2 v = q == m.rank ? cb_load_pack8(own, i, a.bytes)
-                              : cb_ll16_read(cb_ll_slot(m, 0, epoch, q, i), epoch, a.spin, q);
+                              : cb_ll16_read(cb_ll_slot(m, 0, epoch, q, i), flag, a.spin, q);
         acc = q == 0 ? v : cb_reduce_pack<T, OP>(acc, v);
       }
       cb_store_pack8(a.out, i, a.bytes, cb_finalize_pack<T, OP>(acc, m.nranks));

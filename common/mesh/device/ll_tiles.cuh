@@ -18,6 +18,13 @@
  * A stale packet in a slot carries an older epoch than any reader waits
  * for, so no slot is ever reset.
  *
+ * Counters are 64-bit, so "only grows" holds for any run (2^64 calls).
+ * A packet carries 32 flag bits: cb_ll_flag(e) = 1 + e mod (2^32 - 1),
+ * never 0 (zeroed scratch never matches) and different for e, e - 1 and
+ * e - 2, the only older epochs a slot can still hold (its half is reused
+ * every second epoch), so a stale packet never matches after a wrap of the
+ * 32 bits either.
+ *
  * Double buffering. Scratch has two halves, chosen by epoch parity. Our
  * warp for tile t at epoch e+2 writing half e%2 of a peer must not
  * overwrite packets the peer is still reading for tile t at epoch e: it
@@ -53,12 +60,17 @@ __device__ __forceinline__ size_t cb_ll_packet(size_t t) {
 }
 
 /* The epoch of this call for tile t. */
-__device__ __forceinline__ uint32_t cb_ll_epoch(const cb_ll_mesh &m, size_t t) {
+__device__ __forceinline__ uint64_t cb_ll_epoch(const cb_ll_mesh &m, size_t t) {
   return m.epochs[t] + 1;
 }
 
+/* The 32-bit flag a packet of epoch carries (see "Counters" above). */
+__device__ __forceinline__ uint32_t cb_ll_flag(uint64_t epoch) {
+  return 1u + (uint32_t)(epoch % 0xffffffffull);
+}
+
 /* Called by every lane of the warp after its last use of tile t. */
-__device__ __forceinline__ void cb_ll_tile_done(const cb_ll_mesh &m, size_t t, uint32_t epoch) {
+__device__ __forceinline__ void cb_ll_tile_done(const cb_ll_mesh &m, size_t t, uint64_t epoch) {
   __syncwarp();
   if ((threadIdx.x & 31) == 0) m.epochs[t] = epoch;
 }
@@ -77,7 +89,7 @@ __device__ __forceinline__ uint4 *cb_ll_scratch_of(const cb_ll_mesh &m, int p) {
 
 /* Packet i from rank src, in the scratch of rank (rank + p) % nranks
  * (p = 0: ours), half of epoch's parity. */
-__device__ __forceinline__ uint4 *cb_ll_slot(const cb_ll_mesh &m, int p, uint32_t epoch, int src,
+__device__ __forceinline__ uint4 *cb_ll_slot(const cb_ll_mesh &m, int p, uint64_t epoch, int src,
                                              size_t i) {
   return cb_ll_scratch_of(m, p) + ((size_t)(epoch & 1) * m.nranks + src) * m.slot_packets + i;
 }
