@@ -53,8 +53,8 @@ const char *cb_kernel_call_reason(const cb_kernel *k, const cb_coll_shape *shape
     snprintf(buf, len, "op %s not supported", cb_redop_name(call->op));
     return buf;
   }
-  if (k->limits.align && ((uintptr_t)call->send % k->limits.align ||
-                          (uintptr_t)call->recv % k->limits.align)) {
+  if (k->limits.align &&
+      ((uintptr_t)call->send % k->limits.align || (uintptr_t)call->recv % k->limits.align)) {
     snprintf(buf, len, "needs %u-byte aligned buffers", k->limits.align);
     return buf;
   }
