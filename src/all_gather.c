@@ -9,11 +9,9 @@
 
 #define BOTH_PLACEMENTS (CB_OUT_OF_PLACE | CB_IN_PLACE)
 
-/* Ids follow the catalogue of ../shared/DESIGN.md (1 ring is not written yet). */
 static const cb_kernel kernels[] = {
     CB_NCCL_KERNEL("NCCL ncclAllGather", cb_nccl_all_gather),
-    {.id = 2,
-     .name = "ll",
+    {CB_KERNEL(LL),
      .summary = "LL16: every rank pushes its block to every peer as packets, each rank "
                 "copies the packets it receives into its output",
      .limits = {.placements = BOTH_PLACEMENTS,
@@ -25,8 +23,7 @@ static const cb_kernel kernels[] = {
      .setup = cb_ag_ll_setup,
      .teardown = cb_ll_teardown,
      .launch = cb_ag_ll_launch},
-    {.id = 3,
-     .name = "direct",
+    {CB_KERNEL(DIRECT),
      .summary = "every rank stores its block with 16-byte stores straight into every "
                 "peer's output, start and end flag handshakes per block",
      .limits = {.placements = BOTH_PLACEMENTS,
@@ -37,8 +34,7 @@ static const cb_kernel kernels[] = {
      .setup = cb_ag_direct_setup,
      .teardown = cb_direct_teardown,
      .launch = cb_ag_direct_launch},
-    {.id = 4,
-     .name = "ce",
+    {CB_KERNEL(CE),
      .summary = "copy engines: cudaMemcpyAsync of every rank's block into every peer's "
                 "output, between two one-block flag kernels",
      .limits = {.placements = BOTH_PLACEMENTS,

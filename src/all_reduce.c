@@ -12,8 +12,7 @@
 static const cb_kernel kernels[] = {
     CB_NCCL_KERNEL("NCCL ncclAllReduce (its own choice of algorithm and protocol)",
                    cb_nccl_all_reduce),
-    {.id = 1,
-     .name = "ring",
+    {CB_KERNEL(RING),
      .summary = "Simple ring: chunked, pipelined reduce-scatter then all-gather, one ring "
                 "per block (channel), through FIFOs in the next rank's memory",
      .limits = {.placements = BOTH_PLACEMENTS,
@@ -24,8 +23,7 @@ static const cb_kernel kernels[] = {
      .setup = cb_ar_ring_setup,
      .teardown = cb_ar_ring_teardown,
      .launch = cb_ar_ring_launch},
-    {.id = 2,
-     .name = "ll",
+    {CB_KERNEL(LL),
      .summary = "one-shot LL16: every rank pushes its input to every peer as packets, "
                 "each rank reduces",
      .limits = {.placements = BOTH_PLACEMENTS,
@@ -37,8 +35,7 @@ static const cb_kernel kernels[] = {
      .setup = cb_ar_ll_setup,
      .teardown = cb_ll_teardown,
      .launch = cb_ar_ll_launch},
-    {.id = 4,
-     .name = "direct",
+    {CB_KERNEL(DIRECT),
      .summary = "all-pairs in one pass: each rank loads its chunk of every peer's input "
                 "over NVLink, reduces, and stores the result into every peer's output; "
                 "a flag handshake before and after",
@@ -50,8 +47,7 @@ static const cb_kernel kernels[] = {
      .setup = cb_ar_direct_setup,
      .teardown = cb_direct_teardown,
      .launch = cb_ar_direct_launch},
-    {.id = 5,
-     .name = "ce",
+    {CB_KERNEL(CE),
      .summary = "copy engines push every byte (reduce-scatter pieces into the peers' "
                 "scratch, then the results into the peers' outputs); SMs only reduce",
      .limits = {.placements = BOTH_PLACEMENTS,

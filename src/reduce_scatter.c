@@ -9,11 +9,9 @@
 
 #define BOTH_PLACEMENTS (CB_OUT_OF_PLACE | CB_IN_PLACE)
 
-/* Ids follow the catalogue of ../shared/DESIGN.md (1 ring is not written yet). */
 static const cb_kernel kernels[] = {
     CB_NCCL_KERNEL("NCCL ncclReduceScatter", cb_nccl_reduce_scatter),
-    {.id = 2,
-     .name = "ll",
+    {CB_KERNEL(LL),
      .summary = "LL16: every rank pushes each peer's block to it as packets, each rank "
                 "reduces what it receives with its own block, in rank order",
      .limits = {.placements = BOTH_PLACEMENTS,
@@ -25,8 +23,7 @@ static const cb_kernel kernels[] = {
      .setup = cb_rs_ll_setup,
      .teardown = cb_ll_teardown,
      .launch = cb_rs_ll_launch},
-    {.id = 3,
-     .name = "direct",
+    {CB_KERNEL(DIRECT),
      .summary = "every rank loads its block of every peer's input with 16-byte loads and "
                 "reduces in rank order, start and end flag handshakes per block",
      .limits = {.placements = BOTH_PLACEMENTS,

@@ -12,6 +12,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "catalogue.h"
 #include "coll_shape.h"
 #include "kernel_menu.h"
 #include "types.h"
@@ -122,6 +123,10 @@ const char *cb_kernel_call_reason(const cb_kernel *k, const cb_coll_shape *shape
  * line, no trailing period). */
 void cb_kernel_refuse(cb_kernel_ctx *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* NULL when every row's id and name are the catalogue's (catalogue.h),
+ * else the first disagreement (buf). */
+const char *cb_kernels_check_catalogue(const cb_collective *c, char *buf, size_t len);
 
 /* -k list: every kernel with its summary, limits and availability. */
 void cb_kernels_print(FILE *out, const cb_collective *c);

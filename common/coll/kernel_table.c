@@ -67,6 +67,19 @@ const char *cb_kernel_call_reason(const cb_kernel *k, const cb_coll_shape *shape
   return NULL;
 }
 
+const char *cb_kernels_check_catalogue(const cb_collective *c, char *buf, size_t len) {
+  for (int i = 0; i < c->nkernels; i++) {
+    const char *why = cb_catalogue_check(c->kernels[i].id, c->kernels[i].name, buf, len);
+    if (why) return why;
+    for (int j = 0; j < i; j++)
+      if (c->kernels[j].id == c->kernels[i].id) {
+        snprintf(buf, len, "kernel id %d is listed twice", c->kernels[i].id);
+        return buf;
+      }
+  }
+  return NULL;
+}
+
 void cb_kernel_refuse(cb_kernel_ctx *ctx, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

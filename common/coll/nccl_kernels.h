@@ -4,6 +4,7 @@
 #ifndef CB_NCCL_KERNELS_H
 #define CB_NCCL_KERNELS_H
 
+#include "catalogue.h"
 #include "collective.h"
 
 #ifdef __cplusplus
@@ -30,7 +31,7 @@ void cb_nccl_broadcast(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t str
  * and the placements it is validated in. */
 #define CB_NCCL_KERNEL_PLACED(summary_, launch_, placements_)                                      \
   {                                                                                                \
-    .id = 0, .name = "nccl", .summary = summary_,                                                  \
+    CB_KERNEL(NCCL), .summary = summary_,                                                  \
     .limits = {.placements = placements_,                                                          \
                .dtypes = CB_ALL_DTYPES,                                                            \
                .ops = CB_ALL_OPS,                                                                  \

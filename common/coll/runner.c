@@ -239,6 +239,8 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
    * spins until its peers' kernels run), and the ce kernels launch new
    * kernels while a spinning one runs. The user's own setting wins. */
   setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+  const char *bad_table = cb_kernels_check_catalogue(coll, err, sizeof err);
+  if (bad_table) cb_fatal("the kernel table disagrees with the catalogue: %s", bad_table);
   cb_world *w = cb_world_init(&argc, &argv);
   int lead = cb_world_proc(w) == 0; /* only the first process prints */
   cb_run run = {.coll = coll, .fault_skip_rank = -1};

@@ -1,6 +1,6 @@
-/* -k 4 ce: all-gather by copy engines.
+/* -k ce: all-gather by copy engines.
  *
- * The data moves as in -k 1 direct, but by cudaMemcpyAsync instead of SM
+ * The data moves as in -k direct, but by cudaMemcpyAsync instead of SM
  * stores: each rank copies its block into block r of every peer's output
  * (peer pointers to the harness's receive buffers, mapped in setup), and of
  * its own out of place. The copies to different peers run on side streams

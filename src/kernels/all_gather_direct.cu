@@ -1,4 +1,4 @@
-/* -k 3 direct: all-gather by direct stores into every peer's output.
+/* -k direct: all-gather by direct stores into every peer's output.
  *
  * Rank r's input is block r of every rank's output. Each rank splits its
  * block over the kernel's blocks (contiguous ranges of 16-byte vectors);

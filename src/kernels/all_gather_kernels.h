@@ -8,16 +8,16 @@
 extern "C" {
 #endif
 
-/* -k 3 direct: 16-byte stores into every peer's output (all_gather_direct.cu). */
+/* -k direct: 16-byte stores into every peer's output (all_gather_direct.cu). */
 void cb_ag_direct_setup(cb_kernel_ctx *ctx);
 void cb_ag_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
-/* -k 4 ce: copy-engine copies into every peer's output (all_gather_ce.cu). */
+/* -k ce: copy-engine copies into every peer's output (all_gather_ce.cu). */
 void cb_ag_ce_setup(cb_kernel_ctx *ctx);
 void cb_ag_ce_teardown(cb_kernel_ctx *ctx);
 void cb_ag_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
-/* -k 2 ll: LL16 packets into every peer's scratch (all_gather_ll.cu). The
+/* -k ll: LL16 packets into every peer's scratch (all_gather_ll.cu). The
  * limit is on the table size (the whole output, n blocks). */
 #define CB_AG_LL_MAX_BYTES (1ull << 20)
 void cb_ag_ll_setup(cb_kernel_ctx *ctx);

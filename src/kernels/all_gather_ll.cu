@@ -1,4 +1,4 @@
-/* -k 2 ll: all-gather by LL16 packets, for small messages.
+/* -k ll: all-gather by LL16 packets, for small messages.
  *
  * Every rank writes its block, as LL16 packets (8 data bytes and two
  * copies of the epoch in one 16-byte store, device/ll_packet.cuh), into its

@@ -1,4 +1,4 @@
-/* -k 5 ce: copy engines move the data, SMs only reduce (large messages).
+/* -k ce: copy engines move the data, SMs only reduce (large messages).
  *
  * SM stores over NVLink top out near 370 GB/s one way on H200, below the
  * ~390 GB/s per direction copy engines reach with both directions busy, so

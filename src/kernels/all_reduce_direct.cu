@@ -1,4 +1,4 @@
-/* -k 4 direct: all-reduce by direct loads and stores, for mid sizes.
+/* -k direct: all-reduce by direct loads and stores, for mid sizes.
  *
  * The message is cut into n chunks (rank_chunk.h: whole 16-byte
  * multiples, the last ones shorter or empty). Rank r loads chunk r of

@@ -8,21 +8,21 @@
 extern "C" {
 #endif
 
-/* -k 2 ll: one-shot LL16 all-reduce (all_reduce_ll.cu). */
+/* -k ll: one-shot LL16 all-reduce (all_reduce_ll.cu). */
 #define CB_AR_LL_MAX_BYTES (1ull << 20)
 void cb_ar_ll_setup(cb_kernel_ctx *ctx);
 void cb_ar_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
-/* -k 1 ring: Simple-protocol ring all-reduce (all_reduce_ring.cu). */
+/* -k ring: Simple-protocol ring all-reduce (all_reduce_ring.cu). */
 void cb_ar_ring_setup(cb_kernel_ctx *ctx);
 void cb_ar_ring_teardown(cb_kernel_ctx *ctx);
 void cb_ar_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
-/* -k 4 direct: all-pairs loads, reduce, stores to every rank (all_reduce_direct.cu). */
+/* -k direct: all-pairs loads, reduce, stores to every rank (all_reduce_direct.cu). */
 void cb_ar_direct_setup(cb_kernel_ctx *ctx);
 void cb_ar_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
-/* -k 5 ce: copy engines move the data, SMs reduce (all_reduce_ce.cu). */
+/* -k ce: copy engines move the data, SMs reduce (all_reduce_ce.cu). */
 void cb_ar_ce_setup(cb_kernel_ctx *ctx);
 void cb_ar_ce_teardown(cb_kernel_ctx *ctx);
 void cb_ar_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);

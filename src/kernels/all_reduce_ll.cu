@@ -1,4 +1,4 @@
-/* -k 2 ll: one-shot LL all-reduce for small messages.
+/* -k ll: one-shot LL all-reduce for small messages.
  *
  * Every rank writes its whole input, as LL16 packets tagged with the epoch,
  * into its slot of every peer's scratch; then it polls its own scratch until

@@ -1,4 +1,4 @@
-/* -k 1 ring: Simple-protocol ring all-reduce for large messages.
+/* -k ring: Simple-protocol ring all-reduce for large messages.
  *
  * The message is cut into nranks chunks; each chunk into one range per
  * channel (one block each); each range into slices. Around the ring

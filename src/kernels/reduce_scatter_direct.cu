@@ -1,4 +1,4 @@
-/* -k 3 direct: reduce-scatter by direct loads from every peer's input.
+/* -k direct: reduce-scatter by direct loads from every peer's input.
  *
  * Rank r's output is the reduction over all ranks q of block r of q's
  * input: rank r runs the shared direct reduce kernel

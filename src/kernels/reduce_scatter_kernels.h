@@ -8,11 +8,11 @@
 extern "C" {
 #endif
 
-/* -k 3 direct: 16-byte loads from every peer's input (reduce_scatter_direct.cu). */
+/* -k direct: 16-byte loads from every peer's input (reduce_scatter_direct.cu). */
 void cb_rs_direct_setup(cb_kernel_ctx *ctx);
 void cb_rs_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
-/* -k 2 ll: LL16 packets into every peer's scratch (reduce_scatter_ll.cu). The
+/* -k ll: LL16 packets into every peer's scratch (reduce_scatter_ll.cu). The
  * limit is on the table size (the whole input, n blocks). */
 #define CB_RS_LL_MAX_BYTES (1ull << 20)
 void cb_rs_ll_setup(cb_kernel_ctx *ctx);

@@ -1,4 +1,4 @@
-/* -k 2 ll: reduce-scatter by LL16 packets, for small messages.
+/* -k ll: reduce-scatter by LL16 packets, for small messages.
  *
  * Every rank writes block q of its input, as LL16 packets (8 data bytes and
  * two copies of the epoch in one 16-byte store, device/ll_packet.cuh), into
