@@ -40,10 +40,11 @@ __global__ void agll_kernel(agll_args a) {
     const uint64_t epoch = cb_ll_epoch(m, t);
     const uint32_t flag = cb_ll_flag(epoch);
     const size_t i = cb_ll_packet(t);
-    if (i >= npackets) continue;
-    uint2 v = cb_load_pack8(a.src, i, a.bytes);
+    /* Lanes past the message write filler: every slot of a tile is
+     * rewritten at every epoch of its half (ll_tiles.cuh, "Counters"). */
+    uint2 v = i < npackets ? cb_load_pack8(a.src, i, a.bytes) : make_uint2(0, 0);
     for (int p = 1; p < m.nranks; p++) cb_ll16_write(cb_ll_slot(m, p, epoch, m.rank, i), v, flag);
-    if (a.copy_own) cb_store_pack8(own, i, a.bytes, v);
+    if (a.copy_own && i < npackets) cb_store_pack8(own, i, a.bytes, v);
   }
   /* Pull: every peer's packets of the same tiles into its block. */
   for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
