@@ -58,8 +58,14 @@ static int over_ranks(cb_kernel_ctx *ctx, int v, int least) {
   return v;
 }
 
-int cb_most_ranks_on_device(cb_kernel_ctx *ctx) {
-  return over_ranks(ctx, ctx->ranks_on_device, 0);
+int cb_refuse_shared_gpus(cb_kernel_ctx *ctx, const char *why) {
+  int most = over_ranks(ctx, ctx->ranks_on_device, 0);
+  if (most > 1)
+    cb_kernel_refuse(ctx,
+                     "%s, and with %d ranks on one GPU their streams may share in-order "
+                     "hardware queues",
+                     why, most);
+  return most > 1;
 }
 
 int cb_fit_grid_agreed(cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs, int threads,

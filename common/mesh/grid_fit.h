@@ -48,12 +48,12 @@ static inline int cb_fit_grid(cb_kernel_ctx *ctx, const void *func, int threads,
 int cb_fit_grid_agreed(cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs, int threads,
                        size_t smem, int reserve_sms, int want, int min_blocks);
 
-/* Collective: the most ranks any rank of the run has on its GPU. A kernel
- * whose spinning kernels wait on kernels of its other streams refuses more
- * than one: streams of several ranks may share one of the device's hardware
- * queues, which run in order, and CUDA promises no concurrency between
- * them. */
-int cb_most_ranks_on_device(cb_kernel_ctx *ctx);
+/* Collective, for a kernel whose spinning kernels wait on kernels of its
+ * other streams (`why` says which): refuses the run, on every rank alike,
+ * when any rank shares its GPU with another, since the streams of several
+ * ranks may share one of the device's hardware queues, which run in order,
+ * and CUDA promises no concurrency between them. Returns whether it did. */
+int cb_refuse_shared_gpus(cb_kernel_ctx *ctx, const char *why);
 
 #ifdef __cplusplus
 }

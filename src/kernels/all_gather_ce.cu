@@ -65,14 +65,8 @@ __global__ void __launch_bounds__(AGCE_FLAG_THREADS)
 }
 
 extern "C" void cb_ag_ce_setup(cb_kernel_ctx *ctx) {
-  int sharing = cb_most_ranks_on_device(ctx);
-  if (sharing > 1) { /* on every rank alike: nothing set up, ctx->state stays NULL */
-    cb_kernel_refuse(ctx,
-                     "its copies wait on a spinning flag kernel, and with %d ranks on one GPU "
-                     "their streams may share in-order hardware queues",
-                     sharing);
-    return;
-  }
+  /* On every rank alike: nothing set up, ctx->state stays NULL. */
+  if (cb_refuse_shared_gpus(ctx, "its copies wait on a spinning flag kernel")) return;
   agce_state *st = (agce_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
   st->parallel = (int)cb_env_long("CB_AG_CE_PARALLEL", 1, 0, 1);

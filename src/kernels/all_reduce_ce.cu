@@ -228,14 +228,9 @@ static size_t min_size(size_t a, size_t b) {
 }
 
 extern "C" void cb_ar_ce_setup(cb_kernel_ctx *ctx) {
-  int sharing = cb_most_ranks_on_device(ctx);
-  if (sharing > 1) { /* on every rank alike: nothing set up, ctx->state stays NULL */
-    cb_kernel_refuse(ctx,
-                     "its reduce kernels wait on signal kernels of another stream, and with %d "
-                     "ranks on one GPU their streams may share in-order hardware queues",
-                     sharing);
+  /* On every rank alike: nothing set up, ctx->state stays NULL. */
+  if (cb_refuse_shared_gpus(ctx, "its reduce kernels wait on signal kernels of another stream"))
     return;
-  }
   ce_state *st = (ce_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
   const int n = ctx->nranks;

@@ -118,6 +118,21 @@ static void shuffle(int *order, int n) {
   }
 }
 
+/* One reduction case: n inputs x of op, a random order, the reference and
+ * the tolerance of the check. */
+typedef struct {
+  double x[8], ref, tol;
+  int order[8];
+} reduction_case;
+
+static void draw_case(const type_model *t, cb_redop op, int n, reduction_case *c) {
+  double abs_sum;
+  for (int r = 0; r < n; r++) c->x[r] = draw_input(op, t->bits);
+  c->ref = reference(c->x, n, op, &abs_sum);
+  c->tol = cb_tolerance(t->eps, t->tiny, op, n, abs_sum, c->ref);
+  shuffle(c->order, n);
+}
+
 static int within(double got, double ref, double tol) {
   return fabs(got - ref) <= tol;
 }
@@ -132,19 +147,15 @@ static void test_correct_results_pass(const type_model *t) {
     for (int n = 2; n <= 8; n++)
       for (int o = 0; o < 5; o++) {
         cb_redop op = ops[o];
-        double x[8], abs_sum;
-        int order[8];
-        for (int r = 0; r < n; r++) x[r] = draw_input(op, t->bits);
-        double ref = reference(x, n, op, &abs_sum);
-        double tol = cb_tolerance(t->eps, t->tiny, op, n, abs_sum, ref);
-        shuffle(order, n);
-        double results[3] = {in_order(x, order, n, op, t->bits), tree(x, 0, n, op, t->bits),
-                             op == CB_AVG ? premul_avg(x, order, n, t->bits) : ref};
+        reduction_case c;
+        draw_case(t, op, n, &c);
+        double results[3] = {in_order(c.x, c.order, n, op, t->bits), tree(c.x, 0, n, op, t->bits),
+                             op == CB_AVG ? premul_avg(c.x, c.order, n, t->bits) : c.ref};
         if (op == CB_AVG) results[1] = round_to(results[1] / n, t->bits);
         for (int k = 0; k < 3; k++)
-          if (!within(results[k], ref, tol) && bad++ < 5)
+          if (!within(results[k], c.ref, c.tol) && bad++ < 5)
             CHECKF(0, "%s %s n=%d model %d: %.17g vs reference %.17g, tolerance %.3g", t->name,
-                   cb_redop_name(op), n, k, results[k], ref, tol);
+                   cb_redop_name(op), n, k, results[k], c.ref, c.tol);
       }
   CHECKF(bad == 0, "%s: %lld correct reductions outside the tolerance", t->name, bad);
 }
@@ -154,21 +165,17 @@ static void test_wrong_results_fail(const type_model *t) {
   long long lost_seen = 0, stale_seen = 0, cases = 0;
   for (int trial = 0; trial < TRIALS; trial++)
     for (int n = 2; n <= 8; n++) {
-      double x[8], abs_sum;
-      int order[8];
-      for (int r = 0; r < n; r++) x[r] = draw_input(CB_SUM, t->bits);
-      double ref = reference(x, n, CB_SUM, &abs_sum);
-      double tol = cb_tolerance(t->eps, t->tiny, CB_SUM, n, abs_sum, ref);
-      shuffle(order, n);
+      reduction_case c;
+      draw_case(t, CB_SUM, n, &c);
       /* Lost: the last rank of the order never arrived. */
-      double lost = in_order(x, order, n - 1, CB_SUM, t->bits);
+      double lost = in_order(c.x, c.order, n - 1, CB_SUM, t->bits);
       /* Stale: one rank's input is another round's. */
       double y[8];
-      for (int r = 0; r < n; r++) y[r] = x[r];
-      y[order[0]] = draw_input(CB_SUM, t->bits);
-      double stale = in_order(y, order, n, CB_SUM, t->bits);
-      lost_seen += !within(lost, ref, tol);
-      stale_seen += !within(stale, ref, tol);
+      for (int r = 0; r < n; r++) y[r] = c.x[r];
+      y[c.order[0]] = draw_input(CB_SUM, t->bits);
+      double stale = in_order(y, c.order, n, CB_SUM, t->bits);
+      lost_seen += !within(lost, c.ref, c.tol);
+      stale_seen += !within(stale, c.ref, c.tol);
       cases++;
     }
   double lost_rate = (double)lost_seen / cases, stale_rate = (double)stale_seen / cases;

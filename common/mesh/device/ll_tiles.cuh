@@ -20,10 +20,14 @@
  *
  * Counters are 64-bit, so "only grows" holds for any run (2^64 calls).
  * A packet carries 32 flag bits: cb_ll_flag(e) = 1 + e mod (2^32 - 1),
- * never 0 (zeroed scratch never matches) and different for e, e - 1 and
- * e - 2, the only older epochs a slot can still hold (its half is reused
- * every second epoch), so a stale packet never matches after a wrap of the
- * 32 bits either.
+ * never 0 (zeroed scratch never matches), and equal for two epochs only
+ * when they differ by a multiple of 2^32 - 1. A packet slot of tile t holds
+ * what an earlier call covering t wrote into the same half: epoch e - 2
+ * when that call also had the slot's packet, older (e - 4, e - 6, ...) when
+ * calls in between covered t with fewer packets (a shorter last tile). So
+ * a stale packet could match only if its slot went unwritten for 2^32 - 1
+ * calls covering its tile, every one of them shorter there; no run here
+ * comes near that.
  *
  * Double buffering. Scratch has two halves, chosen by epoch parity. Our
  * warp for tile t at epoch e+2 writing half e%2 of a peer must not
