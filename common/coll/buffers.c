@@ -4,21 +4,26 @@
 
 #include "cuda_check.h"
 
+/* The widest element: -u N moves a call's pointers by at most 8 N bytes. */
+#define WIDEST_ELEMENT 8
+
 /* One-byte elements give the largest byte counts: wider types only round down. */
-void cb_buffers_need(const cb_coll_shape *shape, uint64_t max_bytes, int nranks, size_t *send,
-                     size_t *recv) {
+void cb_buffers_need(const cb_coll_shape *shape, uint64_t max_bytes, int nranks, int unalign,
+                     size_t *send, size_t *recv) {
   cb_counts c;
   shape->counts((size_t)max_bytes, 1, nranks, 0, &c);
-  *send = c.send_count;
-  *recv = c.send_count > c.recv_count ? c.send_count : c.recv_count;
+  size_t pad = (size_t)unalign * WIDEST_ELEMENT;
+  *send = c.send_count + pad;
+  *recv = (c.send_count > c.recv_count ? c.send_count : c.recv_count) + pad;
 }
 
-uint64_t cb_buffers_largest_fit(const cb_coll_shape *shape, int nranks, uint64_t avail) {
+uint64_t cb_buffers_largest_fit(const cb_coll_shape *shape, int nranks, int unalign,
+                                uint64_t avail) {
   uint64_t lo = 0, hi = avail; /* need(bytes) >= bytes, so nothing above avail fits */
   while (lo < hi) {
     uint64_t mid = lo + (hi - lo + 1) / 2;
     size_t s, r;
-    cb_buffers_need(shape, mid, nranks, &s, &r);
+    cb_buffers_need(shape, mid, nranks, unalign, &s, &r);
     if ((uint64_t)s + r <= avail)
       lo = mid;
     else
@@ -27,19 +32,22 @@ uint64_t cb_buffers_largest_fit(const cb_coll_shape *shape, int nranks, uint64_t
   return lo;
 }
 
-void cb_buffers_alloc(cb_buffers *b, size_t send_bytes, size_t recv_bytes) {
+void cb_buffers_alloc(cb_buffers *b, size_t send_bytes, size_t recv_bytes, int unalign) {
   b->send_bytes = send_bytes;
   b->recv_bytes = recv_bytes;
+  b->unalign = unalign;
   /* At least one byte each, so pointers are valid even for empty messages. */
   CB_CUDA(cudaMalloc(&b->send, send_bytes ? send_bytes : 1));
   CB_CUDA(cudaMalloc(&b->recv, recv_bytes ? recv_bytes : 1));
-  CB_CUDA(cudaMalloc((void **)&b->counter, sizeof *b->counter));
+  CB_CUDA(cudaMalloc((void **)&b->check, sizeof *b->check));
+  /* Every rank starts at round 0 and runs the same calls: rounds agree. */
+  CB_CUDA(cudaMemset(b->check, 0, sizeof *b->check));
 }
 
 void cb_buffers_free(cb_buffers *b) {
   CB_CUDA(cudaFree(b->send));
   CB_CUDA(cudaFree(b->recv));
-  CB_CUDA(cudaFree(b->counter));
+  CB_CUDA(cudaFree(b->check));
   b->send = b->recv = NULL;
-  b->counter = NULL;
+  b->check = NULL;
 }

@@ -1,6 +1,8 @@
 /* Each rank's device buffers, allocated once for the largest size of the
  * sweep. In place, the receive buffer is the one region both pointers fall
- * in, so it holds max(send, receive) bytes. */
+ * in, so it holds max(send, receive) bytes. With -u N every call's buffers
+ * start N elements into them (nccl-tests' unalign), so each buffer has
+ * room for 8 N bytes more (the widest element). */
 #ifndef CB_BUFFERS_H
 #define CB_BUFFERS_H
 
@@ -13,20 +15,37 @@
 extern "C" {
 #endif
 
+/* Calls validated back to back without the host in between (checked_calls.c)
+ * at most, and the device words that count their results. */
+#define CB_CHECK_SLOTS 64
+typedef struct {
+  unsigned long long wrong[CB_CHECK_SLOTS]; /* wrong elements of call i */
+  unsigned long long hash[CB_CHECK_SLOTS];  /* hash of call i's output (rank agreement) */
+  uint64_t round;                           /* data rounds used so far */
+} cb_check_words;
+
 typedef struct {
   void *send, *recv;
   size_t send_bytes, recv_bytes;
-  unsigned long long *counter; /* device word for validation results */
+  int unalign;           /* -u: elements every call's pointers start into the buffers */
+  cb_check_words *check; /* device words of the validation */
 } cb_buffers;
 
-/* Bytes a rank needs for messages up to max_bytes (any datatype). */
-void cb_buffers_need(const cb_coll_shape *shape, uint64_t max_bytes, int nranks, size_t *send,
-                     size_t *recv);
+/* Bytes a rank needs for messages up to max_bytes (any datatype), with
+ * -u unalign elements in front. */
+void cb_buffers_need(const cb_coll_shape *shape, uint64_t max_bytes, int nranks, int unalign,
+                     size_t *send, size_t *recv);
 /* Largest message size whose buffers fit in avail bytes (0 if none). */
-uint64_t cb_buffers_largest_fit(const cb_coll_shape *shape, int nranks, uint64_t avail);
+uint64_t cb_buffers_largest_fit(const cb_coll_shape *shape, int nranks, int unalign,
+                                uint64_t avail);
 
-void cb_buffers_alloc(cb_buffers *b, size_t send_bytes, size_t recv_bytes);
+void cb_buffers_alloc(cb_buffers *b, size_t send_bytes, size_t recv_bytes, int unalign);
 void cb_buffers_free(cb_buffers *b);
+
+/* Where a call of elem-byte elements starts in buffer base (-u). */
+static inline char *cb_buffers_start(const cb_buffers *b, void *base, size_t elem) {
+  return (char *)base + (size_t)b->unalign * elem;
+}
 
 #ifdef __cplusplus
 }

@@ -62,11 +62,13 @@ static size_t algbw_param_times_n(const cb_counts *c, size_t elem, int n) {
 
 const cb_coll_shape cb_shape_all_reduce = {.name = "all_reduce",
                                            .reduces = 1,
+                                           .outputs_agree = 1,
                                            .expect = CB_EXPECT_REDUCE,
                                            .counts = counts_same,
                                            .bus_factor = factor_all_reduce,
                                            .algbw_bytes = algbw_param};
 const cb_coll_shape cb_shape_all_gather = {.name = "all_gather",
+                                           .outputs_agree = 1,
                                            .expect = CB_EXPECT_GATHER,
                                            .counts = counts_all_gather,
                                            .bus_factor = factor_n_minus_1_over_n,
@@ -90,6 +92,7 @@ const cb_coll_shape cb_shape_sendrecv = {.name = "sendrecv",
                                          .algbw_bytes = algbw_param};
 const cb_coll_shape cb_shape_broadcast = {.name = "broadcast",
                                           .rooted = 1,
+                                          .outputs_agree = 1,
                                           .expect = CB_EXPECT_FROM_ROOT,
                                           .counts = counts_same,
                                           .bus_factor = factor_one,

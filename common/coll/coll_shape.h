@@ -34,10 +34,12 @@ typedef enum {
 } cb_expect;
 
 typedef struct cb_coll_shape {
-  const char *name; /* "all_reduce": the program is <name>_perf */
-  int reduces;      /* the op (-o) matters */
-  int op_column;    /* the table names the op even so (nccl-tests' sendrecv loops over -o) */
-  int rooted;       /* the root (-r) matters */
+  const char *name;  /* "all_reduce": the program is <name>_perf */
+  int reduces;       /* the op (-o) matters */
+  int op_column;     /* the table names the op even so (nccl-tests' sendrecv loops over -o) */
+  int rooted;        /* the root (-r) matters */
+  int outputs_agree; /* every rank's output must be the same bits (all_reduce, all_gather,
+                        broadcast): the validation compares a hash of them across ranks */
   cb_expect expect;
   /* Counts for a message of `bytes` bytes (nccl-tests' size argument). */
   void (*counts)(size_t bytes, size_t elem_size, int nranks, int rank, cb_counts *out);

@@ -62,6 +62,10 @@ typedef struct {
   /* Set by a setup that cannot serve this run (cb_kernel_refuse): the
    * harness then skips the kernel on every rank with this reason. */
   char refused[160];
+  /* Set by a setup that serves the run differently from what was asked
+   * (cb_kernel_note: a grid shrunk to what can be resident, say): the
+   * harness prints it above the kernel's table, naming the rank. */
+  char note[160];
 } cb_kernel_ctx;
 
 /* One collective call. */
@@ -89,9 +93,18 @@ typedef struct cb_kernel {
    * harness tears it down and skips it on every rank, naming the reason. */
   void (*setup)(cb_kernel_ctx *ctx);
   void (*teardown)(cb_kernel_ctx *ctx);
-  /* Per call shape, outside the timed region. Optional. */
+  /* Per call shape, outside the timed region; host work only (it may run
+   * while the stream is being captured into a graph). Optional. */
   void (*prepare)(cb_kernel_ctx *ctx, const cb_call *call);
-  /* Enqueues one collective on stream; may be captured into a CUDA graph. */
+  /* Enqueues one collective on stream; may be captured into a CUDA graph.
+   * The contract the validation holds every kernel to (checked_calls.c
+   * launches calls back to back, writing fresh inputs and checking outputs
+   * on the stream in between, with no host wait): until a rank's stream
+   * reaches the call, that rank may still be writing its input and reading
+   * its output, so a kernel touches a peer's send or receive buffer only
+   * after that peer's stream has reached the same call (a start handshake);
+   * when the call ends on a rank, that rank's output is complete and no
+   * peer reads its input any more (an end handshake). */
   void (*launch)(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 } cb_kernel;
 
@@ -123,6 +136,10 @@ const char *cb_kernel_call_reason(const cb_kernel *k, const cb_coll_shape *shape
  * line, no trailing period). */
 void cb_kernel_refuse(cb_kernel_ctx *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* For a setup: this kernel serves the run, but not as asked, because of
+ * fmt... (one line, no trailing period). */
+void cb_kernel_note(cb_kernel_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* NULL when every row's id and name are the catalogue's (catalogue.h),
  * else the first disagreement (buf). */

@@ -1,10 +1,12 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "cuda_check.h"
 #include "datagen.h"
 #include "device/dispatch.cuh"
+#include "tolerance.h"
 
 namespace {
 
@@ -19,8 +21,57 @@ __device__ uint64_t mix(uint64_t x) {
   return x;
 }
 
-/* Range of input values for the spec: every partial reduction stays exact. */
-__host__ __device__ int value_range(const cb_data_spec &s) {
+/* The hash behind input element i of rank `rank` in round `seed`. */
+__device__ uint64_t input_hash(uint64_t seed, int rank, size_t i) {
+  uint64_t key = mix(seed * 0x9e3779b97f4a7c15ull + (uint64_t)rank + 1);
+  return mix(key ^ ((uint64_t)i * 0xd1b54a32d192ed03ull));
+}
+
+/* The round the GPU sees now: the spec's, plus the device word's. */
+__device__ uint64_t round_of(const cb_data_spec &s) {
+  return s.seed + (s.round ? *s.round : 0);
+}
+
+template <typename T> struct is_float_type { static const bool value = false; };
+template <> struct is_float_type<__half> { static const bool value = true; };
+template <> struct is_float_type<__nv_bfloat16> { static const bool value = true; };
+template <> struct is_float_type<float> { static const bool value = true; };
+template <> struct is_float_type<double> { static const bool value = true; };
+
+/* Conversions: every exact value here is a small integer, so nothing
+ * rounds; random floating values are rounded once, to the type. */
+template <typename T> __device__ T from_int(long long v) {
+  return (T)v;
+}
+template <> __device__ __half from_int<__half>(long long v) {
+  return __ll2half_rn(v);
+}
+template <> __device__ __nv_bfloat16 from_int<__nv_bfloat16>(long long v) {
+  return __ll2bfloat16_rn(v);
+}
+template <typename T> __device__ T from_double(double v) {
+  return (T)v;
+}
+template <> __device__ __half from_double<__half>(double v) {
+  return __double2half(v);
+}
+template <> __device__ __nv_bfloat16 from_double<__nv_bfloat16>(double v) {
+  return __double2bfloat16(v);
+}
+template <typename T> __device__ double to_double(T v) {
+  return (double)v;
+}
+template <> __device__ double to_double<__half>(__half v) {
+  return (double)__half2float(v);
+}
+template <> __device__ double to_double<__nv_bfloat16>(__nv_bfloat16 v) {
+  return (double)__bfloat162float(v);
+}
+
+/* ---- exact data ------------------------------------------------------------ */
+
+/* Range of exact values for the spec: every partial reduction stays exact. */
+__device__ int exact_range(const cb_data_spec &s) {
   if (s.reduces) {
     int m = 128 / s.nranks; /* sums of n ranks stay below 128: exact in int8 and bfloat16 */
     return m < 2 ? 2 : (m > 16 ? 16 : m);
@@ -38,34 +89,62 @@ __host__ __device__ int value_range(const cb_data_spec &s) {
   }
 }
 
-__device__ int input_int(const cb_data_spec &s, int rank, size_t i) {
-  uint64_t h = mix(((uint64_t)i << 16) ^ ((uint64_t)rank << 4) ^ (uint64_t)s.seed ^
-                   0x9e3779b97f4a7c15ull * (uint64_t)(s.seed + 1));
+__device__ long long exact_value(const cb_data_spec &s, uint64_t h) {
   if (s.reduces && s.op == CB_PROD) return (h & 3) == 0 ? 2 : 1; /* products are powers of two */
-  return (int)(h % (uint64_t)value_range(s));
+  return (long long)(h % (uint64_t)exact_range(s));
 }
 
-/* Conversions and arithmetic through float for the 16-bit types; every
- * value here is a small integer, so nothing rounds. */
-template <typename T> __device__ T from_int(int v) {
-  return (T)v;
-}
-template <> __device__ __half from_int<__half>(int v) {
-  return __int2half_rn(v);
-}
-template <> __device__ __nv_bfloat16 from_int<__nv_bfloat16>(int v) {
-  return __int2bfloat16_rn(v);
+/* ---- random data ----------------------------------------------------------- */
+
+/* A random value of a floating type: a magnitude in [2^-6, 1) (never
+ * subnormal) or [0.5, 2) for prod, a random sign; some zeros of either
+ * sign, a quarter of the elements for min and max. */
+template <typename T> __device__ T random_float(const cb_data_spec &s, uint64_t h) {
+  const bool prod = s.reduces && s.op == CB_PROD;
+  const bool minmax = s.reduces && (s.op == CB_MIN || s.op == CB_MAX);
+  const double sign = (h >> 7) & 1 ? -1.0 : 1.0;
+  const unsigned zero_pick = (unsigned)(h & 63);
+  if (!prod && (minmax ? zero_pick < 16 : zero_pick == 0)) return from_double<T>(sign * 0.0);
+  const double u = (double)(h >> 11) * 0x1p-53; /* [0, 1) */
+  const double mag = prod ? exp2(2.0 * u - 1.0) : 0x1p-6 + (1.0 - 0x1p-6) * u;
+  return from_double<T>(sign * mag);
 }
 
-template <typename T> __device__ double to_double(T v) {
-  return (double)v;
+/* The largest magnitude of a random integer of T: n of them never overflow
+ * a sum (and prod draws from {-1, 1, 2}, which wrap alike in any order). */
+template <typename T> __device__ long long random_int_limit(int nranks) {
+  const bool is_signed = (T)-1 < (T)0;
+  unsigned bits = 8 * sizeof(T) - (is_signed ? 1 : 0);
+  long long top = bits >= 41 ? 1ll << 40 : (long long)((1ull << bits) - 1);
+  return top / nranks;
 }
-template <> __device__ double to_double<__half>(__half v) {
-  return (double)__half2float(v);
+
+template <typename T> __device__ T random_int(const cb_data_spec &s, uint64_t h) {
+  const bool is_signed = (T)-1 < (T)0;
+  if (s.reduces && s.op == CB_PROD) {
+    int pick = (int)(h & 3);
+    return (T)(pick == 0 ? 2 : pick == 1 && is_signed ? -1 : 1);
+  }
+  long long lim = random_int_limit<T>(s.nranks);
+  if (!is_signed) return (T)(h % (uint64_t)(lim + 1));
+  return (T)((long long)(h % (uint64_t)(2 * lim + 1)) - lim);
 }
-template <> __device__ double to_double<__nv_bfloat16>(__nv_bfloat16 v) {
-  return (double)__bfloat162float(v);
+
+template <typename T> __device__ T random_value(const cb_data_spec &s, uint64_t h) {
+  if constexpr (is_float_type<T>::value)
+    return random_float<T>(s, h);
+  else
+    return random_int<T>(s, h);
 }
+
+/* Input element i of rank r in round seed. */
+template <typename T>
+__device__ T input_value(const cb_data_spec &s, uint64_t seed, int r, size_t i) {
+  uint64_t h = input_hash(seed, r, i);
+  return s.kind == CB_DATA_RANDOM ? random_value<T>(s, h) : from_int<T>(exact_value(s, h));
+}
+
+/* ---- expected values -------------------------------------------------------- */
 
 template <typename T> __device__ T apply(T a, T b, cb_redop op) {
   switch (op) {
@@ -100,80 +179,140 @@ template <> __device__ __nv_bfloat16 divide<__nv_bfloat16>(__nv_bfloat16 sum, in
   return __float2bfloat16_rn(__bfloat162float(sum) / (float)n);
 }
 
-template <typename T> __device__ T reduce_over_ranks(const cb_data_spec &s, size_t i) {
-  T acc = from_int<T>(input_int(s, 0, i));
-  for (int r = 1; r < s.nranks; r++) acc = apply<T>(acc, from_int<T>(input_int(s, r, i)), s.op);
+/* The reduction over ranks 0..n-1 of input element i, in the type itself. */
+template <typename T> __device__ T reduce_in_type(const cb_data_spec &s, uint64_t seed, size_t i) {
+  T acc = input_value<T>(s, seed, 0, i);
+  for (int r = 1; r < s.nranks; r++) acc = apply<T>(acc, input_value<T>(s, seed, r, i), s.op);
   return s.op == CB_AVG ? divide<T>(acc, s.nranks) : acc;
 }
 
-template <typename T> __device__ T expected(const cb_data_spec &s, size_t j) {
+/* The input index a reduced output element j comes from. */
+__device__ size_t reduced_index(const cb_data_spec &s, size_t j) {
+  size_t p = s.param_count ? s.param_count : 1;
+  return s.expect == CB_EXPECT_REDUCE_BLOCK ? (size_t)s.rank * p + j : j;
+}
+
+template <typename T> __device__ T expected(const cb_data_spec &s, uint64_t seed, size_t j) {
   size_t p = s.param_count ? s.param_count : 1;
   switch (s.expect) {
   case CB_EXPECT_REDUCE:
-    return reduce_over_ranks<T>(s, j);
   case CB_EXPECT_REDUCE_BLOCK:
-    return reduce_over_ranks<T>(s, (size_t)s.rank * p + j);
+    return reduce_in_type<T>(s, seed, reduced_index(s, j));
   case CB_EXPECT_GATHER:
-    return from_int<T>(input_int(s, (int)(j / p), j % p));
+    return input_value<T>(s, seed, (int)(j / p), j % p);
   case CB_EXPECT_ALLTOALL:
-    return from_int<T>(input_int(s, (int)(j / p), (size_t)s.rank * p + j % p));
+    return input_value<T>(s, seed, (int)(j / p), (size_t)s.rank * p + j % p);
   case CB_EXPECT_FROM_PREV:
-    return from_int<T>(input_int(s, (s.rank - 1 + s.nranks) % s.nranks, j));
+    return input_value<T>(s, seed, (s.rank - 1 + s.nranks) % s.nranks, j);
   default:
-    return from_int<T>(input_int(s, s.root, j));
+    return input_value<T>(s, seed, s.root, j);
   }
 }
 
-template <typename T> __device__ bool same_bits(T a, T b) {
-  const unsigned char *x = (const unsigned char *)&a, *y = (const unsigned char *)&b;
-  for (size_t k = 0; k < sizeof(T); k++)
-    if (x[k] != y[k]) return false;
-  return true;
+/* The float64 reference of a reduced element, in rank order, and the sum of
+ * the inputs' magnitudes (the scale of a sum's rounding error). */
+template <typename T>
+__device__ double reference(const cb_data_spec &s, uint64_t seed, size_t i, double *abs_sum) {
+  double acc = 0, mags = 0;
+  for (int r = 0; r < s.nranks; r++) {
+    double x = to_double<T>(input_value<T>(s, seed, r, i));
+    mags += fabs(x);
+    if (r == 0)
+      acc = x;
+    else if (s.op == CB_PROD)
+      acc *= x;
+    else if (s.op == CB_MIN)
+      acc = x < acc ? x : acc;
+    else if (s.op == CB_MAX)
+      acc = x > acc ? x : acc;
+    else
+      acc += x;
+  }
+  *abs_sum = mags;
+  return s.op == CB_AVG ? acc / s.nranks : acc;
+}
+
+template <typename T> __device__ uint64_t bits_of(T v) {
+  uint64_t b = 0;
+  memcpy(&b, &v, sizeof v);
+  return b;
+}
+
+/* Machine epsilon and smallest normal value of each floating type. */
+struct float_limits {
+  double eps, tiny;
+};
+__host__ __device__ float_limits limits_of(cb_dtype t) {
+  switch (t) {
+  case CB_HALF:
+    return {0x1p-10, 0x1p-14};
+  case CB_BFLOAT16:
+    return {0x1p-7, 0x1p-126};
+  case CB_FLOAT:
+    return {0x1p-23, 0x1p-126};
+  case CB_DOUBLE:
+    return {0x1p-52, 0x1p-1022};
+  default:
+    return {0, 0};
+  }
+}
+
+/* Whether output element j (got) is right. */
+template <typename T>
+__device__ bool element_ok(const cb_data_spec &s, uint64_t seed, size_t j, T got,
+                           float_limits lim) {
+  if (s.reduces && s.kind == CB_DATA_RANDOM && is_float_type<T>::value) {
+    double abs_sum, ref = reference<T>(s, seed, reduced_index(s, j), &abs_sum);
+    return fabs(to_double<T>(got) - ref) <=
+           cb_tolerance(lim.eps, lim.tiny, s.op, s.nranks, abs_sum, ref);
+  }
+  T want = expected<T>(s, seed, j);
+  bool loose = s.reduces && s.op == CB_AVG && lim.eps > 0 && (s.nranks & (s.nranks - 1)) != 0;
+  if (!loose) return bits_of<T>(want) == bits_of<T>(got);
+  double w = to_double<T>(want), g = to_double<T>(got);
+  return fabs(g - w) <= s.nranks * lim.eps * (fabs(w) > 1.0 ? fabs(w) : 1.0);
 }
 
 template <typename T> __global__ void fill_kernel(cb_data_spec s, T *buf, size_t count) {
+  const uint64_t seed = round_of(s);
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
        i += (size_t)gridDim.x * blockDim.x)
-    buf[i] = from_int<T>(input_int(s, s.rank, i));
+    buf[i] = input_value<T>(s, seed, s.rank, i);
+}
+
+/* Sums v over the warp into lane 0. */
+__device__ unsigned long long warp_sum(unsigned long long v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;
 }
 
 template <typename T>
-__global__ void check_kernel(cb_data_spec s, const T *buf, size_t count, double eps,
-                             unsigned long long *wrong) {
-  bool loose = s.op == CB_AVG && s.reduces && eps > 0 && (s.nranks & (s.nranks - 1)) != 0;
-  unsigned long long mine = 0;
+__global__ void check_kernel(cb_data_spec s, const T *buf, size_t count, float_limits lim,
+                             unsigned long long *wrong, unsigned long long *hash) {
+  const uint64_t seed = round_of(s);
+  unsigned long long bad = 0, h = 0;
   for (size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x; j < count;
        j += (size_t)gridDim.x * blockDim.x) {
-    T want = expected<T>(s, j), got = buf[j];
-    if (loose) {
-      double w = to_double<T>(want), g = to_double<T>(got);
-      mine += !(fabs(g - w) <= s.nranks * eps * (fabs(w) > 1.0 ? fabs(w) : 1.0));
-    } else {
-      mine += !same_bits<T>(want, got);
-    }
+    T got = buf[j];
+    bad += !element_ok<T>(s, seed, j, got, lim);
+    /* Position and bits: equal outputs give equal sums, whatever the grid. */
+    if (hash) h += mix(bits_of<T>(got) ^ mix((uint64_t)j + 0x632be59bd9b4e019ull));
   }
-  if (mine) atomicAdd(wrong, mine);
+  bad = warp_sum(bad);
+  h = warp_sum(h);
+  if ((threadIdx.x & 31) == 0) {
+    if (bad) atomicAdd(wrong, bad);
+    if (hash && h) atomicAdd(hash, h);
+  }
+}
+
+__global__ void advance_kernel(uint64_t *round, uint64_t by) {
+  *round += by;
 }
 
 unsigned grid_for(size_t count) {
   size_t blocks = (count + 255) / 256;
   return (unsigned)(blocks < 1 ? 1 : blocks > 4096 ? 4096 : blocks);
-}
-
-/* Machine epsilon of each floating type, 0 for integers. */
-double epsilon_of(cb_dtype t) {
-  switch (t) {
-  case CB_HALF:
-    return 0x1p-10;
-  case CB_BFLOAT16:
-    return 0x1p-7;
-  case CB_FLOAT:
-    return 0x1p-23;
-  case CB_DOUBLE:
-    return 0x1p-52;
-  default:
-    return 0;
-  }
 }
 
 template <typename T>
@@ -183,12 +322,22 @@ void fill_typed(const cb_data_spec *s, void *buf, size_t count, cudaStream_t st)
 
 template <typename T>
 void check_typed(const cb_data_spec *s, const void *buf, size_t count, unsigned long long *w,
-                 cudaStream_t st) {
+                 unsigned long long *h, cudaStream_t st) {
   check_kernel<T>
-      <<<grid_for(count), 256, 0, st>>>(*s, (const T *)buf, count, epsilon_of(s->dtype), w);
+      <<<grid_for(count), 256, 0, st>>>(*s, (const T *)buf, count, limits_of(s->dtype), w, h);
 }
 
 } // namespace
+
+extern "C" const char *cb_data_kind_name(cb_data_kind k) {
+  return k == CB_DATA_RANDOM ? "random" : "exact";
+}
+
+extern "C" int cb_data_kind_parse(const char *name) {
+  if (strcmp(name, "exact") == 0) return CB_DATA_EXACT;
+  if (strcmp(name, "random") == 0) return CB_DATA_RANDOM;
+  return -1;
+}
 
 extern "C" void cb_data_fill_input(const cb_data_spec *s, void *buf, size_t count,
                                    cudaStream_t stream) {
@@ -201,14 +350,15 @@ extern "C" void cb_data_poison(void *buf, size_t bytes, cudaStream_t stream) {
   if (bytes) CB_CUDA(cudaMemsetAsync(buf, 0xFF, bytes, stream));
 }
 
-extern "C" long long cb_data_check(const cb_data_spec *s, const void *buf, size_t count,
-                                   unsigned long long *counter, cudaStream_t stream) {
-  if (count == 0) return 0;
-  unsigned long long wrong = 0;
-  CB_CUDA(cudaMemsetAsync(counter, 0, sizeof *counter, stream));
-  CB_DISPATCH_TYPE(s->dtype, check_typed, s, buf, count, counter, stream);
+extern "C" void cb_data_check(const cb_data_spec *s, const void *buf, size_t count,
+                              unsigned long long *wrong, unsigned long long *hash,
+                              cudaStream_t stream) {
+  if (count == 0) return;
+  CB_DISPATCH_TYPE(s->dtype, check_typed, s, buf, count, wrong, hash, stream);
   CB_CUDA(cudaGetLastError());
-  CB_CUDA(cudaMemcpyAsync(&wrong, counter, sizeof wrong, cudaMemcpyDeviceToHost, stream));
-  CB_CUDA(cudaStreamSynchronize(stream));
-  return (long long)wrong;
+}
+
+extern "C" void cb_data_advance_round(uint64_t *round, uint64_t by, cudaStream_t stream) {
+  advance_kernel<<<1, 1, 0, stream>>>(round, by);
+  CB_CUDA(cudaGetLastError());
 }

@@ -1,17 +1,30 @@
-/* Deterministic, exactly reducible test data and its validation on the GPU.
+/* Test data and its validation, on the GPU.
  *
- * Input element i of rank r, round s, is a small integer drawn from a hash
- * of (r, i, s), so shifted or misrouted blocks never match by accident.
- * For reductions the values are small enough that every partial result is
- * exact in every datatype (bfloat16 included), so any reduction order gives
- * the same bits and outputs are compared bit for bit. The one exception:
- * avg on floating types with a rank count that is not a power of two, where
- * NCCL multiplies each input by 1/n before summing; there the result may
- * differ from sum/n by rounding, and is allowed n units in the last place. */
+ * Input element i of rank r in round s is drawn from a hash of (s, r, i),
+ * so shifted, stale or misrouted data never matches by accident. Two kinds:
+ *
+ *   exact (the default, --data exact): small integers whose every partial
+ *     reduction is exact in every datatype (bfloat16 included), so any
+ *     reduction order gives the same bits and outputs are compared bit for
+ *     bit. The one exception: avg on floating types with a rank count that
+ *     is not a power of two, where NCCL multiplies each input by 1/n before
+ *     summing; there n units in the last place are allowed.
+ *   random (--data random): floating types take random values of the type
+ *     (magnitudes in [2^-6, 1), or [0.5, 2) for prod; some +0 and -0, many
+ *     for min and max so that the order of a reduction shows in the sign of
+ *     a zero); a reduction is compared with its float64 reference, computed
+ *     from the same inputs in rank order, within cb_tolerance (tolerance.h).
+ *     Integer types take random integers over a range no sum of the ranks
+ *     overflows, and stay exact. Moved data (gather, broadcast, ...) is
+ *     compared bit for bit.
+ *
+ * The round of a call can live on the device (cb_data_spec.round): a graph
+ * replayed many times then fills, and checks, fresh data on every replay. */
 #ifndef CB_DATAGEN_H
 #define CB_DATAGEN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cuda_runtime_api.h>
 
@@ -22,6 +35,12 @@
 extern "C" {
 #endif
 
+typedef enum { CB_DATA_EXACT, CB_DATA_RANDOM } cb_data_kind;
+
+/* "exact" or "random"; cb_data_kind_parse returns -1 for another name. */
+const char *cb_data_kind_name(cb_data_kind k);
+int cb_data_kind_parse(const char *name);
+
 typedef struct {
   cb_dtype dtype;
   cb_redop op; /* CB_SUM for collectives that do not reduce */
@@ -29,18 +48,24 @@ typedef struct {
   int reduces;
   int rank, nranks, root;
   size_t param_count;
-  int seed; /* validation round */
+  cb_data_kind kind;
+  uint64_t seed;         /* the round; 0 is the timed data */
+  const uint64_t *round; /* NULL, or a device word the GPU adds to seed when it runs */
 } cb_data_spec;
 
-/* Writes this rank's input (count elements) into buf. */
+/* Enqueues this rank's input (count elements) into buf. */
 void cb_data_fill_input(const cb_data_spec *s, void *buf, size_t count, cudaStream_t stream);
-/* Fills bytes with 0xFF, a value no expected output takes, so an element
- * the kernel never wrote is counted wrong. */
+/* Enqueues 0xFF into every byte, a value no expected output takes, so an
+ * element the kernel never wrote is counted wrong. */
 void cb_data_poison(void *buf, size_t bytes, cudaStream_t stream);
-/* Counts output elements (count of them in buf) that differ from the
- * expected values. counter: a device word for the result. Synchronises stream. */
-long long cb_data_check(const cb_data_spec *s, const void *buf, size_t count,
-                        unsigned long long *counter, cudaStream_t stream);
+/* Enqueues the check of count output elements in buf: adds to *wrong the
+ * number that differ from the expected values and, when hash is not NULL,
+ * adds to *hash a hash of buf's bits (equal outputs give equal hashes, on
+ * any rank). Both are device words; nothing here waits. */
+void cb_data_check(const cb_data_spec *s, const void *buf, size_t count, unsigned long long *wrong,
+                   unsigned long long *hash, cudaStream_t stream);
+/* Enqueues *round += by. */
+void cb_data_advance_round(uint64_t *round, uint64_t by, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

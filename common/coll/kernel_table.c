@@ -88,6 +88,13 @@ void cb_kernel_refuse(cb_kernel_ctx *ctx, const char *fmt, ...) {
   if (!ctx->refused[0]) snprintf(ctx->refused, sizeof ctx->refused, "refused by its setup");
 }
 
+void cb_kernel_note(cb_kernel_ctx *ctx, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(ctx->note, sizeof ctx->note, fmt, ap);
+  va_end(ap);
+}
+
 static void print_limits(FILE *out, const cb_kernel_limits *l) {
   char lim[32];
   fprintf(out, "      %s%s", l->placements & CB_OUT_OF_PLACE ? "out-of-place" : "",

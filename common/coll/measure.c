@@ -18,24 +18,22 @@ void cb_place_call(cb_rank_state *st, const cb_counts *c, size_t elem, int in_pl
                    cb_call *call) {
   call->in_place = in_place;
   call->count = c->param_count;
+  char *send = cb_buffers_start(&st->bufs, st->bufs.send, elem);
+  char *recv = cb_buffers_start(&st->bufs, st->bufs.recv, elem);
   if (in_place) {
-    char *region = st->bufs.recv;
-    call->send = region + c->send_inplace_offset * elem;
-    call->recv = region + c->recv_inplace_offset * elem;
+    call->send = recv + c->send_inplace_offset * elem;
+    call->recv = recv + c->recv_inplace_offset * elem;
   } else {
-    call->send = st->bufs.send;
-    call->recv = st->bufs.recv;
+    call->send = send;
+    call->recv = recv;
   }
 }
 
 /* Writes inputs (and poisons outputs) on every rank, and waits until all
- * ranks are done: kernels may read their peers' inputs directly. */
+ * ranks are done, so the timed loop starts from the same point everywhere. */
 static void prepare_data(cb_rank_state *st, const cb_data_spec *spec, const cb_call *call,
-                         const cb_counts *c, size_t elem, const char *what) {
-  size_t region = (c->send_count > c->recv_count ? c->send_count : c->recv_count) * elem;
-  cb_data_poison(call->in_place ? st->bufs.recv : call->recv,
-                 call->in_place ? region : c->recv_count * elem, st->stream);
-  cb_data_fill_input(spec, (void *)call->send, c->send_count, st->stream);
+                         const cb_counts *c, const char *what) {
+  cb_enqueue_inputs(st, spec, call, c, st->stream);
   cb_gpu_wait(st->stream, st->timing.timeout_s, what);
   cb_world_barrier(st->me);
 }
@@ -65,28 +63,24 @@ static void gather_stats(cb_rank_state *st, cb_timing *t, cb_measure *m) {
   free(all);
 }
 
-cb_data_spec cb_spec_for(const cb_rank_state *st, const cb_call *call, const cb_counts *c,
-                         int seed) {
-  const cb_coll_shape *shape = st->run->coll->shape;
-  cb_data_spec spec = {call->dtype,   shape->reduces ? call->op : CB_SUM,
-                       shape->expect, shape->reduces,
-                       st->me->rank,  st->me->nranks,
-                       call->root,    c->param_count,
-                       seed};
-  return spec;
-}
-
-long long cb_check_round(cb_rank_state *st, const cb_data_spec *spec, const cb_call *call,
-                         const cb_counts *c, cb_enqueue_fn fn, void *arg, const char *what) {
-  size_t elem = cb_dtype_size(call->dtype);
-  prepare_data(st, spec, call, c, elem, what);
-  cb_run_once(st->stream, fn, arg, &st->timing, what);
-  long long mine = cb_data_check(spec, call->recv, c->recv_count, st->bufs.counter, st->stream);
-  long long *all = malloc((size_t)st->me->nranks * sizeof *all), wrong = 0;
-  if (!all) cb_fatal("out of host memory");
-  cb_world_allgather(st->me, &mine, sizeof mine, all);
-  for (int r = 0; r < st->me->nranks; r++) wrong += all[r];
-  free(all);
+/* -c rounds of the measured call, back to back on fresh data (chains of
+ * at most CB_CHECK_SLOTS calls): the wrong values over every rank. */
+static long long validate_rounds(cb_rank_state *st, const cb_launch *l, const cb_counts *c,
+                                 const char *what) {
+  cb_checked_call chain[CB_CHECK_SLOTS];
+  long long wrong = 0;
+  for (int done = 0; done < st->run->opts.check;) {
+    int n =
+        st->run->opts.check - done < CB_CHECK_SLOTS ? st->run->opts.check - done : CB_CHECK_SLOTS;
+    for (int i = 0; i < n; i++) chain[i] = (cb_checked_call){*l, *c, 1};
+    cb_chain_result res;
+    cb_run_checked_calls(st, chain, n, 1, what, &res);
+    for (int i = 0; i < n; i++) {
+      wrong += cb_chain_wrong(&res, i);
+      cb_print_disagreement(st, what, &res.disagree[i]);
+    }
+    done += n;
+  }
   return wrong;
 }
 
@@ -108,7 +102,7 @@ void cb_measure_call(cb_rank_state *st, cb_launch *l, const cb_counts *c, cb_mea
     return;
   }
   cb_data_spec spec = cb_spec_for(st, call, c, 0);
-  prepare_data(st, &spec, call, c, elem, what);
+  prepare_data(st, &spec, call, c, what);
   if (l->kernel->prepare) l->kernel->prepare(l->ctx, call);
   cb_timing t;
   cb_time_iterations(st->me, st->stream, cb_enqueue_kernel, l, &st->timing, what, &t);
@@ -123,9 +117,6 @@ void cb_measure_call(cb_rank_state *st, cb_launch *l, const cb_counts *c, cb_mea
   double bytes = (double)shape->algbw_bytes(c, elem, n);
   m->algbw = m->time_us > 0 ? bytes / 1e3 / m->time_us : 0.0; /* B/us / 1e3 = GB/s */
   m->busbw = m->algbw * shape->bus_factor(n);
-  m->wrong = run->opts.check ? 0 : -1;
-  for (int round = 1; round <= run->opts.check; round++) {
-    spec.seed = round; /* a new input each round, and not the timed one */
-    m->wrong += cb_check_round(st, &spec, call, c, cb_enqueue_kernel, l, what);
-  }
+  /* New inputs every round, none of them the timed one (round 0). */
+  m->wrong = run->opts.check ? validate_rounds(st, l, c, what) : -1;
 }

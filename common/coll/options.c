@@ -31,7 +31,7 @@ void cb_options_defaults(cb_options *o) {
   snprintf(o->kernels, sizeof o->kernels, "all");
 }
 
-enum { OPT_STRESS = CB_OPT_CSV + 1 };
+enum { OPT_STRESS = CB_OPT_CSV + 1, OPT_DATA };
 
 static const struct option long_opts[] = {
     CB_COMMON_LONG_OPTS,
@@ -45,6 +45,8 @@ static const struct option long_opts[] = {
     {"blocking", required_argument, 0, 'z'},
     {"per_iter_timing", required_argument, 0, 'I'},
     {"stress", required_argument, 0, OPT_STRESS},
+    {"unalign", required_argument, 0, 'u'},
+    {"data", required_argument, 0, OPT_DATA},
     {0, 0, 0, 0},
 };
 
@@ -58,6 +60,7 @@ static const cb_int_opt int_opts[] = {
     {'z', "blocking (-z: 0 or 1)", 0, 1, offsetof(cb_options, blocking)},
     {'I', "per-iteration statistics (-I: 0 or 1)", 0, 1, offsetof(cb_options, per_iter)},
     {OPT_STRESS, "stress iterations (--stress)", 1, INT_MAX, offsetof(cb_options, stress)},
+    {'u', "unalign (-u: elements the buffers start in)", 0, 1 << 20, offsetof(cb_options, unalign)},
 };
 
 static cb_opts_result check_combinations(const cb_options *o, char *err, size_t len) {
@@ -74,7 +77,7 @@ cb_opts_result cb_options_parse(int argc, char **argv, cb_options *o, char *err,
   cb_options_defaults(o);
   cb_common_opts_begin(&co, err);
   int c;
-  while ((c = getopt_long(argc, argv, ":b:e:i:f:n:w:c:d:o:r:t:g:G:a:z:T:I:J:k:h", long_opts,
+  while ((c = getopt_long(argc, argv, ":b:e:i:f:n:w:c:d:o:r:t:g:G:a:z:T:I:J:k:u:h", long_opts,
                           NULL)) != -1) {
     cb_opts_result res;
     char bad[64];
@@ -92,6 +95,11 @@ cb_opts_result cb_options_parse(int argc, char **argv, cb_options *o, char *err,
                             "unknown op '%s' (-o takes sum prod min max avg, a comma list, "
                             "or all)",
                             bad);
+    } else if (c == OPT_DATA) {
+      int kind = cb_data_kind_parse(optarg);
+      if (kind < 0)
+        return cb_opts_fail(err, len, "unknown --data '%s' (it takes exact or random)", optarg);
+      o->data = (cb_data_kind)kind;
     }
   }
   cb_opts_result res = cb_common_opts_end(&co, argc, argv, err, len);
@@ -123,8 +131,12 @@ void cb_options_usage(FILE *out, const char *prog) {
           "  -J, --output_file F    write every result as one JSON document to F\n"
           "      --csv F            write one CSV row per measurement to F\n"
           "      --stress N         instead of the sweep: N calls per kernel, each a random size\n"
-          "                         in -b..-e, type, op and placement, launched 1-4 times back to\n"
-          "                         back, every one validated\n"
+          "                         in -b..-e, type, op and placement, on fresh data, back to\n"
+          "                         back with no host wait between them, every one validated\n"
+          "  -u, --unalign N        every call's buffers start N elements into them (0)\n"
+          "      --data KIND        exact: small integers, every result bit for bit (default);\n"
+          "                         random: random values, floating reductions checked against\n"
+          "                         a float64 reference within a tolerance\n"
           "  -k, --kernel K         kernel id or name, a comma list, all, or list (all)\n"
           "  -h, --help             this text\n",
           prog);
@@ -133,10 +145,10 @@ void cb_options_usage(FILE *out, const char *prog) {
 void cb_options_canonical(const cb_options *o, char *buf, size_t len) {
   snprintf(buf, len,
            "b=%llu e=%llu i=%llu f=%llu n=%d w=%d c=%d d=%x o=%x r=%d t=%d g=%d G=%d a=%d z=%d "
-           "T=%d I=%d k=%s stress=%d",
+           "T=%d I=%d k=%s stress=%d u=%d data=%s",
            (unsigned long long)o->sweep.min_bytes, (unsigned long long)o->sweep.max_bytes,
            (unsigned long long)o->sweep.step_bytes, (unsigned long long)o->sweep.step_factor,
            o->iters, o->warmup, o->check, o->dtypes, o->ops, o->root, o->threads, o->gpus,
            o->graph_launches, o->average, o->blocking, o->timeout_s, o->per_iter, o->kernels,
-           o->stress);
+           o->stress, o->unalign, cb_data_kind_name(o->data));
 }

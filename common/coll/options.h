@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "datagen.h"      /* cb_data_kind */
 #include "option_parse.h" /* cb_opts_result, CB_PATH_MAX */
 #include "sizes.h"
 
@@ -32,6 +33,8 @@ typedef struct {
   int timeout_s;      /* -T: bound on any wait for a GPU or a peer */
   int per_iter;       /* -I: per-iteration statistics in JSON and CSV */
   int stress;         /* --stress N: N random validated calls per kernel instead of the sweep */
+  int unalign;        /* -u: every call's buffers start this many elements in (nccl-tests') */
+  cb_data_kind data;  /* --data: exact small integers, or random values (datagen.h) */
   char kernels[256];  /* -k: as typed; resolved against the collective's table */
   char json_path[CB_PATH_MAX]; /* -J */
   char csv_path[CB_PATH_MAX];  /* --csv */

@@ -45,8 +45,9 @@ typedef struct {
 typedef struct {
   int kernel;
   long long calls, skipped; /* skipped: random calls the kernel cannot serve */
-  long long wrong;
+  long long wrong;          /* wrong elements, plus one per rank whose output disagreed */
   double seconds;
+  int batch, replays; /* different calls back to back at most, and runs of each batch */
 } cb_stress_result;
 
 typedef struct {

@@ -17,6 +17,8 @@ static void json_options(cb_json *j, const cb_options *o) {
   cb_json_key(j, "timeout"), cb_json_int(j, o->timeout_s);
   cb_json_key(j, "per_iter_timing"), cb_json_int(j, o->per_iter);
   cb_json_key(j, "stress"), cb_json_int(j, o->stress);
+  cb_json_key(j, "unalign"), cb_json_int(j, o->unalign);
+  cb_json_key(j, "data"), cb_json_string(j, cb_data_kind_name(o->data));
   cb_json_key(j, "kernel"), cb_json_string(j, o->kernels);
   cb_json_end_object(j);
 }

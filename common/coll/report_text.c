@@ -14,11 +14,21 @@ void cb_text_header(FILE *out, const cb_report *r) {
   fprintf(out, "# Collective test starting: %s\n", r->program);
   fprintf(out,
           "# nThread %d nGpus %d minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d "
-          "iters: %d agg iters: 1 validation: %d graph: %d unalign: 0\n",
+          "iters: %d agg iters: 1 validation: %d graph: %d unalign: %d\n",
           o->threads, o->gpus, (unsigned long long)o->sweep.min_bytes,
           (unsigned long long)o->sweep.max_bytes,
           (unsigned long long)(factor ? o->sweep.step_factor : o->sweep.step_bytes),
-          factor ? "factor" : "bytes", o->warmup, o->iters, o->check, o->graph_launches);
+          factor ? "factor" : "bytes", o->warmup, o->iters, o->check, o->graph_launches,
+          o->unalign);
+#ifdef CB_MUTATION
+  fprintf(out,
+          "# MUTANT BUILD (COLLBENCH_MUTATE=%s): a wait was removed on purpose; its results "
+          "are wrong by design\n",
+          CB_MUTATION);
+#endif
+  if (o->data == CB_DATA_RANDOM)
+    fprintf(out, "# data: random values; floating-point reductions within a tolerance of a "
+                 "float64 reference, everything else bit for bit\n");
   if (o->blocking) fprintf(out, "# Blocking Enabled: wait for each iteration before the next\n");
   cb_text_devices(out, r->devices, r->nranks);
   for (int k = 0; k < r->coll->nkernels; k++)
@@ -142,6 +152,10 @@ void cb_text_stress(FILE *out, const cb_report *r, const cb_stress_result *s) {
           "serve), %s mode, %.1f s: %lld wrong elements\n",
           k->id, k->name, s->calls, lo, hi, s->skipped, r->opts.graph_launches ? "graph" : "stream",
           s->seconds, s->wrong);
+  fprintf(out,
+          "#   each call on fresh %s data, up to %d different calls back to back and each batch "
+          "run %d times over, with no host wait in between\n",
+          cb_data_kind_name(r->opts.data), s->batch, s->replays);
 }
 
 void cb_text_footer(FILE *out, const cb_report *r) {

@@ -50,20 +50,52 @@ void cb_enqueue_kernel(void *launch, cudaStream_t s);
 /* Points send and receive at this rank's buffers for one placement. */
 void cb_place_call(cb_rank_state *st, const cb_counts *c, size_t elem, int in_place, cb_call *call);
 
-/* The validation data of a call on this rank. */
+/* The validation data of a call on this rank, round seed. */
 cb_data_spec cb_spec_for(const cb_rank_state *st, const cb_call *call, const cb_counts *c,
-                         int seed);
+                         uint64_t seed);
 
-/* Collective: fills inputs with spec's round, enqueues fn once (through a
- * graph in graph mode), and returns the wrong elements summed over ranks. */
-long long cb_check_round(cb_rank_state *st, const cb_data_spec *spec, const cb_call *call,
-                         const cb_counts *c, cb_enqueue_fn fn, void *arg, const char *what);
+/* Enqueues a call's fresh inputs (spec's round) after poisoning its output. */
+void cb_enqueue_inputs(cb_rank_state *st, const cb_data_spec *spec, const cb_call *call,
+                       const cb_counts *c, cudaStream_t s);
+
+/* One call of a validated chain (checked_calls.c). */
+typedef struct {
+  cb_launch launch; /* the kernel, its context and the placed call */
+  cb_counts counts;
+  int reps; /* launches before the check; above 1 only out of place */
+} cb_checked_call;
+
+/* Ranks whose output differs from rank 0's (the first CB_NAMED_RANKS named). */
+#define CB_NAMED_RANKS 8
+typedef struct {
+  int count;
+  int ranks[CB_NAMED_RANKS];
+} cb_disagreement;
+
+/* What a chain found per call, over every rank (and every replay). */
+typedef struct {
+  long long wrong[CB_CHECK_SLOTS];
+  cb_disagreement disagree[CB_CHECK_SLOTS]; /* only where the shape's outputs must agree */
+} cb_chain_result;
+
+/* Collective: validates ncalls (1..CB_CHECK_SLOTS) calls launched back to
+ * back on the rank's stream with no host wait between them, each on fresh
+ * inputs of its own round written on the GPU, each checked into its own
+ * counters; the chain runs `replays` times (one graph replayed, in graph
+ * mode), on new rounds every time. Waits once, then gathers every rank's
+ * counts and output hashes into out. */
+void cb_run_checked_calls(cb_rank_state *st, cb_checked_call *calls, int ncalls, int replays,
+                          const char *what, cb_chain_result *out);
+/* Wrong values of call i: wrong elements plus one per disagreeing rank. */
+long long cb_chain_wrong(const cb_chain_result *r, int i);
+/* Rank 0: a "# rank agreement" line naming the ranks, when there are any. */
+void cb_print_disagreement(const cb_rank_state *st, const char *what, const cb_disagreement *d);
 
 /* Collective: times and validates one (kernel, call) as the table shows it. */
 void cb_measure_call(cb_rank_state *st, cb_launch *l, const cb_counts *c, cb_measure *m);
 
-/* Collective: --stress N iterations of random calls of one kernel. Returns
- * the wrong elements found. */
+/* Collective: --stress N random calls of one kernel, validated back to back.
+ * Returns the wrong values found. */
 long long cb_stress_kernel(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx);
 
 #ifdef __cplusplus

@@ -59,19 +59,20 @@ static void allocate_buffers(cb_rank_state *st, int device) {
   const cb_options *o = &st->run->opts;
   const cb_coll_shape *shape = st->run->coll->shape;
   size_t send, recv, free_b, total_b;
-  cb_buffers_need(shape, o->sweep.max_bytes, st->me->nranks, &send, &recv);
+  cb_buffers_need(shape, o->sweep.max_bytes, st->me->nranks, o->unalign, &send, &recv);
   CB_CUDA(cudaMemGetInfo(&free_b, &total_b));
   uint64_t avail = free_b > CB_MEM_HEADROOM ? free_b - CB_MEM_HEADROOM : 0;
   if ((uint64_t)send + recv > avail) {
     char need_s[32], free_s[32], fit_s[32];
     cb_format_bytes((uint64_t)send + recv, need_s, sizeof need_s);
     cb_format_bytes(free_b, free_s, sizeof free_s);
-    cb_format_bytes(cb_buffers_largest_fit(shape, st->me->nranks, avail), fit_s, sizeof fit_s);
+    cb_format_bytes(cb_buffers_largest_fit(shape, st->me->nranks, o->unalign, avail), fit_s,
+                    sizeof fit_s);
     cb_fatal("-e %llu needs %s of buffers on device %d, which has %s free (1 GiB kept for NCCL "
              "and CUDA): the largest -e that fits is %s",
              (unsigned long long)o->sweep.max_bytes, need_s, device, free_s, fit_s);
   }
-  cb_buffers_alloc(&st->bufs, send, recv);
+  cb_buffers_alloc(&st->bufs, send, recv, o->unalign);
 }
 
 /* ---- the sweep ---------------------------------------------------------- */
@@ -130,28 +131,50 @@ static int ranks_on_device(const cb_run *run, int device) {
   return n > 0 ? n : 1;
 }
 
+/* What a rank's setup said: refused (skip the kernel), or a note. */
+typedef struct {
+  char refused[sizeof((cb_kernel_ctx *)0)->refused];
+  char note[sizeof((cb_kernel_ctx *)0)->note];
+} setup_word;
+
+/* "reason (rank r)", allocated. */
+static char *naming_rank(const char *text, int rank) {
+  size_t len = strlen(text) + 32;
+  char *s = malloc(len);
+  if (!s) cb_fatal("out of host memory");
+  snprintf(s, len, "%s (rank %d)", text, rank);
+  return s;
+}
+
 /* Collective, after every rank's setup: a kernel that one rank's setup
  * refused is skipped on every rank; rank 0 records and prints the first
- * refusal's reason, naming the rank. Returns whether the kernel is out. */
+ * refusal's reason, naming the rank, or else the first note. Returns
+ * whether the kernel is out. */
 static int refused_anywhere(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx) {
   int n = st->me->nranks;
-  char(*all)[sizeof ctx->refused] = malloc((size_t)n * sizeof *all);
+  setup_word mine, *all = malloc((size_t)n * sizeof *all);
   if (!all) cb_fatal("out of host memory");
-  cb_world_allgather(st->me, ctx->refused, sizeof ctx->refused, all);
-  int who = -1;
-  for (int r = 0; r < n && who < 0; r++)
-    if (all[r][0]) who = r;
-  if (who >= 0 && st->me->rank == 0) {
+  memcpy(mine.refused, ctx->refused, sizeof mine.refused);
+  memcpy(mine.note, ctx->note, sizeof mine.note);
+  cb_world_allgather(st->me, &mine, sizeof mine, all);
+  int who = -1, noted = -1;
+  for (int r = 0; r < n; r++) {
+    if (who < 0 && all[r].refused[0]) who = r;
+    if (noted < 0 && all[r].note[0]) noted = r;
+  }
+  if (st->me->rank == 0) {
     cb_run *run = st->run;
     const cb_kernel *k = &run->coll->kernels[kidx];
-    size_t len = sizeof all[who] + 32;
-    char *why = malloc(len);
-    if (!why) cb_fatal("out of host memory");
-    snprintf(why, len, "%s (rank %d)", all[who], who);
-    run->runnable[kidx] = 0;
-    free(run->report.kernel_skips[kidx]);
-    run->report.kernel_skips[kidx] = why;
-    cb_text_kernel_skipped(stdout, k->id, k->name, why);
+    if (who >= 0) {
+      run->runnable[kidx] = 0;
+      free(run->report.kernel_skips[kidx]);
+      run->report.kernel_skips[kidx] = naming_rank(all[who].refused, who);
+      cb_text_kernel_skipped(stdout, k->id, k->name, run->report.kernel_skips[kidx]);
+    } else if (noted >= 0) {
+      char *note = naming_rank(all[noted].note, noted);
+      printf("#\n# kernel %d (%s): note: %s\n", k->id, k->name, note);
+      free(note);
+    }
     fflush(stdout);
   }
   free(all);
@@ -239,6 +262,13 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
    * spins until its peers' kernels run), and the ce kernels launch new
    * kernels while a spinning one runs. The user's own setting wins. */
   setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+  /* Ranks sharing a GPU (CB_SHARE_GPUS=1, tests only) spin on each other
+   * from different streams; streams that share one of the device's hardware
+   * queues run in order, which can stall a rank's kernel behind another
+   * rank's waiting one. More queues (32, the most) make that less likely;
+   * the user's own setting wins. */
+  const char *shared = getenv("CB_SHARE_GPUS");
+  if (shared && strcmp(shared, "1") == 0) setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
   const char *bad_table = cb_kernels_check_catalogue(coll, err, sizeof err);
   if (bad_table) cb_fatal("the kernel table disagrees with the catalogue: %s", bad_table);
   cb_world *w = cb_world_init(&argc, &argv);

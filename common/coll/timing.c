@@ -116,15 +116,15 @@ void cb_time_iterations(cb_rank_info *me, cudaStream_t s, cb_enqueue_fn fn, void
   if (exec) CB_CUDA(cudaGraphExecDestroy(exec));
 }
 
-void cb_run_once(cudaStream_t s, cb_enqueue_fn fn, void *arg, const cb_timing_opts *o,
-                 const char *what) {
+void cb_run_replayed(cudaStream_t s, cb_enqueue_fn fn, void *arg, int replays,
+                     const cb_timing_opts *o, const char *what) {
   if (o->graph_launches > 0) {
     cudaGraphExec_t exec = capture(s, fn, arg, 1);
-    CB_CUDA(cudaGraphLaunch(exec, s));
+    for (int i = 0; i < replays; i++) CB_CUDA(cudaGraphLaunch(exec, s));
     cb_gpu_wait(s, o->timeout_s, what);
     CB_CUDA(cudaGraphExecDestroy(exec));
   } else {
-    fn(arg, s);
+    for (int i = 0; i < replays; i++) fn(arg, s);
     cb_gpu_wait(s, o->timeout_s, what);
   }
 }

@@ -34,10 +34,12 @@ typedef struct {
 void cb_time_iterations(cb_rank_info *me, cudaStream_t stream, cb_enqueue_fn fn, void *arg,
                         const cb_timing_opts *o, const char *what, cb_timing *out);
 
-/* Enqueues fn once, through a one-iteration graph when graph mode is on
- * (so validation runs the kernel as it was timed), and waits for it. */
-void cb_run_once(cudaStream_t stream, cb_enqueue_fn fn, void *arg, const cb_timing_opts *o,
-                 const char *what);
+/* Enqueues fn `replays` times back to back, with no wait in between: in
+ * graph mode fn is captured once into a graph that is launched `replays`
+ * times (so validation runs the kernel as it was timed); then waits for
+ * all of it, failing with `what` after the timeout. */
+void cb_run_replayed(cudaStream_t stream, cb_enqueue_fn fn, void *arg, int replays,
+                     const cb_timing_opts *o, const char *what);
 
 #ifdef __cplusplus
 }

@@ -18,7 +18,8 @@ extern "C" {
 #endif
 
 /* Every block must be resident at once (a block waits on its peers' same
- * block): 128 blocks of 512 threads fit an H100/H200 (132 SMs). */
+ * block): cb_direct_fit caps the blocks at what the GPU holds; 128 blocks of
+ * 512 threads fit an H100/H200 (132 SMs). */
 #define CB_DIRECT_THREADS    512
 #define CB_DIRECT_MAX_BLOCKS 128
 
@@ -34,6 +35,12 @@ typedef struct {
  * (blocks at most) and <prefix>_BLOCK_BYTES (bytes of peer traffic per
  * block), equal on every rank: block b pairs with block b of each peer. */
 void cb_direct_setup(cb_kernel_ctx *ctx, const char *prefix);
+/* Collective, after cb_direct_setup: caps max_blocks, on every rank alike,
+ * at the blocks of CB_DIRECT_THREADS threads every one of funcs (the
+ * kernel's instantiations) can hold resident at once on every rank's GPU;
+ * notes a cap, refuses the kernel when not one block fits. Every direct
+ * kernel's setup calls it. */
+void cb_direct_fit(cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs);
 /* Collective: frees ctx->state; a direct kernel's teardown in its table. */
 void cb_direct_teardown(cb_kernel_ctx *ctx);
 

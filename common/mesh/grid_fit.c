@@ -1,29 +1,75 @@
 #include "grid_fit.h"
 
+#include <stdlib.h>
+
 #include <cuda_runtime_api.h>
 
 #include "cuda_check.h"
+#include "error.h"
 
-int cb_resident_blocks(const cb_kernel_ctx *ctx, const void *func, int threads, size_t smem,
-                       int reserve_sms) {
-  int per_sm = 0, sms = 0;
-  CB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, func, threads, smem));
+int cb_resident_blocks_all(const cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs,
+                           int threads, size_t smem, int reserve_sms) {
+  int fewest = -1, sms = 0;
+  for (int i = 0; i < nfuncs; i++) {
+    int per_sm = 0;
+    CB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, funcs[i], threads, smem));
+    if (fewest < 0 || per_sm < fewest) fewest = per_sm;
+  }
   CB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->device));
   sms -= reserve_sms;
-  if (sms < 0) sms = 0;
+  if (sms < 0 || fewest < 0) return 0;
   int sharing = ctx->ranks_on_device > 0 ? ctx->ranks_on_device : 1;
-  return per_sm * sms / sharing;
+  return fewest * sms / sharing;
 }
 
-int cb_fit_grid(cb_kernel_ctx *ctx, const void *func, int threads, size_t smem, int reserve_sms,
-                int want, int min_blocks) {
-  int fit = cb_resident_blocks(ctx, func, threads, smem, reserve_sms);
+/* The decision, from the blocks that fit: want, fewer (noted), or refused. */
+static int decide(cb_kernel_ctx *ctx, int fit, int threads, int want, int min_blocks) {
+  const char *ranks = ctx->ranks_on_device == 1 ? "" : "s";
   if (fit >= want) return want;
-  if (fit >= min_blocks && fit > 0) return fit;
+  if (fit >= min_blocks && fit > 0) {
+    cb_kernel_note(
+        ctx,
+        "its blocks wait on each other and %d blocks of %d threads cannot all be resident "
+        "(this GPU holds %d, %d rank%s on it): it launches at most %d",
+        want, threads, fit, ctx->ranks_on_device, ranks, fit);
+    return fit;
+  }
   cb_kernel_refuse(ctx,
                    "its blocks wait on each other and need %d resident blocks of %d threads at "
                    "once; this GPU holds %d (%d rank%s on it)",
-                   min_blocks, threads, fit, ctx->ranks_on_device,
-                   ctx->ranks_on_device == 1 ? "" : "s");
+                   min_blocks > 0 ? min_blocks : 1, threads, fit, ctx->ranks_on_device, ranks);
   return 0;
+}
+
+int cb_fit_grid_all(cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs, int threads,
+                    size_t smem, int reserve_sms, int want, int min_blocks) {
+  int fit = cb_resident_blocks_all(ctx, funcs, nfuncs, threads, smem, reserve_sms);
+  return decide(ctx, fit, threads, want, min_blocks);
+}
+
+/* The smallest (least) or largest of v over every rank. */
+static int over_ranks(cb_kernel_ctx *ctx, int v, int least) {
+  int *all = malloc((size_t)ctx->nranks * sizeof *all);
+  if (!all) cb_fatal("out of host memory");
+  cb_world_allgather(ctx->world, &v, sizeof v, all);
+  for (int r = 0; r < ctx->nranks; r++)
+    if (least ? all[r] < v : all[r] > v) v = all[r];
+  free(all);
+  return v;
+}
+
+int cb_refuse_shared_gpus(cb_kernel_ctx *ctx, const char *why) {
+  int most = over_ranks(ctx, ctx->ranks_on_device, 0);
+  if (most > 1)
+    cb_kernel_refuse(ctx,
+                     "%s, and with %d ranks on one GPU their streams may share in-order "
+                     "hardware queues",
+                     why, most);
+  return most > 1;
+}
+
+int cb_fit_grid_agreed(cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs, int threads,
+                       size_t smem, int reserve_sms, int want, int min_blocks) {
+  int mine = cb_resident_blocks_all(ctx, funcs, nfuncs, threads, smem, reserve_sms);
+  return decide(ctx, over_ranks(ctx, mine, 1), threads, want, min_blocks);
 }

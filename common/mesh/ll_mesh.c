@@ -8,14 +8,15 @@
 #include "cuda_check.h"
 #include "env.h"
 #include "error.h"
+#include "grid_fit.h"
 
 /* Every launched warp must be resident at once: a warp polling for a
- * peer's packets may wait on a peer warp that waits on one of ours. An
- * H100/H200 SM holds 32 blocks and 64 warps, so its 132 SMs hold 4224
- * one-warp blocks and 8448 warps; 2048 warps in blocks of 1 to 16 warps
- * stay within both (the LL kernels use few registers). */
+ * peer's packets may wait on a peer warp that waits on one of ours.
+ * cb_ll_fit caps the grid at what the GPU holds; on an H100/H200 (132 SMs,
+ * 64 warps each) the budget below fits with room to spare. */
 #define LL_MAX_WARPS       2048
 #define LL_MAX_BLOCK_WARPS 16
+#define LL_DEFAULT_WARPS   1024
 
 void cb_ll_setup(cb_kernel_ctx *ctx, size_t max_packets) {
   cb_ll_state *st = (cb_ll_state *)calloc(1, sizeof *st);
@@ -33,6 +34,37 @@ void cb_ll_setup(cb_kernel_ctx *ctx, size_t max_packets) {
   CB_CUDA(cudaMemset(st->epochs, 0, counters));
   CB_CUDA(cudaDeviceSynchronize());
   ctx->state = st;
+}
+
+/* Warps of blocks of block_warps warps that can all be resident. */
+static int resident_warps(cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs,
+                          int block_warps) {
+  return cb_resident_blocks_all(ctx, funcs, nfuncs, block_warps * 32, 0, 0) * block_warps;
+}
+
+void cb_ll_fit(cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs) {
+  cb_ll_state *st = (cb_ll_state *)ctx->state;
+  /* The block sizes cb_ll_grid_for picks: the override, or 2 and 4 warps. */
+  int cap = st->block_warps ? resident_warps(ctx, funcs, nfuncs, st->block_warps)
+                            : resident_warps(ctx, funcs, nfuncs, 2);
+  if (!st->block_warps) {
+    int four = resident_warps(ctx, funcs, nfuncs, 4);
+    cap = four < cap ? four : cap;
+  }
+  int budget = st->max_warps ? st->max_warps : LL_DEFAULT_WARPS;
+  if (cap <= 0) {
+    cb_kernel_refuse(ctx,
+                     "its warps wait on each other and not one block can be resident (%d "
+                     "rank%s on this GPU)",
+                     ctx->ranks_on_device, ctx->ranks_on_device == 1 ? "" : "s");
+    return;
+  }
+  st->warp_cap = cap;
+  if (cap < budget)
+    cb_kernel_note(ctx,
+                   "its warps wait on each other and this GPU holds %d of them at once (%d "
+                   "rank%s on it): the grid has at most %d warps, not %d",
+                   cap, ctx->ranks_on_device, ctx->ranks_on_device == 1 ? "" : "s", cap, budget);
 }
 
 void cb_ll_teardown(cb_kernel_ctx *ctx) {
@@ -65,9 +97,15 @@ cb_ll_mesh cb_ll_mesh_for(const cb_kernel_ctx *ctx, const cb_ll_state *st, size_
 cb_ll_grid cb_ll_grid_for(const cb_ll_state *st, size_t packets) {
   size_t tiles = (packets + CB_LL_TILE - 1) / CB_LL_TILE;
   size_t block_warps = st->block_warps ? (size_t)st->block_warps : tiles <= 64 ? 2 : 4;
-  size_t max_warps = st->max_warps ? (size_t)st->max_warps : 1024;
+  size_t max_warps = st->max_warps ? (size_t)st->max_warps : LL_DEFAULT_WARPS;
   size_t warps = tiles < max_warps ? tiles : max_warps;
   if (warps < block_warps) block_warps = warps;
+  if (st->warp_cap) { /* whole blocks within the cap */
+    size_t cap = (size_t)st->warp_cap;
+    if (block_warps > cap) block_warps = cap;
+    cap = cap / block_warps * block_warps;
+    if (warps > cap) warps = cap;
+  }
   cb_ll_grid g;
   g.threads = (unsigned)(block_warps * 32);
   g.blocks = (unsigned)((warps + block_warps - 1) / block_warps);

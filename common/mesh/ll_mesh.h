@@ -35,11 +35,19 @@ typedef struct {
   uint64_t *epochs;       /* tiles counters, zeroed */
   size_t slot_packets, tiles;
   int block_warps, max_warps; /* from CB_LL_BLOCK_WARPS / CB_LL_MAX_WARPS; 0: by size */
+  int warp_cap;               /* warps that can all be resident at once (cb_ll_fit); 0: none */
 } cb_ll_state;
 
 /* Collective: a cb_ll_state in ctx->state, with scratch for messages of
  * up to max_packets packets per source rank and counters for their tiles. */
 void cb_ll_setup(cb_kernel_ctx *ctx, size_t max_packets);
+/* After cb_ll_setup: caps the grid at the warps every one of funcs (the
+ * kernel's instantiations) can hold resident at once, in the block sizes
+ * cb_ll_grid_for uses, noting a cap below the warp budget and refusing the
+ * kernel when not one block fits. Every LL kernel's setup calls it: a warp
+ * polling for a peer's packets may wait on a peer warp that waits on one of
+ * ours. */
+void cb_ll_fit(cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs);
 /* Collective: frees ctx->state; an LL kernel's teardown in its table. */
 void cb_ll_teardown(cb_kernel_ctx *ctx);
 
@@ -48,7 +56,7 @@ void cb_ll_teardown(cb_kernel_ctx *ctx);
 cb_ll_mesh cb_ll_mesh_for(const cb_kernel_ctx *ctx, const cb_ll_state *st, size_t packets);
 
 /* Grid for a message of `packets` packets per source rank: one warp per
- * tile up to the warp budget, grouped into blocks. */
+ * tile up to the warp budget (and the residency cap), grouped into blocks. */
 typedef struct {
   unsigned blocks, threads;
 } cb_ll_grid;

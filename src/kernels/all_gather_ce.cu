@@ -27,7 +27,12 @@
  * into a CUDA graph; nothing on the host changes per call.
  *
  * In place: our block of our output is the input and is not copied; peers
- * copy only into the other blocks. */
+ * copy only into the other blocks.
+ *
+ * With several ranks on one GPU (CB_SHARE_GPUS) the kernel refuses the run:
+ * a copy on a side stream waits for the spinning start kernel, and streams
+ * of several ranks may share the device's in-order hardware queues, where
+ * another rank's start kernel can wait behind that copy. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -35,6 +40,7 @@
 #include "cuda_check.h"
 #include "device/handshake.cuh"
 #include "env.h"
+#include "grid_fit.h"
 #include "peer_memory.h"
 
 #define AGCE_FLAG_THREADS 32 /* one per peer: at least CB_MAX_PEERS - 1 */
@@ -59,6 +65,8 @@ __global__ void __launch_bounds__(AGCE_FLAG_THREADS)
 }
 
 extern "C" void cb_ag_ce_setup(cb_kernel_ctx *ctx) {
+  /* On every rank alike: nothing set up, ctx->state stays NULL. */
+  if (cb_refuse_shared_gpus(ctx, "its copies wait on a spinning flag kernel")) return;
   agce_state *st = (agce_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
   st->parallel = (int)cb_env_long("CB_AG_CE_PARALLEL", 1, 0, 1);
@@ -77,6 +85,7 @@ extern "C" void cb_ag_ce_setup(cb_kernel_ctx *ctx) {
 
 extern "C" void cb_ag_ce_teardown(cb_kernel_ctx *ctx) {
   agce_state *st = (agce_state *)ctx->state;
+  if (!st) return; /* the setup refused the run */
   for (int p = 0; p < ctx->nranks - 1; p++) {
     CB_CUDA(cudaStreamDestroy(st->side[p]));
     CB_CUDA(cudaEventDestroy(st->join[p]));

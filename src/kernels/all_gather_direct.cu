@@ -109,6 +109,8 @@ __global__ void __launch_bounds__(AGD_THREADS) agd_kernel(agd_args a) {
 
 extern "C" void cb_ag_direct_setup(cb_kernel_ctx *ctx) {
   cb_direct_setup(ctx, "CB_AG_DIRECT");
+  const void *func = (const void *)agd_kernel;
+  cb_direct_fit(ctx, &func, 1);
 }
 
 extern "C" void cb_ag_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

@@ -41,8 +41,17 @@
  * stale L1 line of an earlier call).
  * Epochs live on the device (one counter per rank, advanced by the start
  * handshake), so a graph replay advances them without the host. The
- * `landed` word holds epoch << 32 | pieces, which only grows, across calls
- * too; every wait is >=.
+ * `landed` word counts pieces, across calls: a call's piece k is
+ * base + k + 1, where base (a device word, advanced by the end handshake)
+ * counts the pieces of every earlier call, the same on every rank because
+ * every rank signals as many pieces per call. All 64-bit and only growing;
+ * every wait is >=.
+ *
+ * Residency: the reduce kernels spin while the signal kernels of the side
+ * stream must run, so their grid is fitted leaving an SM free
+ * (grid_fit.h); and with several ranks on one GPU (CB_SHARE_GPUS) the kernel
+ * refuses the run, since their streams may share the device's in-order
+ * hardware queues, where a signal kernel can wait behind a spinning one.
  *
  * In place (send == recv): piece k of chunk p of our buffer is read by our
  * push to rank p (rs) before rank p can push its result for that piece
@@ -55,9 +64,12 @@
 #include "all_reduce_kernels.h"
 #include "cuda_check.h"
 #include "device/dispatch.cuh"
+#include "device/mutation.cuh"
 #include "device/reduce.cuh"
 #include "device/signal.cuh"
+#include "device/type_op_funcs.cuh"
 #include "env.h"
+#include "grid_fit.h"
 #include "peer_memory.h"
 #include "rank_chunk.h"
 
@@ -72,8 +84,9 @@ typedef struct {
   cb_peer_buffer bufs[2]; /* the harness's send and receive buffers, every rank's */
   cb_peer_buffer scratch; /* [source rank] x chunk_cap bytes, written by the sources */
   cb_peer_buffer flags;   /* [kind][source rank] words, written by the sources */
-  uint64_t *epoch;        /* device counter: calls so far */
+  uint64_t *epoch;        /* device counters: [0] calls so far, [1] pieces of those calls */
   size_t chunk_cap;       /* bytes per source in scratch: the largest chunk */
+  int reduce_blocks;      /* at most, fitted to what can be resident */
   cudaStream_t rs, sig, ag;
   cudaEvent_t fork, joined, pushed[CE_MAX_EVENTS], reduced[CE_MAX_EVENTS];
   size_t piece_bytes;
@@ -87,7 +100,8 @@ __host__ __device__ __forceinline__ size_t flag_word(int kind, int src) {
 typedef struct {
   uint64_t *peer_flags[CB_MAX_PEERS]; /* rank r's flag area, as we address it */
   const uint64_t *my_flags;
-  uint64_t *epoch;
+  uint64_t *epoch;  /* calls so far */
+  uint64_t *landed; /* pieces signalled by every earlier call */
   int rank, nranks;
   cb_spin_info spin;
 } flag_args;
@@ -97,6 +111,7 @@ static flag_args make_flag_args(const ce_state *st, cb_kernel_ctx *ctx) {
   for (int r = 0; r < ctx->nranks; r++) a.peer_flags[r] = (uint64_t *)st->flags.ptr[r];
   a.my_flags = (const uint64_t *)st->flags.ptr[ctx->rank];
   a.epoch = st->epoch;
+  a.landed = st->epoch + 1;
   a.rank = ctx->rank;
   a.nranks = ctx->nranks;
   a.spin = CB_SPIN_INFO(ctx);
@@ -105,8 +120,9 @@ static flag_args make_flag_args(const ce_state *st, cb_kernel_ctx *ctx) {
 
 /* ---- handshakes ---------------------------------------------------------- */
 
-/* One thread per peer: signal it, then wait for it. */
-__global__ void ce_handshake(flag_args a, int kind) {
+/* One thread per peer: signal it, then wait for it. The end handshake
+ * (W_DONE) also counts the call's `pieces` into *a.landed. */
+__global__ void ce_handshake(flag_args a, int kind, uint64_t pieces) {
   const int p = threadIdx.x;
   const uint64_t e = *a.epoch + (kind == W_ENTERED ? 1 : 0);
   if (p < a.nranks && p != a.rank) {
@@ -115,20 +131,23 @@ __global__ void ce_handshake(flag_args a, int kind) {
     cb_store_release_sys(a.peer_flags[p] + flag_word(kind, a.rank), e);
     /* Acquire: what the peer did before its release is visible to us and
      * to the work after this kernel on our stream. */
-    cb_wait_geq(a.my_flags + flag_word(kind, p), e, a.spin, p);
+    if (!CB_MUTANT_SKIPS(kind == W_ENTERED ? CB_WAIT_START : CB_WAIT_END))
+      cb_wait_geq(a.my_flags + flag_word(kind, p), e, a.spin, p);
   }
   /* Every thread has read *a.epoch; only then advance it (this call's
-   * other kernels read the new value, in stream order). */
+   * other kernels read the new value, in stream order). The call's signal
+   * and reduce kernels, which read *a.landed, are all before the end
+   * handshake on the stream (the side streams joined). */
   __syncthreads();
   if (kind == W_ENTERED && threadIdx.x == 0) *a.epoch = e;
+  if (kind == W_DONE && threadIdx.x == 0) *a.landed += pieces;
 }
 
 /* After the copies of piece k (stream order): tells every peer it landed. */
-__global__ void ce_signal_landed(flag_args a, uint32_t k) {
+__global__ void ce_signal_landed(flag_args a, uint64_t k) {
   const int p = threadIdx.x;
   if (p < a.nranks && p != a.rank)
-    cb_store_release_sys(a.peer_flags[p] + flag_word(W_LANDED, a.rank),
-                         *a.epoch << 32 | (uint64_t)(k + 1));
+    cb_store_release_sys(a.peer_flags[p] + flag_word(W_LANDED, a.rank), *a.landed + k + 1);
 }
 
 /* ---- the reduction of one piece ------------------------------------------ */
@@ -138,7 +157,7 @@ typedef struct {
   const void *pulled[CB_MAX_PEERS]; /* rank r's piece (r != rank), in our scratch */
   void *out;
   size_t n; /* elements */
-  uint32_t k;
+  uint64_t k;
   flag_args f;
 } reduce_args;
 
@@ -161,7 +180,7 @@ __global__ void __launch_bounds__(CE_THREADS) ce_reduce(reduce_args a) {
   const int n = a.f.nranks, me = a.f.rank;
   if (threadIdx.x < n && (int)threadIdx.x != me) {
     const int p = threadIdx.x;
-    uint64_t want = *a.f.epoch << 32 | (uint64_t)(a.k + 1);
+    uint64_t want = *a.f.landed + a.k + 1;
     cb_wait_geq(a.f.my_flags + flag_word(W_LANDED, p), want, a.f.spin, p);
   }
   /* The acquires above, then the barrier: every thread's reads below come
@@ -197,6 +216,8 @@ static void launch_reduce(const reduce_args *a, int blocks, cudaStream_t s) {
   ce_reduce<T, OP><<<blocks, CE_THREADS, 0, s>>>(*a);
 }
 
+CB_DEFINE_TYPE_OP_FUNCS(reduce_funcs, ce_reduce)
+
 /* ---- setup --------------------------------------------------------------- */
 
 static size_t ceil_div(size_t a, size_t b) {
@@ -207,6 +228,9 @@ static size_t min_size(size_t a, size_t b) {
 }
 
 extern "C" void cb_ar_ce_setup(cb_kernel_ctx *ctx) {
+  /* On every rank alike: nothing set up, ctx->state stays NULL. */
+  if (cb_refuse_shared_gpus(ctx, "its reduce kernels wait on signal kernels of another stream"))
+    return;
   ce_state *st = (ce_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
   const int n = ctx->nranks;
@@ -227,8 +251,8 @@ extern "C" void cb_ar_ce_setup(cb_kernel_ctx *ctx) {
   cb_peer_share(ctx->world, ctx->recv_buf, ctx->recv_buf_bytes, &st->bufs[1]);
   cb_peer_alloc(ctx->world, (size_t)n * st->chunk_cap, &st->scratch);
   cb_peer_alloc(ctx->world, flag_word(W_KINDS, 0) * sizeof(uint64_t), &st->flags);
-  CB_CUDA(cudaMalloc((void **)&st->epoch, sizeof *st->epoch));
-  CB_CUDA(cudaMemset(st->epoch, 0, sizeof *st->epoch));
+  CB_CUDA(cudaMalloc((void **)&st->epoch, 2 * sizeof *st->epoch));
+  CB_CUDA(cudaMemset(st->epoch, 0, 2 * sizeof *st->epoch));
   CB_CUDA(cudaStreamCreateWithFlags(&st->rs, cudaStreamNonBlocking));
   CB_CUDA(cudaStreamCreateWithFlags(&st->sig, cudaStreamNonBlocking));
   CB_CUDA(cudaStreamCreateWithFlags(&st->ag, cudaStreamNonBlocking));
@@ -240,10 +264,15 @@ extern "C" void cb_ar_ce_setup(cb_kernel_ctx *ctx) {
   }
   CB_CUDA(cudaDeviceSynchronize());
   ctx->state = st;
+  /* One SM left for the signal kernels that must run beside the reduce. */
+  const void *funcs[CB_TYPE_OP_FUNCS];
+  st->reduce_blocks =
+      cb_fit_grid_all(ctx, funcs, reduce_funcs(funcs), CE_THREADS, 0, 1, CE_REDUCE_BLOCKS, 1);
 }
 
 extern "C" void cb_ar_ce_teardown(cb_kernel_ctx *ctx) {
   ce_state *st = (ce_state *)ctx->state;
+  if (!st) return; /* the setup refused the run */
   CB_CUDA(cudaDeviceSynchronize());
   cb_peer_free(ctx->world, &st->bufs[0]);
   cb_peer_free(ctx->world, &st->bufs[1]);
@@ -285,7 +314,7 @@ static void push_rs_piece(const ce_state *st, cb_kernel_ctx *ctx, const cb_call 
   cudaEvent_t pushed = st->pushed[k % CE_MAX_EVENTS];
   CB_CUDA(cudaEventRecord(pushed, st->rs));
   CB_CUDA(cudaStreamWaitEvent(st->sig, pushed, 0));
-  ce_signal_landed<<<1, 32, 0, st->sig>>>(*f, (uint32_t)k);
+  ce_signal_landed<<<1, 32, 0, st->sig>>>(*f, (uint64_t)k);
   CB_CUDA(cudaGetLastError());
 }
 
@@ -301,13 +330,14 @@ static void reduce_and_push(const ce_state *st, cb_kernel_ctx *ctx, const cb_cal
   a.mine = (const char *)call->send + off * esz;
   a.out = (char *)call->recv + off * esz;
   a.n = len;
-  a.k = (uint32_t)k;
+  a.k = (uint64_t)k;
   a.f = *f;
   for (int p = 0; p < n; p++)
     a.pulled[p] = p == me ? NULL
                           : (const char *)st->scratch.ptr[me] + (size_t)p * st->chunk_cap +
                                 k * st->piece_bytes;
-  int blocks = (int)min_size(ceil_div(ceil_div(len * esz, 16), CE_THREADS), CE_REDUCE_BLOCKS);
+  int blocks =
+      (int)min_size(ceil_div(ceil_div(len * esz, 16), CE_THREADS), (size_t)st->reduce_blocks);
   CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_reduce, &a, blocks, s);
   CB_CUDA(cudaGetLastError());
   cudaEvent_t done = st->reduced[k % CE_MAX_EVENTS];
@@ -334,7 +364,8 @@ extern "C" void cb_ar_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   cb_rank_chunk(call->count, n, esz, 0, &c0, &first_len); /* chunk 0 is the longest */
   const flag_args f = make_flag_args(st, ctx);
 
-  ce_handshake<<<1, 32, 0, s>>>(f, W_ENTERED);
+  const size_t pieces = ceil_div(first_len, piece); /* every rank signals this many */
+  ce_handshake<<<1, 32, 0, s>>>(f, W_ENTERED, 0);
   CB_CUDA(cudaGetLastError());
   CB_CUDA(cudaEventRecord(st->fork, s));
   CB_CUDA(cudaStreamWaitEvent(st->rs, st->fork, 0));
@@ -342,13 +373,13 @@ extern "C" void cb_ar_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   CB_CUDA(cudaStreamWaitEvent(st->ag, st->fork, 0));
   /* Every rank signals as many pieces as the longest chunk has, so a
    * peer's wait for any piece of its chunk is matched. */
-  for (size_t k = 0; k < ceil_div(first_len, piece); k++) push_rs_piece(st, ctx, call, k, &f);
+  for (size_t k = 0; k < pieces; k++) push_rs_piece(st, ctx, call, k, &f);
   for (size_t k = 0; k < ceil_div(clen, piece); k++) reduce_and_push(st, ctx, call, k, &f, s);
   /* Join the side streams before the end handshake. */
   CB_CUDA(cudaEventRecord(st->joined, st->ag));
   CB_CUDA(cudaStreamWaitEvent(s, st->joined, 0));
   CB_CUDA(cudaEventRecord(st->joined, st->sig)); /* after every copy of rs, too */
   CB_CUDA(cudaStreamWaitEvent(s, st->joined, 0));
-  ce_handshake<<<1, 32, 0, s>>>(f, W_DONE);
+  ce_handshake<<<1, 32, 0, s>>>(f, W_DONE, (uint64_t)pieces);
   CB_CUDA(cudaGetLastError());
 }

@@ -23,7 +23,7 @@
 #include "rank_chunk.h"
 
 extern "C" void cb_ar_direct_setup(cb_kernel_ctx *ctx) {
-  cb_direct_setup(ctx, "CB_AR_DIRECT");
+  cb_direct_reduce_setup(ctx, "CB_AR_DIRECT");
 }
 
 extern "C" void cb_ar_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

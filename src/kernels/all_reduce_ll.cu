@@ -20,6 +20,7 @@
 #include "device/ll_tiles.cuh"
 #include "device/pack8.cuh"
 #include "device/reduce.cuh"
+#include "device/type_op_funcs.cuh"
 #include "ll_mesh.h"
 
 typedef struct {
@@ -72,9 +73,13 @@ static void launch_typed(const ll_args *a, cb_ll_grid g, cudaStream_t s) {
   ll_kernel<T, OP><<<g.blocks, g.threads, 0, s>>>(*a);
 }
 
+CB_DEFINE_TYPE_OP_FUNCS(ll_funcs, ll_kernel)
+
 extern "C" void cb_ar_ll_setup(cb_kernel_ctx *ctx) {
   uint64_t max = ctx->max_bytes < CB_AR_LL_MAX_BYTES ? ctx->max_bytes : CB_AR_LL_MAX_BYTES;
   cb_ll_setup(ctx, (size_t)(max + 7) / 8);
+  const void *funcs[CB_TYPE_OP_FUNCS];
+  cb_ll_fit(ctx, funcs, ll_funcs(funcs));
 }
 
 extern "C" void cb_ar_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

@@ -28,6 +28,13 @@
  *             from the slot's previous use). After the slot is read,
  *             __syncthreads(); thread 0 st.release.sys consumed, so the
  *             sender cannot overwrite a slot before every read of it is done.
+ * Reduction order: chunk k is summed along the ring starting at rank k
+ * (x_k + x_k+1 + ... + x_k-1, ranks mod n), once, by the rank that
+ * finishes it, and its bits are then copied to every other rank: every
+ * rank holds the same bits, though not those of a sum in rank order 0..n-1.
+ * Alignment: 16-byte vector accesses to the caller's buffers, so the row
+ * in all_reduce.c asks for 16-byte aligned buffers (.limits.align) and the
+ * harness skips the other calls (-u) with the reason.
  * In place: each element belongs to one channel, whose phases run in order
  * with a barrier between slices; an element of our input is read (phases
  * 0..n-1) before the final result or a finished chunk is written over it
@@ -39,9 +46,12 @@
 #include "all_reduce_kernels.h"
 #include "cuda_check.h"
 #include "device/dispatch.cuh"
+#include "device/mutation.cuh"
 #include "device/reduce.cuh"
 #include "device/signal.cuh"
+#include "device/type_op_funcs.cuh"
 #include "env.h"
+#include "grid_fit.h"
 #include "peer_memory.h"
 
 #define RING_THREADS 512
@@ -196,7 +206,8 @@ __global__ void __launch_bounds__(RING_THREADS) ring_kernel(ring_args a) {
       const bool recv_phase = kind != PH_SEND && kind != PH_LOCAL;
       const bool send_phase = kind != PH_COPY_LAST && kind != PH_LOCAL;
       if (threadIdx.x == 0) {
-        if (recv_phase) cb_wait_geq(a.my_flags + posted_word(c), received + 1, a.spin, a.prev);
+        if (recv_phase && !CB_MUTANT_SKIPS(CB_WAIT_FIFO))
+          cb_wait_geq(a.my_flags + posted_word(c), received + 1, a.spin, a.prev);
         if (send_phase && sent + 1 > (uint64_t)a.slots)
           cb_wait_geq(a.my_flags + consumed_word(c), sent + 1 - a.slots, a.spin, a.next);
       }
@@ -245,17 +256,24 @@ static void launch_typed(const ring_args *a, int channels, cudaStream_t s) {
   ring_kernel<T, OP><<<channels, RING_THREADS, 0, s>>>(*a);
 }
 
+CB_DEFINE_TYPE_OP_FUNCS(ring_funcs, ring_kernel)
+
 extern "C" void cb_ar_ring_setup(cb_kernel_ctx *ctx) {
-  ring_state *st = (ring_state *)calloc(1, sizeof *st);
-  if (!st) cb_fatal("out of host memory");
   /* Tunables; they must be equal on every rank. Defaults from sweeps on
    * 2 x H200 at 1 GiB float (results/h200x2/2026-11-30-kernels): 16
    * channels of 128 KiB slices gave 164 GB/s, 32 x 512 KiB 311, 64 x 512 KiB
    * 350, 96 x 512 KiB 357, 128 x 512 KiB 364; 1 MiB slices and 8 slots did
    * not help. Every channel's block must be resident at once (a channel
-   * waits on its neighbours' same channel): 128 blocks of RING_THREADS fit
-   * an H100/H200 (132 SMs) many times over. */
-  st->channels = (int)cb_env_long("CB_RING_CHANNELS", 128, 1, 128);
+   * waits on its neighbours' same channel), and every rank must run the
+   * same channels: the count is fitted, alike on every rank, to what every
+   * GPU holds (128 blocks of RING_THREADS fit an H100/H200). */
+  int channels = (int)cb_env_long("CB_RING_CHANNELS", 128, 1, 128);
+  const void *funcs[CB_TYPE_OP_FUNCS];
+  channels = cb_fit_grid_agreed(ctx, funcs, ring_funcs(funcs), RING_THREADS, 0, 0, channels, 1);
+  if (!channels) return; /* refused: nothing set up, ctx->state stays NULL */
+  ring_state *st = (ring_state *)calloc(1, sizeof *st);
+  if (!st) cb_fatal("out of host memory");
+  st->channels = channels;
   st->slots = (int)cb_env_long("CB_RING_SLOTS", 4, 2, 64);
   st->slice_bytes = (size_t)cb_env_long("CB_RING_SLICE", 512 << 10, 1 << 10, 64 << 20);
   if (st->slice_bytes % 16) cb_fatal("CB_RING_SLICE must be a multiple of 16 bytes");
@@ -270,6 +288,7 @@ extern "C" void cb_ar_ring_setup(cb_kernel_ctx *ctx) {
 
 extern "C" void cb_ar_ring_teardown(cb_kernel_ctx *ctx) {
   ring_state *st = (ring_state *)ctx->state;
+  if (!st) return; /* the setup refused the run */
   cb_peer_free(ctx->world, &st->fifo);
   cb_peer_free(ctx->world, &st->flags);
   CB_CUDA(cudaFree(st->counters));
@@ -280,8 +299,6 @@ extern "C" void cb_ar_ring_teardown(cb_kernel_ctx *ctx) {
 extern "C" void cb_ar_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const ring_state *st = (const ring_state *)ctx->state;
   if (call->count == 0) return;
-  if (((uintptr_t)call->send | (uintptr_t)call->recv) & 15)
-    cb_fatal("kernel %s needs 16-byte aligned buffers", ctx->kernel_name);
   int n = ctx->nranks, next = (ctx->rank + 1) % n, prev = (ctx->rank + n - 1) % n;
   ring_args a;
   a.send = call->send;

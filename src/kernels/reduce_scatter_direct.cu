@@ -21,7 +21,7 @@
 #include "reduce_scatter_kernels.h"
 
 extern "C" void cb_rs_direct_setup(cb_kernel_ctx *ctx) {
-  cb_direct_setup(ctx, "CB_RS_DIRECT");
+  cb_direct_reduce_setup(ctx, "CB_RS_DIRECT");
 }
 
 extern "C" void cb_rs_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

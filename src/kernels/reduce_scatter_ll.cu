@@ -22,6 +22,7 @@
 #include "device/ll_tiles.cuh"
 #include "device/pack8.cuh"
 #include "device/reduce.cuh"
+#include "device/type_op_funcs.cuh"
 #include "ll_mesh.h"
 #include "reduce_scatter_kernels.h"
 
@@ -78,10 +79,14 @@ static void launch_typed(const rsll_args *a, cb_ll_grid g, cudaStream_t s) {
   rsll_kernel<T, OP><<<g.blocks, g.threads, 0, s>>>(*a);
 }
 
+CB_DEFINE_TYPE_OP_FUNCS(rsll_funcs, rsll_kernel)
+
 extern "C" void cb_rs_ll_setup(cb_kernel_ctx *ctx) {
   /* The limit is on the table size, the whole input: a block is 1/n of it. */
   uint64_t max = ctx->max_bytes < CB_RS_LL_MAX_BYTES ? ctx->max_bytes : CB_RS_LL_MAX_BYTES;
   cb_ll_setup(ctx, (size_t)(max / (uint64_t)ctx->nranks + 7) / 8);
+  const void *funcs[CB_TYPE_OP_FUNCS];
+  cb_ll_fit(ctx, funcs, rsll_funcs(funcs));
 }
 
 extern "C" void cb_rs_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

@@ -4,18 +4,31 @@
 # For every *_perf program in BUILD_DIR (or the PROGRAMs named): every kernel (-k all), every datatype
 # and op, out-of-place and in-place, sizes with odd element counts and large
 # ones, in stream and graph mode, launched as one process (-g N) and, when
-# mpirun exists, as N processes. Each run must exit 0 and report 0 wrong.
-# Logs go to $LOGDIR (default ./gpu-check-logs); a summary table is printed last.
-# KERNELS (default all) is passed to -k: e.g. KERNELS=ce checks one kernel.
-# LAUNCH=single or LAUNCH=mpi keeps one of the two launches; EXTRA_ARGS are
-# added to every command line (e.g. EXTRA_ARGS="-T 20").
+# mpirun exists, as N processes. Each run validates 2 calls back to back on
+# fresh data (-c 2), with rank agreement where outputs must agree, and must
+# exit 0 and report 0 wrong. One line per run (PASS/FAIL) in $LOGDIR/summary.txt.
+#
+# PASSES (default "exact random u1 u4 u8") picks the passes of the matrix:
+#   exact   the exact small-integer data (the default of the programs)
+#   random  --data random: random values, floating reductions within a
+#           tolerance of a float64 reference
+#   uN      -u N: every call's buffers start N elements in (nccl-tests'
+#           unalign), exact data; a kernel that needs aligned buffers lists
+#           those calls as skipped with the reason
+# Logs go to $LOGDIR (default ./gpu-check-logs). KERNELS (default all) is
+# passed to -k: e.g. KERNELS=ce checks one kernel. LAUNCH=single or
+# LAUNCH=mpi keeps one of the two launches; EXTRA_ARGS are added to every
+# command line (e.g. EXTRA_ARGS="-T 20"); RUN_CAP (900) bounds each run in
+# seconds, and DEADLINE (epoch seconds) the whole matrix.
 # More ranks than GPUs: CB_SHARE_GPUS=1 tests/gpu/check.sh build-gpu 3 all_reduce_perf
 # puts ranks on the GPUs round robin (NCCL is then listed as unavailable).
 set -uo pipefail
+source "$(dirname "$0")/lib.sh"
 BUILD=${1:-build-gpu}
 NGPUS=${2:-$(nvidia-smi -L 2>/dev/null | wc -l)}
 LOGDIR=${LOGDIR:-gpu-check-logs}
-export NCCL_NVLS_ENABLE=0 # never NVLink multicast (see DESIGN.md)
+PASSES=${PASSES:-exact random u1 u4 u8}
+RUN_CAP=${RUN_CAP:-900}
 export CB_SHARE_GPUS=${CB_SHARE_GPUS:-0} # set, so that mpirun -x passes it
 mkdir -p "$LOGDIR"
 [ "$NGPUS" -ge 1 ] || { echo "check.sh: no GPU visible" >&2; exit 1; }
@@ -32,38 +45,57 @@ case "${LAUNCH:-both}" in
   *) echo "check.sh: LAUNCH must be single, mpi or both" >&2; exit 2 ;;
 esac
 
+# The arguments of a pass.
+pass_args() {
+  case $1 in
+    exact) echo "" ;;
+    random) echo "--data random" ;;
+    u[0-9]*) echo "-u ${1#u}" ;;
+    *) echo "check.sh: unknown pass '$1' (exact, random or uN)" >&2; exit 2 ;;
+  esac
+}
+for pass in $PASSES; do pass_args "$pass" >/dev/null || exit 2; done
+
 fail=0
-printf '%-22s %-7s %-6s %-26s %6s %s\n' program launch mode sizes wrong result >"$LOGDIR/summary.txt"
-PROGS=("$BUILD"/*_perf)
+printf '%-22s %-6s %-7s %-6s %-26s %6s %s\n' program pass launch mode sizes wrong result \
+  >"$LOGDIR/summary.txt"
+mapfile -t PROGS < <(cb_programs "$BUILD")
 [ $# -gt 2 ] && PROGS=("${@:3}") && PROGS=("${PROGS[@]/#/$BUILD/}")
-for prog in "${PROGS[@]}"; do
-  [ -x "$prog" ] || { echo "check.sh: '$prog' is not an executable program" >&2; exit 2; }
-  name=$(basename "$prog")
-  # copy_perf is not a collective (no -d/-o/-G): tests/gpu/copy_check.sh checks it.
-  [ "$name" = copy_perf ] && continue
-  for launch in "${LAUNCHERS[@]}"; do
-    for mode in "${MODES[@]}"; do
-      for sizes in "${SIZE_SETS[@]}"; do
-        args="-k ${KERNELS:-all} -d all -o all -c 2 -n 3 -w 1 $sizes $mode ${EXTRA_ARGS:-}"
-        if [ "$launch" = single ]; then
-          cmd="$prog -g $NGPUS $args"
-        else
-          cmd="mpirun --allow-run-as-root --oversubscribe -np $NGPUS -x NCCL_NVLS_ENABLE -x CB_SHARE_GPUS $prog $args"
-        fi
-        label=stream
-        [ -n "$mode" ] && label=graph
-        log="$LOGDIR/${name}_${launch}_${label}$(echo "$sizes" | tr -c 'a-zA-Z0-9' _ | tr -s _).txt"
-        echo "$ $cmd" >"$log"
-        timeout 900 $cmd >>"$log" 2>&1
-        rc=$?
-        wrong=$(sed -n 's/^# Out of bounds values : \([0-9]*\).*/\1/p' "$log")
-        result=PASS
-        if [ $rc -ne 0 ] || [ "$wrong" != 0 ]; then result="FAIL(rc=$rc)"; fail=1; fi
-        printf '%-22s %-7s %-6s %-26s %6s %s\n' "$name" "$launch" "$label" \
-          "$sizes" "${wrong:-?}" "$result" >>"$LOGDIR/summary.txt"
+for pass in $PASSES; do
+  for prog in "${PROGS[@]}"; do
+    [ -x "$prog" ] || { echo "check.sh: '$prog' is not an executable program" >&2; exit 2; }
+    name=$(basename "$prog")
+    for launch in "${LAUNCHERS[@]}"; do
+      for mode in "${MODES[@]}"; do
+        for sizes in "${SIZE_SETS[@]}"; do
+          args="-k ${KERNELS:-all} -d all -o all -c 2 -n 3 -w 1 $sizes $mode $(pass_args "$pass") ${EXTRA_ARGS:-}"
+          if [ "$launch" = single ]; then
+            cmd="$prog -g $NGPUS $args"
+          else
+            cmd="mpirun --allow-run-as-root --oversubscribe -np $NGPUS -x NCCL_NVLS_ENABLE -x CB_SHARE_GPUS $prog $args"
+          fi
+          label=stream
+          [ -n "$mode" ] && label=graph
+          log="$LOGDIR/${name}_${pass}_${launch}_${label}$(echo "$sizes" | tr -c 'a-zA-Z0-9' _ | tr -s _).txt"
+          cap=$(cb_cap "$RUN_CAP")
+          if [ "$cap" -le 5 ]; then
+            result="SKIPPED(deadline)"
+            wrong=-
+          else
+            echo "$ $cmd" >"$log"
+            timeout "$cap" $cmd >>"$log" 2>&1
+            rc=$?
+            wrong=$(cb_wrong_of "$log")
+            result=PASS
+            if [ $rc -ne 0 ] || [ "$wrong" != 0 ]; then result="FAIL(rc=$rc)"; fi
+          fi
+          [ "$result" = PASS ] || fail=1
+          printf '%-22s %-6s %-7s %-6s %-26s %6s %s\n' "$name" "$pass" "$launch" "$label" \
+            "$sizes" "$wrong" "$result" | tee -a "$LOGDIR/summary.txt"
+        done
       done
     done
   done
 done
-cat "$LOGDIR/summary.txt"
+echo "check.sh: $(grep -c ' PASS$' "$LOGDIR/summary.txt") PASS, $(grep -c 'FAIL' "$LOGDIR/summary.txt") FAIL, $(grep -c 'SKIPPED' "$LOGDIR/summary.txt") SKIPPED"
 exit $fail

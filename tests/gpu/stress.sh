@@ -1,28 +1,61 @@
 #!/usr/bin/env bash
-# Stress runs of our kernels on a GPU node (never in CI):
-#   tests/gpu/stress.sh [BUILD_DIR] [NGPUS] [CALLS] [program:kernel:min:max ...]
-# Each runs PROGRAM --stress CALLS in graph mode over every datatype and op:
-# random sizes in min..max (the kernel's range), 1-4 launches back to back,
-# every call validated. Exits non-zero on any wrong value or failure.
+# Validated back-to-back stress of our kernels on a GPU node (never in CI):
+#   tests/gpu/stress.sh [BUILD_DIR] [NGPUS] [program:kernel[:min:max] ...]
+# Each case runs PROGRAM -k KERNEL --stress CALLS in graph mode over every
+# datatype and op: random sizes in min..max, each call on fresh inputs
+# written on the GPU, calls back to back with no host wait between them
+# (batches replayed on new rounds), every call validated on the GPU, ranks'
+# outputs compared where they must agree. Without cases: every kernel of
+# ours that `-k list` shows in every program of BUILD_DIR, sizes 8 B up to
+# its limit (at most MAX, default 8M).
+#   CALLS_LL (1000000): calls per LL kernel (names ll*); CALLS (100000): others.
+#   DATA (random): --data of the runs; CAP (900): seconds per case, DEADLINE
+#   (epoch seconds) for all; EXTRA_ARGS: added to every command line.
+# One PASS/FAIL line per case; exits non-zero on any wrong value or failure.
 set -uo pipefail
+source "$(dirname "$0")/lib.sh"
 BUILD=${1:-build-gpu}
 NGPUS=${2:-$(nvidia-smi -L 2>/dev/null | wc -l)}
-CALLS=${3:-100000}
-shift $(($# < 3 ? $# : 3))
+shift $(($# < 2 ? $# : 2))
+CALLS_LL=${CALLS_LL:-1000000}
+CALLS=${CALLS:-100000}
+MAX=${MAX:-8M}
+DATA=${DATA:-random}
+CAP=${CAP:-900}
+
 CASES=("$@")
-[ ${#CASES[@]} -gt 0 ] || CASES=(all_reduce_perf:ll:8:1M all_reduce_perf:ring:8:8M
-  all_reduce_perf:direct:8:8M all_reduce_perf:ce:8:8M all_gather_perf:direct:8:8M all_gather_perf:ce:8:8M
-  all_gather_perf:ll:8:1M reduce_scatter_perf:direct:8:8M reduce_scatter_perf:ll:8:1M)
-export NCCL_NVLS_ENABLE=0 # never NVLink multicast
+if [ ${#CASES[@]} -eq 0 ]; then
+  for prog in $(cb_programs "$BUILD"); do
+    while read -r _ name limit; do
+      CASES+=("$(basename "$prog"):$name:8:$(cb_min_size "$limit" "$MAX")")
+    done < <(cb_our_kernels "$prog")
+  done
+fi
+[ ${#CASES[@]} -gt 0 ] || { echo "stress.sh: no kernel of ours in $BUILD" >&2; exit 1; }
+
 fail=0
 for c in "${CASES[@]}"; do
   IFS=: read -r prog kernel lo hi <<<"$c"
-  cmd="$BUILD/$prog -g $NGPUS -k $kernel -b $lo -e $hi -G 1 -d all -o all -T 60 --stress $CALLS"
+  lo=${lo:-8} hi=${hi:-$MAX}
+  calls=$CALLS
+  case $kernel in ll*) calls=$CALLS_LL ;; esac
+  cmd="$BUILD/$prog -g $NGPUS -k $kernel -b $lo -e $hi -G 1 -d all -o all -T 60 --data $DATA --stress $calls ${EXTRA_ARGS:-}"
   echo "\$ $cmd"
-  out=$($cmd 2>&1)
+  cap=$(cb_cap "$CAP")
+  if [ "$cap" -le 5 ]; then
+    echo "SKIPPED(deadline): $c"
+    fail=1
+    continue
+  fi
+  out=$(timeout "$cap" $cmd 2>&1)
   rc=$?
-  echo "$out" | grep -E "^# stress|^# Out of bounds|wrong|rror"
+  echo "$out" | grep -E "^# stress|^#   each|^# Out of bounds|^# rank agreement|wrong|rror|timed out" | head -20
   wrong=$(echo "$out" | sed -n 's/^# Out of bounds values : \([0-9]*\).*/\1/p')
-  if [ $rc -ne 0 ] || [ "$wrong" != 0 ]; then echo "FAIL: $c (rc=$rc)"; fail=1; fi
+  if [ $rc -ne 0 ] || [ "$wrong" != 0 ]; then
+    echo "FAIL: $c (rc=$rc, wrong=${wrong:-?})"
+    fail=1
+  else
+    echo "PASS: $c ($calls calls, 0 wrong)"
+  fi
 done
 exit $fail

@@ -1,7 +1,9 @@
 """What tests/py/test_program.py and tests/py/test_copy_program.py share: a
-built program run as a user runs it (alone or under mpirun), on a machine
-that may have no GPU, and the checks on how it refuses bad input. Standard
-library only; imported from the test scripts' own directory.
+built program run as a user runs it (alone or under mpirun), and the checks
+on how it refuses bad input. A check that needs a machine without a GPU
+arranges one (hide_gpus: CUDA_VISIBLE_DEVICES empty), so it runs, and can
+fail, on any machine; it is never skipped. Standard library only; imported
+from the test scripts' own directory.
 """
 
 import os
@@ -10,22 +12,24 @@ import subprocess
 NO_GPU = "no CUDA device visible"
 
 
-def _env(extra=None):
+def _env(extra=None, hide_gpus=False):
     env = dict(os.environ)
     env.pop("CUDA_VISIBLE_DEVICES", None)
+    if hide_gpus:
+        env["CUDA_VISIBLE_DEVICES"] = ""  # CUDA then sees no device, GPU or not
     if extra:
         env.update(extra)
     return env
 
 
-def run_program(program, *args, timeout=30, env_extra=None):
+def run_program(program, *args, timeout=30, env_extra=None, hide_gpus=False):
     return subprocess.run([program, *args], capture_output=True, text=True, timeout=timeout,
-                          env=_env(env_extra))
+                          env=_env(env_extra, hide_gpus))
 
 
-def mpirun_program(mpiexec, program, *args, timeout=60):
+def mpirun_program(mpiexec, program, *args, timeout=60, hide_gpus=False):
     """Two processes of program with args, or a list of argument lists (one per process)."""
-    env = _env({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
+    env = _env({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}, hide_gpus)
     cmd = [mpiexec, "--oversubscribe"]
     if args and isinstance(args[0], list):
         for i, per_proc in enumerate(args):
@@ -33,15 +37,6 @@ def mpirun_program(mpiexec, program, *args, timeout=60):
     else:
         cmd += ["-n", "2", program, *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
-
-
-def gpu_visible():
-    """True when a CUDA device is usable here (then the no-GPU checks do not apply)."""
-    try:
-        proc = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return proc.returncode == 0 and "GPU" in proc.stdout
 
 
 def pop_option(argv, flag):

@@ -18,8 +18,7 @@ import sys
 import tempfile
 import unittest
 
-from program_testlib import (NO_GPU, ProgramAssertions, gpu_visible, mpirun_program, pop_option,
-                             run_program)
+from program_testlib import NO_GPU, ProgramAssertions, mpirun_program, pop_option, run_program
 
 PROGRAM = None
 MPIEXEC = None
@@ -31,8 +30,8 @@ def run(*args, timeout=30, env_extra=None):
     return run_program(PROGRAM, *args, timeout=timeout, env_extra=env_extra)
 
 
-GPU_VISIBLE = gpu_visible()
-needs_no_gpu = unittest.skipIf(GPU_VISIBLE, "a GPU is visible: a run would start")
+def run_without_gpu(*args, env_extra=None):
+    return run_program(PROGRAM, *args, env_extra=env_extra, hide_gpus=True)
 
 
 class Informational(unittest.TestCase):
@@ -128,17 +127,18 @@ class BadInput(ErrorAssertions, unittest.TestCase):
         self.assertOneLineError(run("--csv", "/nonexistent-dir/x.csv"), "--csv")
 
 
-@needs_no_gpu
 class WithoutGpu(ErrorAssertions, unittest.TestCase):
+    """Every GPU hidden: a valid run stops with one clear line."""
+
     def test_run_without_gpu(self):
-        self.assertOneLineError(run("-b", "8", "-e", "8"), NO_GPU, gpu_message=True)
+        self.assertOneLineError(run_without_gpu("-b", "8", "-e", "8"), NO_GPU, gpu_message=True)
 
     def test_default_run_without_gpu(self):
-        self.assertOneLineError(run(), NO_GPU, gpu_message=True)
+        self.assertOneLineError(run_without_gpu(), NO_GPU, gpu_message=True)
 
     def test_every_option_then_no_gpu(self):
         with tempfile.TemporaryDirectory() as d:
-            p = run("-D", "h2d,d2h", "-W", "8", "--pageable", "--osu", "-k", "ce,sm,llhost",
+            p = run_without_gpu("-D", "h2d,d2h", "-W", "8", "--pageable", "--osu", "-k", "ce,sm,llhost",
                     "-b", "1", "-e", "1G", "-n", "3", "-w", "1", "-c", "1",
                     "-J", os.path.join(d, "x.json"), "--csv", os.path.join(d, "x.csv"))
             self.assertOneLineError(p, NO_GPU, gpu_message=True)
@@ -146,7 +146,7 @@ class WithoutGpu(ErrorAssertions, unittest.TestCase):
 
     def test_gdrcopy_unavailable_is_not_an_error_with_all(self):
         # -k all gets past the kernel checks (gdrcopy merely skipped) to the GPU check.
-        p = run("-k", "all", env_extra={"CB_GDRAPI_LIB": "/nonexistent/libgdrapi.so"})
+        p = run_without_gpu("-k", "all", env_extra={"CB_GDRAPI_LIB": "/nonexistent/libgdrapi.so"})
         self.assertOneLineError(p, NO_GPU, gpu_message=True)
 
 
@@ -157,7 +157,7 @@ def mpirun(*args, timeout=60):
 class UnderMpirun(ErrorAssertions, unittest.TestCase):
     def setUp(self):
         if not MPIEXEC:
-            self.skipTest("no --mpiexec given")
+            self.fail("UnderMpirun needs --mpiexec (registered only where MPI was found)")
 
     def test_help_printed_once(self):
         self.assertPrintedOnce(mpirun("-h"), "usage: copy_perf")
@@ -169,9 +169,8 @@ class UnderMpirun(ErrorAssertions, unittest.TestCase):
         p = mpirun(["-b", "8", "-e", "8", "-W", "4"], ["-b", "8", "-e", "8", "-W", "5"])
         self.assertRefusedOnce(p, "different options", "W=4", "W=5")
 
-    @needs_no_gpu
     def test_d2d_with_two_processes_gets_to_the_gpu_check(self):
-        p = mpirun("-D", "d2d", "-b", "8", "-e", "8")
+        p = mpirun_program(MPIEXEC, PROGRAM, "-D", "d2d", "-b", "8", "-e", "8", hide_gpus=True)
         self.assertNotEqual(p.returncode, 0)
         self.assertIn(NO_GPU, p.stderr)
         self.assertNotIn("two GPUs", p.stderr)
@@ -183,7 +182,7 @@ class ReportFiles(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         if not EMITTER:
-            raise unittest.SkipTest("no --report-emitter given")
+            raise AssertionError("ReportFiles needs --report-emitter")
         cls.dir = tempfile.TemporaryDirectory()
         cls.json_path = os.path.join(cls.dir.name, "r.json")
         cls.csv_path = os.path.join(cls.dir.name, "r.csv")

@@ -151,11 +151,12 @@ class ReportFilesBase:
         want = {"minbytes": 8, "maxbytes": 1048576, "stepbytes": 1048576, "stepfactor": 4,
                 "iters": 7, "warmup_iters": 2, "check": 3, "root": 1, "nthreads": 1,
                 "ngpus": 2, "cudagraph": 5 if self.GRAPH else 0, "average": 2, "blocking": 0,
-                "timeout": 60, "per_iter_timing": 1, "stress": 0}
-        self.assertEqual(set(opts), set(want) | {"kernel"})
+                "timeout": 60, "per_iter_timing": 1, "stress": 0, "unalign": 3}
+        self.assertEqual(set(opts), set(want) | {"kernel", "data"})
         for key, value in want.items():
             self.assertInt(opts[key], value, f"options.{key}")
         self.assertEqual(opts["kernel"], "0,3")
+        self.assertEqual(opts["data"], "random")
 
     def test_json_versions(self):
         v = self.doc()["versions"]

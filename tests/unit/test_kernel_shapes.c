@@ -18,25 +18,18 @@ static void check_ll_grid(const cb_ll_state *st, size_t packets, unsigned blocks
          packets, g.blocks, g.threads, blocks, threads);
 }
 
-static void test_ll_grid_defaults(void) {
-  cb_ll_state st = {0};                     /* no CB_LL_* overrides: the shape by size */
-  check_ll_grid(&st, 1, 1, 32);             /* 8 B: one warp */
-  check_ll_grid(&st, 32, 1, 32);            /* one full tile */
-  check_ll_grid(&st, 33, 1, 64);            /* two tiles: one block of two warps */
-  check_ll_grid(&st, 64 * 32, 32, 64);      /* 16 KiB all-reduce: 64 warps, 2 per block */
-  check_ll_grid(&st, 64 * 32 + 1, 17, 128); /* 65 tiles: blocks of 4 warps */
-  check_ll_grid(&st, 131072, 256, 128);     /* 1 MiB: 4096 tiles, capped at 1024 warps */
-}
-
 static void test_ll_grid_overrides(void) {
   cb_ll_state st = {.block_warps = 8, .max_warps = 256};
   check_ll_grid(&st, 131072, 32, 256);
   check_ll_grid(&st, 5 * 32, 1, 160); /* fewer warps than a block: the block shrinks */
-  /* Any size: whole warps, at least one warp per tile up to the budget,
-   * and never a whole block more than needed. */
+  /* Any size and setting (0: the defaults): whole warps, at least one warp
+   * per tile up to the budget, never a whole block more than needed, and
+   * never more warps than the residency cap (cb_ll_fit), which wins. */
   srand(7);
-  for (int k = 0; k < 10000; k++) {
-    cb_ll_state s = {.block_warps = rand() % 17, .max_warps = rand() % 2049};
+  for (int k = 0; k < 20000; k++) {
+    cb_ll_state s = {.block_warps = rand() % 17,
+                     .max_warps = rand() % 2049,
+                     .warp_cap = rand() % 2 ? 1 + rand() % 3000 : 0};
     size_t packets = 1 + (size_t)rand() % 200000;
     cb_ll_grid g = cb_ll_grid_for(&s, packets);
     size_t tiles = (packets + CB_LL_TILE - 1) / CB_LL_TILE;
@@ -45,7 +38,18 @@ static void test_ll_grid_overrides(void) {
     size_t warps = (size_t)g.blocks * g.threads / 32;
     CHECKF(g.threads % 32 == 0 && g.threads >= 32 && g.threads <= 16 * 32,
            "threads %u for %zu packets", g.threads, packets);
-    CHECKF(warps >= want && warps < want + g.threads / 32, "%zu warps for %zu wanted", warps, want);
+    size_t block = g.threads / 32;
+    if (s.warp_cap) { /* whole blocks within the cap: up to a block fewer */
+      CHECKF(warps <= (size_t)s.warp_cap && g.blocks >= 1,
+             "%zu warps (%u blocks) for a cap of %d (%zu packets, block %d, budget %d)", warps,
+             g.blocks, s.warp_cap, packets, s.block_warps, s.max_warps);
+      if (want + block > (size_t)s.warp_cap) {
+        CHECKF(warps + block > (size_t)s.warp_cap || warps >= want,
+               "%zu warps of blocks of %zu for a cap of %d", warps, block, s.warp_cap);
+        continue;
+      }
+    }
+    CHECKF(warps >= want && warps < want + block, "%zu warps for %zu wanted", warps, want);
   }
 }
 
@@ -93,7 +97,6 @@ static void test_rank_chunks(void) {
 }
 
 int main(void) {
-  test_ll_grid_defaults();
   test_ll_grid_overrides();
   test_direct_blocks();
   test_rank_chunks();

@@ -378,9 +378,9 @@ static void canonical_of(const char *line, char *buf, size_t len) {
 static void test_canonical(void) {
   /* One change to each option that alters what runs. */
   static const char *const variants[] = {
-      "",        "-b 1K",  "-e 64M", "-i 2M",  "-f 2", "-n 21", "-w 6",   "-c 0",
-      "-d half", "-d all", "-o max", "-o all", "-r 1", "-t 2",  "-g 2",   "-G 1",
-      "-a 0",    "-a 2",   "-z 1",   "-T 10",  "-I 1", "-k 1",  "-k 0,1",
+      "",       "-b 1K",  "-e 64M", "-i 2M", "-f 2",   "-n 21", "-w 6", "-c 0",          "-d half",
+      "-d all", "-o max", "-o all", "-r 1",  "-t 2",   "-g 2",  "-G 1", "-a 0",          "-a 2",
+      "-z 1",   "-T 10",  "-I 1",   "-k 1",  "-k 0,1", "-u 1",  "-u 8", "--data random",
   };
   enum { N = sizeof variants / sizeof variants[0], LEN = 1024 };
   static char canon[N][LEN];
@@ -418,15 +418,34 @@ static void test_canonical(void) {
   CHECK(memchr(tiny, '\0', sizeof tiny) != NULL);
 }
 
+/* -u (nccl-tests' unalign, in elements) and --data. */
+static void test_unalign_and_data(void) {
+  cb_options o;
+  CHECK_RUN("", &o);
+  CHECK_EQ_INT(o.unalign, 0);
+  CHECK_EQ_INT(o.data, CB_DATA_EXACT);
+  CHECK_RUN("-u 4 --data random", &o);
+  CHECK_EQ_INT(o.unalign, 4);
+  CHECK_EQ_INT(o.data, CB_DATA_RANDOM);
+  CHECK_RUN("--unalign=1 --data=exact", &o);
+  CHECK_EQ_INT(o.unalign, 1);
+  CHECK_EQ_INT(o.data, CB_DATA_EXACT);
+  check_error("-u -1", "-u");
+  check_error("-u x", "x");
+  check_error("-u 2000000", "-u");
+  check_error("--data foo", "foo");
+  check_error("--data", "--data");
+}
+
 static void test_usage(void) {
   FILE *f = check_tmpfile();
   cb_options_usage(f, "all_reduce_perf");
   char *text = check_slurp(f);
   fclose(f);
   CHECK_CONTAINS(text, "usage: all_reduce_perf");
-  static const char *const flags[] = {"-b,", "-e,", "-i,", "-f,", "-n,",   "-w,", "-c,",
-                                      "-d,", "-o,", "-r,", "-t,", "-g,",   "-G,", "-a,",
-                                      "-z,", "-T,", "-I,", "-J,", "--csv", "-k,", "-h,"};
+  static const char *const flags[] = {"-b,", "-e,", "-i,",   "-f,", "-n,", "-w,", "-c,",   "-d,",
+                                      "-o,", "-r,", "-t,",   "-g,", "-G,", "-a,", "-z,",   "-T,",
+                                      "-I,", "-J,", "--csv", "-k,", "-h,", "-u,", "--data"};
   for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) CHECK_CONTAINS(text, flags[i]);
   free(text);
 }
@@ -442,6 +461,7 @@ int main(void) {
   test_bounds();
   test_parse_twice();
   test_canonical();
+  test_unalign_and_data();
   test_usage();
   return check_summary();
 }

@@ -43,6 +43,7 @@
 #include "direct_mesh.h"
 #include "handshake.cuh"
 #include "reduce.cuh"
+#include "type_op_funcs.cuh"
 #include "vec.cuh"
 
 #define CB_DIRECT_UNROLL 4 /* vectors in flight per thread and source rank */
@@ -122,6 +123,16 @@ __global__ void __launch_bounds__(CB_DIRECT_THREADS)
   cb_block_handshake(a.hs, a.rank, a.nranks, b, e, CB_HS_END(e), a.spin);
   /* Every thread read epochs[b] before the handshakes' barriers. */
   if (threadIdx.x == 0) a.epochs[b] = e;
+}
+
+/* Every instantiation, for cb_direct_fit. */
+CB_DEFINE_TYPE_OP_FUNCS(cb_direct_reduce_funcs, cb_direct_reduce_kernel)
+
+/* A direct reduce kernel's setup: the shared state, its grid fitted. */
+static inline void cb_direct_reduce_setup(cb_kernel_ctx *ctx, const char *prefix) {
+  cb_direct_setup(ctx, prefix);
+  const void *funcs[CB_TYPE_OP_FUNCS];
+  cb_direct_fit(ctx, funcs, cb_direct_reduce_funcs(funcs));
 }
 
 template <typename T, int OP>

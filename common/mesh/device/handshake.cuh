@@ -22,9 +22,10 @@
 
 #include <stdint.h>
 
+#include "device/mutation.cuh"
+#include "device/spin.cuh"
 #include "peer_memory.h"
 #include "signal.cuh"
-#include "device/spin.cuh"
 
 #define CB_HS_WORD(block, src) ((size_t)(block)*CB_MAX_PEERS + (size_t)(src))
 #define CB_HS_START(e)         (2 * (uint64_t)(e)-1)
@@ -57,13 +58,16 @@ __device__ __forceinline__ void cb_block_handshake(const cb_hs_areas &hs, int ra
                                                    int block, uint64_t epoch, uint64_t value,
                                                    const cb_spin_info &info) {
   __syncthreads();
+  /* START values are odd, END values even (a mutant may skip one kind). */
+  const bool wait = !CB_MUTANT_SKIPS(value & 1 ? CB_WAIT_START : CB_WAIT_END);
   if ((int)threadIdx.x < nranks - 1) {
     int peer = (rank + 1 + (int)threadIdx.x) % nranks;
     cb_store_release_sys(hs.area[peer] + CB_HS_WORD(block, rank), value);
     const uint64_t *mine = hs.area[rank] + CB_HS_WORD(block, peer);
     cb_spin spin;
     cb_spin_init(&spin);
-    while (cb_load_acquire_sys(mine) < value) cb_spin_tick(&spin, info, peer, (uint32_t)epoch);
+    while (wait && cb_load_acquire_sys(mine) < value)
+      cb_spin_tick(&spin, info, peer, (uint32_t)epoch);
   }
   __syncthreads();
 }

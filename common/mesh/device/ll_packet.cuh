@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 
+#include "device/mutation.cuh"
 #include "device/spin.cuh"
 
 __device__ __forceinline__ void cb_ll16_write(uint4 *dst, uint2 data, uint32_t flag) {
@@ -36,7 +37,7 @@ __device__ __forceinline__ uint2 cb_ll16_read(const uint4 *src, uint32_t flag,
                  : "=r"(d0), "=r"(f0), "=r"(d1), "=r"(f1)
                  : "l"(src)
                  : "memory");
-    if (f0 == flag && f1 == flag) return make_uint2(d0, d1);
+    if ((f0 == flag && f1 == flag) || CB_MUTANT_SKIPS(CB_WAIT_LL_POLL)) return make_uint2(d0, d1);
     cb_spin_tick(&spin, info, peer, flag);
   }
 }
@@ -56,7 +57,7 @@ __device__ __forceinline__ uint32_t cb_ll8_read(const uint2 *src, uint32_t flag,
                  : "=r"(d), "=r"(f)
                  : "l"(src)
                  : "memory");
-    if (f == flag) return d;
+    if (f == flag || CB_MUTANT_SKIPS(CB_WAIT_LL_POLL)) return d;
     cb_spin_tick(&spin, info, peer, flag);
   }
 }

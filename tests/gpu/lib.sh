@@ -1,0 +1,72 @@
+# shellcheck shell=bash
+# Shared by the tests/gpu scripts (source it): the kernels a program lists
+# with -k list, and bounded steps that print one PASS/FAIL line each.
+
+export NCCL_NVLS_ENABLE=0 # never NVLink multicast (see README)
+
+# The collective programs of a build directory (copy_perf has its own script).
+cb_programs() {
+  local p
+  for p in "$1"/*_perf; do
+    [ -x "$p" ] && [ "$(basename "$p")" != copy_perf ] && echo "$p"
+  done
+}
+
+# "ID NAME MAX AVAIL" per kernel of a program's -k list: MAX is the size
+# limit as -e takes it ("1M"), or "-"; AVAIL is 1, or 0 when the kernel is
+# listed unavailable here.
+cb_kernels() {
+  "$1" -k list | awk '
+    function size_arg(n, unit) {
+      sub(/iB$/, "", unit); sub(/B$/, "", unit); return n unit }
+    /^ +[0-9]+  +[^ ]/ {
+      if (id != "") print id, name, max, avail
+      id = $1; name = $2; max = "-"; avail = index($0, "[unavailable:") ? 0 : 1; next }
+    /^      / && match($0, /up to [0-9]+ [KMG]?i?B/) {
+      split(substr($0, RSTART + 6, RLENGTH - 6), w, " "); max = size_arg(w[1], w[2]) }
+    END { if (id != "") print id, name, max, avail }'
+}
+
+# Our kernels (not NCCL's) that can run here, as "ID NAME MAX".
+cb_our_kernels() {
+  cb_kernels "$1" | awk '$4 == 1 && $2 !~ /^nccl/ { print $1, $2, $3 }'
+}
+
+# Every kernel that can run here, NCCL's included, as "ID NAME MAX".
+cb_runnable_kernels() {
+  cb_kernels "$1" | awk '$4 == 1 { print $1, $2, $3 }'
+}
+
+# The smaller of two sizes as -e takes them ("8M", "1M", "-" = no limit).
+cb_min_size() {
+  local a=$1 b=$2
+  [ "$a" = - ] && { echo "$b"; return; }
+  [ "$b" = - ] && { echo "$a"; return; }
+  [ "$(cb_bytes "$a")" -le "$(cb_bytes "$b")" ] && echo "$a" || echo "$b"
+}
+cb_bytes() {
+  local v=$1 n=${1%[KMG]}
+  case $v in
+    *K) echo $((n << 10)) ;; *M) echo $((n << 20)) ;; *G) echo $((n << 30)) ;; *) echo "$v" ;;
+  esac
+}
+
+# The "# Out of bounds values : N" count of a log, or "?".
+cb_wrong_of() {
+  local w
+  w=$(sed -n 's/^# Out of bounds values : \([0-9]*\).*/\1/p' "$1" | tail -1)
+  echo "${w:-?}"
+}
+
+# Seconds left before DEADLINE (an epoch time; unset: a day).
+cb_left() {
+  [ -n "${DEADLINE:-}" ] || { echo 86400; return; }
+  echo $((DEADLINE - $(date +%s)))
+}
+
+# cb_cap CAP: CAP, or less when the deadline is nearer.
+cb_cap() {
+  local left
+  left=$(cb_left)
+  [ "$left" -lt "$1" ] && echo "$left" || echo "$1"
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The validation must see a broken kernel (GPU node only):
+#   tests/gpu/mutation.sh [BUILD_DIR] [NGPUS] [MUTATION ...]
+# For each mutation (default: skip_start_wait skip_end_wait skip_ll_poll
+# skip_fifo_wait; common/mesh/device/mutation.cuh), builds a mutant into its
+# own directory (build-mutant-NAME, programs in $PROGRAMS, default
+# all_reduce_perf, whose kernels use every mutated primitive), and runs the
+# validated back-to-back stress on each kernel the mutation touches (by name,
+# from -k list): the mutant must report wrong values ("caught"). The same
+# runs on the normal build BUILD_DIR (default build-gpu) must report none.
+# One PASS/FAIL line per run. CALLS (20000) stress calls per run, CAP (300)
+# seconds per run, BUILD_CAP (600) seconds per mutant build.
+set -uo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$(dirname "$0")/../.." || exit 2
+BUILD=${1:-build-gpu}
+NGPUS=${2:-2}
+shift $(($# < 2 ? $# : 2))
+MUTATIONS=("$@")
+[ ${#MUTATIONS[@]} -gt 0 ] || MUTATIONS=(skip_start_wait skip_end_wait skip_ll_poll skip_fifo_wait)
+PROGRAMS=${PROGRAMS:-all_reduce_perf}
+CALLS=${CALLS:-20000}
+CAP=${CAP:-300}
+BUILD_CAP=${BUILD_CAP:-600}
+
+# The kernel names (a grep -E pattern) each mutation touches.
+touched() {
+  case $1 in
+    skip_start_wait | skip_end_wait) echo '^(direct|ce)$' ;;
+    skip_ll_poll) echo '^ll' ;;
+    skip_fifo_wait) echo '^ring$' ;;
+    *) echo "mutation.sh: unknown mutation '$1'" >&2; exit 2 ;;
+  esac
+}
+
+# stress BIN KERNEL: runs the stress, sets rc and wrong.
+stress() {
+  local cmd="$1 -g $NGPUS -k $2 -b 8 -e 4M -G 1 -d float,int32,half -o sum,max --stress $CALLS -T 20"
+  echo "\$ $cmd"
+  out=$(timeout "$(cb_cap "$CAP")" $cmd 2>&1)
+  rc=$?
+  wrong=$(echo "$out" | sed -n 's/^# Out of bounds values : \([0-9]*\).*/\1/p')
+  echo "$out" | grep -E "^# MUTANT|^# stress|timed out|rror" | head -3
+}
+
+declare -A normal_done # program:kernel runs of the normal build done
+fail=0
+for m in "${MUTATIONS[@]}"; do
+  pattern=$(touched "$m") || exit 2
+  dir=build-mutant-$m
+  echo "## mutant $m: building $PROGRAMS into $dir"
+  if ! { cmake -S . -B "$dir" -DCMAKE_CUDA_ARCHITECTURES=90 -DBUILD_TESTING=OFF \
+    -DCOLLBENCH_MUTATE="$m" >"$dir.log" 2>&1 &&
+    timeout "$(cb_cap "$BUILD_CAP")" cmake --build "$dir" -j "$(nproc)" --target $PROGRAMS \
+      >>"$dir.log" 2>&1; }; then
+    tail -20 "$dir.log"
+    echo "FAIL: mutant $m did not build"
+    fail=1
+    continue
+  fi
+  for prog in $PROGRAMS; do
+    for kernel in $(cb_our_kernels "$dir/$prog" | awk -v p="$pattern" '$2 ~ p { print $2 }'); do
+      stress "$dir/$prog" "$kernel"
+      if [[ "${wrong:-}" =~ ^[0-9]+$ ]] && [ "$wrong" -gt 0 ]; then
+        echo "PASS: mutant $m, $prog -k $kernel: caught ($wrong wrong values, exit $rc)"
+      else
+        echo "FAIL: mutant $m, $prog -k $kernel: not caught (exit $rc, wrong ${wrong:-none})"
+        fail=1
+      fi
+      [ -n "${normal_done[$prog:$kernel]:-}" ] && continue
+      normal_done[$prog:$kernel]=1
+      stress "$BUILD/$prog" "$kernel"
+      if [ $rc -eq 0 ] && [ "${wrong:-}" = 0 ]; then
+        echo "PASS: normal build, $prog -k $kernel: 0 wrong"
+      else
+        echo "FAIL: normal build, $prog -k $kernel: exit $rc, wrong ${wrong:-none}"
+        fail=1
+      fi
+    done
+  done
+done
+exit $fail

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Every validation of issue 13 in one call, in order of importance, within a
+# deadline (GPU node, 2 GPUs, mpirun for the steps that need it):
+#   tests/gpu/validate_all.sh SECONDS LOGDIR [BUILD_DIR] [NGPUS]
+# Builds BUILD_DIR (default build-gpu) unless it holds the programs, then runs,
+# each step bounded by its cap and by what is left of SECONDS:
+#   random     check.sh --data random, both launches (rank agreement included)
+#   stress     stress.sh: CALLS_LL (1000000) per LL kernel, CALLS (100000) others
+#   mutation   mutation.sh: every mutant caught, the normal build clean
+#   unaligned  check.sh -u 1, -u 4, -u 8 (LAUNCH_UNALIGNED, default single)
+#   shared     shared_gpus.sh: 3 and 8 ranks on 2 GPUs, 4 on one
+#   stopped    stopped_peer.sh: SIGSTOP to rank 1, every kernel, NCCL's too
+#   lost       lost_peer.sh: a rank that never launches
+#   exact      check.sh with the default exact data, both launches
+#   headline   headline_ab.sh OLD_BUILD BUILD_DIR, when OLD_BUILD is set
+# STEPS (default: all of the above, in that order) picks and orders them.
+# Writes LOGDIR/<step>.txt and LOGDIR/summary.txt: one line per step,
+# PASS/FAIL/SKIPPED with its seconds. Exits non-zero unless every step passed.
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+source "$HERE/lib.sh"
+[ $# -ge 2 ] || { echo "usage: $0 SECONDS LOGDIR [BUILD_DIR] [NGPUS]" >&2; exit 2; }
+START=$(date +%s)
+export DEADLINE=$((START + $1))
+LOGDIR=$2
+BUILD=${3:-build-gpu}
+NGPUS=${4:-$(nvidia-smi -L 2>/dev/null | wc -l)}
+STEPS=${STEPS:-random stress mutation unaligned shared stopped lost exact headline}
+mkdir -p "$LOGDIR"
+LOGDIR=$(cd "$LOGDIR" && pwd)
+cd "$HERE/../.." || exit 2
+: >"$LOGDIR/summary.txt"
+
+note() { echo "$*" | tee -a "$LOGDIR/summary.txt"; }
+
+# step NAME CAP CMD...: runs CMD (within the cap and the deadline) into LOGDIR/NAME.txt.
+step() {
+  local name=$1 cap=$2 t0 rc
+  shift 2
+  cap=$(cb_cap "$cap")
+  if [ "$cap" -le 10 ]; then
+    note "SKIPPED: $name (deadline)"
+    return
+  fi
+  t0=$(date +%s)
+  { echo "# $*"; echo "# date: $(date -u +%FT%TZ), cap ${cap} s"; } >"$LOGDIR/$name.txt"
+  timeout "$cap" "$@" >>"$LOGDIR/$name.txt" 2>&1
+  rc=$?
+  local took=$(($(date +%s) - t0)) res=PASS
+  [ $rc -eq 124 ] && res="FAIL (cut at its cap)" || { [ $rc -ne 0 ] && res="FAIL (exit $rc)"; }
+  note "$res: $name, ${took} s ($(grep -cE '^PASS|PASS$' "$LOGDIR/$name.txt") PASS, $(grep -cE '^FAIL|FAIL\(' "$LOGDIR/$name.txt") FAIL lines)"
+}
+
+{ echo "# validate_all.sh $*"; echo "# machine: $(hostname), $(nvidia-smi -L | wc -l) x $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"; echo "# commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)"; } >"$LOGDIR/machine.txt"
+if [ ! -x "$BUILD/all_reduce_perf" ]; then
+  step build 600 "$HERE/build.sh"
+fi
+
+for s in $STEPS; do
+  case $s in
+    random) step random 1200 env PASSES=random LOGDIR="$LOGDIR/random" "$HERE/check.sh" "$BUILD" "$NGPUS" ;;
+    stress) step stress 1200 "$HERE/stress.sh" "$BUILD" "$NGPUS" ;;
+    mutation) step mutation 1200 "$HERE/mutation.sh" "$BUILD" "$NGPUS" ;;
+    unaligned) step unaligned 1500 env PASSES="u1 u4 u8" LAUNCH="${LAUNCH_UNALIGNED:-single}" \
+      LOGDIR="$LOGDIR/unaligned" "$HERE/check.sh" "$BUILD" "$NGPUS" ;;
+    shared) step shared 1200 env LOGDIR="$LOGDIR/shared" "$HERE/shared_gpus.sh" "$BUILD" ;;
+    stopped) step stopped 900 env LOGDIR="$LOGDIR/stopped" "$HERE/stopped_peer.sh" "$BUILD" "$NGPUS" ;;
+    lost) step lost 300 "$HERE/lost_peer.sh" "$BUILD" "$NGPUS" ;;
+    exact) step exact 1200 env PASSES=exact LOGDIR="$LOGDIR/exact" "$HERE/check.sh" "$BUILD" "$NGPUS" ;;
+    headline)
+      if [ -n "${OLD_BUILD:-}" ]; then
+        step headline 600 "$HERE/headline_ab.sh" "$OLD_BUILD" "$BUILD"
+      else
+        note "SKIPPED: headline (set OLD_BUILD to the build of the commit to compare with)"
+      fi
+      ;;
+    *) note "FAIL: unknown step '$s'" ;;
+  esac
+done
+note "# $(($(date +%s) - START)) s in all"
+! grep -qE '^(FAIL|SKIPPED)' "$LOGDIR/summary.txt"

@@ -1,0 +1,203 @@
+/* The tolerance of --data random (common/coll/tolerance.h), against the
+ * reductions it must accept and the wrong results it must refuse.
+ *
+ * The inputs are drawn as the GPU draws them (datagen.cu: magnitudes in
+ * [2^-6, 1), or [0.5, 2) for prod, random signs, some zeros), rounded to
+ * the type's precision. The reference is the validation's: float64 in rank
+ * order. Kernels are modelled in the type's own arithmetic (every operation
+ * rounded to its precision, as half, bfloat16, float and double arithmetic
+ * rounds) in any order: a random permutation, a pairwise tree, and NCCL's
+ * avg (each input times 1/n first). Every one must pass. A result that
+ * misses one rank's input, or takes one from another round, must fail in
+ * most cases, or the check would not see a lost or stale contribution. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "tolerance.h"
+
+typedef struct {
+  const char *name;
+  int bits; /* significand bits, the implicit one included */
+  double eps, tiny;
+} type_model;
+
+static const type_model types[] = {
+    {"half", 11, 0x1p-10, 0x1p-14},
+    {"bfloat16", 8, 0x1p-7, 0x1p-126},
+    {"float", 24, 0x1p-23, 0x1p-126},
+    {"double", 53, 0x1p-52, 0x1p-1022},
+};
+
+/* x rounded to nearest (even) with `bits` significand bits. */
+static double round_to(double x, int bits) {
+  if (x == 0 || bits >= 53) return x;
+  int e;
+  double m = frexp(x, &e);
+  return ldexp(nearbyint(ldexp(m, bits)), e - bits);
+}
+
+static uint64_t rng_state = 0x853c49e6748fea9bull;
+static uint64_t next_u64(void) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return rng_state;
+}
+static double unit(void) {
+  return (double)(next_u64() >> 11) * 0x1p-53;
+}
+
+/* One input, as datagen.cu's random_float draws it. */
+static double draw_input(cb_redop op, int bits) {
+  double sign = next_u64() & 1 ? -1.0 : 1.0;
+  int minmax = op == CB_MIN || op == CB_MAX;
+  unsigned zero_pick = (unsigned)(next_u64() & 63);
+  if (op != CB_PROD && (minmax ? zero_pick < 16 : zero_pick == 0)) return sign * 0.0;
+  double u = unit();
+  double mag = op == CB_PROD ? exp2(2.0 * u - 1.0) : 0x1p-6 + (1.0 - 0x1p-6) * u;
+  return round_to(sign * mag, bits);
+}
+
+static double apply(double a, double b, cb_redop op, int bits) {
+  switch (op) {
+  case CB_PROD:
+    return round_to(a * b, bits);
+  case CB_MIN:
+    return b < a ? b : a;
+  case CB_MAX:
+    return b > a ? b : a;
+  default:
+    return round_to(a + b, bits);
+  }
+}
+
+/* The validation's reference: float64, rank order. */
+static double reference(const double *x, int n, cb_redop op, double *abs_sum) {
+  double acc = x[0], mags = fabs(x[0]);
+  for (int r = 1; r < n; r++) {
+    mags += fabs(x[r]);
+    acc = op == CB_PROD  ? acc * x[r]
+          : op == CB_MIN ? (x[r] < acc ? x[r] : acc)
+          : op == CB_MAX ? (x[r] > acc ? x[r] : acc)
+                         : acc + x[r];
+  }
+  *abs_sum = mags;
+  return op == CB_AVG ? acc / n : acc;
+}
+
+/* A kernel reducing x[order[0]], x[order[1]], ... in the type's arithmetic. */
+static double in_order(const double *x, const int *order, int n, cb_redop op, int bits) {
+  double acc = x[order[0]];
+  for (int k = 1; k < n; k++) acc = apply(acc, x[order[k]], op, bits);
+  return op == CB_AVG ? round_to(acc / n, bits) : acc;
+}
+
+/* A kernel reducing as a pairwise tree (x[lo..hi)), avg divided at the end. */
+static double tree(const double *x, int lo, int hi, cb_redop op, int bits) {
+  if (hi - lo == 1) return x[lo];
+  int mid = (lo + hi) / 2;
+  return apply(tree(x, lo, mid, op, bits), tree(x, mid, hi, op, bits), op, bits);
+}
+
+/* NCCL's avg: every input times 1/n (itself rounded), then summed. */
+static double premul_avg(const double *x, const int *order, int n, int bits) {
+  double inv = round_to(1.0 / n, bits), acc = round_to(x[order[0]] * inv, bits);
+  for (int k = 1; k < n; k++) acc = round_to(acc + round_to(x[order[k]] * inv, bits), bits);
+  return acc;
+}
+
+static void shuffle(int *order, int n) {
+  for (int i = 0; i < n; i++) order[i] = i;
+  for (int i = n - 1; i > 0; i--) {
+    int j = (int)(next_u64() % (uint64_t)(i + 1)), t = order[i];
+    order[i] = order[j];
+    order[j] = t;
+  }
+}
+
+/* One reduction case: n inputs x of op, a random order, the reference and
+ * the tolerance of the check. */
+typedef struct {
+  double x[8], ref, tol;
+  int order[8];
+} reduction_case;
+
+static void draw_case(const type_model *t, cb_redop op, int n, reduction_case *c) {
+  double abs_sum;
+  for (int r = 0; r < n; r++) c->x[r] = draw_input(op, t->bits);
+  c->ref = reference(c->x, n, op, &abs_sum);
+  c->tol = cb_tolerance(t->eps, t->tiny, op, n, abs_sum, c->ref);
+  shuffle(c->order, n);
+}
+
+static int within(double got, double ref, double tol) {
+  return fabs(got - ref) <= tol;
+}
+
+enum { TRIALS = 20000 };
+
+/* Every order of every op and rank count passes. */
+static void test_correct_results_pass(const type_model *t) {
+  static const cb_redop ops[] = {CB_SUM, CB_PROD, CB_MIN, CB_MAX, CB_AVG};
+  long long bad = 0;
+  for (int trial = 0; trial < TRIALS; trial++)
+    for (int n = 2; n <= 8; n++)
+      for (int o = 0; o < 5; o++) {
+        cb_redop op = ops[o];
+        reduction_case c;
+        draw_case(t, op, n, &c);
+        double results[3] = {in_order(c.x, c.order, n, op, t->bits), tree(c.x, 0, n, op, t->bits),
+                             op == CB_AVG ? premul_avg(c.x, c.order, n, t->bits) : c.ref};
+        if (op == CB_AVG) results[1] = round_to(results[1] / n, t->bits);
+        for (int k = 0; k < 3; k++)
+          if (!within(results[k], c.ref, c.tol) && bad++ < 5)
+            CHECKF(0, "%s %s n=%d model %d: %.17g vs reference %.17g, tolerance %.3g", t->name,
+                   cb_redop_name(op), n, k, results[k], c.ref, c.tol);
+      }
+  CHECKF(bad == 0, "%s: %lld correct reductions outside the tolerance", t->name, bad);
+}
+
+/* A lost or stale contribution to a sum is seen in most cases. */
+static void test_wrong_results_fail(const type_model *t) {
+  long long lost_seen = 0, stale_seen = 0, cases = 0;
+  for (int trial = 0; trial < TRIALS; trial++)
+    for (int n = 2; n <= 8; n++) {
+      reduction_case c;
+      draw_case(t, CB_SUM, n, &c);
+      /* Lost: the last rank of the order never arrived. */
+      double lost = in_order(c.x, c.order, n - 1, CB_SUM, t->bits);
+      /* Stale: one rank's input is another round's. */
+      double y[8];
+      for (int r = 0; r < n; r++) y[r] = c.x[r];
+      y[c.order[0]] = draw_input(CB_SUM, t->bits);
+      double stale = in_order(y, c.order, n, CB_SUM, t->bits);
+      lost_seen += !within(lost, c.ref, c.tol);
+      stale_seen += !within(stale, c.ref, c.tol);
+      cases++;
+    }
+  double lost_rate = (double)lost_seen / cases, stale_rate = (double)stale_seen / cases;
+  printf("%s: a lost contribution is caught in %.1f%% of sums, a stale one in %.1f%%\n", t->name,
+         100 * lost_rate, 100 * stale_rate);
+  /* One wrong element per message is enough: a message has many. */
+  CHECKF(lost_rate > 0.75, "%s: only %.1f%% of lost contributions caught", t->name,
+         100 * lost_rate);
+  CHECKF(stale_rate > 0.75, "%s: only %.1f%% of stale contributions caught", t->name,
+         100 * stale_rate);
+}
+
+static void test_exact_ops(void) {
+  CHECK(cb_tolerance(0x1p-10, 0x1p-14, CB_MIN, 8, 5.0, 1.0) == 0.0);
+  CHECK(cb_tolerance(0x1p-10, 0x1p-14, CB_MAX, 2, 5.0, 1.0) == 0.0);
+}
+
+int main(void) {
+  for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+    test_correct_results_pass(&types[i]);
+    test_wrong_results_fail(&types[i]);
+  }
+  test_exact_ops();
+  return check_summary();
+}
