@@ -8,6 +8,7 @@
 #include "cuda_check.h"
 #include "env.h"
 #include "error.h"
+#include "grid_fit.h"
 
 /* Every launched warp must be resident at once: a warp polling for a
  * peer's packets may wait on a peer warp that waits on one of ours. An
@@ -17,9 +18,12 @@
 #define LL_MAX_WARPS       2048
 #define LL_MAX_BLOCK_WARPS 16
 
-void cb_ll_setup(cb_kernel_ctx *ctx, size_t max_packets) {
+void cb_ll_setup(cb_kernel_ctx *ctx, size_t max_packets, cb_ll_pattern pattern) {
+  if (pattern != CB_LL_ALL_READ_ALL && pattern != CB_LL_CREDITED)
+    cb_fatal("kernel %s: unknown LL pattern %d", ctx->kernel_name, (int)pattern);
   cb_ll_state *st = (cb_ll_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
+  st->pattern = pattern;
   st->slot_packets = max_packets;
   st->tiles = (max_packets + CB_LL_TILE - 1) / CB_LL_TILE;
   st->block_warps = (int)cb_env_long("CB_LL_BLOCK_WARPS", 0, 0, LL_MAX_BLOCK_WARPS);
@@ -29,19 +33,42 @@ void cb_ll_setup(cb_kernel_ctx *ctx, size_t max_packets) {
   size_t counters = (st->tiles > 0 ? st->tiles : 1) * sizeof *st->epochs;
   CB_CUDA(cudaMalloc((void **)&st->epochs, counters));
   CB_CUDA(cudaMemset(st->epochs, 0, counters));
+  if (pattern == CB_LL_CREDITED) /* zeroed: no call is complete yet */
+    cb_peer_alloc(ctx->world, (st->tiles > 0 ? st->tiles : 1) * CB_MAX_PEERS * sizeof(uint64_t),
+                  &st->credits);
   CB_CUDA(cudaDeviceSynchronize());
   ctx->state = st;
+}
+
+/* The block shapes cb_ll_grid_for can launch: the override, else 2 and 4
+ * warps (a block shrinks below them only when the whole grid is smaller). */
+void cb_ll_fit(cb_kernel_ctx *ctx, const void *kernel) {
+  cb_ll_state *st = (cb_ll_state *)ctx->state;
+  const int shapes[2] = {st->block_warps ? st->block_warps : 2, st->block_warps ? 0 : 4};
+  int fit = 0;
+  for (int k = 0; k < 2 && shapes[k]; k++) {
+    int warps = cb_resident_blocks(ctx, kernel, shapes[k] * 32, 0, 0) * shapes[k];
+    if (k == 0 || warps < fit) fit = warps;
+  }
+  if (fit < 1) {
+    cb_kernel_refuse(ctx, "not one block of its LL grid fits on this GPU (%d rank%s on it)",
+                     ctx->ranks_on_device, ctx->ranks_on_device == 1 ? "" : "s");
+    return;
+  }
+  st->fit_warps = fit;
 }
 
 void cb_ll_teardown(cb_kernel_ctx *ctx) {
   cb_ll_state *st = (cb_ll_state *)ctx->state;
   cb_peer_free(ctx->world, &st->scratch);
+  if (st->pattern == CB_LL_CREDITED) cb_peer_free(ctx->world, &st->credits);
   CB_CUDA(cudaFree(st->epochs));
   free(st);
   ctx->state = NULL;
 }
 
-cb_ll_mesh cb_ll_mesh_for(const cb_kernel_ctx *ctx, const cb_ll_state *st, size_t packets) {
+/* The view shared by both patterns. */
+static cb_ll_mesh mesh_view(const cb_kernel_ctx *ctx, const cb_ll_state *st, size_t packets) {
   if (packets > st->slot_packets)
     cb_fatal("kernel %s: %zu packets per rank exceed its scratch of %zu", ctx->kernel_name, packets,
              st->slot_packets);
@@ -55,6 +82,29 @@ cb_ll_mesh cb_ll_mesh_for(const cb_kernel_ctx *ctx, const cb_ll_state *st, size_
   return m;
 }
 
+static void check_pattern(const cb_kernel_ctx *ctx, const cb_ll_state *st, cb_ll_pattern want) {
+  if (st->pattern != want)
+    cb_fatal("kernel %s: asks for the %s LL view but was set up for %s", ctx->kernel_name,
+             want == CB_LL_CREDITED ? "credited" : "all-read-all",
+             st->pattern == CB_LL_CREDITED ? "credits" : "all-read-all");
+}
+
+cb_ll_mesh cb_ll_mesh_for(const cb_kernel_ctx *ctx, const cb_ll_state *st, size_t packets) {
+  check_pattern(ctx, st, CB_LL_ALL_READ_ALL);
+  return mesh_view(ctx, st, packets);
+}
+
+cb_ll_push_mesh cb_ll_push_mesh_for(const cb_kernel_ctx *ctx, const cb_ll_state *st,
+                                    size_t packets) {
+  check_pattern(ctx, st, CB_LL_CREDITED);
+  cb_ll_push_mesh v;
+  v.ll = mesh_view(ctx, st, packets);
+  for (int p = 0; p < CB_MAX_PEERS; p++)
+    v.credit[p] =
+        p < ctx->nranks ? (uint64_t *)st->credits.ptr[(ctx->rank + p) % ctx->nranks] : NULL;
+  return v;
+}
+
 /* Default shape by size, from all_reduce on 2 x H200 in graph mode
  * (results/h200x2/2026-11-30-s3/ll_shape*.txt): up to 64 tiles (16 KiB per
  * rank) one warp per tile in blocks of 2 warps (blocks of 4 were 0.05-0.1
@@ -64,6 +114,7 @@ cb_ll_grid cb_ll_grid_for(const cb_ll_state *st, size_t packets) {
   size_t tiles = (packets + CB_LL_TILE - 1) / CB_LL_TILE;
   size_t block_warps = st->block_warps ? (size_t)st->block_warps : tiles <= 64 ? 2 : 4;
   size_t max_warps = st->max_warps ? (size_t)st->max_warps : 1024;
+  if (st->fit_warps && (size_t)st->fit_warps < max_warps) max_warps = (size_t)st->fit_warps;
   size_t warps = tiles < max_warps ? tiles : max_warps;
   if (warps < block_warps) block_warps = warps;
   cb_ll_grid g;

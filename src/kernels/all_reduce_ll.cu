@@ -71,7 +71,7 @@ static void launch_typed(const ll_args *a, cb_ll_grid g, cudaStream_t s) {
 
 extern "C" void cb_ar_ll_setup(cb_kernel_ctx *ctx) {
   uint64_t max = ctx->max_bytes < CB_AR_LL_MAX_BYTES ? ctx->max_bytes : CB_AR_LL_MAX_BYTES;
-  cb_ll_setup(ctx, (size_t)(max + 7) / 8);
+  cb_ll_setup(ctx, (size_t)(max + 7) / 8, CB_LL_ALL_READ_ALL);
 }
 
 extern "C" void cb_ar_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

@@ -77,7 +77,7 @@ static void launch_typed(const rsll_args *a, cb_ll_grid g, cudaStream_t s) {
 extern "C" void cb_rs_ll_setup(cb_kernel_ctx *ctx) {
   /* The limit is on the table size, the whole input: a block is 1/n of it. */
   uint64_t max = ctx->max_bytes < CB_RS_LL_MAX_BYTES ? ctx->max_bytes : CB_RS_LL_MAX_BYTES;
-  cb_ll_setup(ctx, (size_t)(max / (uint64_t)ctx->nranks + 7) / 8);
+  cb_ll_setup(ctx, (size_t)(max / (uint64_t)ctx->nranks + 7) / 8, CB_LL_ALL_READ_ALL);
 }
 
 extern "C" void cb_rs_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

@@ -49,6 +49,15 @@ static void test_ll_grid_overrides(void) {
   }
 }
 
+static void test_ll_grid_fit(void) {
+  /* The residency cap of cb_ll_fit lowers the warp budget, never raises it. */
+  cb_ll_state st = {.fit_warps = 100};
+  check_ll_grid(&st, 131072, 25, 128); /* 4096 tiles: 100 warps in blocks of 4 */
+  check_ll_grid(&st, 64 * 32, 32, 64); /* 64 tiles, under the cap: a warp per tile */
+  cb_ll_state roomy = {.fit_warps = 5000};
+  check_ll_grid(&roomy, 131072, 256, 128); /* above the 1024-warp default: no change */
+}
+
 static void test_direct_blocks(void) {
   cb_direct_state st = {.max_blocks = 64, .block_bytes = 32 << 10};
   CHECK(cb_direct_blocks(&st, 0) == 1);
@@ -95,6 +104,7 @@ static void test_rank_chunks(void) {
 int main(void) {
   test_ll_grid_defaults();
   test_ll_grid_overrides();
+  test_ll_grid_fit();
   test_direct_blocks();
   test_rank_chunks();
   return check_summary();

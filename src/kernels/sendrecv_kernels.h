@@ -1,0 +1,22 @@
+/* collbench's own sendrecv kernels, for the kernel table in sendrecv.c:
+ * rank r sends its input to rank r + 1 and receives rank r - 1's. */
+#ifndef CB_SENDRECV_KERNELS_H
+#define CB_SENDRECV_KERNELS_H
+
+#include "collective.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* -k ll: LL16 packets into the next rank's scratch, credits back
+ * (sendrecv_ll.cu). */
+#define CB_SR_LL_MAX_BYTES (1ull << 20)
+void cb_sr_ll_setup(cb_kernel_ctx *ctx);
+void cb_sr_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
