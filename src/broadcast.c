@@ -1,10 +1,25 @@
 /* broadcast_perf: every rank ends with the root's (-r) input. */
 #include "collective.h"
+#include "kernels/broadcast_kernels.h"
+#include "ll_mesh.h"
 #include "nccl_kernels.h"
+#include "peer_memory.h"
 #include "runner.h"
+
+#define BOTH_PLACEMENTS (CB_OUT_OF_PLACE | CB_IN_PLACE)
 
 static const cb_kernel kernels[] = {
     CB_NCCL_KERNEL("NCCL ncclBroadcast", cb_nccl_broadcast),
+    {CB_KERNEL(LL),
+     .summary = "LL16: the root pushes its input to every peer as packets, each peer copies "
+                "them into its output; peers return credits to the root",
+     .limits = {.placements = BOTH_PLACEMENTS,
+                .dtypes = CB_ALL_DTYPES,
+                .ops = CB_ALL_OPS,
+                .max_ranks = CB_MAX_PEERS,
+                .max_bytes = CB_BC_LL_MAX_BYTES,
+                .single_host = 1},
+     .setup = cb_bc_ll_setup, .teardown = cb_ll_teardown, .launch = cb_bc_ll_launch},
 };
 
 static const cb_collective broadcast = {

@@ -1,0 +1,22 @@
+/* collbench's own broadcast kernels, for the kernel table in broadcast.c:
+ * every rank ends with the root's (-r) input. */
+#ifndef CB_BROADCAST_KERNELS_H
+#define CB_BROADCAST_KERNELS_H
+
+#include "collective.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* -k ll: the root pushes LL16 packets into every peer's scratch, credits
+ * back (broadcast_ll.cu). */
+#define CB_BC_LL_MAX_BYTES (1ull << 20)
+void cb_bc_ll_setup(cb_kernel_ctx *ctx);
+void cb_bc_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
