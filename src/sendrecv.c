@@ -1,5 +1,6 @@
 /* sendrecv_perf: every rank sends to the next and receives from the previous. */
 #include "collective.h"
+#include "direct_mesh.h"
 #include "kernels/sendrecv_kernels.h"
 #include "ll_mesh.h"
 #include "nccl_kernels.h"
@@ -22,6 +23,25 @@ static const cb_kernel kernels[] = {
                 .max_bytes = CB_SR_LL_MAX_BYTES,
                 .single_host = 1},
      .setup = cb_sr_ll_setup, .teardown = cb_ll_teardown, .launch = cb_sr_ll_launch},
+    {CB_KERNEL(DIRECT),
+     .summary = "every rank stores its input with 16-byte stores straight into the next rank's "
+                "output, start and end flag handshakes per block with its two neighbours (out "
+                "of place: in place it would overwrite what the next rank still sends)",
+     .limits = {.placements = CB_OUT_OF_PLACE,
+                .dtypes = CB_ALL_DTYPES,
+                .ops = CB_ALL_OPS,
+                .max_ranks = CB_MAX_PEERS,
+                .single_host = 1},
+     .setup = cb_sr_direct_setup, .teardown = cb_direct_teardown, .launch = cb_sr_direct_launch},
+    {CB_KERNEL(CE),
+     .summary = "copy engine: cudaMemcpyAsync of every rank's input into the next rank's "
+                "output, between two one-block flag kernels (out of place, as direct)",
+     .limits = {.placements = CB_OUT_OF_PLACE,
+                .dtypes = CB_ALL_DTYPES,
+                .ops = CB_ALL_OPS,
+                .max_ranks = CB_MAX_PEERS,
+                .single_host = 1},
+     .setup = cb_sr_ce_setup, .teardown = cb_sr_ce_teardown, .launch = cb_sr_ce_launch},
 };
 
 static const cb_collective sendrecv = {

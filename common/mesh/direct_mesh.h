@@ -34,6 +34,12 @@ typedef struct {
  * (blocks at most) and <prefix>_BLOCK_BYTES (bytes of peer traffic per
  * block), equal on every rank: block b pairs with block b of each peer. */
 void cb_direct_setup(cb_kernel_ctx *ctx, const char *prefix);
+/* Collective, after cb_direct_setup: lowers the blocks at most to what
+ * every rank's GPU holds of `kernel` (CB_DIRECT_THREADS threads a block)
+ * at once, beside the ranks sharing it, the least over the ranks (block b
+ * pairs with block b of every peer, so all ranks launch the same grid);
+ * refuses the kernel (cb_kernel_refuse) where not one block fits. */
+void cb_direct_fit(cb_kernel_ctx *ctx, const void *kernel);
 /* Collective: frees ctx->state; a direct kernel's teardown in its table. */
 void cb_direct_teardown(cb_kernel_ctx *ctx);
 

@@ -58,21 +58,13 @@ __device__ __forceinline__ void bcll_push(const bcll_args &a, size_t npackets, s
 }
 
 /* A peer's warp: credit for all its tiles first, then the root's packets. */
-__device__ __forceinline__ void bcll_pull(const bcll_args &a, size_t npackets, size_t ntiles) {
+__device__ __forceinline__ void bcll_pull(const bcll_args &a, size_t ntiles) {
   const cb_ll_push_mesh &v = a.v;
   const cb_ll_mesh &m = v.ll;
   const int root_off = (a.root - m.rank + m.nranks) % m.nranks;
   for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride())
     cb_ll_return_credit(v, t, cb_ll_epoch(m, t), root_off);
-  for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
-    const uint64_t epoch = cb_ll_epoch(m, t);
-    const size_t i = cb_ll_packet(t);
-    if (i < npackets) {
-      uint2 x = cb_ll16_read(cb_ll_slot(m, 0, epoch, a.root, i), cb_ll_flag(epoch), a.spin, a.root);
-      cb_store_pack8(a.out, i, a.bytes, x);
-    }
-    cb_ll_tile_done(m, t, epoch);
-  }
+  cb_ll_receive_from(m, a.root, a.out, a.bytes, a.spin);
 }
 
 __global__ void bcll_kernel(bcll_args a) {
@@ -81,7 +73,7 @@ __global__ void bcll_kernel(bcll_args a) {
   if (a.v.ll.rank == a.root)
     bcll_push(a, npackets, ntiles);
   else
-    bcll_pull(a, npackets, ntiles);
+    bcll_pull(a, ntiles);
 }
 
 extern "C" void cb_bc_ll_setup(cb_kernel_ctx *ctx) {

@@ -15,6 +15,17 @@ extern "C" {
 void cb_sr_ll_setup(cb_kernel_ctx *ctx);
 void cb_sr_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
+/* -k direct: 16-byte stores into the next rank's output, flag handshakes
+ * with the next and previous ranks (sendrecv_direct.cu). */
+void cb_sr_direct_setup(cb_kernel_ctx *ctx);
+void cb_sr_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+
+/* -k ce: one cudaMemcpyAsync into the next rank's output between two flag
+ * kernels (sendrecv_ce.cu). */
+void cb_sr_ce_setup(cb_kernel_ctx *ctx);
+void cb_sr_ce_teardown(cb_kernel_ctx *ctx);
+void cb_sr_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -56,15 +56,7 @@ __global__ void srll_kernel(srll_args a) {
     if (i < npackets) cb_ll16_write(cb_ll_push_slot(v, c, next_off, i), x, cb_ll_flag(epoch));
   }
   /* Pull: the previous rank's packets of the same tiles into our output. */
-  for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
-    const uint64_t epoch = cb_ll_epoch(m, t);
-    const size_t i = cb_ll_packet(t);
-    if (i < npackets) {
-      uint2 x = cb_ll16_read(cb_ll_slot(m, 0, epoch, prev, i), cb_ll_flag(epoch), a.spin, prev);
-      cb_store_pack8(a.out, i, a.bytes, x);
-    }
-    cb_ll_tile_done(m, t, epoch);
-  }
+  cb_ll_receive_from(m, prev, a.out, a.bytes, a.spin);
 }
 
 extern "C" void cb_sr_ll_setup(cb_kernel_ctx *ctx) {

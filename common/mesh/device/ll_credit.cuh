@@ -76,7 +76,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "device/ll_packet.cuh"
 #include "device/ll_tiles.cuh"
+#include "device/pack8.cuh"
 #include "device/signal.cuh"
 #include "device/spin.cuh"
 #include "ll_mesh.h"
@@ -143,6 +145,25 @@ __device__ __forceinline__ cb_ll_clearance cb_ll_await_credit(const cb_ll_push_m
 __device__ __forceinline__ uint4 *cb_ll_push_slot(const cb_ll_push_mesh &v,
                                                   const cb_ll_clearance &c, int p, size_t i) {
   return cb_ll_slot(v.ll, p, c.epoch, v.ll.rank, i);
+}
+
+/* Receiver, every lane of the warp, after returning credit for all its
+ * tiles: for each of the warp's tiles, polls the packets rank src sent
+ * into our scratch and stores their data into out (bytes long), then
+ * closes the tile (one source: sendrecv, broadcast). */
+__device__ __forceinline__ void cb_ll_receive_from(const cb_ll_mesh &m, int src, char *out,
+                                                   size_t bytes, const cb_spin_info &info) {
+  const size_t npackets = (bytes + 7) / 8;
+  const size_t ntiles = (npackets + CB_LL_TILE - 1) / CB_LL_TILE;
+  for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
+    const uint64_t epoch = cb_ll_epoch(m, t);
+    const size_t i = cb_ll_packet(t);
+    if (i < npackets) {
+      uint2 x = cb_ll16_read(cb_ll_slot(m, 0, epoch, src, i), cb_ll_flag(epoch), info, src);
+      cb_store_pack8(out, i, bytes, x);
+    }
+    cb_ll_tile_done(m, t, epoch);
+  }
 }
 
 #endif
