@@ -1,5 +1,6 @@
 /* broadcast_perf: every rank ends with the root's (-r) input. */
 #include "collective.h"
+#include "direct_mesh.h"
 #include "kernels/broadcast_kernels.h"
 #include "ll_mesh.h"
 #include "nccl_kernels.h"
@@ -20,6 +21,24 @@ static const cb_kernel kernels[] = {
                 .max_bytes = CB_BC_LL_MAX_BYTES,
                 .single_host = 1},
      .setup = cb_bc_ll_setup, .teardown = cb_ll_teardown, .launch = cb_bc_ll_launch},
+    {CB_KERNEL(DIRECT),
+     .summary = "the root stores its input with 16-byte stores straight into every peer's "
+                "output, start and end flag handshakes per block between the root and each peer",
+     .limits = {.placements = BOTH_PLACEMENTS,
+                .dtypes = CB_ALL_DTYPES,
+                .ops = CB_ALL_OPS,
+                .max_ranks = CB_MAX_PEERS,
+                .single_host = 1},
+     .setup = cb_bc_direct_setup, .teardown = cb_direct_teardown, .launch = cb_bc_direct_launch},
+    {CB_KERNEL(CE),
+     .summary = "copy engines: cudaMemcpyAsync of the root's input into every peer's output "
+                "(one side stream per peer), between two one-block flag kernels",
+     .limits = {.placements = BOTH_PLACEMENTS,
+                .dtypes = CB_ALL_DTYPES,
+                .ops = CB_ALL_OPS,
+                .max_ranks = CB_MAX_PEERS,
+                .single_host = 1},
+     .setup = cb_bc_ce_setup, .teardown = cb_bc_ce_teardown, .launch = cb_bc_ce_launch},
 };
 
 static const cb_collective broadcast = {

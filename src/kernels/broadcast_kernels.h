@@ -15,6 +15,17 @@ extern "C" {
 void cb_bc_ll_setup(cb_kernel_ctx *ctx);
 void cb_bc_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
+/* -k direct: the root's 16-byte stores into every peer's output, flag
+ * handshakes between the root and each peer (broadcast_direct.cu). */
+void cb_bc_direct_setup(cb_kernel_ctx *ctx);
+void cb_bc_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+
+/* -k ce: the root's cudaMemcpyAsync into every peer's output between two
+ * flag kernels (broadcast_ce.cu). */
+void cb_bc_ce_setup(cb_kernel_ctx *ctx);
+void cb_bc_ce_teardown(cb_kernel_ctx *ctx);
+void cb_bc_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif
