@@ -5,12 +5,23 @@
 #include "ll_mesh.h"
 #include "nccl_kernels.h"
 #include "peer_memory.h"
+#include "ring_mesh.h"
 #include "runner.h"
 
 #define BOTH_PLACEMENTS (CB_OUT_OF_PLACE | CB_IN_PLACE)
 
 static const cb_kernel kernels[] = {
     CB_NCCL_KERNEL("NCCL ncclBroadcast", cb_nccl_broadcast),
+    {CB_KERNEL(RING),
+     .summary = "Simple protocol: a pipelined chain root -> root+1 -> ..., slices through FIFOs "
+                "in the next rank's memory (one per channel), each rank keeping and forwarding",
+     .limits = {.placements = BOTH_PLACEMENTS,
+                .dtypes = CB_ALL_DTYPES,
+                .ops = CB_ALL_OPS,
+                .max_ranks = CB_MAX_PEERS,
+                .single_host = 1,
+                .align = 16},
+     .setup = cb_bc_ring_setup, .teardown = cb_ring_teardown, .launch = cb_bc_ring_launch},
     {CB_KERNEL(LL),
      .summary = "LL16: the root pushes its input to every peer as packets, each peer copies "
                 "them into its output; peers return credits to the root",

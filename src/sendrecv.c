@@ -5,6 +5,7 @@
 #include "ll_mesh.h"
 #include "nccl_kernels.h"
 #include "peer_memory.h"
+#include "ring_mesh.h"
 #include "runner.h"
 
 #define BOTH_PLACEMENTS (CB_OUT_OF_PLACE | CB_IN_PLACE)
@@ -13,6 +14,16 @@ static const cb_kernel kernels[] = {
     CB_NCCL_KERNEL_PLACED("NCCL grouped ncclSend/ncclRecv around the ring (out of place: send and "
                           "receive would share one buffer)",
                           cb_nccl_sendrecv, CB_OUT_OF_PLACE),
+    {CB_KERNEL(RING),
+     .summary = "Simple protocol: every rank pushes its input in slices through FIFOs in the "
+                "next rank's memory (one per channel), the receiver copies them into its output",
+     .limits = {.placements = BOTH_PLACEMENTS,
+                .dtypes = CB_ALL_DTYPES,
+                .ops = CB_ALL_OPS,
+                .max_ranks = CB_MAX_PEERS,
+                .single_host = 1,
+                .align = 16},
+     .setup = cb_sr_ring_setup, .teardown = cb_ring_teardown, .launch = cb_sr_ring_launch},
     {CB_KERNEL(LL),
      .summary = "LL16: every rank pushes its input to the next rank as packets and copies the "
                 "packets it receives into its output; receivers return credits",

@@ -26,6 +26,11 @@ void cb_bc_ce_setup(cb_kernel_ctx *ctx);
 void cb_bc_ce_teardown(cb_kernel_ctx *ctx);
 void cb_bc_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
+/* -k ring: a pipelined chain root -> root + 1 -> ..., slices through
+ * FIFOs in the next rank's memory (broadcast_ring.cu). */
+void cb_bc_ring_setup(cb_kernel_ctx *ctx);
+void cb_bc_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

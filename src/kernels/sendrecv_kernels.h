@@ -26,6 +26,11 @@ void cb_sr_ce_setup(cb_kernel_ctx *ctx);
 void cb_sr_ce_teardown(cb_kernel_ctx *ctx);
 void cb_sr_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
+/* -k ring: slices pushed through FIFOs in the next rank's memory, the
+ * receiver copies them out (sendrecv_ring.cu). */
+void cb_sr_ring_setup(cb_kernel_ctx *ctx);
+void cb_sr_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif
