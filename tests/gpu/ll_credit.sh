@@ -6,8 +6,10 @@
 #   tests/gpu/ll_credit.sh [BUILD_DIR] [CALLS]
 # BUILD_DIR (default build-gpu) is the normal build (tests/gpu/build.sh);
 # the broken builds go to BUILD_DIR-nocredit (-DCB_MUTATE_NO_CREDIT: LL
-# senders never wait for credit) and BUILD_DIR-noend (-DCB_MUTATE_SKIP_END_WAIT:
-# direct and ce drop their end handshake). Needs 2 GPUs; 3 ranks share them
+# senders never wait for credit), BUILD_DIR-noend (-DCB_MUTATE_SKIP_END_WAIT:
+# direct and ce drop their end handshake) and BUILD_DIR-noposted
+# (-DCB_MUTATE_RING_NO_POSTED: ring receivers take a slice without waiting
+# for it, the FIFO pipe's guard). Needs 2 GPUs; 3 ranks share them
 # through CB_SHARE_GPUS=1 (sendrecv can lap its receiver only with 3 or more
 # ranks: with 2, each rank reads from the one it sends to).
 #
@@ -17,7 +19,7 @@
 # wait timing out (-T), a late one as wrong values. One line per case:
 #   PASS/FAIL  what  (expected outcome, what happened)
 # Exits non-zero if any case fails. About 10-15 minutes on 2 x H200 with the
-# default CALLS=20000 (two extra builds included).
+# default CALLS=20000 (three extra builds included).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 BUILD=${1:-build-gpu}
@@ -98,15 +100,29 @@ else
   echo "FAIL  build of $MUT_NC  (see $LOGDIR/build-CB_MUTATE_NO_CREDIT.log)"
   fail=1
 fi
+# Without the end handshake a receiver validates while the data still
+# arrives; broadcast's peers do nothing else, so 2 ranks show it. A sendrecv
+# rank is busy sending as long as its sender: 3 ranks on 2 GPUs make the
+# rank alone on its GPU finish first (its sender shares a GPU).
+BIG=(-b 64M -e 256M -f 2 -n 2 -w 1 -c 3 -T 10)
 if build "$MUT_NE" CB_MUTATE_SKIP_END_WAIT; then
-  for prog in sendrecv_perf broadcast_perf; do
-    for k in direct ce; do
-      run fail "SKIP_END_WAIT $prog $k, 2 ranks" -- \
-        "$MUT_NE/$prog" -g 2 -k $k -b 64M -e 256M -f 2 -n 2 -w 1 -c 3 -T 10
-    done
+  for k in direct ce; do
+    run fail "SKIP_END_WAIT broadcast_perf $k, 2 ranks" -- \
+      "$MUT_NE/broadcast_perf" -g 2 -k $k "${BIG[@]}"
+    run fail "SKIP_END_WAIT sendrecv_perf $k, 3 ranks on 2 GPUs" CB_SHARE_GPUS=1 -- \
+      "$MUT_NE/sendrecv_perf" -g 3 -k $k "${BIG[@]}"
   done
 else
   echo "FAIL  build of $MUT_NE  (see $LOGDIR/build-CB_MUTATE_SKIP_END_WAIT.log)"
+  fail=1
+fi
+if build "$BUILD-noposted" CB_MUTATE_RING_NO_POSTED; then
+  for prog in sendrecv_perf broadcast_perf; do
+    run fail "RING_NO_POSTED $prog ring, 2 ranks" -- \
+      "$BUILD-noposted/$prog" -g 2 -k ring "${BIG[@]}"
+  done
+else
+  echo "FAIL  build of $BUILD-noposted  (see $LOGDIR/build-CB_MUTATE_RING_NO_POSTED.log)"
   fail=1
 fi
 exit $fail
