@@ -30,6 +30,7 @@ typedef struct {
  * loop is unrolled over CB_MAX_PEERS): see cb_ll_scratch_of. */
 __device__ __forceinline__ void cb_direct_copy(const char *src, const cb_copy_dsts &d,
                                                const cb_vec_split &split, size_t bytes) {
+  if (d.count == 0) return; /* nothing to store: not even a load */
   const size_t per = (split.nvec + gridDim.x - 1) / gridDim.x;
   const size_t v0 = (size_t)blockIdx.x * per;
   const size_t v1 = v0 + per < split.nvec ? v0 + per : split.nvec;
