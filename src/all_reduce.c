@@ -5,6 +5,7 @@
 #include "kernels/all_reduce_kernels.h"
 #include "nccl_kernels.h"
 #include "peer_memory.h"
+#include "ring_mesh.h"
 #include "runner.h"
 
 #define BOTH_PLACEMENTS (CB_OUT_OF_PLACE | CB_IN_PLACE)
@@ -21,7 +22,7 @@ static const cb_kernel kernels[] = {
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1,
                 .align = 16},
-     .setup = cb_ar_ring_setup, .teardown = cb_ar_ring_teardown, .launch = cb_ar_ring_launch},
+     .setup = cb_ar_ring_setup, .teardown = cb_ring_teardown, .launch = cb_ar_ring_launch},
     {CB_KERNEL(LL),
      .summary = "one-shot LL16: every rank pushes its input to every peer as packets, "
                 "each rank reduces",

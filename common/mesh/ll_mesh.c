@@ -18,9 +18,12 @@
 #define LL_MAX_BLOCK_WARPS 16
 #define LL_DEFAULT_WARPS   1024
 
-void cb_ll_setup(cb_kernel_ctx *ctx, size_t max_packets) {
+void cb_ll_setup(cb_kernel_ctx *ctx, size_t max_packets, cb_ll_pattern pattern) {
+  if (pattern != CB_LL_ALL_READ_ALL && pattern != CB_LL_CREDITED)
+    cb_fatal("kernel %s: unknown LL pattern %d", ctx->kernel_name, (int)pattern);
   cb_ll_state *st = (cb_ll_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
+  st->pattern = pattern;
   /* Whole tiles: writers fill the last tile of a message with filler
    * packets (device/ll_tiles.cuh, "Counters"). */
   st->tiles = (max_packets + CB_LL_TILE - 1) / CB_LL_TILE;
@@ -32,6 +35,9 @@ void cb_ll_setup(cb_kernel_ctx *ctx, size_t max_packets) {
   size_t counters = (st->tiles > 0 ? st->tiles : 1) * sizeof *st->epochs;
   CB_CUDA(cudaMalloc((void **)&st->epochs, counters));
   CB_CUDA(cudaMemset(st->epochs, 0, counters));
+  if (pattern == CB_LL_CREDITED) /* zeroed: no call is complete yet */
+    cb_peer_alloc(ctx->world, (st->tiles > 0 ? st->tiles : 1) * CB_MAX_PEERS * sizeof(uint64_t),
+                  &st->credits);
   CB_CUDA(cudaDeviceSynchronize());
   ctx->state = st;
 }
@@ -70,12 +76,14 @@ void cb_ll_fit(cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs) {
 void cb_ll_teardown(cb_kernel_ctx *ctx) {
   cb_ll_state *st = (cb_ll_state *)ctx->state;
   cb_peer_free(ctx->world, &st->scratch);
+  if (st->pattern == CB_LL_CREDITED) cb_peer_free(ctx->world, &st->credits);
   CB_CUDA(cudaFree(st->epochs));
   free(st);
   ctx->state = NULL;
 }
 
-cb_ll_mesh cb_ll_mesh_for(const cb_kernel_ctx *ctx, const cb_ll_state *st, size_t packets) {
+/* The view shared by both patterns. */
+static cb_ll_mesh mesh_view(const cb_kernel_ctx *ctx, const cb_ll_state *st, size_t packets) {
   if (packets > st->slot_packets)
     cb_fatal("kernel %s: %zu packets per rank exceed its scratch of %zu", ctx->kernel_name, packets,
              st->slot_packets);
@@ -87,6 +95,29 @@ cb_ll_mesh cb_ll_mesh_for(const cb_kernel_ctx *ctx, const cb_ll_state *st, size_
   m.rank = ctx->rank;
   m.nranks = ctx->nranks;
   return m;
+}
+
+static void check_pattern(const cb_kernel_ctx *ctx, const cb_ll_state *st, cb_ll_pattern want) {
+  if (st->pattern != want)
+    cb_fatal("kernel %s: asks for the %s LL view but was set up for %s", ctx->kernel_name,
+             want == CB_LL_CREDITED ? "credited" : "all-read-all",
+             st->pattern == CB_LL_CREDITED ? "credits" : "all-read-all");
+}
+
+cb_ll_mesh cb_ll_mesh_for(const cb_kernel_ctx *ctx, const cb_ll_state *st, size_t packets) {
+  check_pattern(ctx, st, CB_LL_ALL_READ_ALL);
+  return mesh_view(ctx, st, packets);
+}
+
+cb_ll_push_mesh cb_ll_push_mesh_for(const cb_kernel_ctx *ctx, const cb_ll_state *st,
+                                    size_t packets) {
+  check_pattern(ctx, st, CB_LL_CREDITED);
+  cb_ll_push_mesh v;
+  v.ll = mesh_view(ctx, st, packets);
+  for (int p = 0; p < CB_MAX_PEERS; p++)
+    v.credit[p] =
+        p < ctx->nranks ? (uint64_t *)st->credits.ptr[(ctx->rank + p) % ctx->nranks] : NULL;
+  return v;
 }
 
 /* Default shape by size, from all_reduce on 2 x H200 in graph mode

@@ -1,8 +1,29 @@
-/* What the LL packet kernels (all_reduce, all_gather, reduce_scatter -k ll)
- * share on the host: every rank's packet scratch, mapped on every rank,
- * and this rank's per-tile epoch counters; and the grid shape for a size.
- * The device half is common/mesh/device/ll_tiles.cuh, which explains the epochs
- * and the double buffering. */
+/* What the LL packet kernels (-k ll of every collective) share on the host:
+ * every rank's packet scratch, mapped on every rank, and this rank's
+ * per-tile epoch counters; and the grid shape for a size. The device half
+ * is common/mesh/device/ll_tiles.cuh, which explains the epochs and the
+ * double buffering, and device/ll_credit.cuh for one-to-many kernels.
+ *
+ * The reuse invariant. A rank writes packets of epoch e into the half
+ * (e mod 2) of a peer's scratch that the peer last read at epoch e - 2; it
+ * may do so only once the peer has read them. A setup declares which
+ * proof of that its kernel relies on (cb_ll_pattern), and the mesh then
+ * hands out only the device view that goes with it:
+ *   CB_LL_ALL_READ_ALL  every call, every rank reads at least one packet of
+ *       every tile it covers from every peer (all_reduce, all_gather,
+ *       reduce_scatter, alltoall): having read the peer's packets of epoch
+ *       e - 1 proves the peer finished epoch e - 2 (ll_tiles.cuh).
+ *       View: cb_ll_mesh (cb_ll_mesh_for).
+ *   CB_LL_CREDITED  anything else: some rank writes tiles and reads nothing
+ *       back from their receiver (a broadcast root, a sendrecv sender), so
+ *       under back-to-back launches it could lap the receiver. Receivers
+ *       return credits and a sender stores into a peer's scratch only
+ *       through cb_ll_push_slot, which needs the clearance that
+ *       cb_ll_await_credit gives after the credit wait (ll_credit.cuh).
+ *       View: cb_ll_push_mesh (cb_ll_push_mesh_for).
+ * Asking for the other view than the setup declared stops the program
+ * naming the kernel. A kernel whose pattern is not all-read-all must
+ * declare CB_LL_CREDITED: nothing else proves its scratch reuse safe. */
 #ifndef CB_LL_MESH_H
 #define CB_LL_MESH_H
 
@@ -29,9 +50,26 @@ typedef struct {
   int rank, nranks;
 } cb_ll_mesh;
 
+/* Which proof of scratch reuse a kernel relies on (see the top of the file). */
+typedef enum { CB_LL_ALL_READ_ALL = 1, CB_LL_CREDITED = 2 } cb_ll_pattern;
+
+/* The view of a CB_LL_CREDITED kernel: the packet mesh, and every rank's
+ * credit area (one word per (tile, receiver rank), written by that
+ * receiver), in ring order from this rank like the scratch. A sender never
+ * writes packets through ll.scratch directly: only cb_ll_push_slot. */
+typedef struct {
+  cb_ll_mesh ll;
+  uint64_t *credit[CB_MAX_PEERS]; /* [p]: rank (rank + p) % nranks's area; [0]: ours */
+} cb_ll_push_mesh;
+
+/* Word of (tile t, receiver rank) in a credit area. */
+#define CB_LL_CREDIT_WORD(t, receiver) ((size_t)(t)*CB_MAX_PEERS + (size_t)(receiver))
+
 /* One rank's setup. */
 typedef struct {
+  cb_ll_pattern pattern;
   cb_peer_buffer scratch; /* 2 parities x nranks sources x slot_packets LL16 packets */
+  cb_peer_buffer credits; /* CB_LL_CREDITED: tiles x CB_MAX_PEERS words, zeroed */
   uint64_t *epochs;       /* tiles counters, zeroed */
   size_t slot_packets, tiles;
   int block_warps, max_warps; /* from CB_LL_BLOCK_WARPS / CB_LL_MAX_WARPS; 0: by size */
@@ -39,8 +77,9 @@ typedef struct {
 } cb_ll_state;
 
 /* Collective: a cb_ll_state in ctx->state, with scratch for messages of
- * up to max_packets packets per source rank and counters for their tiles. */
-void cb_ll_setup(cb_kernel_ctx *ctx, size_t max_packets);
+ * up to max_packets packets per source rank and counters for their tiles,
+ * for a kernel of the given pattern (credit areas for CB_LL_CREDITED). */
+void cb_ll_setup(cb_kernel_ctx *ctx, size_t max_packets, cb_ll_pattern pattern);
 /* After cb_ll_setup: caps the grid at the warps every one of funcs (the
  * kernel's instantiations) can hold resident at once, in the block sizes
  * cb_ll_grid_for uses, noting a cap below the warp budget and refusing the
@@ -52,8 +91,10 @@ void cb_ll_fit(cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs);
 void cb_ll_teardown(cb_kernel_ctx *ctx);
 
 /* The kernel's view of st; fails (naming the kernel) if packets exceed the
- * scratch. */
+ * scratch, or if st was not set up for the view's pattern. */
 cb_ll_mesh cb_ll_mesh_for(const cb_kernel_ctx *ctx, const cb_ll_state *st, size_t packets);
+cb_ll_push_mesh cb_ll_push_mesh_for(const cb_kernel_ctx *ctx, const cb_ll_state *st,
+                                    size_t packets);
 
 /* Grid for a message of `packets` packets per source rank: one warp per
  * tile up to the warp budget (and the residency cap), grouped into blocks. */

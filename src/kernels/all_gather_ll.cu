@@ -65,7 +65,7 @@ __global__ void agll_kernel(agll_args a) {
 extern "C" void cb_ag_ll_setup(cb_kernel_ctx *ctx) {
   /* The limit is on the table size, the whole output: a block is 1/n of it. */
   uint64_t max = ctx->max_bytes < CB_AG_LL_MAX_BYTES ? ctx->max_bytes : CB_AG_LL_MAX_BYTES;
-  cb_ll_setup(ctx, (size_t)(max / (uint64_t)ctx->nranks + 7) / 8);
+  cb_ll_setup(ctx, (size_t)(max / (uint64_t)ctx->nranks + 7) / 8, CB_LL_ALL_READ_ALL);
   const void *func = (const void *)agll_kernel;
   cb_ll_fit(ctx, &func, 1);
 }

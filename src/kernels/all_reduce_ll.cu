@@ -77,7 +77,7 @@ CB_DEFINE_TYPE_OP_FUNCS(ll_funcs, ll_kernel)
 
 extern "C" void cb_ar_ll_setup(cb_kernel_ctx *ctx) {
   uint64_t max = ctx->max_bytes < CB_AR_LL_MAX_BYTES ? ctx->max_bytes : CB_AR_LL_MAX_BYTES;
-  cb_ll_setup(ctx, (size_t)(max + 7) / 8);
+  cb_ll_setup(ctx, (size_t)(max + 7) / 8, CB_LL_ALL_READ_ALL);
   const void *funcs[CB_TYPE_OP_FUNCS];
   cb_ll_fit(ctx, funcs, ll_funcs(funcs));
 }

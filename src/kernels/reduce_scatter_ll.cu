@@ -84,7 +84,7 @@ CB_DEFINE_TYPE_OP_FUNCS(rsll_funcs, rsll_kernel)
 extern "C" void cb_rs_ll_setup(cb_kernel_ctx *ctx) {
   /* The limit is on the table size, the whole input: a block is 1/n of it. */
   uint64_t max = ctx->max_bytes < CB_RS_LL_MAX_BYTES ? ctx->max_bytes : CB_RS_LL_MAX_BYTES;
-  cb_ll_setup(ctx, (size_t)(max / (uint64_t)ctx->nranks + 7) / 8);
+  cb_ll_setup(ctx, (size_t)(max / (uint64_t)ctx->nranks + 7) / 8, CB_LL_ALL_READ_ALL);
   const void *funcs[CB_TYPE_OP_FUNCS];
   cb_ll_fit(ctx, funcs, rsll_funcs(funcs));
 }

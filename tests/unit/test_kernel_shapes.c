@@ -1,7 +1,8 @@
 /* Host-side shape arithmetic of our kernels, which every rank must compute
  * alike: the LL kernels' grid per size (cb_ll_grid_for), the direct
- * kernels' block count (cb_direct_blocks) and the all-pairs kernels' chunk
- * per rank (cb_rank_chunk). No GPU: the functions only do arithmetic. */
+ * kernels' block count (cb_direct_blocks), the all-pairs kernels' chunk
+ * per rank (cb_rank_chunk) and the ring kernels' channel spans and slices
+ * (ring_span.h). No GPU: the functions only do arithmetic. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "direct_mesh.h"
 #include "ll_mesh.h"
 #include "rank_chunk.h"
+#include "ring_span.h"
 
 static void check_ll_grid(const cb_ll_state *st, size_t packets, unsigned blocks,
                           unsigned threads) {
@@ -51,6 +53,15 @@ static void test_ll_grid_overrides(void) {
     }
     CHECKF(warps >= want && warps < want + block, "%zu warps for %zu wanted", warps, want);
   }
+}
+
+static void test_ll_grid_fit(void) {
+  /* The residency cap of cb_ll_fit lowers the warp budget, never raises it. */
+  cb_ll_state st = {.warp_cap = 100};
+  check_ll_grid(&st, 131072, 25, 128); /* 4096 tiles: 100 warps in blocks of 4 */
+  check_ll_grid(&st, 64 * 32, 32, 64); /* 64 tiles, under the cap: a warp per tile */
+  cb_ll_state roomy = {.warp_cap = 5000};
+  check_ll_grid(&roomy, 131072, 256, 128); /* above the 1024-warp default: no change */
 }
 
 static void test_direct_blocks(void) {
@@ -96,9 +107,41 @@ static void test_rank_chunks(void) {
       }
 }
 
+/* The ring kernels' cut of a run: channel spans of whole vectors that tile
+ * the run in order, slices that tile each span, and the same number of
+ * slice steps for every run no longer than the longest (so a FIFO's sender
+ * and receiver count the same slices whatever run each one moves). */
+static void test_ring_spans(void) {
+  CHECK(cb_ring_span(10, 4, 4) == 4); /* ceil(10/4) = 3, rounded up to a vector of 4 */
+  CHECK(cb_ring_take(10, 8, 4) == 2 && cb_ring_take(10, 12, 4) == 0);
+  const size_t vecs[] = {1, 2, 4, 8, 16};
+  for (size_t longest = 0; longest < 200; longest += 7)
+    for (int channels = 1; channels <= 9; channels++)
+      for (int v = 0; v < 5; v++) {
+        size_t vec = vecs[v], span = cb_ring_span(longest, channels, vec), slice = 3 * vec;
+        CHECKF(span % vec == 0, "span %zu not whole vectors of %zu", span, vec);
+        for (size_t len = 0; len <= longest; len += 5) {
+          size_t covered = 0;
+          for (int c = 0; c < channels; c++) {
+            size_t c0 = (size_t)c * span, clen = cb_ring_take(len, c0, span), in_slices = 0;
+            CHECKF(clen == 0 || c0 == covered, "len %zu channel %d starts at %zu, not %zu", len, c,
+                   c0, covered);
+            for (size_t s0 = 0; c0 < longest && s0 < span; s0 += slice)
+              in_slices += cb_ring_take(clen, s0, slice);
+            CHECKF(in_slices == clen, "len %zu channel %d: slices hold %zu of %zu", len, c,
+                   in_slices, clen);
+            covered += clen;
+          }
+          CHECKF(covered == len, "len %zu over %d channels: %zu covered", len, channels, covered);
+        }
+      }
+}
+
 int main(void) {
   test_ll_grid_overrides();
+  test_ll_grid_fit();
   test_direct_blocks();
   test_rank_chunks();
+  test_ring_spans();
   return check_summary();
 }

@@ -39,11 +39,35 @@ typedef struct {
   uint64_t *area[CB_MAX_PEERS];
 } cb_hs_areas;
 
+/* Rank r's flag area (r < CB_MAX_PEERS), by selects: an index known only
+ * at run time would copy the kernel's parameter block to local memory
+ * (see cb_ll_scratch_of). */
+__device__ __forceinline__ uint64_t *cb_hs_area_of(const cb_hs_areas &hs, int r) {
+  uint64_t *a = hs.area[0];
+#pragma unroll
+  for (int k = 1; k < CB_MAX_PEERS; k++) a = r == k ? hs.area[k] : a;
+  return a;
+}
+
+/* One thread's part of a handshake with one peer: release-store value into
+ * the peer's word for (block, rank), then wait (acquire, bounded: a lost
+ * peer ends in a timeout naming it and the epoch) until our word for
+ * (block, peer) reaches value. */
+__device__ __forceinline__ void cb_hs_serve(const cb_hs_areas &hs, int rank, int peer, int block,
+                                            uint64_t epoch, uint64_t value,
+                                            const cb_spin_info &info) {
+  /* START values are odd, END values even (a mutant may skip one kind). */
+  const bool wait = !CB_MUTANT_SKIPS(value & 1 ? CB_WAIT_START : CB_WAIT_END);
+  cb_store_release_sys(cb_hs_area_of(hs, peer) + CB_HS_WORD(block, rank), value);
+  const uint64_t *mine = cb_hs_area_of(hs, rank) + CB_HS_WORD(block, peer);
+  cb_spin spin;
+  cb_spin_init(&spin);
+  while (wait && cb_load_acquire_sys(mine) < value)
+    cb_spin_tick(&spin, info, peer, (uint32_t)epoch);
+}
+
 /* Called by every thread of the block, with value CB_HS_START(epoch) or
- * CB_HS_END(epoch). Threads 0..n-2 serve one peer each: release-store value
- * into the peer's word for (block, rank), then wait (acquire, bounded: a
- * lost peer ends in a timeout naming it and the epoch) until our word for
- * (block, peer) reaches value.
+ * CB_HS_END(epoch). Threads 0..n-2 serve one peer each (cb_hs_serve).
  *
  * The first __syncthreads orders every access the block's threads made
  * before the call (stores into a peer's buffer, loads from it) before the
@@ -58,17 +82,31 @@ __device__ __forceinline__ void cb_block_handshake(const cb_hs_areas &hs, int ra
                                                    int block, uint64_t epoch, uint64_t value,
                                                    const cb_spin_info &info) {
   __syncthreads();
-  /* START values are odd, END values even (a mutant may skip one kind). */
-  const bool wait = !CB_MUTANT_SKIPS(value & 1 ? CB_WAIT_START : CB_WAIT_END);
-  if ((int)threadIdx.x < nranks - 1) {
-    int peer = (rank + 1 + (int)threadIdx.x) % nranks;
-    cb_store_release_sys(hs.area[peer] + CB_HS_WORD(block, rank), value);
-    const uint64_t *mine = hs.area[rank] + CB_HS_WORD(block, peer);
-    cb_spin spin;
-    cb_spin_init(&spin);
-    while (wait && cb_load_acquire_sys(mine) < value)
-      cb_spin_tick(&spin, info, peer, (uint32_t)epoch);
-  }
+  if ((int)threadIdx.x < nranks - 1)
+    cb_hs_serve(hs, rank, (rank + 1 + (int)threadIdx.x) % nranks, block, epoch, value, info);
+  __syncthreads();
+}
+
+/* Ring offsets of peers (bit p: rank (rank + p) % nranks, 0 < p < nranks)
+ * for cb_block_handshake_with. */
+#define CB_HS_OFFSET(p) (1u << (p))
+
+/* cb_block_handshake with some of the peers only: those at the ring
+ * offsets set in `offsets` (thread k serves the k-th). Both ranks of a
+ * pair name each other in the same call (a sendrecv rank: its next and
+ * previous ranks; a broadcast: the root and each other rank), so each
+ * pair still exchanges START(e), END(e), START(e + 1), ... in order, and
+ * the argument at the top of the file holds pair by pair. The barriers
+ * order as in cb_block_handshake. */
+__device__ __forceinline__ void cb_block_handshake_with(const cb_hs_areas &hs, int rank, int nranks,
+                                                        int block, uint64_t epoch, uint64_t value,
+                                                        unsigned offsets,
+                                                        const cb_spin_info &info) {
+  __syncthreads();
+  int k = (int)threadIdx.x, p = 0;
+  for (; p < nranks; p++) /* p: the offset of our thread's peer, the k-th one set */
+    if (((offsets >> p) & 1u) && k-- == 0) break;
+  if (p > 0 && p < nranks) cb_hs_serve(hs, rank, (rank + p) % nranks, block, epoch, value, info);
   __syncthreads();
 }
 

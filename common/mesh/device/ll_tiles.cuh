@@ -1,5 +1,5 @@
-/* Tiles and epochs of the LL packet kernels (all_reduce, all_gather,
- * reduce_scatter -k ll); the host half is common/mesh/ll_mesh.h.
+/* Tiles and epochs of the LL packet kernels (-k ll); the host half is
+ * common/mesh/ll_mesh.h.
  *
  * A message is cut into tiles of CB_LL_TILE (32) packets; one warp handles
  * a tile, one packet per lane, and warp w of the grid takes tiles w, w + W,
@@ -35,7 +35,10 @@
  * started after its launch for epoch e had completed (stream order). This
  * needs every call that covers tile t to read at least one packet of tile
  * t from every peer (lane 0's packet always exists), and no launch at all
- * for an empty message.
+ * for an empty message: the CB_LL_ALL_READ_ALL pattern of ll_mesh.h. A
+ * kernel in which some rank writes tiles and reads none back (a broadcast
+ * root, a sendrecv sender) has no such proof; it uses the credits of
+ * device/ll_credit.cuh instead.
  *
  * No fence anywhere: the flag travels with the data (ll_packet.cuh), the
  * counters are read and written only by the warp owning the tile within a

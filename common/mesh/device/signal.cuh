@@ -20,6 +20,12 @@ __device__ __forceinline__ uint64_t cb_load_acquire_sys(const uint64_t *p) {
   return v;
 }
 
+/* A store with no ordering of its own, for a word whose readers need no
+ * more than its value (the LL credits, device/ll_credit.cuh, say why). */
+__device__ __forceinline__ void cb_store_relaxed_sys(uint64_t *p, uint64_t v) {
+  asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
 /* Waits until *p >= want (flags only grow), bounded by the spin timeout. */
 __device__ __forceinline__ void cb_wait_geq(const uint64_t *p, uint64_t want,
                                             const cb_spin_info &info, int peer) {

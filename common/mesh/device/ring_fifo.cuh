@@ -1,0 +1,160 @@
+/* FIFO pipes of the Simple-protocol (ring) kernels, device half; the host
+ * half and the memory layout are in common/mesh/ring_mesh.h.
+ *
+ * A block (one channel) moves data through a link slice by slice. A step
+ * sends one slice, receives one, or both:
+ *
+ *   cb_ring_wait     thread 0 waits until the step can run: for a receive,
+ *                    until `posted` says the sender has put the slice into
+ *                    our FIFO (acquire); for a send, until `consumed` says
+ *                    the receiver has taken out the slice that last used
+ *                    the slot we are about to fill (acquire). Then
+ *                    __syncthreads, so every thread's accesses come after
+ *                    thread 0's acquires.
+ *   (the block's threads move the data: read the receive slot with
+ *    ld.global.cg, store into the send slot, see ring_slice.cuh)
+ *   cb_ring_signal   __syncthreads, then thread 0 release-stores `posted`
+ *                    (sent + 1) into the receiver's flag area and/or
+ *                    `consumed` (received + 1) into the sender's.
+ *
+ * Ordering. The barrier before the signal orders the other threads' stores
+ * into the send slot, and their loads from the receive slot, before thread
+ * 0's release: bar.sync makes them happen before it at CTA scope, and a
+ * release at system scope is cumulative, so the receiver that acquires
+ * `posted` sees the whole slice, and the sender that acquires `consumed`
+ * knows every read of the slot is performed before it overwrites it. The
+ * receiver reads slots with ld.global.cg (from L2): never from an L1 line
+ * left by the slot's previous use.
+ *
+ * Counters. `posted` and `consumed` only grow (64-bit, never reset, across
+ * calls too): a waiter compares with >=, and a value later than the one it
+ * waits for can only be seen after that one was stored (one writer, program
+ * order, release). Each block keeps its sent/received counts on the device
+ * (loaded at the start of a launch, stored at its end by thread 0), so a
+ * graph replay with frozen arguments still advances them.
+ *
+ * Deadlock. A step that waits for a receive must never be needed by the
+ * step its sender waits on: a ring's first phase only sends, and a kernel
+ * whose steps both send and receive in a cycle of ranks (every rank sending
+ * to r+d while receiving from r-d) makes each step's send a step of its
+ * own, before the receive (see alltoall_ring.cu). */
+#ifndef CB_DEVICE_RING_FIFO_CUH
+#define CB_DEVICE_RING_FIFO_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ring_mesh.h"
+#include "signal.cuh"
+#include "device/spin.cuh"
+
+/* Link d of channel c, as this rank uses it: it sends into the FIFO of rank
+ * `to` = rank + d and receives from rank `from` = rank - d. Only indices:
+ * the pointers are formed from the mesh (kernel parameters) where they are
+ * used, so a kernel holds no more registers than it did with the pointers
+ * in its own parameters. */
+typedef struct {
+  size_t pipe; /* (d - 1) * channels + c: the link's place in every area */
+  int d, to, from;
+} cb_ring_link;
+
+/* Where a block is in a link: slices sent and received so far. */
+typedef struct {
+  uint64_t sent, received;
+} cb_ring_pos;
+
+/* Rank (rank + p) % nranks's area (p = 0: ours). Selects, not an index: a
+ * run-time index into a kernel parameter array gets the whole parameter
+ * block copied to local memory at every launch. */
+template <typename P>
+__device__ __forceinline__ P cb_ring_pick(P const (&arr)[CB_MAX_PEERS], int p) {
+  P x = arr[0];
+#pragma unroll
+  for (int k = 1; k < CB_MAX_PEERS; k++) x = p == k ? arr[k] : x;
+  return x;
+}
+
+__device__ __forceinline__ cb_ring_link cb_ring_link_of(const cb_ring_mesh &m, int d, int c) {
+  cb_ring_link l;
+  l.pipe = (size_t)(d - 1) * m.channels + c;
+  l.d = d;
+  l.to = (m.rank + d) % m.nranks;
+  l.from = (m.rank + m.nranks - d) % m.nranks;
+  return l;
+}
+
+/* The link's flag words in a rank's flag area: posted (written by the
+ * sender into the receiver's area) and consumed (by the receiver into the
+ * sender's). */
+__device__ __forceinline__ size_t cb_ring_posted_word(const cb_ring_link &l) {
+  return l.pipe * 2 * CB_RING_FLAG_STRIDE;
+}
+__device__ __forceinline__ size_t cb_ring_consumed_word(const cb_ring_link &l) {
+  return cb_ring_posted_word(l) + CB_RING_FLAG_STRIDE;
+}
+
+/* The block's position in link l, from the device (every thread). */
+__device__ __forceinline__ cb_ring_pos cb_ring_load_pos(const cb_ring_mesh &m,
+                                                        const cb_ring_link &l) {
+  cb_ring_pos pos;
+  pos.sent = m.counters[l.pipe * 2];
+  pos.received = m.counters[l.pipe * 2 + 1];
+  return pos;
+}
+
+/* Thread 0, at the end of the launch, after the block's last signal. */
+__device__ __forceinline__ void cb_ring_store_pos(const cb_ring_mesh &m, const cb_ring_link &l,
+                                                  const cb_ring_pos &pos) {
+  if (threadIdx.x == 0) {
+    m.counters[l.pipe * 2] = pos.sent;
+    m.counters[l.pipe * 2 + 1] = pos.received;
+  }
+}
+
+/* Every thread: thread 0 waits for what the step needs, then the barrier.
+ * CB_MUTATE_RING_NO_CREDIT (a deliberately broken build) sends without
+ * waiting for the slot to be free; CB_MUTATE_RING_NO_POSTED receives
+ * without waiting for the slice: the checks must then find wrong values. */
+__device__ __forceinline__ void cb_ring_wait(const cb_ring_mesh &m, const cb_ring_link &l,
+                                             const cb_ring_pos &pos, bool recv, bool send,
+                                             const cb_spin_info &spin) {
+  if (threadIdx.x == 0) {
+#ifndef CB_MUTATE_RING_NO_POSTED
+    if (recv) cb_wait_geq(m.flags[0] + cb_ring_posted_word(l), pos.received + 1, spin, l.from);
+#endif
+#ifndef CB_MUTATE_RING_NO_CREDIT
+    if (send && pos.sent + 1 > (uint64_t)m.slots)
+      cb_wait_geq(m.flags[0] + cb_ring_consumed_word(l), pos.sent + 1 - m.slots, spin, l.to);
+#endif
+  }
+  __syncthreads();
+}
+
+/* The slot the next received slice is in, and the one the next sent slice
+ * goes to. */
+__device__ __forceinline__ const char *cb_ring_in_slot(const cb_ring_mesh &m, const cb_ring_link &l,
+                                                       const cb_ring_pos &pos) {
+  return m.fifo[0] + (l.pipe * m.slots + pos.received % m.slots) * m.slice_bytes;
+}
+__device__ __forceinline__ char *cb_ring_out_slot(const cb_ring_mesh &m, const cb_ring_link &l,
+                                                  const cb_ring_pos &pos) {
+  return cb_ring_pick(m.fifo, l.d) + (l.pipe * m.slots + pos.sent % m.slots) * m.slice_bytes;
+}
+
+/* Every thread, after the step's data moved: the barrier, then thread 0
+ * publishes the sent slice and frees the received slot (see "Ordering"). */
+__device__ __forceinline__ void cb_ring_signal(const cb_ring_mesh &m, const cb_ring_link &l,
+                                               cb_ring_pos &pos, bool recv, bool send) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    if (send)
+      cb_store_release_sys(cb_ring_pick(m.flags, l.d) + cb_ring_posted_word(l), pos.sent + 1);
+    if (recv)
+      cb_store_release_sys(cb_ring_pick(m.flags, m.nranks - l.d) + cb_ring_consumed_word(l),
+                           pos.received + 1);
+  }
+  pos.sent += send;
+  pos.received += recv;
+}
+
+#endif

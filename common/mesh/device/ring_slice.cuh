@@ -1,0 +1,115 @@
+/* What a ring kernel's block does with one slice of a step (the FIFO around
+ * it is ring_fifo.cuh): take each element from our input, from the slot
+ * received, or both reduced (slot op input); finalize it (avg divides by
+ * the rank count) on the last reduction; store it into our output, into
+ * the slot sent, or both. The kinds of step the ring kernels use:
+ *
+ *   kind                  from          final   to
+ *   CB_SLICE_SEND         in                    fifo
+ *   CB_SLICE_SEND_KEEP    in                    out, fifo   (all-gather's own block)
+ *   CB_SLICE_REDUCE_SEND  fifo op in            fifo
+ *   CB_SLICE_FINAL_SEND   fifo op in    yes     out, fifo
+ *   CB_SLICE_FINAL        fifo op in    yes     out
+ *   CB_SLICE_COPY_SEND    fifo                  out, fifo
+ *   CB_SLICE_COPY         fifo                  out
+ *   CB_SLICE_LOCAL        in            yes     out         (one rank)
+ *
+ * 16-byte vectors, RING_SLICE_UNROLL of them loaded by each thread before
+ * any is stored (so that many loads are in flight at once), then the
+ * elements after the last whole vector. Every pointer must be 16-byte
+ * aligned (the kernels' .align limit, and runs cut at whole vectors). Each
+ * element is read and written by one thread, loads before stores: in place
+ * (out == in) a thread overwrites only what it has read. */
+#ifndef CB_DEVICE_RING_SLICE_CUH
+#define CB_DEVICE_RING_SLICE_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "reduce.cuh"
+
+#define CB_RING_THREADS   512
+#define RING_SLICE_UNROLL 4
+
+/* Bits of a kind: where an element comes from, and where it goes. */
+#define CB_SLICE_FROM_IN   1
+#define CB_SLICE_FROM_FIFO 2
+#define CB_SLICE_FINALIZE  4
+#define CB_SLICE_TO_OUT    8
+#define CB_SLICE_TO_FIFO   16
+
+enum {
+  CB_SLICE_SEND = CB_SLICE_FROM_IN | CB_SLICE_TO_FIFO,
+  CB_SLICE_SEND_KEEP = CB_SLICE_FROM_IN | CB_SLICE_TO_OUT | CB_SLICE_TO_FIFO,
+  CB_SLICE_REDUCE_SEND = CB_SLICE_FROM_IN | CB_SLICE_FROM_FIFO | CB_SLICE_TO_FIFO,
+  CB_SLICE_FINAL_SEND = CB_SLICE_FROM_IN | CB_SLICE_FROM_FIFO | CB_SLICE_FINALIZE |
+                        CB_SLICE_TO_OUT | CB_SLICE_TO_FIFO,
+  CB_SLICE_FINAL = CB_SLICE_FROM_IN | CB_SLICE_FROM_FIFO | CB_SLICE_FINALIZE | CB_SLICE_TO_OUT,
+  CB_SLICE_COPY_SEND = CB_SLICE_FROM_FIFO | CB_SLICE_TO_OUT | CB_SLICE_TO_FIFO,
+  CB_SLICE_COPY = CB_SLICE_FROM_FIFO | CB_SLICE_TO_OUT,
+  CB_SLICE_LOCAL = CB_SLICE_FROM_IN | CB_SLICE_FINALIZE | CB_SLICE_TO_OUT,
+};
+
+/* One 16-byte vector, by kind; fifo_in is read through L2 (see ring_fifo.cuh). */
+template <typename T, int OP, int KIND>
+__device__ __forceinline__ uint4 cb_slice_vec(const uint4 *in, const uint4 *fifo_in, size_t v,
+                                              int nranks) {
+  const bool from_in = KIND & CB_SLICE_FROM_IN, from_fifo = KIND & CB_SLICE_FROM_FIFO;
+  const bool final_ = KIND & CB_SLICE_FINALIZE;
+  if (from_in && !from_fifo) return final_ ? cb_finalize_pack<T, OP>(in[v], nranks) : in[v];
+  if (!from_in) return __ldcg(fifo_in + v);
+  uint4 r = cb_reduce_pack<T, OP>(__ldcg(fifo_in + v), in[v]);
+  return final_ ? cb_finalize_pack<T, OP>(r, nranks) : r;
+}
+
+/* One element after the vectors, by kind. */
+template <typename T, int OP, int KIND>
+__device__ __forceinline__ T cb_slice_elem(const T *in, const T *fifo_in, size_t e, int nranks) {
+  const bool from_in = KIND & CB_SLICE_FROM_IN, from_fifo = KIND & CB_SLICE_FROM_FIFO;
+  T x;
+  if (from_in && !from_fifo)
+    x = in[e];
+  else if (!from_in)
+    x = __ldcg(fifo_in + e);
+  else
+    x = cb_apply<T, OP>(__ldcg(fifo_in + e), in[e]);
+  if ((KIND & CB_SLICE_FINALIZE) && OP == CB_AVG) x = cb_divide<T>(x, nranks);
+  return x;
+}
+
+/* Moves n elements of a slice: in and out at the slice's place in our
+ * buffers, fifo_in the slot received, fifo_out the slot sent (each used
+ * only if the kind says so). Called by every thread of the block. */
+template <typename T, int OP, int KIND>
+__device__ void cb_ring_slice(const T *in, const T *fifo_in, T *out, T *fifo_out, size_t n,
+                              int nranks) {
+  const bool to_out = KIND & CB_SLICE_TO_OUT, to_fifo = KIND & CB_SLICE_TO_FIFO;
+  const size_t per_vec = sizeof(uint4) / sizeof(T);
+  const size_t nvec = n / per_vec;
+  const uint4 *in4 = (const uint4 *)in;
+  const uint4 *fin4 = (const uint4 *)fifo_in;
+  for (size_t v0 = threadIdx.x; v0 < nvec; v0 += (size_t)CB_RING_THREADS * RING_SLICE_UNROLL) {
+    uint4 x[RING_SLICE_UNROLL];
+#pragma unroll
+    for (int u = 0; u < RING_SLICE_UNROLL; u++) {
+      size_t v = v0 + (size_t)u * CB_RING_THREADS;
+      if (v < nvec) x[u] = cb_slice_vec<T, OP, KIND>(in4, fin4, v, nranks);
+    }
+#pragma unroll
+    for (int u = 0; u < RING_SLICE_UNROLL; u++) {
+      size_t v = v0 + (size_t)u * CB_RING_THREADS;
+      if (v < nvec) {
+        if (to_out) ((uint4 *)out)[v] = x[u];
+        if (to_fifo) ((uint4 *)fifo_out)[v] = x[u];
+      }
+    }
+  }
+  /* The tail: fewer than one vector, only at the very end of the message. */
+  for (size_t e = nvec * per_vec + threadIdx.x; e < n; e += CB_RING_THREADS) {
+    T x = cb_slice_elem<T, OP, KIND>(in, fifo_in, e, nranks);
+    if (to_out) out[e] = x;
+    if (to_fifo) fifo_out[e] = x;
+  }
+}
+
+#endif

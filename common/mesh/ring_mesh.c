@@ -1,0 +1,88 @@
+/* Host half of the ring kernels' FIFO pipes (ring_mesh.h). */
+#include "ring_mesh.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cuda_runtime_api.h>
+
+#include "cuda_check.h"
+#include "env.h"
+#include "error.h"
+#include "grid_fit.h"
+
+/* Channels every rank can keep resident at once: the fewest blocks of any
+ * of the kernel's instances that fit on this rank's GPU (cb_fit_grid, which
+ * refuses the kernel here when not one fits), then the fewest over all
+ * ranks, since channel c of a rank waits on channel c of its peers. */
+static int fit_channels(cb_kernel_ctx *ctx, const cb_ring_spec *spec, int want) {
+  int fit = want;
+  for (int t = 0; t < CB_NUM_DTYPES; t++)
+    for (int o = 0; o < CB_NUM_OPS; o++) {
+      const void *fn = spec->kernel_of((cb_dtype)t, (cb_redop)o);
+      int f = cb_fit_grid(ctx, fn, spec->threads, 0, 0, want, 1);
+      if (f < fit) fit = f;
+    }
+  int *all = (int *)calloc((size_t)ctx->nranks, sizeof *all);
+  if (!all) cb_fatal("out of host memory");
+  cb_world_allgather(ctx->world, &fit, sizeof fit, all);
+  for (int r = 0; r < ctx->nranks; r++)
+    if (all[r] < fit) fit = all[r];
+  free(all);
+  return fit;
+}
+
+void cb_ring_setup(cb_kernel_ctx *ctx, const cb_ring_spec *spec) {
+  cb_ring_state *st = (cb_ring_state *)calloc(1, sizeof *st);
+  if (!st) cb_fatal("out of host memory");
+  ctx->state = st;
+  /* Defaults from sweeps of the all_reduce ring on 2 x H200 at 1 GiB float
+   * (results/h200x2/2026-11-30-kernels): 16 channels of 128 KiB slices gave
+   * 164 GB/s, 32 x 512 KiB 311, 64 x 512 KiB 350, 96 x 512 KiB 357, 128 x
+   * 512 KiB 364; 1 MiB slices and 8 slots did not help. */
+  int want = (int)cb_env_long("CB_RING_CHANNELS", 128, 1, CB_RING_MAX_CHANNELS);
+  st->slots = (int)cb_env_long("CB_RING_SLOTS", 4, 2, 64);
+  st->slice_bytes = (size_t)cb_env_long("CB_RING_SLICE", 512 << 10, 1 << 10, 64 << 20);
+  if (st->slice_bytes % 16) cb_fatal("CB_RING_SLICE must be a multiple of 16 bytes");
+  st->links = spec->links > 0 ? spec->links : 1;
+  st->channels = fit_channels(ctx, spec, want);
+  if (st->channels == 0) return; /* refused here or on another rank: nothing allocated */
+  size_t pipes = (size_t)st->links * st->channels;
+  cb_peer_alloc(ctx->world, pipes * st->slots * st->slice_bytes, &st->fifo);
+  cb_peer_alloc(ctx->world, pipes * 2 * CB_RING_FLAG_STRIDE * sizeof(uint64_t), &st->flags);
+  CB_CUDA(cudaMalloc((void **)&st->counters, pipes * 2 * sizeof(uint64_t)));
+  CB_CUDA(cudaMemset(st->counters, 0, pipes * 2 * sizeof(uint64_t)));
+  CB_CUDA(cudaDeviceSynchronize());
+}
+
+void cb_ring_teardown(cb_kernel_ctx *ctx) {
+  cb_ring_state *st = (cb_ring_state *)ctx->state;
+  if (st->channels > 0) {
+    cb_peer_free(ctx->world, &st->fifo);
+    cb_peer_free(ctx->world, &st->flags);
+    CB_CUDA(cudaFree(st->counters));
+  }
+  free(st);
+  ctx->state = NULL;
+}
+
+cb_ring_mesh cb_ring_mesh_for(const cb_kernel_ctx *ctx, const cb_ring_state *st) {
+  cb_ring_mesh m;
+  for (int p = 0; p < CB_MAX_PEERS; p++) {
+    int r = (ctx->rank + p) % ctx->nranks;
+    m.fifo[p] = p < ctx->nranks ? (char *)st->fifo.ptr[r] : NULL;
+    m.flags[p] = p < ctx->nranks ? (uint64_t *)st->flags.ptr[r] : NULL;
+  }
+  m.counters = st->counters;
+  m.slice_bytes = st->slice_bytes;
+  m.slots = st->slots;
+  m.channels = st->channels;
+  m.rank = ctx->rank;
+  m.nranks = ctx->nranks;
+  return m;
+}
+
+void cb_ring_check_aligned(const cb_kernel_ctx *ctx, const cb_call *call) {
+  if (((uintptr_t)call->send | (uintptr_t)call->recv) & 15)
+    cb_fatal("kernel %s needs 16-byte aligned buffers", ctx->kernel_name);
+}

@@ -1,0 +1,91 @@
+/* FIFO pipes between ranks for the Simple-protocol kernels (-k ring of
+ * every collective): the host half. The device half, with the ordering
+ * argument, is common/mesh/device/ring_fifo.cuh.
+ *
+ * A link of distance d (1 <= d <= links) carries data from every rank r to
+ * rank (r + d) % n: a ring uses link 1 only, an all-to-all links 1..n-1.
+ * Each link has, per channel (one block of the kernel), a FIFO of `slots`
+ * slices in the receiver's memory and two counters that only grow:
+ * `posted` (slices the sender put into it, in the receiver's flag area) and
+ * `consumed` (slices the receiver took out, in the sender's flag area). A
+ * sender runs up to `slots` slices ahead of its receiver; the data crosses
+ * NVLink once, as the sender's stores (a push), and the receiver reads it
+ * from its own memory.
+ *
+ * Every rank's area, [link][channel][slot] slices of FIFO and
+ * [link][channel] flag words, is the same size and at the same offsets on
+ * every rank, so link 1 of channel c is where the all_reduce ring always
+ * had it. Each rank keeps, per (link, channel), how many slices it has sent
+ * and received so far (cumulative over calls, on the device, so a graph
+ * replay needs no host); sender and receiver agree because every rank
+ * walks the same slices of every call (ring_span.h).
+ *
+ * Tunables, read once at setup and equal on every rank (a channel pairs
+ * with the same channel of its peers): CB_RING_CHANNELS, CB_RING_SLOTS,
+ * CB_RING_SLICE. Every channel's block waits on its peers' same channel,
+ * so the setup checks with the occupancy API that the whole grid is
+ * resident at once on every rank, shrinks the channel count to what fits
+ * everywhere, or refuses the kernel (grid_fit.h). */
+#ifndef CB_RING_MESH_H
+#define CB_RING_MESH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collective.h"
+#include "peer_memory.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CB_RING_FLAG_STRIDE  32 /* uint64_t words between flags: 256 bytes, no false sharing */
+#define CB_RING_MAX_CHANNELS 128
+
+/* What a ring kernel needs from the mesh. */
+typedef struct {
+  int links;   /* links 1..links (at least 1; a rank count of 1 uses none) */
+  int threads; /* threads per block of the kernel */
+  /* The kernel's instance for (dtype, op), for the residency check; every
+   * pair is asked, a kernel without templates returns the same one. */
+  const void *(*kernel_of)(cb_dtype dtype, cb_redop op);
+} cb_ring_spec;
+
+/* One rank's setup. */
+typedef struct {
+  cb_peer_buffer fifo;  /* [link][channel][slot] slices of slice_bytes */
+  cb_peer_buffer flags; /* [link][channel] {posted, consumed}, CB_RING_FLAG_STRIDE apart */
+  uint64_t *counters;   /* ours: [link][channel] {sent, received} */
+  int links, channels, slots;
+  size_t slice_bytes;
+} cb_ring_state;
+
+/* The kernel's view (passed by value in its arguments); device/ring_fifo.cuh
+ * picks a link's pointers out of it with selects. */
+typedef struct {
+  char *fifo[CB_MAX_PEERS];      /* [p]: rank (rank + p) % nranks's FIFO area; [0]: ours */
+  uint64_t *flags[CB_MAX_PEERS]; /* [p]: rank (rank + p) % nranks's flag area */
+  uint64_t *counters;            /* ours */
+  size_t slice_bytes;
+  int slots, channels, rank, nranks;
+} cb_ring_mesh;
+
+/* Collective: a cb_ring_state in ctx->state (or a refusal, cb_kernel_refuse,
+ * when not one channel fits on some rank). */
+void cb_ring_setup(cb_kernel_ctx *ctx, const cb_ring_spec *spec);
+/* Collective: frees ctx->state; a ring kernel's teardown in its table. */
+void cb_ring_teardown(cb_kernel_ctx *ctx);
+
+/* The kernel's view of st. */
+cb_ring_mesh cb_ring_mesh_for(const cb_kernel_ctx *ctx, const cb_ring_state *st);
+
+/* Fails, naming the kernel, unless send and recv are 16-byte aligned (the
+ * ring kernels move 16-byte vectors; their limits say .align = 16, so the
+ * harness never makes such a call). */
+void cb_ring_check_aligned(const cb_kernel_ctx *ctx, const cb_call *call);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

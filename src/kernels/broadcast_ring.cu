@@ -1,0 +1,116 @@
+/* -k ring: Simple-protocol broadcast for large messages, a pipelined chain.
+ *
+ * The root pushes its input through the FIFO pipe to the next rank (link 1
+ * of ring_mesh.h: slots of `slice` bytes in the receiver's memory, one pipe
+ * per channel, each channel one block); every other rank takes each slice
+ * out of its FIFO into its output and, unless it is the last of the chain
+ * (root - 1), pushes it on to the next rank in the same pass. Every link
+ * of the chain carries the message once, whatever the rank count, where the
+ * root of -k direct / -k ce sends n - 1 copies over its own links; a slice
+ * reaches the end of the chain n - 1 steps after it left the root, which
+ * large messages (many slices per channel) hide.
+ *
+ * The message is cut into one contiguous span per channel and each span
+ * into slices (ring_span.h), alike on every rank. Per slice, one step:
+ *   root    input -> next rank's FIFO          (and its own output out of place)
+ *   middle  FIFO -> output and next rank's FIFO
+ *   last    FIFO -> output
+ * with the waits and signals of device/ring_fifo.cuh. No deadlock: a chain
+ * has no cycle (the last rank sends nothing to the root). The pipe from
+ * root - 1 to the root is idle in the call; both its ends leave their
+ * counts alone, so they still agree when the root changes.
+ *
+ * The data is moved as bytes (16-byte vectors, ring_slice.cuh with a byte
+ * element and no op): one kernel for every datatype.
+ *
+ * In place (send == recv): the root only reads its buffer; the others only
+ * write theirs. */
+#include <stdint.h>
+
+#include "broadcast_kernels.h"
+#include "cuda_check.h"
+#include "device/ring_fifo.cuh"
+#include "device/ring_slice.cuh"
+#include "ring_mesh.h"
+#include "ring_span.h"
+
+typedef struct {
+  const uint8_t *send; /* the root's input (read on the root only) */
+  uint8_t *recv;
+  size_t bytes;
+  int root;
+  cb_ring_mesh m;
+  cb_spin_info spin;
+} bcring_args;
+
+#define SLICE_ARGS uint8_t, CB_SUM /* bytes, no op */
+
+/* Our place in the chain: 0 the root, n - 1 the last. */
+enum { ROOT, ROOT_KEEP, MIDDLE, LAST };
+
+template <int ROLE>
+__device__ __forceinline__ void bcring_channel(const bcring_args &a, size_t c0, size_t clen) {
+  const size_t slice = a.m.slice_bytes;
+  const size_t ns = cb_ceil_div(clen, slice);
+  const cb_ring_link l = cb_ring_link_of(a.m, 1, blockIdx.x);
+  cb_ring_pos pos = cb_ring_load_pos(a.m, l);
+  const bool send = ROLE != LAST, recv = ROLE == MIDDLE || ROLE == LAST;
+  constexpr int kind = ROLE == ROOT        ? CB_SLICE_SEND
+                       : ROLE == ROOT_KEEP ? CB_SLICE_SEND_KEEP
+                       : ROLE == MIDDLE    ? CB_SLICE_COPY_SEND
+                                           : CB_SLICE_COPY;
+  for (size_t j = 0; j < ns; j++) {
+    cb_ring_wait(a.m, l, pos, recv, send, a.spin);
+    const size_t off = c0 + j * slice, len = cb_ring_take(clen, j * slice, slice);
+    const uint8_t *fin = (const uint8_t *)cb_ring_in_slot(a.m, l, pos);
+    uint8_t *fout = (uint8_t *)cb_ring_out_slot(a.m, l, pos);
+    cb_ring_slice<SLICE_ARGS, kind>(a.send + off, fin, a.recv + off, fout, len, a.m.nranks);
+    cb_ring_signal(a.m, l, pos, recv, send);
+  }
+  cb_ring_store_pos(a.m, l, pos);
+}
+
+__global__ void __launch_bounds__(CB_RING_THREADS) bcring_kernel(bcring_args a) {
+  const int n = a.m.nranks, k = (a.m.rank - a.root + n) % n;
+  const size_t span = cb_ring_span(a.bytes, gridDim.x, 16);
+  const size_t c0 = (size_t)blockIdx.x * span;
+  const size_t clen = cb_ring_take(a.bytes, c0, span);
+  if (n == 1) { /* the root alone: its own output, out of place */
+    if (a.send != a.recv)
+      cb_ring_slice<SLICE_ARGS, CB_SLICE_FROM_IN | CB_SLICE_TO_OUT>(a.send + c0, NULL, a.recv + c0,
+                                                                    NULL, clen, 1);
+  } else if (k == 0 && a.send == a.recv) {
+    bcring_channel<ROOT>(a, c0, clen);
+  } else if (k == 0) {
+    bcring_channel<ROOT_KEEP>(a, c0, clen);
+  } else if (k < n - 1) {
+    bcring_channel<MIDDLE>(a, c0, clen);
+  } else {
+    bcring_channel<LAST>(a, c0, clen);
+  }
+}
+
+static const void *kernel_of(cb_dtype dtype, cb_redop op) {
+  (void)dtype, (void)op; /* bytes: one instance for all */
+  return (const void *)bcring_kernel;
+}
+
+extern "C" void cb_bc_ring_setup(cb_kernel_ctx *ctx) {
+  const cb_ring_spec spec = {1, CB_RING_THREADS, kernel_of};
+  cb_ring_setup(ctx, &spec);
+}
+
+extern "C" void cb_bc_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+  const cb_ring_state *st = (const cb_ring_state *)ctx->state;
+  bcring_args a;
+  a.bytes = call->count * cb_dtype_size(call->dtype);
+  if (a.bytes == 0) return; /* on every rank alike: no slices, no counts */
+  cb_ring_check_aligned(ctx, call);
+  a.send = (const uint8_t *)call->send;
+  a.recv = (uint8_t *)call->recv;
+  a.root = call->root;
+  a.m = cb_ring_mesh_for(ctx, st);
+  a.spin = CB_SPIN_INFO(ctx);
+  bcring_kernel<<<st->channels, CB_RING_THREADS, 0, stream>>>(a);
+  CB_CUDA(cudaGetLastError());
+}
