@@ -20,9 +20,7 @@ static const cb_kernel kernels[] = {
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
-     .setup = cb_ar_ring_setup,
-     .teardown = cb_ar_ring_teardown,
-     .launch = cb_ar_ring_launch},
+     .setup = cb_ar_ring_setup, .teardown = cb_ar_ring_teardown, .launch = cb_ar_ring_launch},
     {CB_KERNEL(LL),
      .summary = "one-shot LL16: every rank pushes its input to every peer as packets, "
                 "each rank reduces",
@@ -32,9 +30,7 @@ static const cb_kernel kernels[] = {
                 .max_ranks = CB_MAX_PEERS,
                 .max_bytes = CB_AR_LL_MAX_BYTES,
                 .single_host = 1},
-     .setup = cb_ar_ll_setup,
-     .teardown = cb_ll_teardown,
-     .launch = cb_ar_ll_launch},
+     .setup = cb_ar_ll_setup, .teardown = cb_ll_teardown, .launch = cb_ar_ll_launch},
     {CB_KERNEL(DIRECT),
      .summary = "all-pairs in one pass: each rank loads its chunk of every peer's input "
                 "over NVLink, reduces, and stores the result into every peer's output; "
@@ -44,9 +40,7 @@ static const cb_kernel kernels[] = {
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
-     .setup = cb_ar_direct_setup,
-     .teardown = cb_direct_teardown,
-     .launch = cb_ar_direct_launch},
+     .setup = cb_ar_direct_setup, .teardown = cb_direct_teardown, .launch = cb_ar_direct_launch},
     {CB_KERNEL(CE),
      .summary = "copy engines push every byte (reduce-scatter pieces into the peers' "
                 "scratch, then the results into the peers' outputs); SMs only reduce",
@@ -55,9 +49,9 @@ static const cb_kernel kernels[] = {
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
-     .setup = cb_ar_ce_setup,
-     .teardown = cb_ar_ce_teardown,
-     .launch = cb_ar_ce_launch},
+     .setup = cb_ar_ce_setup, .teardown = cb_ar_ce_teardown, .launch = cb_ar_ce_launch},
+    CB_NCCL_SYM_KERNEL("ncclAllReduce", cb_nccl_all_reduce, BOTH_PLACEMENTS),
+    CB_NCCL_NO_CE_KERNEL("ncclAllReduce", cb_nccl_all_reduce, BOTH_PLACEMENTS),
 };
 
 static const cb_collective all_reduce = {

@@ -5,6 +5,8 @@
 
 static const cb_kernel kernels[] = {
     CB_NCCL_KERNEL("NCCL ncclBroadcast", cb_nccl_broadcast),
+    CB_NCCL_SYM_KERNEL("ncclBroadcast", cb_nccl_broadcast, CB_BOTH_PLACEMENTS),
+    CB_NCCL_NO_CE_KERNEL("ncclBroadcast", cb_nccl_broadcast, CB_BOTH_PLACEMENTS),
 };
 
 static const cb_collective broadcast = {

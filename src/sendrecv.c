@@ -7,6 +7,8 @@ static const cb_kernel kernels[] = {
     CB_NCCL_KERNEL_PLACED("NCCL grouped ncclSend/ncclRecv around the ring (out of place: send and "
                           "receive would share one buffer)",
                           cb_nccl_sendrecv, CB_OUT_OF_PLACE),
+    CB_NCCL_SYM_KERNEL("ncclSend/ncclRecv", cb_nccl_sendrecv, CB_OUT_OF_PLACE),
+    CB_NCCL_NO_CE_KERNEL("ncclSend/ncclRecv", cb_nccl_sendrecv, CB_OUT_OF_PLACE),
 };
 
 static const cb_collective sendrecv = {
