@@ -5,15 +5,16 @@
 
 Reads the raw outputs that tests/gpu/vs_nccl_tests.sh writes into OUTDIR, named
 COLL_LAUNCH_MODE_TOOL.txt (LAUNCH: single or mpi; MODE: stream or graph; TOOL: collbench,
-collbench-events, nccltests-R0, nccltests-R2, nccltests-R2x2, nccltests-R0-threads), and
+collbench-othertimer, nccltests-R0, nccltests-R2, nccltests-R2x2, nccltests-R0-threads), and
 prints one line per comparison, time per call in µs, both placements:
 
   PASS/FAIL  collbench's nccl, nccl-sym, nccl-ce against nccl-tests -R 0, -R 2, -R 2 -x 2
              (same collective, launch and mode), at the smallest non-zero size, 64 KiB and
              (stream mode) 1 GiB: within the tolerance (5%) or not
-  INFO       collbench's nccl timed with CUDA events (--timer events) against nccl-tests
-             -R 0, and nccl-tests with a thread per GPU (-t) against one thread for all (-g):
-             how much the timing method and the launch shape move the numbers
+  INFO       collbench's nccl timed the other way (--timer events in stream mode, --timer
+             host in graph mode) against nccl-tests -R 0, and nccl-tests with a thread per
+             GPU (-t) against one thread for all (-g): how much the timing method and the
+             launch shape move the numbers
 
 Exit 1 when a comparison fails or nothing could be compared, 2 for unusable input.
 Standard library only.
@@ -30,7 +31,7 @@ ROW = re.compile(r"^\s+(\d+)\s+(\d+)\s+\S+\s+\S+\s+-?\d+\s+(\S+)\s+\S+\s+\S+\s+\
                  r"\s+(\S+)\s+\S+\s+\S+\s+\S+")
 KERNEL = re.compile(r"^# kernel \d+ \(([^)]+)\): ")
 NAME = re.compile(r"^(?P<coll>.+)_(?P<launch>single|mpi)_(?P<mode>stream|graph)_"
-                  r"(?P<tool>collbench(?:-events)?|nccltests-R0-threads|nccltests-R2x2|"
+                  r"(?P<tool>collbench(?:-othertimer)?|nccltests-R0-threads|nccltests-R2x2|"
                   r"nccltests-R[02])\.txt$")
 # collbench's kernel against the nccl-tests run it must match.
 PAIRS = (("nccl", "nccltests-R0"), ("nccl-sym", "nccltests-R2"),
@@ -124,9 +125,10 @@ def digest(runs, tolerance):
                 lines += more
                 failed += bad
                 compared += len(more)
-        events = tools.get("collbench-events", {}).get("nccl")
-        if events and "nccltests-R0" in tools:
-            lines += compare(f"{where} nccl --timer events vs nccltests-R0".ljust(62), events,
+        other = tools.get("collbench-othertimer", {}).get("nccl")
+        if other and "nccltests-R0" in tools:
+            timer = "events" if mode == "stream" else "host"
+            lines += compare(f"{where} nccl --timer {timer} vs nccltests-R0".ljust(62), other,
                              tools["nccltests-R0"], mode, tolerance, verdict=False)[0]
         if "nccltests-R0-threads" in tools and "nccltests-R0" in tools:
             lines += compare(f"{where} nccltests -t vs -g".ljust(62),

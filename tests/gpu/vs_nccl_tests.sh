@@ -12,14 +12,15 @@
 #     timer: --timer host, the default there); nccl-tests -R 0, -R 2, -R 2 -x 2; collbench
 #     -k nccl --timer events (8 B..64 KiB); nccl-tests -t N -g 1 -R 0 (one process only: a
 #     thread per GPU, as collbench drives them)
-#   graph mode, 8 B..64 KiB x2, -G 100 -n 20 -w 5: the same four runs but the last two.
+#   graph mode, 8 B..64 KiB x2, -G 100 -n 20 -w 5: the same but nccl-tests -t, and collbench
+#     -k nccl --timer host instead of events (graph mode's default is events).
 # (-R 2 -x 2 only where NCCL has a copy-engine path: all_gather and alltoall.) Every raw
 # output is OUTDIR/COLL_LAUNCH_MODE_TOOL.txt, headed by its command line, machine and date;
 # tests/gpu/nccl_tests_digest.py OUTDIR then prints the comparisons (PASS/FAIL within 5%:
 # nccl vs -R 0, nccl-sym vs -R 2, nccl-ce vs -R 2 -x 2, at the smallest size, 64 KiB and
-# 1 GiB; INFO: the event timer and nccl-tests' -t against -g). Each run is bounded by
-# `timeout`. About 90 s per collective and launch on 2 x H200 (9 minutes for the default
-# set): split it over calls with COLLS and LAUNCHES.
+# 1 GiB; INFO: the other timer and nccl-tests' -t against -g). Each run is bounded by
+# `timeout`. About 100 s per collective and launch on 2 x H200 (10 minutes for the default
+# set): split it over calls with COLLS and LAUNCHES (e.g. one collective per call).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 . tests/gpu/nccl_lib.sh
@@ -72,10 +73,14 @@ for coll in $COLLS; do
         [ "$r" = 2x2 ] && flags="-R 2 -x 2"
         run "${base}_nccltests-R$r" "$(launch_cmd "$launch" "$NGPUS" "$theirs" $flags $sizes)"
       done
-      [ "$mode" = stream ] || continue
-      run "${base}_collbench-events" \
-        "$(launch_cmd "$launch" "$NGPUS" "$ours" -k nccl --timer events $STREAM_SMALL)"
-      if [ "$launch" = single ]; then
+      # The other timer than the mode's default, on kernel 0, for the INFO lines.
+      if [ "$mode" = stream ]; then
+        other="--timer events $STREAM_SMALL"
+      else
+        other="--timer host $GRAPH"
+      fi
+      run "${base}_collbench-othertimer" "$(launch_cmd "$launch" "$NGPUS" "$ours" -k nccl $other)"
+      if [ "$mode" = stream ] && [ "$launch" = single ]; then
         run "${base}_nccltests-R0-threads" "$theirs -t $NGPUS -g 1 -R 0 $sizes"
       fi
     done

@@ -68,7 +68,7 @@ def outdir(tmp_path):
         "nccl": scaled(THEIRS, 1.03),       # within 5%: PASS
         "nccl-sym": scaled(THEIRS, 1.10),   # 10% slower: FAIL
     }))
-    write("all_reduce_single_stream_collbench-events.txt",
+    write("all_reduce_single_stream_collbench-othertimer.txt",
           collbench_text({"nccl": scaled(THEIRS, 0.5)}))
     write("alltoall_mpi_graph_nccltests-R2x2.txt", nccl_tests_text(THEIRS))
     write("alltoall_mpi_graph_collbench.txt",
@@ -91,7 +91,7 @@ def test_verdicts_per_pair_size_and_placement(outdir):
     assert len(ce) == 2 and all(line.startswith("PASS") and "out-of-place" in line
                                 for line in ce)
     assert {line.split()[-6] for line in ce} == {"8", "65536"}
-    # the event timer: INFO, never a verdict
+    # the other timer (events in stream mode): INFO, never a verdict
     events = [line for line in lines if "--timer events" in line]
     assert events and all(line.startswith("INFO") and "-50.0%" in line for line in events)
     assert failed == 6
