@@ -6,14 +6,16 @@
 
 Reads every *.json that the programs wrote with -J (run.json, the manifest of
 scripts/sweep.sh, is shown at the top instead) and writes OUT_DIR/report.md with:
-a headline table (per collective: the fastest kernel at the smallest size and the best
-bus bandwidth at the largest size, each against NCCL, kernel 0); per collective,
-datatype and op a table with one row per size and mode (and launch, when the
-directory holds both one-process and mpirun runs), the fastest kernel, its speed-up
-over NCCL and the sizes where the fastest kernel changes; busbw and latency plots
-(PNG, log-log); and every wrong value. A measurement with wrong > 0 is never counted
-as the fastest or the best. Exit 0 on success, 2 with one line on stderr for input
-it cannot use.
+a headline table (per collective: our fastest kernel at the smallest size and our best
+bus bandwidth at the largest size, each against NCCL's fastest variant there -- nccl,
+nccl-sym or nccl-ce, named -- and the ratio between them); per collective, datatype
+and op a table with one row per size and mode (and launch, when the directory holds
+both one-process and mpirun runs), the fastest kernel, its speed-up over NCCL's
+fastest variant and the sizes where the fastest kernel changes; plots (PNG): busbw and
+latency (log-log), the speed-up of each of our kernels over NCCL's fastest variant per
+size (a line at 1.0), and large-message busbw on a linear axis; and every wrong value.
+A measurement with wrong > 0 is never counted as the fastest or the best. Exit 0 on
+success, 2 with one line on stderr for input it cannot use.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ MODE_ORDER = {m: i for i, m in enumerate(cr.MODES)}
 LAUNCH_ORDER = {m: i for i, m in enumerate(cr.LAUNCHES)}
 LAUNCH_TEXT = {"single": "one process", "mpi": "mpirun, a process per rank"}
 MISSING = "—"  # a kernel that has no measurement at all at this size
+LARGE_MIN = 1 << 20  # the large-message busbw plot: sizes from 1 MiB up
+NCCL_LINES = {"nccl": "--", "nccl-sym": ":", "nccl-ce": "-."}  # NCCL's variants, in black
 
 
 # --------------------------------------------------------------------------- analysis
@@ -44,12 +48,13 @@ class SizeRow:
     mode: str
     launch: str
     cells: dict  # kernel_name -> Row (absent: not measured at this size)
-    nccl: cr.Row | None
-    fastest: cr.Row | None
+    nccl: cr.Row | None  # NCCL's fastest variant here (nccl, nccl-sym or nccl-ce)
+    fastest: cr.Row | None  # the fastest of every kernel, NCCL's included
+    ours: cr.Row | None = None  # the fastest of our kernels
 
     @property
     def ratio(self) -> float | None:
-        """NCCL time / fastest time (> 1: the fastest beats NCCL by that factor)."""
+        """NCCL's fastest time / fastest time (> 1: the fastest beats NCCL by that factor)."""
         return nccl_ratio(self.nccl, self.fastest)
 
 
@@ -72,6 +77,15 @@ def fastest_of(rows) -> cr.Row | None:
 def best_busbw_of(rows) -> cr.Row | None:
     cands = [r for r in rows if eligible(r) and r.busbw is not None]
     return max(cands, key=lambda r: (r.busbw, -r.kernel_id)) if cands else None
+
+
+def nccl_rows(rows) -> list:
+    """NCCL's variants among rows (kernel 0, 6, 7)."""
+    return [r for r in rows if r is not None and r.is_nccl]
+
+
+def our_rows(rows) -> list:
+    return [r for r in rows if r is not None and not r.is_nccl]
 
 
 def kernel_order(rows) -> list:
@@ -132,9 +146,10 @@ def build_table(rows) -> list:
         by_point.setdefault((r.size, r.mode, r.launch), {})[r.kernel_name] = r
     table = []
     for (size, mode, launch), cells in by_point.items():
-        nccl = next((r for r in cells.values() if r.is_nccl), None)
-        table.append(SizeRow(size=size, mode=mode, launch=launch, cells=cells, nccl=nccl,
-                             fastest=fastest_of(cells.values())))
+        table.append(SizeRow(size=size, mode=mode, launch=launch, cells=cells,
+                             nccl=fastest_of(nccl_rows(cells.values())),
+                             fastest=fastest_of(cells.values()),
+                             ours=fastest_of(our_rows(cells.values()))))
     table.sort(key=lambda t: (t.size, MODE_ORDER.get(t.mode, 9),
                               LAUNCH_ORDER.get(t.launch, 9), t.mode, t.launch))
     return table
@@ -156,39 +171,50 @@ def crossovers(table) -> list:
 
 @dataclass
 class Headline:
+    """Per collective: ours against NCCL's fastest variant, small and large messages.
+
+    "ours" is the best of our kernels; where a collective has none (NCCL only), the
+    headline shows NCCL's fastest variant alone.
+    """
     collective: str
     small_size: int | None = None
-    small_fastest: cr.Row | None = None
+    small_ours: cr.Row | None = None
     small_nccl: cr.Row | None = None
     large_size: int | None = None
-    large_best: cr.Row | None = None
+    large_ours: cr.Row | None = None
     large_nccl: cr.Row | None = None
     ce_ceiling: float | None = None
 
     @property
     def small_ratio(self):
-        return nccl_ratio(self.small_nccl, self.small_fastest)
+        """NCCL's fastest time / our fastest time (> 1: ours is faster)."""
+        return nccl_ratio(self.small_nccl, self.small_ours)
 
     @property
     def large_ratio(self):
-        b, n = self.large_best, self.large_nccl
+        """Our best busbw / NCCL's best busbw (> 1: ours is faster)."""
+        b, n = self.large_ours, self.large_nccl
         if b is None or n is None or not n.measured or not n.busbw:
             return None
         return b.busbw / n.busbw
 
     @property
     def ce_ratio(self):
-        if self.large_best is None or not self.ce_ceiling:
+        """The best busbw there, ours or NCCL's, over the copy-engine ceiling."""
+        best = best_busbw_of([r for r in (self.large_ours, self.large_nccl) if r is not None])
+        if best is None or not self.ce_ceiling:
             return None
-        return self.large_best.busbw / self.ce_ceiling
+        return best.busbw / self.ce_ceiling
 
 
 def headline(rows, placement: str, ce_ceiling: float | None) -> list:
     """One Headline per collective, over every type/op/mode/launch of the placement.
 
-    Small: at the smallest non-zero size with an eligible measurement, the fastest kernel of
-    the (type, op, mode, launch) where it is fastest, and NCCL in that same setting.
-    Large: at the largest such size, the highest busbw, and NCCL's beside it.
+    Small: at the smallest non-zero size where one of our kernels has an eligible
+    measurement, our fastest kernel in the (type, op, mode, launch) where it is fastest,
+    and NCCL's fastest variant in that same setting. Large: at the largest such size,
+    our highest busbw, and NCCL's highest beside it. A collective without kernels of
+    ours shows NCCL's fastest (highest) variant alone.
     """
     per_coll = {}
     for (coll, _t, _o), grows in group_rows(rows, placement).items():
@@ -196,21 +222,26 @@ def headline(rows, placement: str, ce_ceiling: float | None) -> list:
     out = []
     for coll, table in per_coll.items():
         h = Headline(collective=coll, ce_ceiling=ce_ceiling)
+        has_ours = any(t.ours is not None for t in table)
         # A 0-byte row (a size that rounds down to no element per rank) says
         # nothing about latency.
-        timed = [t for t in table if t.fastest is not None and t.size > 0]
+        lead = (lambda t: t.ours) if has_ours else (lambda t: t.nccl)
+        timed = [t for t in table if lead(t) is not None and t.size > 0]
         if timed:
             h.small_size = min(t.size for t in timed)
             best = min((t for t in timed if t.size == h.small_size),
-                       key=lambda t: t.fastest.time_us)
-            h.small_fastest, h.small_nccl = best.fastest, best.nccl
-        banded = [(t, best_busbw_of(t.cells.values())) for t in table]
+                       key=lambda t: lead(t).time_us)
+            h.small_ours = best.ours if has_ours else None
+            h.small_nccl = best.nccl
+        banded = [(t, best_busbw_of(our_rows(t.cells.values()) if has_ours else
+                                    nccl_rows(t.cells.values()))) for t in table]
         banded = [(t, b) for t, b in banded if b is not None]
         if banded:
             h.large_size = max(t.size for t, _ in banded)
             t, b = max(((t, b) for t, b in banded if t.size == h.large_size),
                        key=lambda tb: tb[1].busbw)
-            h.large_best, h.large_nccl = b, t.nccl
+            h.large_ours = b if has_ours else None
+            h.large_nccl = best_busbw_of(nccl_rows(t.cells.values()))
         out.append(h)
     return out
 
@@ -258,34 +289,42 @@ def variant_label(row: cr.Row, show_type: bool, show_mode: bool, show_launch: bo
 def headline_section(rows, placement, ce_ceiling) -> list:
     heads = headline(rows, placement, ce_ceiling)
     lines = ["## Headline", "",
-             f"{placement}. Small messages: at the smallest non-zero size measured, the fastest "
-             "kernel and NCCL's time there (NCCL/fastest > 1: faster than NCCL). Large "
-             "messages: at the largest size, the highest bus bandwidth, NCCL's, and the "
-             "share of the copy-engine ceiling"
+             f"{placement}. Small messages: at the smallest non-zero size measured, our "
+             "fastest kernel and NCCL's fastest variant there (nccl, nccl-sym or nccl-ce; "
+             "NCCL/ours > 1: ours is faster). Large messages: at the largest size, our "
+             "highest bus bandwidth, NCCL's highest (ours/NCCL > 1: ours is faster), and "
+             "the share of the copy-engine ceiling that the better of the two reaches"
              + (f" ({cr.format_value(ce_ceiling)} GB/s)." if ce_ceiling else
                 " (n/a: no --ce-ceiling and no ce_ceiling_gbps in run.json)."), ""]
-    header = ["collective", "smallest size", "fastest", "time (µs)", "NCCL (µs)",
-              "NCCL/fastest", "largest size", "best busbw", "busbw (GB/s)", "NCCL (GB/s)",
-              "best/NCCL", "best/CE ceiling"]
+    header = ["collective", "smallest size", "fastest of ours", "time (µs)", "NCCL's fastest",
+              "NCCL (µs)", "NCCL/ours", "largest size", "best of ours", "busbw (GB/s)",
+              "NCCL's best", "NCCL (GB/s)", "ours/NCCL", "best/CE ceiling"]
     body = []
     for h in heads:
         crows = [r for r in rows if r.collective == h.collective and r.placement == placement]
         show_type = len({(r.type, r.redop) for r in crows}) > 1
         show_mode = len({r.mode for r in crows}) > 1
         show_launch = len({r.launch for r in crows}) > 1
-        small = ([cr.format_bytes(h.small_size),
-                  variant_label(h.small_fastest, show_type, show_mode, show_launch),
-                  cr.format_value(h.small_fastest.time_us),
-                  time_cell(h.small_nccl) if h.small_nccl else "n/a",
+
+        def label(r):
+            return variant_label(r, show_type, show_mode, show_launch) if r else "n/a"
+
+        def nccl_label(r):  # ours is beside it, in the same setting
+            return (r.kernel_name if h.small_ours or h.large_ours else label(r)) if r else "n/a"
+
+        small = ([cr.format_bytes(h.small_size), label(h.small_ours),
+                  cr.format_value(h.small_ours.time_us) if h.small_ours else "n/a",
+                  nccl_label(h.small_nccl),
+                  cr.format_value(h.small_nccl.time_us) if h.small_nccl else "n/a",
                   cr.format_ratio(h.small_ratio)]
-                 if h.small_fastest else ["n/a"] * 5)
-        large = ([cr.format_bytes(h.large_size),
-                  variant_label(h.large_best, show_type, show_mode, show_launch),
-                  cr.format_value(h.large_best.busbw),
-                  busbw_cell(h.large_nccl) if h.large_nccl else "n/a",
+                 if h.small_size is not None else ["n/a"] * 6)
+        large = ([cr.format_bytes(h.large_size), label(h.large_ours),
+                  cr.format_value(h.large_ours.busbw) if h.large_ours else "n/a",
+                  nccl_label(h.large_nccl),
+                  cr.format_value(h.large_nccl.busbw) if h.large_nccl else "n/a",
                   cr.format_ratio(h.large_ratio),
                   "n/a" if h.ce_ratio is None else f"{h.ce_ratio:.2f}"]
-                 if h.large_best else ["n/a"] * 6)
+                 if h.large_size is not None else ["n/a"] * 7)
         body.append([h.collective] + small + large)
     if not body:
         return lines + [f"No {placement} measurements.", ""]
@@ -298,17 +337,22 @@ def group_section(key, grows, out_dir, make_plots: bool, multi_launch: bool) -> 
     lines = [f"## {coll} — {typ} {redop} ({placement})", ""]
     kernels = kernel_order(grows)
     table = build_table(grows)
+    # With several of NCCL's variants, a column names the one the ratio is taken against.
+    name_nccl = len({r.kernel_name for r in nccl_rows(grows)}) > 1
     header = ["size", "mode"] + (["launch"] if multi_launch else [])
     for k in kernels:
         header += [f"{k} (µs)", f"{k} (GB/s)"]
-    header += ["fastest", "NCCL/fastest"]
+    header += ["fastest"] + (["NCCL's fastest"] if name_nccl else []) + ["NCCL/fastest"]
     body = []
     for t in table:
         row = [cr.format_bytes(t.size), t.mode] + ([t.launch] if multi_launch else [])
         for k in kernels:
             r = t.cells.get(k)
             row += [time_cell(r), busbw_cell(r)]
-        row += [t.fastest.kernel_name if t.fastest else "n/a", cr.format_ratio(t.ratio)]
+        row.append(t.fastest.kernel_name if t.fastest else "n/a")
+        if name_nccl:
+            row.append(t.nccl.kernel_name if t.nccl else "n/a")
+        row.append(cr.format_ratio(t.ratio))
         body.append(row)
     lines += md_table(header, body) + [""]
 
@@ -347,14 +391,25 @@ def group_section(key, grows, out_dir, make_plots: bool, multi_launch: bool) -> 
         lines.append("")
 
     if make_plots:
-        base = plot_basename(coll, typ, redop)
-        for metric, title in (("busbw", "bus bandwidth"), ("latency", "latency")):
-            name = f"{base}_{metric}.png"
-            plot_group(grows, kernels, metric, os.path.join(out_dir, name),
-                       f"{coll} {typ} {redop}, {placement}: {title}")
-            lines.append(f"![{coll} {typ} {redop} {title}]({name})")
-        lines.append("")
+        lines += group_plots(grows, kernels, out_dir, f"{coll} {typ} {redop}",
+                             plot_basename(coll, typ, redop), placement)
     return lines
+
+
+def group_plots(grows, kernels, out_dir, what, base, placement) -> list:
+    """Writes the group's plots; returns the markdown lines that show them."""
+    plots = [("busbw", "bus bandwidth", plot_group), ("latency", "latency", plot_group)]
+    if nccl_rows(grows) and our_rows(grows):
+        plots.append(("speedup", "speed-up over NCCL's fastest variant", plot_speedup))
+    if any(r.size >= LARGE_MIN and r.measured for r in grows):
+        plots.append(("busbw_large", f"bus bandwidth from {cr.format_bytes(LARGE_MIN)}, "
+                      "linear", plot_large_busbw))
+    lines = []
+    for metric, title, plot in plots:
+        name = f"{base}_{metric}.png"
+        plot(grows, kernels, metric, os.path.join(out_dir, name), f"{what}, {placement}: {title}")
+        lines.append(f"![{what} {title}]({name})")
+    return lines + [""]
 
 
 def wrong_section(files) -> list:
@@ -488,7 +543,8 @@ def render_report(results_dir, files, manifest, out_dir, placement="out-of-place
                   "[Wrong values](#wrong-values).**", ""]
     lines += manifest_section(manifest)
     lines += [f"Placement: {placement}. Times in µs (lower is better), bus bandwidth in "
-              "GB/s (higher is better). NCCL is kernel 0. NCCL/fastest = NCCL's time / "
+              "GB/s (higher is better). NCCL's variants are nccl (kernel 0), nccl-sym (6) and "
+              "nccl-ce (7). NCCL/fastest = the time of NCCL's fastest variant there / "
               "the fastest kernel's time. \"skipped\": the kernel does not run at that "
               f"size; \"{MISSING}\": no measurement. Measurements with wrong values are "
               "flagged and never counted as fastest."
@@ -535,80 +591,167 @@ def _size_ticks(sizes):
     return [2 ** e for e in exps]
 
 
-def plot_group(rows, kernels, metric, path, title):
-    """busbw (metric 'busbw') or time ('latency') vs size, log-log, one line per kernel.
+class _Figure:
+    """One panel per series of (mode, launch), as plot_group draws them; the same colour
+    for a kernel of ours in every panel, NCCL's variants in black, each with its own dashes."""
 
-    One panel per (mode, launch); NCCL dashed; wrong values marked with a red x.
-    """
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+    def __init__(self, points, kernels):
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        self.plt = plt
+        self.points = points
+        self.panels = series_of(points)
+        n = len(self.panels)
+        self.ncols = min(n, 2)
+        self.nrows = math.ceil(n / self.ncols)
+        self.fig, self.axes = plt.subplots(self.nrows, self.ncols,
+                                           figsize=(7.5 * self.ncols, 5 * self.nrows),
+                                           squeeze=False, sharey=True)
+        colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+        self.nccl_names = {r.kernel_name for r in points if r.is_nccl}
+        others = [k for k in kernels if k not in self.nccl_names]
+        self.color_of = {k: colors[i % len(colors)] for i, k in enumerate(others)}
+        self.all_sizes = sorted({r.size for r in points if r.size > 0}) or [1]
 
-    field, ylabel = (("busbw", "bus bandwidth (GB/s)") if metric == "busbw"
-                     else ("time_us", "time (µs)"))
-    index, _ = cr.index_rows(rows)
-    points = list(index.values())
-    panels = series_of(points)
-    n = len(panels)
-    ncols = min(n, 2)
-    nrows = math.ceil(n / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(7.5 * ncols, 5 * nrows), squeeze=False,
-                             sharey=True)
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    others = [k for k in kernels if not any(r.is_nccl for r in points if r.kernel_name == k)]
-    color_of = {k: colors[i % len(colors)] for i, k in enumerate(others)}  # same in every panel
-    all_sizes = sorted({r.size for r in points if r.size > 0}) or [1]
-    for i, ser in enumerate(panels):
-        ax = axes[i // ncols][i % ncols]
-        vrows = [r for r in points if r.launch == ser.launch and r.mode in ser.modes]
-        sizes = sorted({r.size for r in vrows if r.size > 0})
-        for k in kernels:
-            by_size = {r.size: r for r in vrows if r.kernel_name == k}
-            if not by_size:
-                continue
-            ys = []
-            for size in sizes:
-                r = by_size.get(size)
-                v = getattr(r, field) if r is not None and r.measured else None
-                ys.append(v if v is not None and v > 0 else float("nan"))
-            if all(math.isnan(y) for y in ys):
-                continue
-            is_nccl = any(r.is_nccl for r in by_size.values())
-            style = dict(color="black", linestyle="--") if is_nccl else \
-                dict(color=color_of[k], linestyle="-")
-            ax.plot(sizes, ys, marker="o", markersize=3, linewidth=1.5, label=k, **style)
-            bad = [(size, getattr(r, field)) for size, r in by_size.items()
-                   if r.is_wrong and r.measured and size > 0 and (getattr(r, field) or 0) > 0]
-            if bad:
-                ax.scatter([b[0] for b in bad], [b[1] for b in bad], marker="x", s=80,
-                           color="red", zorder=5, label=f"{k}: wrong values")
-        if len(ser.modes) > 1:  # where the mode changes
+    def panel(self, i):
+        """(axes, rows) of the i-th panel."""
+        ser = self.panels[i]
+        ax = self.axes[i // self.ncols][i % self.ncols]
+        return ax, [r for r in self.points if r.launch == ser.launch and r.mode in ser.modes]
+
+    def style(self, k):
+        if k in self.nccl_names:
+            return dict(color="black", linestyle=NCCL_LINES.get(k, "--"))
+        return dict(color=self.color_of[k], linestyle="-")
+
+    def size_axis(self, ax, ser, vrows):
+        """Log2 sizes with byte labels, and a dotted line where the mode changes."""
+        from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+        if len(ser.modes) > 1:
             for a, b in zip(ser.modes, ser.modes[1:]):
                 hi = max((r.size for r in vrows if r.mode == a and r.size > 0), default=0)
                 lo = min((r.size for r in vrows if r.mode == b and r.size > 0), default=0)
                 if hi and lo:
                     ax.axvline(math.sqrt(hi * lo), color="grey", linestyle=":", linewidth=1)
         ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ticks = _size_ticks(all_sizes)
-        ax.xaxis.set_major_locator(FixedLocator(ticks))
+        ax.xaxis.set_major_locator(FixedLocator(_size_ticks(self.all_sizes)))
         ax.xaxis.set_minor_locator(NullLocator())
         ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _p: cr.format_bytes(int(x))))
         ax.tick_params(axis="x", labelrotation=45)
         ax.set_xlabel("message size (bytes)")
-        ax.set_ylabel(ylabel)
         ax.set_title(ser.label + ("" if len(ser.modes) > 1 else " mode") + " — "
                      + LAUNCH_TEXT.get(ser.launch, ser.launch))
         ax.grid(True, which="both", alpha=0.3)
         if ax.get_legend_handles_labels()[0]:
             ax.legend()
-    for j in range(n, nrows * ncols):
-        axes[j // ncols][j % ncols].set_visible(False)
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+
+    def save(self, path, title):
+        n = len(self.panels)
+        for j in range(n, self.nrows * self.ncols):
+            self.axes[j // self.ncols][j % self.ncols].set_visible(False)
+        self.fig.suptitle(title)
+        self.fig.tight_layout()
+        self.fig.savefig(path, dpi=100)
+        self.plt.close(self.fig)
+
+
+def _series_values(vrows, k, sizes, value):
+    """value(row) at each size for kernel k (NaN where there is none), or None if none at all."""
+    by_size = {r.size: r for r in vrows if r.kernel_name == k}
+    ys = []
+    for size in sizes:
+        v = value(by_size[size]) if size in by_size and by_size[size].measured else None
+        ys.append(v if v is not None and v > 0 else float("nan"))
+    return None if all(math.isnan(y) for y in ys) else ys
+
+
+def _mark_wrong(ax, vrows, k, field):
+    bad = [(r.size, getattr(r, field)) for r in vrows if r.kernel_name == k and r.is_wrong
+           and r.measured and r.size > 0 and (getattr(r, field) or 0) > 0]
+    if bad:
+        ax.scatter([b[0] for b in bad], [b[1] for b in bad], marker="x", s=80, color="red",
+                   zorder=5, label=f"{k}: wrong values")
+
+
+def plot_group(rows, kernels, metric, path, title):
+    """busbw (metric 'busbw') or time ('latency') vs size, log-log, one line per kernel.
+
+    One panel per (mode, launch); NCCL's variants black and dashed; wrong values marked
+    with a red x.
+    """
+    field, ylabel = (("busbw", "bus bandwidth (GB/s)") if metric == "busbw"
+                     else ("time_us", "time (µs)"))
+    index, _ = cr.index_rows(rows)
+    fig = _Figure(list(index.values()), kernels)
+    for i, ser in enumerate(fig.panels):
+        ax, vrows = fig.panel(i)
+        sizes = sorted({r.size for r in vrows if r.size > 0})
+        for k in kernels:
+            ys = _series_values(vrows, k, sizes, lambda r: getattr(r, field))
+            if ys is not None:
+                ax.plot(sizes, ys, marker="o", markersize=3, linewidth=1.5, label=k,
+                        **fig.style(k))
+            _mark_wrong(ax, vrows, k, field)
+        ax.set_yscale("log")
+        ax.set_ylabel(ylabel)
+        fig.size_axis(ax, ser, vrows)
+    fig.save(path, title)
+
+
+def speedups(vrows, kernel, sizes) -> list:
+    """NCCL's fastest time / kernel's time at each size (NaN where either is missing)."""
+    out = []
+    for size in sizes:
+        cells = [r for r in vrows if r.size == size]
+        nccl = fastest_of(nccl_rows(cells))
+        mine = fastest_of([r for r in cells if r.kernel_name == kernel])
+        ratio = nccl_ratio(nccl, mine)
+        out.append(ratio if ratio is not None else float("nan"))
+    return out
+
+
+def plot_speedup(rows, kernels, _metric, path, title):
+    """Per size, NCCL's fastest variant's time / each of our kernels' time, linear, with a
+    line at 1.0 (above it the kernel beats every NCCL variant that ran there)."""
+    index, _ = cr.index_rows(rows)
+    fig = _Figure(list(index.values()), kernels)
+    for i, ser in enumerate(fig.panels):
+        ax, vrows = fig.panel(i)
+        sizes = sorted({r.size for r in vrows if r.size > 0})
+        ax.axhline(1.0, color="black", linewidth=1.2, label="NCCL's fastest variant")
+        for k in kernels:
+            if k in fig.nccl_names:
+                continue
+            ys = speedups(vrows, k, sizes)
+            if not all(math.isnan(y) for y in ys):
+                ax.plot(sizes, ys, marker="o", markersize=3, linewidth=1.5, label=k,
+                        **fig.style(k))
+        ax.set_ylim(bottom=0)
+        ax.set_ylabel("NCCL's fastest time / kernel time (×)")
+        fig.size_axis(ax, ser, vrows)
+    fig.save(path, title)
+
+
+def plot_large_busbw(rows, kernels, _metric, path, title):
+    """busbw vs size from LARGE_MIN up, on a linear axis from 0, every kernel, so that the
+    tens of GB/s that decide large messages show."""
+    index, _ = cr.index_rows(rows)
+    large = [r for r in index.values() if r.size >= LARGE_MIN]
+    fig = _Figure(large, kernels)
+    for i, ser in enumerate(fig.panels):
+        ax, vrows = fig.panel(i)
+        sizes = sorted({r.size for r in vrows})
+        for k in kernels:
+            ys = _series_values(vrows, k, sizes, lambda r: r.busbw)
+            if ys is not None:
+                ax.plot(sizes, ys, marker="o", markersize=3, linewidth=1.5, label=k,
+                        **fig.style(k))
+            _mark_wrong(ax, vrows, k, "busbw")
+        ax.set_ylim(bottom=0)
+        ax.set_ylabel("bus bandwidth (GB/s)")
+        fig.size_axis(ax, ser, vrows)
+    fig.save(path, title)
 
 
 # --------------------------------------------------------------------------- main

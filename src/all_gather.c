@@ -20,9 +20,7 @@ static const cb_kernel kernels[] = {
                 .max_ranks = CB_MAX_PEERS,
                 .max_bytes = CB_AG_LL_MAX_BYTES,
                 .single_host = 1},
-     .setup = cb_ag_ll_setup,
-     .teardown = cb_ll_teardown,
-     .launch = cb_ag_ll_launch},
+     .setup = cb_ag_ll_setup, .teardown = cb_ll_teardown, .launch = cb_ag_ll_launch},
     {CB_KERNEL(DIRECT),
      .summary = "every rank stores its block with 16-byte stores straight into every "
                 "peer's output, start and end flag handshakes per block",
@@ -31,9 +29,7 @@ static const cb_kernel kernels[] = {
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
-     .setup = cb_ag_direct_setup,
-     .teardown = cb_direct_teardown,
-     .launch = cb_ag_direct_launch},
+     .setup = cb_ag_direct_setup, .teardown = cb_direct_teardown, .launch = cb_ag_direct_launch},
     {CB_KERNEL(CE),
      .summary = "copy engines: cudaMemcpyAsync of every rank's block into every peer's "
                 "output, between two one-block flag kernels",
@@ -42,9 +38,9 @@ static const cb_kernel kernels[] = {
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
-     .setup = cb_ag_ce_setup,
-     .teardown = cb_ag_ce_teardown,
-     .launch = cb_ag_ce_launch},
+     .setup = cb_ag_ce_setup, .teardown = cb_ag_ce_teardown, .launch = cb_ag_ce_launch},
+    CB_NCCL_SYM_KERNEL("ncclAllGather", cb_nccl_all_gather, BOTH_PLACEMENTS),
+    CB_NCCL_CE_KERNEL("ncclAllGather", cb_nccl_all_gather, BOTH_PLACEMENTS),
 };
 
 static const cb_collective all_gather = {

@@ -52,6 +52,8 @@ static const cb_kernel kernels[] = {
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
      .setup = cb_ar_ce_setup, .teardown = cb_ar_ce_teardown, .launch = cb_ar_ce_launch},
+    CB_NCCL_SYM_KERNEL("ncclAllReduce", cb_nccl_all_reduce, BOTH_PLACEMENTS),
+    CB_NCCL_NO_CE_KERNEL("ncclAllReduce", cb_nccl_all_reduce, BOTH_PLACEMENTS),
 };
 
 static const cb_collective all_reduce = {

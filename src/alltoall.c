@@ -3,10 +3,16 @@
 #include "nccl_kernels.h"
 #include "runner.h"
 
+/* NCCL's alltoall as nccl-tests 2.19 calls it: ncclAlltoAll from NCCL 2.28
+ * on (the only way to its copy-engine path), grouped send/receive before. */
+#define NCCL_ALLTOALL "ncclAlltoAll (grouped ncclSend/ncclRecv before NCCL 2.28)"
+
 static const cb_kernel kernels[] = {
-    CB_NCCL_KERNEL_PLACED("NCCL grouped ncclSend/ncclRecv to every rank (out of place: NCCL gives "
-                          "no in-place alltoall)",
+    CB_NCCL_KERNEL_PLACED("NCCL " NCCL_ALLTOALL ", out of place (NCCL gives no in-place "
+                          "alltoall)",
                           cb_nccl_alltoall, CB_OUT_OF_PLACE),
+    CB_NCCL_SYM_KERNEL(NCCL_ALLTOALL, cb_nccl_alltoall, CB_OUT_OF_PLACE),
+    CB_NCCL_CE_KERNEL(NCCL_ALLTOALL, cb_nccl_alltoall, CB_OUT_OF_PLACE),
 };
 
 static const cb_collective alltoall = {

@@ -50,6 +50,8 @@ static const cb_kernel kernels[] = {
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
      .setup = cb_bc_ce_setup, .teardown = cb_bc_ce_teardown, .launch = cb_bc_ce_launch},
+    CB_NCCL_SYM_KERNEL("ncclBroadcast", cb_nccl_broadcast, CB_BOTH_PLACEMENTS),
+    CB_NCCL_NO_CE_KERNEL("ncclBroadcast", cb_nccl_broadcast, CB_BOTH_PLACEMENTS),
 };
 
 static const cb_collective broadcast = {

@@ -20,9 +20,7 @@ static const cb_kernel kernels[] = {
                 .max_ranks = CB_MAX_PEERS,
                 .max_bytes = CB_RS_LL_MAX_BYTES,
                 .single_host = 1},
-     .setup = cb_rs_ll_setup,
-     .teardown = cb_ll_teardown,
-     .launch = cb_rs_ll_launch},
+     .setup = cb_rs_ll_setup, .teardown = cb_ll_teardown, .launch = cb_rs_ll_launch},
     {CB_KERNEL(DIRECT),
      .summary = "every rank loads its block of every peer's input with 16-byte loads and "
                 "reduces in rank order, start and end flag handshakes per block",
@@ -31,9 +29,9 @@ static const cb_kernel kernels[] = {
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
-     .setup = cb_rs_direct_setup,
-     .teardown = cb_direct_teardown,
-     .launch = cb_rs_direct_launch},
+     .setup = cb_rs_direct_setup, .teardown = cb_direct_teardown, .launch = cb_rs_direct_launch},
+    CB_NCCL_SYM_KERNEL("ncclReduceScatter", cb_nccl_reduce_scatter, BOTH_PLACEMENTS),
+    CB_NCCL_NO_CE_KERNEL("ncclReduceScatter", cb_nccl_reduce_scatter, BOTH_PLACEMENTS),
 };
 
 static const cb_collective reduce_scatter = {

@@ -53,6 +53,8 @@ static const cb_kernel kernels[] = {
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
      .setup = cb_sr_ce_setup, .teardown = cb_sr_ce_teardown, .launch = cb_sr_ce_launch},
+    CB_NCCL_SYM_KERNEL("ncclSend/ncclRecv", cb_nccl_sendrecv, CB_OUT_OF_PLACE),
+    CB_NCCL_NO_CE_KERNEL("ncclSend/ncclRecv", cb_nccl_sendrecv, CB_OUT_OF_PLACE),
 };
 
 static const cb_collective sendrecv = {

@@ -1,10 +1,13 @@
+#define _GNU_SOURCE /* nanosleep */
 #include "error.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *program = "collbench";
@@ -61,12 +64,36 @@ static void claim_failure(void) {
     for (;;) pause();
 }
 
+static void (*_Atomic exit_hook)(void);
+static atomic_int exit_hook_done;
+
+void cb_error_on_exit(void (*hook)(void)) {
+  atomic_store(&exit_hook, hook);
+}
+
+static void *exit_hook_main(void *arg) {
+  (void)arg;
+  atomic_load (&exit_hook)();
+  atomic_store(&exit_hook_done, 1);
+  return NULL;
+}
+
+/* The hook may itself wait on a lost peer: it gets 5 s, then the exit goes on. */
+static void run_exit_hook(void) {
+  if (!atomic_load(&exit_hook)) return;
+  pthread_t t;
+  if (pthread_create(&t, NULL, exit_hook_main, NULL) != 0) return;
+  const struct timespec tick = {0, 50000000L};
+  for (int i = 0; i < 100 && !atomic_load(&exit_hook_done); i++) nanosleep(&tick, NULL);
+}
+
 /* Other ranks' threads may be inside CUDA or NCCL: leave without running
  * exit handlers, which could wait on them. mpirun sees the exit and stops
  * the other processes. */
 __attribute__((noreturn)) static void leave(void) {
   fflush(stdout);
   fflush(stderr);
+  run_exit_hook();
   _exit(1);
 }
 

@@ -21,6 +21,12 @@ __attribute__((noreturn, format(printf, 1, 2))) void cb_fatal(const char *fmt, .
 /* Exits 1 without a message: another process of the run says why. */
 __attribute__((noreturn)) void cb_exit_quietly(void);
 
+/* Runs hook (one; a later call replaces it) after the message of a fatal
+ * error and before the exit, on a thread of its own, waiting for it at most
+ * a few seconds: NCCL's communicators are aborted so that kernels waiting for
+ * a lost peer stop before the process goes, as nccl-tests does on a timeout. */
+void cb_error_on_exit(void (*hook)(void));
+
 /* Checks a call that returns 0 on success and sets errno otherwise. */
 #define CB_CHECK_ERRNO(call)                                                                       \
   do {                                                                                             \

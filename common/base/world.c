@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "watchdog.h"
 
 #ifdef CB_HAVE_MPI
 #include <mpi.h>
@@ -29,6 +30,7 @@ struct cb_world {
   int proc, nprocs, local_proc, local_nprocs, multi_host, mpi_started;
   char hostname[HOST_MAX];
   char mpi_version[256];
+  char waiter[64]; /* who waits in an MPI collective, for the watchdog's message */
   /* Threads of this process: set by cb_world_run. */
   int nthreads;
   pthread_barrier_t barrier;
@@ -81,6 +83,8 @@ cb_world *cb_world_init(int *argc, char ***argv) {
   char *comma = strchr(w->mpi_version, ',');
   if (comma) *comma = '\0';
   mpi_layout(w);
+  snprintf(w->waiter, sizeof w->waiter, "process %d of %d, waiting for the others", w->proc,
+           w->nprocs);
 #else
   (void)argc;
   (void)argv;
@@ -167,10 +171,21 @@ void cb_world_local_barrier(cb_rank_info *me) {
   pthread_barrier_wait(&me->world->barrier);
 }
 
+/* MPI has no timeout of its own: a process that stopped or died would hold
+ * the others here for ever. The watchdog bounds the wait once the program
+ * has set its -T (cb_watchdog_set_default). */
+#define CB_MPI_BOUNDED(w, name, call)                                                              \
+  do {                                                                                             \
+    cb_watchdog_arm(cb_watchdog_default(), name, (w)->waiter);                                     \
+    CB_MPI(call);                                                                                  \
+    cb_watchdog_disarm();                                                                          \
+  } while (0)
+
 void cb_world_barrier(cb_rank_info *me) {
   cb_world_local_barrier(me);
 #ifdef CB_HAVE_MPI
-  if (me->thread == 0 && me->nprocs > 1) CB_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  if (me->thread == 0 && me->nprocs > 1)
+    CB_MPI_BOUNDED(me->world, "MPI_Barrier", MPI_Barrier(MPI_COMM_WORLD));
   cb_world_local_barrier(me);
 #endif
 }
@@ -199,8 +214,9 @@ void cb_world_allgather(cb_rank_info *me, const void *mine, size_t bytes, void *
   if (me->thread == 0) {
 #ifdef CB_HAVE_MPI
     if (w->nprocs > 1)
-      CB_MPI(MPI_Allgather(w->local_buf, (int)local_bytes, MPI_BYTE, w->global_buf,
-                           (int)local_bytes, MPI_BYTE, MPI_COMM_WORLD));
+      CB_MPI_BOUNDED(w, "MPI_Allgather",
+                     MPI_Allgather(w->local_buf, (int)local_bytes, MPI_BYTE, w->global_buf,
+                                   (int)local_bytes, MPI_BYTE, MPI_COMM_WORLD));
     else
 #endif
       memcpy(w->global_buf, w->local_buf, local_bytes);

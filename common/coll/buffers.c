@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda_check.h"
+#include "nccl_comm.h"
 
 /* The widest element: -u N moves a call's pointers by at most 8 N bytes. */
 #define WIDEST_ELEMENT 8
@@ -32,22 +33,50 @@ uint64_t cb_buffers_largest_fit(const cb_coll_shape *shape, int nranks, int unal
   return lo;
 }
 
-void cb_buffers_alloc(cb_buffers *b, size_t send_bytes, size_t recv_bytes, int unalign) {
+void cb_buffers_init(cb_buffers *b, size_t send_bytes, size_t recv_bytes, int unalign) {
+  b->send = b->recv = NULL;
   b->send_bytes = send_bytes;
   b->recv_bytes = recv_bytes;
   b->unalign = unalign;
-  /* At least one byte each, so pointers are valid even for empty messages. */
-  CB_CUDA(cudaMalloc(&b->send, send_bytes ? send_bytes : 1));
-  CB_CUDA(cudaMalloc(&b->recv, recv_bytes ? recv_bytes : 1));
   CB_CUDA(cudaMalloc((void **)&b->check, sizeof *b->check));
   /* Every rank starts at round 0 and runs the same calls: rounds agree. */
   CB_CUDA(cudaMemset(b->check, 0, sizeof *b->check));
 }
 
-void cb_buffers_free(cb_buffers *b) {
-  CB_CUDA(cudaFree(b->send));
-  CB_CUDA(cudaFree(b->recv));
-  CB_CUDA(cudaFree(b->check));
+/* At least one byte, so pointers are valid even for empty messages. */
+static void *alloc_kind(cb_buffer_kind kind, size_t bytes) {
+  void *p = NULL;
+  if (kind == CB_MEM_NCCL)
+    cb_nccl_mem_alloc(&p, bytes ? bytes : 1);
+  else
+    CB_CUDA(cudaMalloc(&p, bytes ? bytes : 1));
+  return p;
+}
+
+static void free_kind(cb_buffer_kind kind, void *p) {
+  if (!p) return;
+  if (kind == CB_MEM_NCCL)
+    cb_nccl_mem_free(p);
+  else
+    CB_CUDA(cudaFree(p));
+}
+
+static void release(cb_buffers *b) {
+  free_kind(b->kind, b->send);
+  free_kind(b->kind, b->recv);
   b->send = b->recv = NULL;
+}
+
+void cb_buffers_provide(cb_buffers *b, cb_buffer_kind kind) {
+  if (b->send && b->kind == kind) return;
+  release(b); /* first, so that the two kinds never take memory at once */
+  b->kind = kind;
+  b->send = alloc_kind(kind, b->send_bytes);
+  b->recv = alloc_kind(kind, b->recv_bytes);
+}
+
+void cb_buffers_free(cb_buffers *b) {
+  release(b);
+  CB_CUDA(cudaFree(b->check));
   b->check = NULL;
 }

@@ -1,8 +1,13 @@
-/* Each rank's device buffers, allocated once for the largest size of the
- * sweep. In place, the receive buffer is the one region both pointers fall
- * in, so it holds max(send, receive) bytes. With -u N every call's buffers
- * start N elements into them (nccl-tests' unalign), so each buffer has
- * room for 8 N bytes more (the widest element). */
+/* Each rank's device buffers, sized once for the largest size of the sweep.
+ * In place, the receive buffer is the one region both pointers fall in, so
+ * it holds max(send, receive) bytes. With -u N every call's buffers start N
+ * elements into them (nccl-tests' unalign), so each buffer has room for 8 N
+ * bytes more (the widest element). Send and receive are allocated for the
+ * kernel that runs, of the kind its row asks for (cb_buffer_kind): our
+ * kernels map cudaMalloc memory into their peers with CUDA IPC, which cannot
+ * map the cuMem memory that NCCL's registration and symmetric windows need,
+ * so neither kind can serve both; one set at a time keeps the largest -e that
+ * fits the same as before. */
 #ifndef CB_BUFFERS_H
 #define CB_BUFFERS_H
 
@@ -10,6 +15,7 @@
 #include <stdint.h>
 
 #include "coll_shape.h"
+#include "collective.h" /* cb_buffer_kind */
 
 #ifdef __cplusplus
 extern "C" {
@@ -25,10 +31,11 @@ typedef struct {
 } cb_check_words;
 
 typedef struct {
-  void *send, *recv;
+  void *send, *recv; /* NULL until cb_buffers_provide */
   size_t send_bytes, recv_bytes;
   int unalign;           /* -u: elements every call's pointers start into the buffers */
-  cb_check_words *check; /* device words of the validation */
+  cb_buffer_kind kind;   /* who allocated send and recv */
+  cb_check_words *check; /* device words of the validation (cudaMalloc) */
 } cb_buffers;
 
 /* Bytes a rank needs for messages up to max_bytes (any datatype), with
@@ -39,7 +46,12 @@ void cb_buffers_need(const cb_coll_shape *shape, uint64_t max_bytes, int nranks,
 uint64_t cb_buffers_largest_fit(const cb_coll_shape *shape, int nranks, int unalign,
                                 uint64_t avail);
 
-void cb_buffers_alloc(cb_buffers *b, size_t send_bytes, size_t recv_bytes, int unalign);
+/* Sizes the buffers (-u unalign elements in front) and allocates the
+ * validation words; send and receive come from cb_buffers_provide. */
+void cb_buffers_init(cb_buffers *b, size_t send_bytes, size_t recv_bytes, int unalign);
+/* Send and receive buffers of kind, reallocated (contents lost) when the
+ * ones held are of the other kind. */
+void cb_buffers_provide(cb_buffers *b, cb_buffer_kind kind);
 void cb_buffers_free(cb_buffers *b);
 
 /* Where a call of elem-byte elements starts in buffer base (-u). */

@@ -13,8 +13,7 @@ const cb_catalogue_entry cb_catalogue[CB_NUM_KIDS] = {
     {CB_KID_DIRECT, CB_KNAME_DIRECT,
      "plain 16-byte loads/stores into peers' buffers, flag handshakes"},
     {CB_KID_CE, CB_KNAME_CE, "copy engines move the bytes; SMs only reduce or signal"},
-    {CB_KID_NCCL_SYM, CB_KNAME_NCCL_SYM,
-     "NCCL with symmetric window registration (NCCL >= 2.27)"},
+    {CB_KID_NCCL_SYM, CB_KNAME_NCCL_SYM, "NCCL with symmetric window registration (NCCL >= 2.27)"},
     {CB_KID_NCCL_CE, CB_KNAME_NCCL_CE,
      "NCCL, symmetric windows + zero-CTA policy: copy-engine collectives (NCCL >= 2.28)"},
 };
@@ -25,9 +24,14 @@ const char *cb_catalogue_check(int id, const char *name, char *buf, unsigned lon
     return buf;
   }
   if (strcmp(cb_catalogue[id].name, name) != 0) {
-    snprintf(buf, len, "kernel id %d is named '%s', but the catalogue (docs/kernels.md) names it '%s'",
-             id, name, cb_catalogue[id].name);
+    snprintf(buf, len,
+             "kernel id %d is named '%s', but the catalogue (docs/kernels.md) names it '%s'", id,
+             name, cb_catalogue[id].name);
     return buf;
   }
   return NULL;
+}
+
+int cb_catalogue_is_nccl(int id) {
+  return id == CB_KID_NCCL || id == CB_KID_NCCL_SYM || id == CB_KID_NCCL_CE;
 }

@@ -43,6 +43,10 @@ extern const cb_catalogue_entry cb_catalogue[CB_NUM_KIDS];
 /* NULL when (id, name) is a catalogue entry; else what is wrong (buf). */
 const char *cb_catalogue_check(int id, const char *name, char *buf, unsigned long len);
 
+/* 1 for NCCL's own variants (nccl, nccl-sym, nccl-ce): the references the
+ * summary's "vs nccl" is taken against (the fastest of them that ran). */
+int cb_catalogue_is_nccl(int id);
+
 #ifdef __cplusplus
 }
 #endif

@@ -42,6 +42,17 @@ typedef struct {
   unsigned align;      /* bytes the send and receive pointers must be aligned to; 0 = any */
 } cb_kernel_limits;
 
+/* Who allocates the harness's send and receive buffers while a kernel runs
+ * (the harness reallocates them when the next kernel wants the other kind). */
+typedef enum {
+  /* cudaMalloc: our kernels map them into their peers with CUDA IPC
+   * (mesh/peer_memory.c), which cannot map cuMem allocations. */
+  CB_MEM_CUDA = 0,
+  /* ncclMemAlloc (cuMem), as nccl-tests allocates for every run: what NCCL's
+   * buffer registration and symmetric windows need. */
+  CB_MEM_NCCL = 1,
+} cb_buffer_kind;
+
 /* One rank as a kernel sees it. */
 typedef struct {
   int rank, nranks;
@@ -51,14 +62,18 @@ typedef struct {
   int kernel_id;      /* the kernel's own row, for error messages */
   const char *kernel_name;
   cb_rank_info *world; /* for collective setup: exchanging handles between ranks */
-  /* The harness's buffers (cudaMalloc bases), the same for every call of the
-   * run and at the same offsets on every rank: a kernel that reads or writes
-   * its peers' send or receive buffers maps them once in setup
-   * (cb_peer_share) and finds a call's pointers with cb_peer_ptr_in. */
+  /* The harness's buffers (allocation bases, of the kernel's .memory kind),
+   * the same for every call of the kernel and at the same offsets on every
+   * rank: a kernel that reads or writes its peers' send or receive buffers
+   * maps them once in setup (cb_peer_share) and finds a call's pointers with
+   * cb_peer_ptr_in. */
   void *send_buf, *recv_buf;
   size_t send_buf_bytes, recv_buf_bytes;
   int ranks_on_device; /* ranks sharing this rank's GPU (1 unless CB_SHARE_GPUS) */
-  void *state;         /* the kernel's own per-rank state, set by its setup */
+  /* nccl-tests' -R and -x as given: kernel 0 (nccl) sets up its
+   * communicator by them (its variants nccl-sym and nccl-ce have their own). */
+  int local_register, cta_policy;
+  void *state; /* the kernel's own per-rank state, set by its setup */
   /* Set by a setup that cannot serve this run (cb_kernel_refuse): the
    * harness then skips the kernel on every rank with this reason. */
   char refused[160];
@@ -84,6 +99,7 @@ typedef struct cb_kernel {
   const char *name;    /* the -k name */
   const char *summary; /* one line for -k list */
   cb_kernel_limits limits;
+  cb_buffer_kind memory; /* who allocates the buffers it is given (CB_MEM_CUDA unless set) */
   /* NULL when usable; otherwise why not (e.g. "built without NCCL"). */
   const char *(*unavailable)(void);
   /* Once per rank before the sweep, called on every rank together; may

@@ -1,23 +1,46 @@
-/* NCCL as kernel 0 of every test: the reference our kernels are measured
- * against, on the same buffers, with the same timer. Built with or without
- * NCCL; without it the kernel reports itself unavailable. */
+/* NCCL's own collectives as kernels of every program, the references our
+ * kernels are measured against, on the same buffers, with the same timer:
+ *
+ *   nccl (0)      NCCL as nccl-tests runs it: buffers from ncclMemAlloc,
+ *                 registered as -R says, CTA policy as -x says (by default
+ *                 plain buffers and NCCL's own policy)
+ *   nccl-sym (6)  both buffers in symmetric windows (nccl-tests -R 2)
+ *   nccl-ce (7)   symmetric windows and the zero-CTA policy (nccl-tests
+ *                 -R 2 -x 2): NCCL 2.28 moves AllGather and AlltoAll (and
+ *                 Gather, Scatter) with copy engines then; for the other
+ *                 collectives the row is listed unavailable, with the reason
+ *
+ * Built with or without NCCL, and against headers older than what a variant
+ * needs; a variant the headers or the library (ncclGetVersion) cannot serve
+ * lists itself unavailable, with the versions. */
 #ifndef CB_NCCL_KERNELS_H
 #define CB_NCCL_KERNELS_H
 
+#include <stddef.h>
+
 #include "catalogue.h"
 #include "collective.h"
+#include "nccl_comm.h" /* cb_nccl_header_version, cb_nccl_library_version */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* NULL when NCCL was built in, else the reason. */
+/* NULL when the variant can run with this build and library, else why not. */
 const char *cb_nccl_unavailable(void);
-int cb_nccl_header_version(void);  /* NCCL_VERSION_CODE, 0 without NCCL */
-int cb_nccl_library_version(void); /* ncclGetVersion(), 0 without NCCL */
+const char *cb_nccl_sym_unavailable(void);
+const char *cb_nccl_ce_unavailable(void);
+/* For collectives without a copy-engine path in NCCL. */
+const char *cb_nccl_ce_missing(void);
 
-/* Communicator per rank, created by all ranks together. */
+/* Why this build and library cannot run kernel 0 with nccl-tests' -R r and
+ * -x x (x: CB_CTA_POLICY_UNSET when not given), or NULL; buf holds the text. */
+const char *cb_nccl_flags_problem(int local_register, int cta_policy, char *buf, size_t len);
+
+/* Setups, called on every rank together: the communicator of each variant. */
 void cb_nccl_setup(cb_kernel_ctx *ctx);
+void cb_nccl_sym_setup(cb_kernel_ctx *ctx);
+void cb_nccl_ce_setup(cb_kernel_ctx *ctx);
 void cb_nccl_teardown(cb_kernel_ctx *ctx);
 
 void cb_nccl_all_reduce(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
@@ -27,20 +50,48 @@ void cb_nccl_alltoall(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stre
 void cb_nccl_sendrecv(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 void cb_nccl_broadcast(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
-/* The kernel-table row for NCCL, with the launch function of one collective
- * and the placements it is validated in. */
-#define CB_NCCL_KERNEL_PLACED(summary_, launch_, placements_)                                      \
+#define CB_BOTH_PLACEMENTS (CB_OUT_OF_PLACE | CB_IN_PLACE)
+
+/* One NCCL row: its catalogue kind, one line for -k list, the launch of its
+ * collective, the placements it is validated in, its availability and setup.
+ * NCCL needs a GPU per rank; copy engines move data within a node only. */
+#define CB_NCCL_ROW(kind, summary_, launch_, placements_, unavailable_, setup_, one_host_)         \
   {                                                                                                \
-    CB_KERNEL(NCCL), .summary = summary_,                                                  \
-    .limits = {.placements = placements_,                                                          \
-               .dtypes = CB_ALL_DTYPES,                                                            \
-               .ops = CB_ALL_OPS,                                                                  \
-               .gpu_per_rank = 1},                                                                 \
-    .unavailable = cb_nccl_unavailable, .setup = cb_nccl_setup, .teardown = cb_nccl_teardown,      \
-    .launch = launch_                                                                              \
+    CB_KERNEL(kind), .summary = summary_,                                                          \
+                     .limits = {.placements = placements_,                                         \
+                                .dtypes = CB_ALL_DTYPES,                                           \
+                                .ops = CB_ALL_OPS,                                                 \
+                                .single_host = one_host_,                                          \
+                                .gpu_per_rank = 1},                                                \
+                     .memory = CB_MEM_NCCL, .unavailable = unavailable_, .setup = setup_,          \
+                     .teardown = cb_nccl_teardown, .launch = launch_                               \
   }
+
+/* Kernel 0: NCCL's call (summary_ says which) on -R/-x buffers. */
+#define CB_NCCL_KERNEL_PLACED(summary_, launch_, placements_)                                      \
+  CB_NCCL_ROW(NCCL, summary_, launch_, placements_, cb_nccl_unavailable, cb_nccl_setup, 0)
 #define CB_NCCL_KERNEL(summary_, launch_)                                                          \
-  CB_NCCL_KERNEL_PLACED(summary_, launch_, CB_OUT_OF_PLACE | CB_IN_PLACE)
+  CB_NCCL_KERNEL_PLACED(summary_, launch_, CB_BOTH_PLACEMENTS)
+
+/* Kernel 6: call_ (the NCCL function's name) on symmetric windows. */
+#define CB_NCCL_SYM_KERNEL(call_, launch_, placements_)                                            \
+  CB_NCCL_ROW(NCCL_SYM,                                                                            \
+              "NCCL " call_ ", both buffers registered as symmetric windows "                      \
+              "(nccl-tests -R 2)",                                                                 \
+              launch_, placements_, cb_nccl_sym_unavailable, cb_nccl_sym_setup, 0)
+
+/* Kernel 7 where NCCL has a copy-engine path for the collective ... */
+#define CB_NCCL_CE_KERNEL(call_, launch_, placements_)                                             \
+  CB_NCCL_ROW(NCCL_CE,                                                                             \
+              "NCCL " call_ " on copy engines: symmetric windows and CTA policy "                  \
+              "zero (nccl-tests -R 2 -x 2)",                                                       \
+              launch_, placements_, cb_nccl_ce_unavailable, cb_nccl_ce_setup, 1)
+/* ... and where it has none: listed, unavailable, with the reason. */
+#define CB_NCCL_NO_CE_KERNEL(call_, launch_, placements_)                                          \
+  CB_NCCL_ROW(NCCL_CE,                                                                             \
+              "NCCL " call_ " with symmetric windows and CTA policy zero "                         \
+              "(nccl-tests -R 2 -x 2)",                                                            \
+              launch_, placements_, cb_nccl_ce_missing, cb_nccl_ce_setup, 1)
 
 #ifdef __cplusplus
 }

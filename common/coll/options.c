@@ -28,10 +28,15 @@ void cb_options_defaults(cb_options *o) {
   o->gpus = 1;
   o->average = CB_AVG_MEAN;
   o->timeout_s = 300;
+  o->cta_policy = CB_CTA_POLICY_UNSET;
   snprintf(o->kernels, sizeof o->kernels, "all");
 }
 
-enum { OPT_STRESS = CB_OPT_CSV + 1, OPT_DATA };
+enum { OPT_STRESS = CB_OPT_CSV + 1, OPT_DATA, OPT_TIMER };
+
+const char *cb_timer_name(int timer) {
+  return timer == CB_TIMER_EVENTS ? "events" : "host";
+}
 
 static const struct option long_opts[] = {
     CB_COMMON_LONG_OPTS,
@@ -47,6 +52,9 @@ static const struct option long_opts[] = {
     {"stress", required_argument, 0, OPT_STRESS},
     {"unalign", required_argument, 0, 'u'},
     {"data", required_argument, 0, OPT_DATA},
+    {"local_register", required_argument, 0, 'R'},
+    {"cta_policy", required_argument, 0, 'x'},
+    {"timer", required_argument, 0, OPT_TIMER},
     {0, 0, 0, 0},
 };
 
@@ -61,14 +69,20 @@ static const cb_int_opt int_opts[] = {
     {'I', "per-iteration statistics (-I: 0 or 1)", 0, 1, offsetof(cb_options, per_iter)},
     {OPT_STRESS, "stress iterations (--stress)", 1, INT_MAX, offsetof(cb_options, stress)},
     {'u', "unalign (-u: elements the buffers start in)", 0, 1 << 20, offsetof(cb_options, unalign)},
+    {'R', "registration (-R: 0 none, 1 ncclCommRegister, 2 symmetric windows)", 0, 2,
+     offsetof(cb_options, local_register)},
+    {'x', "CTA policy (-x: 0 default, 1 efficiency, 2 zero)", 0, 2,
+     offsetof(cb_options, cta_policy)},
 };
 
-static cb_opts_result check_combinations(const cb_options *o, char *err, size_t len) {
+static cb_opts_result check_combinations(cb_options *o, char *err, size_t len) {
   if (cb_sweep_check(&o->sweep, err, len) != CB_OPTS_RUN) return CB_OPTS_ERROR;
   if (o->graph_launches > 0 && o->blocking)
     return cb_opts_fail(err, len,
                         "-G (CUDA graph) cannot be combined with -z 1 (blocking): a graph "
                         "runs its iterations without the host in between");
+  /* The default timer depends on the mode, whatever order the options came in. */
+  if (!o->timer) o->timer = o->graph_launches > 0 || o->blocking ? CB_TIMER_EVENTS : CB_TIMER_HOST;
   return CB_OPTS_RUN;
 }
 
@@ -77,7 +91,7 @@ cb_opts_result cb_options_parse(int argc, char **argv, cb_options *o, char *err,
   cb_options_defaults(o);
   cb_common_opts_begin(&co, err);
   int c;
-  while ((c = getopt_long(argc, argv, ":b:e:i:f:n:w:c:d:o:r:t:g:G:a:z:T:I:J:k:u:h", long_opts,
+  while ((c = getopt_long(argc, argv, ":b:e:i:f:n:w:c:d:o:r:t:g:G:a:z:T:I:J:k:u:R:x:h", long_opts,
                           NULL)) != -1) {
     cb_opts_result res;
     char bad[64];
@@ -100,6 +114,13 @@ cb_opts_result cb_options_parse(int argc, char **argv, cb_options *o, char *err,
       if (kind < 0)
         return cb_opts_fail(err, len, "unknown --data '%s' (it takes exact or random)", optarg);
       o->data = (cb_data_kind)kind;
+    } else if (c == OPT_TIMER) {
+      if (strcmp(optarg, "host") == 0)
+        o->timer = CB_TIMER_HOST;
+      else if (strcmp(optarg, "events") == 0)
+        o->timer = CB_TIMER_EVENTS;
+      else
+        return cb_opts_fail(err, len, "unknown timer '%s' (--timer takes host or events)", optarg);
     }
   }
   cb_opts_result res = cb_common_opts_end(&co, argc, argv, err, len);
@@ -128,6 +149,13 @@ void cb_options_usage(FILE *out, const char *prog) {
           "  -z, --blocking N       1 = wait for each iteration before the next (0)\n"
           "  -T, --timeout S        fail, naming who waited for whom, after S seconds (300)\n"
           "  -I, --per_iter_timing N  1 = per-iteration min/p50/p99/max/cv%% in JSON and CSV (0)\n"
+          "      --timer T          host: the host clock around the -n launches and a stream\n"
+          "                         sync (nccl-tests' method); events: CUDA events on the\n"
+          "                         stream (host in stream mode, events with -G or -z 1)\n"
+          "  -R, --local_register N kernel 0 (nccl) as nccl-tests' -R: 0 plain buffers,\n"
+          "                         1 ncclCommRegister, 2 symmetric windows (NCCL >= 2.27) (0)\n"
+          "  -x, --cta_policy N     kernel 0's CTA policy: 0 default, 1 efficiency, 2 zero\n"
+          "                         (NCCL >= 2.28) (not set)\n"
           "  -J, --output_file F    write every result as one JSON document to F\n"
           "      --csv F            write one CSV row per measurement to F\n"
           "      --stress N         instead of the sweep: N calls per kernel, each a random size\n"
@@ -145,10 +173,11 @@ void cb_options_usage(FILE *out, const char *prog) {
 void cb_options_canonical(const cb_options *o, char *buf, size_t len) {
   snprintf(buf, len,
            "b=%llu e=%llu i=%llu f=%llu n=%d w=%d c=%d d=%x o=%x r=%d t=%d g=%d G=%d a=%d z=%d "
-           "T=%d I=%d k=%s stress=%d u=%d data=%s",
+           "T=%d I=%d k=%s stress=%d u=%d data=%s R=%d x=%d timer=%d",
            (unsigned long long)o->sweep.min_bytes, (unsigned long long)o->sweep.max_bytes,
            (unsigned long long)o->sweep.step_bytes, (unsigned long long)o->sweep.step_factor,
            o->iters, o->warmup, o->check, o->dtypes, o->ops, o->root, o->threads, o->gpus,
            o->graph_launches, o->average, o->blocking, o->timeout_s, o->per_iter, o->kernels,
-           o->stress, o->unalign, cb_data_kind_name(o->data));
+           o->stress, o->unalign, cb_data_kind_name(o->data), o->local_register, o->cta_policy,
+           o->timer);
 }

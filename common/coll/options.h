@@ -17,6 +17,18 @@ extern "C" {
 /* How the per-rank times are combined (-a), as nccl-tests. */
 typedef enum { CB_AVG_RANK0 = 0, CB_AVG_MEAN = 1, CB_AVG_MIN = 2, CB_AVG_MAX = 3 } cb_average;
 
+/* How a measurement is timed (--timer). HOST is nccl-tests' method: the host
+ * clock from after the barrier to the end of the stream sync that follows
+ * the -n launches (or the -G graph launches). EVENTS: CUDA events recorded on
+ * the stream around them. Unless --timer says, stream mode uses HOST (so a
+ * kernel-0 row means what the nccl-tests row means) and graph and blocking
+ * modes EVENTS (graph mode agrees with nccl-tests within 4% that way; -z 1
+ * excludes the wait between iterations). */
+typedef enum { CB_TIMER_HOST = 1, CB_TIMER_EVENTS = 2 } cb_timer;
+
+/* -x not given: the communicator's CTA policy is left to NCCL. */
+#define CB_CTA_POLICY_UNSET (-1)
+
 typedef struct {
   cb_sweep sweep;     /* -b -e -i -f */
   int iters;          /* -n: timed iterations per size */
@@ -35,6 +47,10 @@ typedef struct {
   int stress;         /* --stress N: N random validated calls per kernel instead of the sweep */
   int unalign;        /* -u: every call's buffers start this many elements in (nccl-tests') */
   cb_data_kind data;  /* --data: exact small integers, or random values (datagen.h) */
+  int local_register; /* -R: kernel 0's buffers as nccl-tests' -R: 0 plain, 1 ncclCommRegister,
+                          2 symmetric windows (ncclCommWindowRegister) */
+  int cta_policy;     /* -x: kernel 0's ncclConfig_t.CTAPolicy (0..2), or CB_CTA_POLICY_UNSET */
+  int timer;          /* --timer: a cb_timer (resolved from the mode when not given) */
   char kernels[256];  /* -k: as typed; resolved against the collective's table */
   char json_path[CB_PATH_MAX]; /* -J */
   char csv_path[CB_PATH_MAX];  /* --csv */
@@ -44,7 +60,7 @@ void cb_options_defaults(cb_options *o);
 
 /* Parses argv into o. On CB_OPTS_ERROR, err (err_len bytes) says what is wrong.
  * Checks everything that needs no GPU: ranges, -b <= -e, a sweep that advances,
- * -G with -z, names of datatypes and ops. */
+ * -G with -z, names of datatypes, ops and timers. */
 cb_opts_result cb_options_parse(int argc, char **argv, cb_options *o, char *err, size_t err_len);
 
 void cb_options_usage(FILE *out, const char *prog);
@@ -52,6 +68,9 @@ void cb_options_usage(FILE *out, const char *prog);
 /* One line holding every option that changes what is run; ranks compare it
  * to refuse a launch where they were started differently. */
 void cb_options_canonical(const cb_options *o, char *buf, size_t len);
+
+/* "host" or "events". */
+const char *cb_timer_name(int timer);
 
 /* Ranks each process drives. */
 static inline int cb_options_ranks_per_proc(const cb_options *o) {

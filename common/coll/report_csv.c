@@ -7,7 +7,15 @@
 const char cb_csv_header[] =
     "collective,kernel,kernel_name,type,redop,root,size,count,placement,mode,time_us,algbw,"
     "busbw,wrong,skipped,iter_samples,iter_min_us,iter_p50_us,iter_p99_us,iter_max_us,"
-    "iter_cv_pct";
+    "iter_cv_pct,timer,local_register,cta_policy";
+
+/* The run's timer and kernel 0's -R and -x (cta_policy empty when not given),
+ * the last three columns of every row. */
+static void csv_run_flags(FILE *out, const cb_options *o) {
+  fprintf(out, ",%s,%d,", cb_timer_name(o->timer), o->local_register);
+  if (o->cta_policy != CB_CTA_POLICY_UNSET) fprintf(out, "%d", o->cta_policy);
+  fputc('\n', out);
+}
 
 static void csv_measure(FILE *out, const cb_report *r, const cb_row *row, int p) {
   const cb_kernel *k = &r->coll->kernels[row->kernel];
@@ -20,7 +28,8 @@ static void csv_measure(FILE *out, const cb_report *r, const cb_row *row, int p)
   if (!m->ran) {
     fputs(",,,,", out);
     cb_csv_string(out, m->skip);
-    fputs(",,,,,,\n", out);
+    fputs(",,,,,,", out);
+    csv_run_flags(out, &r->opts);
     return;
   }
   cb_csv_number(out, m->time_us);
@@ -38,7 +47,7 @@ static void csv_measure(FILE *out, const cb_report *r, const cb_row *row, int p)
   } else {
     fputs(",,,,,", out);
   }
-  fputc('\n', out);
+  csv_run_flags(out, &r->opts);
 }
 
 int cb_csv_write(FILE *out, const cb_report *r) {

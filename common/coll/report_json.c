@@ -20,6 +20,14 @@ static void json_options(cb_json *j, const cb_options *o) {
   cb_json_key(j, "unalign"), cb_json_int(j, o->unalign);
   cb_json_key(j, "data"), cb_json_string(j, cb_data_kind_name(o->data));
   cb_json_key(j, "kernel"), cb_json_string(j, o->kernels);
+  /* How the times were taken, and kernel 0's nccl-tests flags (null: -x not given). */
+  cb_json_key(j, "timer"), cb_json_string(j, cb_timer_name(o->timer));
+  cb_json_key(j, "local_register"), cb_json_int(j, o->local_register);
+  cb_json_key(j, "cta_policy");
+  if (o->cta_policy == CB_CTA_POLICY_UNSET)
+    cb_json_null(j);
+  else
+    cb_json_int(j, o->cta_policy);
   cb_json_end_object(j);
 }
 

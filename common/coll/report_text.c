@@ -6,6 +6,28 @@
 #include "report.h"
 #include "sizes.h"
 
+static const char *const register_names[3] = {"plain buffers", "ncclCommRegister",
+                                              "symmetric windows"};
+static const char *const cta_policy_names[3] = {"default", "efficiency", "zero"};
+
+/* Lines nccl-tests' header lacks, printed only where the run differs from
+ * what nccl-tests does by default, so that a default header stays
+ * nccl-tests' own: the timer when it is not nccl-tests' host clock, and
+ * kernel 0's -R and -x when given. */
+static void text_timer_and_nccl_flags(FILE *out, const cb_options *o) {
+  if (o->timer == CB_TIMER_EVENTS)
+    fprintf(out, "# Timer: CUDA events on each rank's stream (--timer events; nccl-tests' host "
+                 "clock is --timer host)\n");
+  if (o->local_register || o->cta_policy != CB_CTA_POLICY_UNSET) {
+    fprintf(out, "# Kernel 0 (nccl) as nccl-tests -R %d", o->local_register);
+    if (o->cta_policy != CB_CTA_POLICY_UNSET) fprintf(out, " -x %d", o->cta_policy);
+    fprintf(out, ": %s", register_names[o->local_register]);
+    if (o->cta_policy != CB_CTA_POLICY_UNSET)
+      fprintf(out, ", CTA policy %s", cta_policy_names[o->cta_policy]);
+    fputc('\n', out);
+  }
+}
+
 void cb_text_header(FILE *out, const cb_report *r) {
   const cb_options *o = &r->opts;
   int factor = o->sweep.step_factor > 1;
@@ -30,6 +52,7 @@ void cb_text_header(FILE *out, const cb_report *r) {
     fprintf(out, "# data: random values; floating-point reductions within a tolerance of a "
                  "float64 reference, everything else bit for bit\n");
   if (o->blocking) fprintf(out, "# Blocking Enabled: wait for each iteration before the next\n");
+  text_timer_and_nccl_flags(out, o);
   cb_text_devices(out, r->devices, r->nranks);
   for (int k = 0; k < r->coll->nkernels; k++)
     if (r->kernel_skips && r->kernel_skips[k])
@@ -84,13 +107,6 @@ void cb_text_row(FILE *out, const cb_report *r, const cb_row *row) {
   fputc('\n', out);
 }
 
-/* Index of the reference kernel (id 0, NCCL by the catalogue) or -1. */
-static int reference_kernel(const cb_report *r) {
-  for (int k = 0; k < r->coll->nkernels; k++)
-    if (r->coll->kernels[k].id == 0 && r->kernels_run[k]) return k;
-  return -1;
-}
-
 static int kernels_ran(const cb_report *r) {
   int n = 0;
   for (int k = 0; k < r->coll->nkernels; k++) n += r->kernels_run[k] != 0;
@@ -101,21 +117,27 @@ static int same_case(const cb_row *a, const cb_row *b) {
   return a->dtype == b->dtype && a->op == b->op && a->bytes == b->bytes;
 }
 
-/* One placement of the summary: fastest kernel's name, time and ratio. */
-static void summary_cell(FILE *out, const cb_report *r, size_t first, int p, int ref) {
+/* One placement of the summary: the fastest kernel, its time, and its
+ * speed-up over the fastest of NCCL's variants (nccl, nccl-sym, nccl-ce)
+ * that ran at this size, which the last column names. */
+static void summary_cell(FILE *out, const cb_report *r, size_t first, int p) {
   const cb_row *best = NULL, *nccl = NULL;
   for (size_t i = first; i < r->nrows; i++) {
     const cb_row *x = &r->rows[i];
     if (!same_case(x, &r->rows[first]) || !x->m[p].ran) continue;
     if (!best || x->m[p].time_us < best->m[p].time_us) best = x;
-    if (x->kernel == ref) nccl = x;
+    if (cb_catalogue_is_nccl(r->coll->kernels[x->kernel].id) &&
+        (!nccl || x->m[p].time_us < nccl->m[p].time_us))
+      nccl = x;
   }
   if (!best) {
     cb_text_fastest_cell(out, NULL, 0, 0, 0, 0);
+    fprintf(out, "  %8s", "-");
     return;
   }
   cb_text_fastest_cell(out, r->coll->kernels[best->kernel].name, best->m[p].time_us,
                        best->m[p].time_us, nccl != NULL, nccl ? nccl->m[p].time_us : 0);
+  fprintf(out, "  %8s", nccl ? r->coll->kernels[nccl->kernel].name : "-");
 }
 
 static int seen_before(const cb_report *r, size_t i) {
@@ -125,19 +147,19 @@ static int seen_before(const cb_report *r, size_t i) {
 }
 
 static void text_summary(FILE *out, const cb_report *r) {
-  int ref = reference_kernel(r);
-  fprintf(out, "#\n# Fastest kernel per size (vs nccl = NCCL's time / the fastest time, "
-               "same placement)\n");
-  fprintf(out, "# %10s  %8s  %6s  %27s  %27s\n", "", "", "", "out-of-place", "in-place");
-  fprintf(out, "# %10s  %8s  %6s  %8s  %8s  %7s  %8s  %8s  %7s\n", "size", "type", "redop",
-          "fastest", "time(us)", "vs nccl", "fastest", "time(us)", "vs nccl");
+  fprintf(out, "#\n# Fastest kernel per size (vs nccl = the fastest NCCL variant's time / the "
+               "fastest time, same placement; nccl: that variant)\n");
+  fprintf(out, "# %10s  %8s  %6s  %37s  %37s\n", "", "", "", "out-of-place", "in-place");
+  fprintf(out, "# %10s  %8s  %6s  %8s  %8s  %7s  %8s  %8s  %8s  %7s  %8s\n", "size", "type",
+          "redop", "fastest", "time(us)", "vs nccl", "nccl", "fastest", "time(us)", "vs nccl",
+          "nccl");
   for (size_t i = 0; i < r->nrows; i++) {
     if (seen_before(r, i)) continue;
     const cb_row *x = &r->rows[i];
     fprintf(out, "# %10zu  %8s  %6s", x->bytes, cb_dtype_name(x->dtype),
             cb_shape_op_name(r->coll->shape, x->op));
-    summary_cell(out, r, i, CB_OOP, ref);
-    summary_cell(out, r, i, CB_INP, ref);
+    summary_cell(out, r, i, CB_OOP);
+    summary_cell(out, r, i, CB_INP);
     fputc('\n', out);
   }
 }

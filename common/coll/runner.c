@@ -13,6 +13,7 @@
 #include "options.h"
 #include "sizes.h"
 #include "run_state.h"
+#include "watchdog.h"
 
 /* Memory left to NCCL and the CUDA context beyond our buffers. */
 #define CB_MEM_HEADROOM (1ull << 30)
@@ -53,6 +54,17 @@ static void choose_kernels(cb_run *run, const char *program, int nranks, int mul
                     &fit, lead);
 }
 
+/* -R and -x set kernel 0 (nccl). Where the NCCL in use cannot do what they
+ * ask, the run is refused before any GPU work (nccl-tests falls back to
+ * less, which would give the row another meaning). */
+static void check_nccl_flags(const cb_run *run, int lead) {
+  char why[192];
+  for (int k = 0; k < run->coll->nkernels; k++)
+    if (run->runnable[k] && run->coll->kernels[k].id == CB_KID_NCCL &&
+        cb_nccl_flags_problem(run->opts.local_register, run->opts.cta_policy, why, sizeof why))
+      CB_REFUSE(lead, "%s", why);
+}
+
 /* ---- per rank setup ---------------------------------------------------- */
 
 static void allocate_buffers(cb_rank_state *st, int device) {
@@ -72,7 +84,7 @@ static void allocate_buffers(cb_rank_state *st, int device) {
              "and CUDA): the largest -e that fits is %s",
              (unsigned long long)o->sweep.max_bytes, need_s, device, free_s, fit_s);
   }
-  cb_buffers_alloc(&st->bufs, send, recv, o->unalign);
+  cb_buffers_init(&st->bufs, send, recv, o->unalign);
 }
 
 /* ---- the sweep ---------------------------------------------------------- */
@@ -188,6 +200,7 @@ static void run_kernel(cb_rank_state *st, int kidx) {
   const cb_options *o = &run->opts;
   int device;
   CB_CUDA(cudaGetDevice(&device));
+  cb_buffers_provide(&st->bufs, k->memory);
   cb_kernel_ctx ctx = {.rank = st->me->rank,
                        .nranks = st->me->nranks,
                        .device = device,
@@ -199,7 +212,9 @@ static void run_kernel(cb_rank_state *st, int kidx) {
                        .send_buf = st->bufs.send,
                        .recv_buf = st->bufs.recv,
                        .send_buf_bytes = st->bufs.send_bytes,
-                       .recv_buf_bytes = st->bufs.recv_bytes};
+                       .recv_buf_bytes = st->bufs.recv_bytes,
+                       .local_register = o->local_register,
+                       .cta_policy = o->cta_policy};
   ctx.ranks_on_device = ranks_on_device(run, device);
   if (k->setup) k->setup(&ctx);
   if (refused_anywhere(st, kidx, &ctx)) {
@@ -221,8 +236,8 @@ static int rank_main(cb_rank_info *me, void *arg) {
                                      run->visible_gpus, run->share_gpus);
   CB_CUDA(cudaSetDevice(device));
   cb_rank_state st = {.me = me, .run = run};
-  st.timing = (cb_timing_opts){o->iters,    o->warmup,   o->graph_launches,
-                               o->blocking, o->per_iter, o->timeout_s};
+  st.timing = (cb_timing_opts){o->iters,    o->warmup,    o->graph_launches,        o->blocking,
+                               o->per_iter, o->timeout_s, o->timer == CB_TIMER_HOST};
   cb_device_info *devices = cb_gather_devices(me, device);
   if (devices) run->report.devices = devices;
   allocate_buffers(&st, device);
@@ -282,6 +297,7 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
   if (lead && parsed == CB_OPTS_HELP) cb_options_usage(stdout, program);
   if (lead && parsed == CB_OPTS_LIST_KERNELS) cb_kernels_print(stdout, coll);
   if (!cb_run_after_parse(w, parsed, err, lead)) return 0;
+  cb_watchdog_set_default(run.opts.timeout_s); /* bounds the MPI waits from here on */
   char canonical[512];
   cb_options_canonical(&run.opts, canonical, sizeof canonical);
   cb_world_run(w, 1, cb_refuse_different_options, canonical); /* a process-level check */
@@ -291,6 +307,7 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
     CB_REFUSE(lead, "-r %d: the root must be a rank from 0 to %d", run.opts.root, nranks - 1);
   run.share_gpus = cb_gpus_shared();
   choose_kernels(&run, program, nranks, cb_world_multi_host(w), lead);
+  check_nccl_flags(&run, lead);
   if (lead) {
     cb_sink_check(run.opts.json_path, "-J");
     cb_sink_check(run.opts.csv_path, "--csv");

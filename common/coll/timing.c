@@ -1,7 +1,9 @@
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "timing.h"
 
 #include <stdlib.h>
 
+#include "clock.h"
 #include "cuda_check.h"
 #include "error.h"
 #include "gpu.h"
@@ -53,27 +55,33 @@ static void collect(cudaEvent_t *marks, int spans, double iters_per_span, int ke
   out->nsamples = spans;
 }
 
+static double host_us_since(double t0) {
+  return (cb_monotonic_s() - t0) * 1e6;
+}
+
 /* Blocking mode: each iteration completes, and all ranks meet, before the
- * next starts; the time excludes the wait and the barrier. */
+ * next starts; the time excludes the barrier, and with events the wait too
+ * (the host timer takes launch to end of wait: nccl-tests' -z 3). */
 static void time_blocking(cb_rank_info *me, cudaStream_t s, cb_enqueue_fn fn, void *arg,
                           const cb_timing_opts *o, const char *what, cb_timing *out) {
-  cudaEvent_t *ev = make_events(2);
+  cudaEvent_t *ev = o->host_timer ? NULL : make_events(2);
   double total = 0;
   out->samples = o->per_iter ? malloc((size_t)o->iters * sizeof *out->samples) : NULL;
   if (o->per_iter && !out->samples) cb_fatal("out of host memory");
   for (int i = 0; i < o->iters; i++) {
-    CB_CUDA(cudaEventRecord(ev[0], s));
+    double t0 = cb_monotonic_s();
+    if (ev) CB_CUDA(cudaEventRecord(ev[0], s));
     fn(arg, s);
-    CB_CUDA(cudaEventRecord(ev[1], s));
+    if (ev) CB_CUDA(cudaEventRecord(ev[1], s));
     cb_gpu_wait(s, o->timeout_s, what);
-    double t = elapsed_us(ev[0], ev[1]);
+    double t = ev ? elapsed_us(ev[0], ev[1]) : host_us_since(t0);
     total += t;
     if (out->samples) out->samples[i] = t;
     cb_world_barrier(me);
   }
   out->time_us = total / o->iters;
   out->nsamples = o->per_iter ? o->iters : 0;
-  free_events(ev, 2);
+  if (ev) free_events(ev, 2);
 }
 
 void cb_time_iterations(cb_rank_info *me, cudaStream_t s, cb_enqueue_fn fn, void *arg,
@@ -92,12 +100,16 @@ void cb_time_iterations(cb_rank_info *me, cudaStream_t s, cb_enqueue_fn fn, void
     CB_CUDA(cudaGraphLaunch(exec, s)); /* first launch of a graph costs extra: keep it untimed */
     cb_gpu_wait(s, o->timeout_s, what);
   }
-  /* Units between events: iterations in stream mode, graph launches in graph mode. */
+  /* Units between events: iterations in stream mode, graph launches in graph
+   * mode. The host timer records no event unless -I asks for the samples
+   * (nccl-tests records them only then, in the same places). */
   int units = graph ? o->graph_launches : o->iters;
   int nmarks = o->per_iter ? units + 1 : 2;
-  cudaEvent_t *marks = make_events(nmarks);
+  int events = !o->host_timer || o->per_iter;
+  cudaEvent_t *marks = events ? make_events(nmarks) : NULL;
   cb_world_barrier(me);
-  CB_CUDA(cudaEventRecord(marks[0], s));
+  double t0 = cb_monotonic_s(); /* nccl-tests starts its clock here, after its barrier */
+  if (events) CB_CUDA(cudaEventRecord(marks[0], s));
   for (int u = 0; u < units; u++) {
     if (graph)
       CB_CUDA(cudaGraphLaunch(exec, s));
@@ -105,14 +117,18 @@ void cb_time_iterations(cb_rank_info *me, cudaStream_t s, cb_enqueue_fn fn, void
       fn(arg, s);
     if (o->per_iter) CB_CUDA(cudaEventRecord(marks[u + 1], s));
   }
-  if (!o->per_iter) CB_CUDA(cudaEventRecord(marks[1], s));
+  if (events && !o->per_iter) CB_CUDA(cudaEventRecord(marks[1], s));
   cb_gpu_wait(s, o->timeout_s, what);
+  double host_us = host_us_since(t0); /* ... and stops it when the stream sync returns */
   double per_unit = graph ? o->iters : 1;
+  out->samples = NULL;
+  out->nsamples = 0;
   if (o->per_iter)
     collect(marks, units, per_unit, 1, out);
-  else
+  else if (events)
     collect(marks, 1, units * per_unit, 0, out);
-  free_events(marks, nmarks);
+  if (o->host_timer) out->time_us = host_us / (units * per_unit);
+  if (events) free_events(marks, nmarks);
   if (exec) CB_CUDA(cudaGraphExecDestroy(exec));
 }
 

@@ -1,5 +1,7 @@
 /* Timing one measurement: warm-up, then -n iterations in stream, blocking or
- * CUDA-graph mode, timed with CUDA events on the rank's own stream. */
+ * CUDA-graph mode, timed on the rank's own stream with CUDA events or, as
+ * nccl-tests times, with the host clock around the launches and the stream
+ * sync that follows them (--timer, options.h). */
 #ifndef CB_TIMING_H
 #define CB_TIMING_H
 
@@ -18,6 +20,7 @@ typedef struct {
   int blocking;       /* -z */
   int per_iter;       /* -I: keep one sample per iteration (per graph launch in graph mode) */
   int timeout_s;      /* -T */
+  int host_timer;     /* --timer host: the host clock, not events, gives time_us */
 } cb_timing_opts;
 
 /* Enqueues one iteration of the operation being timed. */

@@ -26,6 +26,7 @@ CSV_COLUMNS = [
     "collective", "kernel", "kernel_name", "type", "redop", "root", "size", "count",
     "placement", "mode", "time_us", "algbw", "busbw", "wrong", "skipped", "iter_samples",
     "iter_min_us", "iter_p50_us", "iter_p99_us", "iter_max_us", "iter_cv_pct",
+    "timer", "local_register", "cta_policy",
 ]
 
 ODD_NAME = 'we"ird\\name'
@@ -151,12 +152,20 @@ class ReportFilesBase:
         want = {"minbytes": 8, "maxbytes": 1048576, "stepbytes": 1048576, "stepfactor": 4,
                 "iters": 7, "warmup_iters": 2, "check": 3, "root": 1, "nthreads": 1,
                 "ngpus": 2, "cudagraph": 5 if self.GRAPH else 0, "average": 2, "blocking": 0,
-                "timeout": 60, "per_iter_timing": 1, "stress": 0, "unalign": 3}
-        self.assertEqual(set(opts), set(want) | {"kernel", "data"})
+                "timeout": 60, "per_iter_timing": 1, "stress": 0, "unalign": 3,
+                "local_register": 0 if self.GRAPH else 2}
+        self.assertEqual(set(opts), set(want) | {"kernel", "data", "timer", "cta_policy"})
+        # -x: 1 in stream mode, not given (null) in graph mode.
+        if self.GRAPH:
+            self.assertIsNone(opts["cta_policy"])
+        else:
+            self.assertInt(opts["cta_policy"], 1, "options.cta_policy")
         for key, value in want.items():
             self.assertInt(opts[key], value, f"options.{key}")
         self.assertEqual(opts["kernel"], "0,3")
         self.assertEqual(opts["data"], "random")
+        # -G without --timer: CUDA events; stream mode: nccl-tests' host clock.
+        self.assertEqual(opts["timer"], "events" if self.GRAPH else "host")
 
     def test_json_versions(self):
         v = self.doc()["versions"]
@@ -260,6 +269,9 @@ class ReportFilesBase:
             self.assertNotIn(None, row, f"{where}: extra fields")
             self.assertNotIn(None, row.values(), f"{where}: missing fields")
             self.assertEqual(row["collective"], "all_reduce", where)
+            self.assertEqual(row["timer"], "events" if self.GRAPH else "host", where)
+            self.assertEqual((row["local_register"], row["cta_policy"]),
+                             ("0", "") if self.GRAPH else ("2", "1"), where)
             for key in ("kernel", "root", "size", "count"):
                 self.assertEqual(row[key], str(want[key]), f"{where}.{key}")
             for key in ("kernel_name", "type", "redop", "placement", "mode"):

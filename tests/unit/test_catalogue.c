@@ -46,5 +46,9 @@ int main(int argc, char **argv) {
   CHECK(strstr(buf, "names it 'll2'") != NULL);
   CHECK(cb_catalogue_check(8, "x", buf, sizeof buf) != NULL);
   CHECK(cb_catalogue_check(-1, "x", buf, sizeof buf) != NULL);
+  /* NCCL's variants are the summary's references; ours are not. */
+  for (int id = 0; id < CB_NUM_KIDS; id++)
+    CHECK(cb_catalogue_is_nccl(id) == (strncmp(cb_catalogue[id].name, "nccl", 4) == 0));
+  CHECK(!cb_catalogue_is_nccl(-1) && !cb_catalogue_is_nccl(CB_NUM_KIDS));
   return check_summary();
 }

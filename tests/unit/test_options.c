@@ -56,6 +56,8 @@ static void test_defaults(void) {
   CHECK_EQ_INT(o.timeout_s, 300);
   CHECK_EQ_INT(o.per_iter, 0);
   CHECK_STR(o.kernels, "all");
+  CHECK_EQ_INT(o.local_register, 0);
+  CHECK_EQ_INT(o.cta_policy, CB_CTA_POLICY_UNSET);
   CHECK_STR(o.json_path, "");
   CHECK_STR(o.csv_path, "");
   CHECK_EQ_INT(cb_options_ranks_per_proc(&o), 1);
@@ -65,6 +67,66 @@ static void test_defaults(void) {
   CHECK_RUN("", &p);
   CHECK(memcmp(&o.sweep, &p.sweep, sizeof o.sweep) == 0);
   CHECK_EQ_INT(p.iters, 20);
+  CHECK_EQ_INT(p.timer, CB_TIMER_HOST); /* stream mode: nccl-tests' clock */
+}
+
+/* nccl-tests' -R and -x (kernel 0's registration and CTA policy) and the
+ * timer, whose default follows the mode whatever the order of the options. */
+static void test_nccl_flags_and_timer(void) {
+  cb_options o;
+  for (int r = 0; r <= 2; r++) {
+    char line[32];
+    snprintf(line, sizeof line, "-R %d", r);
+    CHECK_RUN(line, &o);
+    CHECK_EQ_INT(o.local_register, r);
+    CHECK_EQ_INT(o.cta_policy, CB_CTA_POLICY_UNSET);
+    snprintf(line, sizeof line, "-x %d", r);
+    CHECK_RUN(line, &o);
+    CHECK_EQ_INT(o.cta_policy, r);
+    CHECK_EQ_INT(o.local_register, 0);
+  }
+  CHECK_RUN("--local_register 2 --cta_policy=2", &o);
+  CHECK_EQ_INT(o.local_register, 2);
+  CHECK_EQ_INT(o.cta_policy, 2);
+  CHECK_RUN("-R2 -x1", &o);
+  CHECK_EQ_INT(o.local_register, 2);
+  CHECK_EQ_INT(o.cta_policy, 1);
+
+  static const struct {
+    const char *line;
+    int timer;
+  } timers[] = {
+      {"", CB_TIMER_HOST},
+      {"--timer host", CB_TIMER_HOST},
+      {"--timer events", CB_TIMER_EVENTS},
+      {"--timer=events", CB_TIMER_EVENTS},
+      {"-G 5", CB_TIMER_EVENTS},
+      {"-G 5 --timer host", CB_TIMER_HOST},
+      {"--timer host -G 5", CB_TIMER_HOST},
+      {"-G 0", CB_TIMER_HOST},
+      {"-z 1", CB_TIMER_EVENTS},
+      {"--timer host -z 1", CB_TIMER_HOST},
+      {"--timer events -G 0", CB_TIMER_EVENTS},
+  };
+  for (size_t i = 0; i < sizeof timers / sizeof timers[0]; i++) {
+    CHECK_RUN(timers[i].line, &o);
+    CHECKF(o.timer == timers[i].timer, "'%s': timer %s, expected %s", timers[i].line,
+           cb_timer_name(o.timer), cb_timer_name(timers[i].timer));
+  }
+  CHECK_STR(cb_timer_name(CB_TIMER_HOST), "host");
+  CHECK_STR(cb_timer_name(CB_TIMER_EVENTS), "events");
+
+  check_error("-R 3", "-R");
+  check_error("-R -1", "-R");
+  check_error("-R two", "two");
+  check_error("-R", "-R");
+  check_error("-x 3", "-x");
+  check_error("-x -1", "-x");
+  check_error("--cta_policy 9", "-x");
+  check_error("--local_register 5", "-R");
+  check_error("--timer clock", "clock");
+  check_error("--timer", "--timer");
+  check_error("--timer Host", "Host");
 }
 
 static void test_valid_short(void) {
@@ -380,7 +442,8 @@ static void test_canonical(void) {
   static const char *const variants[] = {
       "",       "-b 1K",  "-e 64M", "-i 2M", "-f 2",   "-n 21", "-w 6", "-c 0",          "-d half",
       "-d all", "-o max", "-o all", "-r 1",  "-t 2",   "-g 2",  "-G 1", "-a 0",          "-a 2",
-      "-z 1",   "-T 10",  "-I 1",   "-k 1",  "-k 0,1", "-u 1",  "-u 8", "--data random",
+      "-z 1",   "-T 10",  "-I 1",   "-k 1",  "-k 0,1", "-u 1",  "-u 8", "--data random", "-R 1",
+      "-R 2",   "-x 0",   "-x 2",   "--timer events",
   };
   enum { N = sizeof variants / sizeof variants[0], LEN = 1024 };
   static char canon[N][LEN];
@@ -445,7 +508,8 @@ static void test_usage(void) {
   CHECK_CONTAINS(text, "usage: all_reduce_perf");
   static const char *const flags[] = {"-b,", "-e,", "-i,",   "-f,", "-n,", "-w,", "-c,",   "-d,",
                                       "-o,", "-r,", "-t,",   "-g,", "-G,", "-a,", "-z,",   "-T,",
-                                      "-I,", "-J,", "--csv", "-k,", "-h,", "-u,", "--data"};
+                                      "-I,", "-J,", "--csv", "-k,", "-h,", "-u,", "--data", "-R,",
+                                      "-x,", "--timer"};
   for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) CHECK_CONTAINS(text, flags[i]);
   free(text);
 }
@@ -454,6 +518,7 @@ int main(void) {
   test_defaults();
   test_valid_short();
   test_valid_long();
+  test_nccl_flags_and_timer();
   test_dtypes_and_ops();
   test_help_and_list();
   test_errors();

@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "fixture.h"
+#include "opts_check.h"
 #include "options.h"
 #include "report.h"
 
@@ -270,7 +271,8 @@ static void test_footer(void) {
     }
     if (strncmp(lines[i], "#       2048", 12) == 0) {
       seen2048++;
-      CHECK_EQ_INT(count_of(lines[i], "nccl"), 2);
+      /* NCCL is the fastest: named as fastest and as the reference, 1.00x. */
+      CHECK_EQ_INT(count_of(lines[i], "nccl"), 4);
       CHECK_EQ_INT(count_of(lines[i], "1.00x"), 2);
     }
   }
@@ -320,6 +322,144 @@ static void test_header_variants(void) {
   CHECK_CONTAINS(s, "\n#\n# kernel 1 (ring) skipped: serves at most 8 ranks, this run has 16\n");
   CHECK_EQ_INT(count_of(s, "skipped"), 1);
   free(s);
+}
+
+/* The summary's "vs nccl" is taken against the fastest of NCCL's variants
+ * (nccl, nccl-sym, nccl-ce) that ran at that size, in that placement, and
+ * names it in its own column. */
+static cb_kernel variant_kernels[] = {
+    {.id = 0, .name = "nccl", .summary = "NCCL"},
+    {.id = 2, .name = "ll", .summary = "ours"},
+    {.id = 6, .name = "nccl-sym", .summary = "NCCL, symmetric windows"},
+    {.id = 7, .name = "nccl-ce", .summary = "NCCL, copy engines"},
+};
+
+/* Adds a row of kernel k at size bytes with these out-of-place and in-place
+ * times; a time of 0 is a placement the kernel skipped. */
+static void add_timed(cb_report *r, int k, size_t bytes, double oop_us, double inp_us) {
+  cb_row row = ran_row(k, bytes, 1.0, 1.0);
+  const double t[2] = {oop_us, inp_us};
+  for (int p = 0; p < 2; p++) {
+    row.m[p].time_us = t[p];
+    row.m[p].ran = t[p] > 0;
+    if (!row.m[p].ran) snprintf(row.m[p].skip, sizeof row.m[p].skip, "not here");
+  }
+  cb_report_add(r, &row);
+}
+
+/* The summary's cells for size: fastest, time, vs nccl, nccl of each placement. */
+static int summary_cells(const char *footer, size_t bytes, char cells[8][16]) {
+  char prefix[32];
+  snprintf(prefix, sizeof prefix, "# %10zu  ", bytes);
+  const char *line = strstr(footer, prefix);
+  if (!line) return 0;
+  char type[16], redop[16];
+  return sscanf(line + strlen(prefix), "%15s %15s %15s %15s %15s %15s %15s %15s %15s %15s", type,
+                redop, cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], cells[6],
+                cells[7]) == 10;
+}
+
+static void check_cells(const char *footer, size_t bytes, const char *const want[8]) {
+  char got[8][16];
+  if (!CHECKF(summary_cells(footer, bytes, got), "no summary line for %zu B in:\n%s", bytes,
+              footer))
+    return;
+  for (int i = 0; i < 8; i++)
+    CHECKF(strcmp(got[i], want[i]) == 0, "%zu B, summary cell %d: '%s', expected '%s'", bytes, i,
+           got[i], want[i]);
+}
+
+static void test_summary_reference(void) {
+  static const cb_collective coll = {&cb_shape_all_gather, variant_kernels, 4};
+  static const int run[] = {1, 1, 1, 1};
+  cb_report r = basic_report(&coll, run);
+  r.program = "all_gather_perf";
+  /* 64 B: ours fastest; nccl-sym is NCCL's best (nccl-ce's copy engines are slow there). */
+  add_timed(&r, 0, 64, 5.0, 5.0);
+  add_timed(&r, 1, 64, 2.0, 2.5);
+  add_timed(&r, 2, 64, 3.5, 3.0);
+  add_timed(&r, 3, 64, 26.0, 17.0);
+  /* 4 KiB: the best NCCL variant differs by placement. */
+  add_timed(&r, 0, 4096, 4.0, 10.0);
+  add_timed(&r, 1, 4096, 2.0, 2.0);
+  add_timed(&r, 3, 4096, 9.0, 3.0);
+  /* 1 GiB: our kernel skips the size; NCCL's copy engines win, in place by more. */
+  add_timed(&r, 0, 1u << 30, 3000.0, 3000.0);
+  add_timed(&r, 1, 1u << 30, 0, 0);
+  add_timed(&r, 2, 1u << 30, 3300.0, 3300.0);
+  add_timed(&r, 3, 1u << 30, 2800.0, 2000.0);
+  /* 128 B: no NCCL variant ran: no ratio, no reference. */
+  add_timed(&r, 0, 128, 0, 0);
+  add_timed(&r, 1, 128, 2.0, 2.0);
+  char *s = footer_text(&r);
+  CHECK_CONTAINS(s, "vs nccl = the fastest NCCL variant's time / the fastest time");
+  static const char *const at64[8] = {"ll", "2.00", "1.75x", "nccl-sym",
+                                      "ll", "2.50", "1.20x", "nccl-sym"};
+  static const char *const at4k[8] = {"ll", "2.00", "2.00x", "nccl",
+                                      "ll", "2.00", "1.50x", "nccl-ce"};
+  static const char *const at1g[8] = {"nccl-ce", "2800.00", "1.00x", "nccl-ce",
+                                      "nccl-ce", "2000.00", "1.00x", "nccl-ce"};
+  static const char *const at128[8] = {"ll", "2.00", "-", "-", "ll", "2.00", "-", "-"};
+  check_cells(s, 64, at64);
+  check_cells(s, 4096, at4k);
+  check_cells(s, 1u << 30, at1g);
+  check_cells(s, 128, at128);
+  free(s);
+  cb_report_free(&r);
+}
+
+/* The timer and kernel 0's -R/-x are named in the header only where the run
+ * is not what nccl-tests does by default. */
+static char *header_for(const char *line) {
+  static const cb_collective coll = {&cb_shape_all_reduce, fixture_kernels, 1};
+  static const int run[] = {1};
+  cb_report r = basic_report(&coll, run);
+  char *argv[24], err[256];
+  int argc = opts_argv("prog", line, argv, 24);
+  CHECKF(cb_options_parse(argc, argv, &r.opts, err, sizeof err) == CB_OPTS_RUN, "'%s': %s", line,
+         err);
+  cb_device_info dev = {.rank = 0, .pid = 7, .device = 0, .host = "h", .pci = "p", .name = "n"};
+  r.devices = &dev;
+  r.nranks = 1;
+  FILE *f = check_tmpfile();
+  cb_text_header(f, &r);
+  char *s = check_slurp(f);
+  fclose(f);
+  return s;
+}
+
+static void test_header_timer_and_flags(void) {
+  static const struct {
+    const char *line;
+    int timer_line;
+    const char *flags; /* the kernel-0 line, or NULL for none */
+  } cases[] = {
+      {"", 0, NULL},
+      {"--timer events", 1, NULL},
+      {"-G 5", 1, NULL},
+      {"-G 5 --timer host", 0, NULL},
+      {"-z 1", 1, NULL},
+      {"-R 2", 0, "# Kernel 0 (nccl) as nccl-tests -R 2: symmetric windows\n"},
+      {"-R 1 -x 1", 0,
+       "# Kernel 0 (nccl) as nccl-tests -R 1 -x 1: ncclCommRegister, CTA policy "
+       "efficiency\n"},
+      {"-R 2 -x 2 -G 3", 1,
+       "# Kernel 0 (nccl) as nccl-tests -R 2 -x 2: symmetric windows, CTA "
+       "policy zero\n"},
+      {"-x 0", 0, "# Kernel 0 (nccl) as nccl-tests -R 0 -x 0: plain buffers, CTA policy default\n"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *s = header_for(cases[i].line);
+    CHECKF(count_of(s, "# Timer: CUDA events") == cases[i].timer_line, "'%s': timer line %s",
+           cases[i].line, cases[i].timer_line ? "missing" : "unexpected");
+    if (cases[i].flags)
+      CHECKF(strstr(s, cases[i].flags) != NULL, "'%s': no line '%s' in:\n%s", cases[i].line,
+             cases[i].flags, s);
+    else
+      CHECKF(strstr(s, "# Kernel 0") == NULL, "'%s': unexpected kernel-0 line in:\n%s",
+             cases[i].line, s);
+    free(s);
+  }
 }
 
 /* ---- one reference file ------------------------------------------------ */
@@ -399,6 +539,7 @@ static int setup_fixture(fixture_ctx *c, const char *path) {
   ARG("-n", "%d", fx->iters);
   ARG("-c", "%d", fx->validation);
   ARG("-G", "%d", fx->graph);
+  ARG("--timer", "%s", "host"); /* nccl-tests' clock, in graph mode too */
 #undef ARG
   argv[argc] = NULL;
   CHECKF(cb_options_parse(argc, argv, &r->opts, err, sizeof err) == CB_OPTS_RUN, "%s: %s",
@@ -469,8 +610,8 @@ static void test_fixture_kernel_header(fixture_ctx *c) {
 static void test_fixture_header(fixture_ctx *c) {
   fx_file *fx = c->fx;
   /* The nThread line from the command line of the reference run, as typed. */
-  const char *line =
-      fx->graph ? "-b 8 -e 128M -f 2 -g 2 -w 10 -n 100 -G 100" : "-b 8 -e 1G -f 4 -g 2 -w 5 -n 20";
+  const char *line = fx->graph ? "-b 8 -e 128M -f 2 -g 2 -w 10 -n 100 -G 100 --timer host"
+                               : "-b 8 -e 1G -f 4 -g 2 -w 5 -n 20";
   char buf[128], err[256];
   char *argv[24];
   int argc = 0;
@@ -605,6 +746,8 @@ int main(int argc, char **argv) {
     test_skipped_rows();
     test_footer();
     test_header_variants();
+    test_summary_reference();
+    test_header_timer_and_flags();
     return check_summary();
   }
   for (int i = 1; i < argc; i++) {

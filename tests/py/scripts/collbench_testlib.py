@@ -8,7 +8,8 @@ Fixtures (tests/py/scripts/fixtures/):
                      (one process, graph and stream mode; kernels nccl, ring, ll)
   real_kernel0/      one file from results/h200x2/2026-11-30-kernel0 (mpirun, graph,
                      NCCL only; an older writer without the "stress" key)
-  handmade_*         made by hand for edge cases; see fixtures/README.md
+  handmade_*         made by hand for edge cases (handmade_variants/: NCCL's three
+                     variants beside ours); see fixtures/README.md
 """
 
 import json
@@ -27,6 +28,7 @@ REAL_STREAM = os.path.join(REAL_DIR, "all_reduce_perf_single_stream.json")
 REAL_KERNEL0 = os.path.join(FIXTURES, "real_kernel0", "all_reduce_perf_mpi_graph.json")
 REAL_ALL_GATHER_DIR = os.path.join(FIXTURES, "real_all_gather")
 EDGE_DIR = os.path.join(FIXTURES, "handmade_edge")
+VARIANTS_DIR = os.path.join(FIXTURES, "handmade_variants")
 EMPTY = os.path.join(FIXTURES, "handmade_empty.json")
 TRUNCATED = os.path.join(FIXTURES, "handmade_truncated.json")
 MISSING_KEYS = os.path.join(FIXTURES, "handmade_missing_keys.json")

@@ -4,6 +4,7 @@ Expected values are computed here from the fixture JSON with the json module alo
 not through collbench_results, so a slip in the shared code cannot hide itself.
 """
 
+import math
 import os
 import shutil
 
@@ -11,7 +12,7 @@ import pytest
 
 import collbench_results as cr
 import report
-from collbench_testlib import (EDGE_DIR, EMPTY, MISSING_KEYS, PNG_SIGNATURE,
+from collbench_testlib import (EDGE_DIR, EMPTY, MISSING_KEYS, PNG_SIGNATURE, VARIANTS_DIR,
                                REAL_ALL_GATHER_DIR, REAL_DIR, REAL_GRAPH, REAL_KERNEL0, REAL_STREAM, TRUNCATED, fmt,
                                load_json, md_table_after, run_script, section, write_json)
 
@@ -52,29 +53,27 @@ def png_ok(path):
 
 # --------------------------------------------------------------------------- runs (once each)
 
-@pytest.fixture(scope="module")
-def real_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("real_report")
-    proc = run_script("report.py", REAL_DIR, "-o", out)
+def report_of(out, results_dir, *args):
+    """report.py on results_dir into out: (out, the text of report.md)."""
+    proc = run_script("report.py", results_dir, "-o", out, *args)
     assert proc.returncode == 0, proc.stderr
     return out, (out / "report.md").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def real_run(tmp_path_factory):
+    return report_of(tmp_path_factory.mktemp("real_report"), REAL_DIR)
 
 
 @pytest.fixture(scope="module")
 def edge_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("edge_report")
-    proc = run_script("report.py", EDGE_DIR, "-o", out)
-    assert proc.returncode == 0, proc.stderr
-    return out, (out / "report.md").read_text(encoding="utf-8")
+    return report_of(tmp_path_factory.mktemp("edge_report"), EDGE_DIR)
 
 
 @pytest.fixture(scope="module")
 def edge_inplace_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("edge_inplace")
-    proc = run_script("report.py", EDGE_DIR, "-o", out, "--placement", "in-place",
-                      "--ce-ceiling", "200")
-    assert proc.returncode == 0, proc.stderr
-    return out, (out / "report.md").read_text(encoding="utf-8")
+    return report_of(tmp_path_factory.mktemp("edge_inplace"), EDGE_DIR, "--placement",
+                     "in-place", "--ce-ceiling", "200")
 
 
 # --------------------------------------------------------------------------- unit: tables
@@ -194,17 +193,19 @@ def test_headline_unit_real():
     pts = raw_points([REAL_GRAPH, REAL_STREAM])
     bests = {m: raw_fastest(pts[(8, m)]) for m in ("graph", "stream")}
     m8 = min(bests, key=lambda m: bests[m]["time_us"])
-    assert (h.small_size, h.small_fastest.kernel_name, h.small_fastest.mode) == \
+    assert (h.small_size, h.small_ours.kernel_name, h.small_ours.mode) == \
         (8, bests[m8]["kernel_name"], m8)
+    assert h.small_nccl.kernel_name == "nccl"
     assert h.small_ratio == pytest.approx(pts[(8, m8)]["nccl"]["time_us"] /
                                           bests[m8]["time_us"])
     big = 1 << 30
     cand = {m: max((r for r in pts[(big, m)].values() if "skipped" not in r),
                    key=lambda r: r["busbw"]) for m in ("graph", "stream")}
     mb = max(cand, key=lambda m: cand[m]["busbw"])
-    assert (h.large_size, h.large_best.kernel_name, h.large_best.mode) == \
+    assert (h.large_size, h.large_ours.kernel_name, h.large_ours.mode) == \
         (big, cand[mb]["kernel_name"], mb)
-    assert h.large_best.busbw == cand[mb]["busbw"]
+    assert h.large_ours.busbw == cand[mb]["busbw"]
+    assert h.large_nccl.busbw == pts[(big, mb)]["nccl"]["busbw"]
     assert h.large_ratio == pytest.approx(cand[mb]["busbw"] / pts[(big, mb)]["nccl"]["busbw"])
     assert h.ce_ratio == pytest.approx(cand[mb]["busbw"] / 400.0)
 
@@ -248,12 +249,13 @@ def test_report_names_the_crossovers(real_run):
 
 def test_report_plots_written_and_linked(real_run):
     out, text = real_run
-    for metric in ("busbw", "latency"):
+    metrics = ("busbw", "latency", "speedup", "busbw_large")
+    for metric in metrics:
         name = f"all_reduce_float_sum_{metric}.png"
         assert png_ok(out / name), name
         assert f"]({name})" in text  # relative link, beside report.md
-    assert sorted(p.name for p in out.iterdir()) == [
-        "all_reduce_float_sum_busbw.png", "all_reduce_float_sum_latency.png", "report.md"]
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        [f"all_reduce_float_sum_{m}.png" for m in metrics] + ["report.md"])
 
 
 def test_report_headline_real(real_run):
@@ -262,15 +264,17 @@ def test_report_headline_real(real_run):
     pts = raw_points([REAL_GRAPH, REAL_STREAM])
     g8 = pts[(8, "graph")]
     assert h["collective"] == "all_reduce"
-    assert h["smallest size"] == "8 B" and h["fastest"] == "ll (graph)"
+    assert h["smallest size"] == "8 B" and h["fastest of ours"] == "ll (graph)"
     assert h["time (µs)"] == fmt(g8["ll"]["time_us"])
+    assert h["NCCL's fastest"] == "nccl"  # the only NCCL variant of that run
     assert h["NCCL (µs)"] == fmt(g8["nccl"]["time_us"])
-    assert h["NCCL/fastest"] == f"{g8['nccl']['time_us'] / g8['ll']['time_us']:.2f}×" == "1.77×"
+    assert h["NCCL/ours"] == f"{g8['nccl']['time_us'] / g8['ll']['time_us']:.2f}×" == "1.77×"
     g1g = pts[(1 << 30, "stream")]  # ring's best busbw at 1 GiB is the stream run's
-    assert h["largest size"] == "1 GiB" and h["best busbw"] == "ring (stream)"
+    assert h["largest size"] == "1 GiB" and h["best of ours"] == "ring (stream)"
     assert h["busbw (GB/s)"] == fmt(g1g["ring"]["busbw"])
+    assert h["NCCL's best"] == "nccl"
     assert h["NCCL (GB/s)"] == fmt(g1g["nccl"]["busbw"])
-    assert h["best/NCCL"] == f"{g1g['ring']['busbw'] / g1g['nccl']['busbw']:.2f}×"
+    assert h["ours/NCCL"] == f"{g1g['ring']['busbw'] / g1g['nccl']['busbw']:.2f}×"
     assert h["best/CE ceiling"] == "n/a"
     assert text.index("## Headline") < text.index(REAL_TABLE)
     assert "None: no measurement had wrong > 0." in section(text, "## Wrong values")
@@ -344,17 +348,18 @@ def test_edge_headline_with_manifest_ceiling(edge_run):
     _out, text = edge_run
     heads = {h["collective"]: h for h in md_table_after(text, "## Headline")}
     ar = heads["all_reduce"]
-    assert (ar["smallest size"], ar["fastest"], ar["time (µs)"], ar["NCCL (µs)"],
-            ar["NCCL/fastest"]) == ("8 B", "ll (float sum, graph)", "4.00", "10.00", "2.50×")
+    assert (ar["smallest size"], ar["fastest of ours"], ar["time (µs)"], ar["NCCL (µs)"],
+            ar["NCCL/ours"]) == ("8 B", "ll (float sum, graph)", "4.00", "10.00", "2.50×")
     ring_bw = 2 * MiB / (45.0 * 1e3)
     nccl_bw = 2 * MiB / (60.0 * 1e3)
-    assert (ar["largest size"], ar["best busbw"], ar["busbw (GB/s)"], ar["NCCL (GB/s)"]) == \
+    assert (ar["largest size"], ar["best of ours"], ar["busbw (GB/s)"], ar["NCCL (GB/s)"]) == \
         ("2 MiB", "ring (float sum, graph)", fmt(ring_bw), fmt(nccl_bw))
-    assert ar["best/NCCL"] == f"{ring_bw / nccl_bw:.2f}×"
+    assert ar["ours/NCCL"] == f"{ring_bw / nccl_bw:.2f}×"
     assert ar["best/CE ceiling"] == f"{ring_bw / 400.0:.2f}"  # run.json's ce_ceiling_gbps
     ag = heads["all_gather"]
-    assert (ag["fastest"], ag["NCCL/fastest"], ag["best busbw"], ag["best/NCCL"]) == \
-        ("nccl", "1.00×", "direct", "1.25×")
+    # NCCL is faster at 8 B (8 vs direct's 16 µs): the ratio says so, under 1.
+    assert (ag["fastest of ours"], ag["NCCL's fastest"], ag["NCCL/ours"], ag["best of ours"],
+            ag["ours/NCCL"]) == ("direct", "nccl", "0.50×", "direct", "1.25×")
 
 
 def test_edge_manifest_facts_at_the_top(edge_run):
@@ -379,6 +384,98 @@ def test_edge_in_place_and_ce_ceiling_option(edge_inplace_run):
     heads = {h["collective"]: h for h in md_table_after(text, "## Headline")}
     assert heads["all_reduce"]["best/CE ceiling"] == f"{2 * MiB / 45e3 / 200.0:.2f}"
     assert "(out-of-place)" not in text
+
+
+# --------------------------------------------------------------------------- NCCL's variants
+
+VARIANTS_TABLE = "## all_gather — float none (out-of-place)"
+VARIANT_FILES = [os.path.join(VARIANTS_DIR, f"handmade_all_gather_{m}.json")
+                 for m in ("graph", "stream")]
+NCCL_IDS = (0, 6, 7)
+
+
+def raw_nccl_best(cells):
+    """NCCL's fastest variant among cells, straight from the JSON (eligible only)."""
+    return raw_fastest({k: r for k, r in cells.items() if r["kernel"] in NCCL_IDS})
+
+
+@pytest.fixture(scope="module")
+def variants_run(tmp_path_factory):
+    return report_of(tmp_path_factory.mktemp("variants_report"), VARIANTS_DIR)
+
+
+@pytest.mark.parametrize("placement", ["out-of-place", "in-place"])
+def test_variants_ratio_against_nccls_fastest_variant(tmp_path, placement):
+    _out, text = report_of(tmp_path / placement, VARIANTS_DIR, "--placement", placement)
+    rows = md_table_after(text, f"## all_gather — float none ({placement})")
+    pts = raw_points(VARIANT_FILES, placement)
+    assert len(rows) == len(pts) == 4
+    for row in rows:
+        size = next(s for s, m in pts if cr.format_bytes(s) == row["size"] and m == row["mode"])
+        cells = pts[(size, row["mode"])]
+        best, ref = raw_fastest(cells), raw_nccl_best(cells)
+        assert row["fastest"] == best["kernel_name"]
+        assert row["NCCL's fastest"] == ref["kernel_name"]
+        assert row["NCCL/fastest"] == f"{ref['time_us'] / best['time_us']:.2f}×"
+
+
+def test_variants_values_stated(variants_run):
+    """The fixture's values (fixtures/README.md), out of place."""
+    _out, text = variants_run
+    rows = {(r["size"], r["mode"]): r for r in md_table_after(text, VARIANTS_TABLE)}
+    # 64 B: ll against nccl-sym, not against kernel 0 (which would say 2.50x).
+    assert (rows[("64 B", "graph")]["fastest"], rows[("64 B", "graph")]["NCCL's fastest"],
+            rows[("64 B", "graph")]["NCCL/fastest"]) == ("ll", "nccl-sym", "1.75×")
+    # 1 KiB: nccl-sym's out-of-place value is wrong, so kernel 0 is the reference.
+    assert (rows[("1 KiB", "graph")]["NCCL's fastest"],
+            rows[("1 KiB", "graph")]["NCCL/fastest"]) == ("nccl", f"{5.5 / 2.5:.2f}×")
+    # 1 GiB: NCCL's copy engines are the fastest of all.
+    assert (rows[("1 GiB", "stream")]["fastest"], rows[("1 GiB", "stream")]["NCCL's fastest"],
+            rows[("1 GiB", "stream")]["NCCL/fastest"]) == ("nccl-ce", "nccl-ce", "1.00×")
+
+
+def test_variants_headline_names_nccls_best(variants_run):
+    _out, text = variants_run
+    (h,) = md_table_after(text, "## Headline")
+    assert (h["smallest size"], h["fastest of ours"], h["time (µs)"], h["NCCL's fastest"],
+            h["NCCL (µs)"], h["NCCL/ours"]) == ("64 B", "ll (graph)", "2.00", "nccl-sym",
+                                                "3.50", "1.75×")
+    direct_bw, ce_bw = (1 << 30) / 2900e3 / 2, (1 << 30) / 2800e3 / 2
+    assert (h["largest size"], h["best of ours"], h["busbw (GB/s)"], h["NCCL's best"],
+            h["NCCL (GB/s)"]) == ("1 GiB", "direct (stream)", fmt(direct_bw), "nccl-ce",
+                                  fmt(ce_bw))
+    assert h["ours/NCCL"] == f"{2800 / 2900:.2f}×" == "0.97×"  # NCCL wins: under 1
+
+
+def test_speedups_per_size():
+    rows = [r for r in cr.all_rows(cr.load_results(VARIANTS_DIR))
+            if r.placement == "out-of-place" and r.mode == "graph"]
+    assert report.speedups(rows, "ll", [64, 1024]) == pytest.approx([3.5 / 2.0, 5.5 / 2.5])
+    assert report.speedups(rows, "direct", [64]) == pytest.approx([3.5 / 6.0])
+    stream = [r for r in cr.all_rows(cr.load_results(VARIANTS_DIR))
+              if r.placement == "out-of-place" and r.mode == "stream"]
+    ys = report.speedups(stream, "ll", [64 << 20, 1 << 30])  # ll skipped there: no value
+    assert all(math.isnan(y) for y in ys)
+
+
+def test_variants_plots(variants_run):
+    out, text = variants_run
+    for metric in ("busbw", "latency", "speedup", "busbw_large"):
+        name = f"all_gather_float_none_{metric}.png"
+        assert png_ok(out / name), name
+        assert f"]({name})" in text
+
+
+def test_no_speedup_plot_without_kernels_of_ours(tmp_path):
+    shutil.copy(REAL_KERNEL0, tmp_path)  # NCCL only
+    proc = run_script("report.py", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    names = {p.name for p in tmp_path.iterdir()}
+    assert "all_reduce_float_sum_speedup.png" not in names
+    assert "all_reduce_float_sum_latency.png" in names
+    (h,) = md_table_after((tmp_path / "report.md").read_text(encoding="utf-8"), "## Headline")
+    assert h["fastest of ours"] == "n/a" and h["NCCL's fastest"] != "n/a"
+    assert h["NCCL/ours"] == "n/a"
 
 
 # --------------------------------------------------------------------------- other directories

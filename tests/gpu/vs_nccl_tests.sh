@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2086 # the flag sets are lists of words, split on purpose
+# collbench's NCCL kernels beside nccl-tests, in one call, on one machine (GPU node only):
+#   tests/gpu/vs_nccl_tests.sh OUTDIR [BUILD_DIR] [NGPUS]
+# Builds nccl-tests (once) from $NCCL_TESTS_SRC (default .dev/nccl-tests: a `git archive` of
+# NVIDIA/nccl-tests carried to the machine) into $NCCL_TESTS_BUILD (default build-nccltests)
+# with the recipe that built it beside collbench before (MPI_HOME, NCCL_HOME, CUDA_HOME may be
+# set). Then, per collective ($COLLS, default "all_reduce all_gather alltoall") and launch
+# ($LAUNCHES, default: single and mpi), with the same sizes and iterations, alternating the
+# two programs:
+#   stream mode, 8 B..1 GiB x2, -n 20 -w 5:  collbench -k nccl,nccl-sym,nccl-ce (nccl-tests'
+#     timer: --timer host, the default there); nccl-tests -R 0, -R 2, -R 2 -x 2; collbench
+#     -k nccl --timer events (8 B..64 KiB); nccl-tests -t N -g 1 -R 0 (one process only: a
+#     thread per GPU, as collbench drives them)
+#   graph mode, 8 B..64 KiB x2, -G 100 -n 20 -w 5: the same but nccl-tests -t, and collbench
+#     -k nccl --timer host instead of events (graph mode's default is events).
+# (-R 2 -x 2 only where NCCL has a copy-engine path: all_gather and alltoall.) Every raw
+# output is OUTDIR/COLL_LAUNCH_MODE_TOOL.txt, headed by its command line, machine and date;
+# tests/gpu/nccl_tests_digest.py OUTDIR then prints the comparisons (PASS/FAIL within 5%:
+# nccl vs -R 0, nccl-sym vs -R 2, nccl-ce vs -R 2 -x 2, at the smallest size, 64 KiB and
+# 1 GiB; INFO: the other timer and nccl-tests' -t against -g). Each run is bounded by
+# `timeout`. About 100 s per collective and launch on 2 x H200 (10 minutes for the default
+# set): split it over calls with COLLS and LAUNCHES (e.g. one collective per call).
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 2
+. tests/gpu/nccl_lib.sh
+OUT=${1:?usage: tests/gpu/vs_nccl_tests.sh OUTDIR [BUILD_DIR] [NGPUS]}
+BUILD=${2:-build-gpu}
+NGPUS=${3:-$(nvidia-smi -L 2>/dev/null | wc -l)}
+COLLS=${COLLS:-all_reduce all_gather alltoall}
+LAUNCHES=${LAUNCHES:-$(launches "$NGPUS" | xargs)}
+SRC=${NCCL_TESTS_SRC:-.dev/nccl-tests}
+NT=${NCCL_TESTS_BUILD:-build-nccltests}
+mkdir -p "$OUT"
+
+if [ ! -x "$NT/all_reduce_perf" ]; then
+  [ -d "$SRC" ] || { echo "vs_nccl_tests.sh: no nccl-tests source in $SRC (NCCL_TESTS_SRC)" >&2; exit 2; }
+  echo "building nccl-tests from $SRC into $NT"
+  timeout 300 make -C "$SRC" MPI=1 MPI_HOME="${MPI_HOME:-/usr/lib/x86_64-linux-gnu/openmpi}" \
+    NCCL_HOME="${NCCL_HOME:-/usr}" CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" \
+    NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" BUILDDIR="$PWD/$NT" -j "$(nproc)" \
+    >"$OUT/nccl-tests-build.log" 2>&1 || { tail -30 "$OUT/nccl-tests-build.log"; exit 1; }
+fi
+
+STREAM="-b 8 -e 1G -f 2 -n 20 -w 5"
+STREAM_SMALL="-b 8 -e 64K -f 2 -n 20 -w 5"
+GRAPH="-b 8 -e 64K -f 2 -G 100 -n 20 -w 5"
+
+# One run: LOG's name says what it is (COLL_LAUNCH_MODE_TOOL.txt); a failure is a FAIL line.
+run() {
+  local name=$1 cmd=$2
+  run_logged 240 "$OUT/$name.txt" "$cmd"
+  local rc=$?
+  [ $rc -eq 0 ] || verdict 0 "$name: exit $rc (see $OUT/$name.txt)"
+}
+
+for coll in $COLLS; do
+  ours="$BUILD/${coll}_perf" theirs="$NT/${coll}_perf"
+  variants="nccl,nccl-sym"
+  registrations=("0" "2")
+  if [ "$coll" = all_gather ] || [ "$coll" = alltoall ]; then
+    variants="nccl,nccl-sym,nccl-ce"
+    registrations+=("2x2")
+  fi
+  for launch in $LAUNCHES; do
+    for mode in stream graph; do
+      sizes=$STREAM
+      [ "$mode" = graph ] && sizes=$GRAPH
+      base="${coll}_${launch}_${mode}"
+      run "${base}_collbench" "$(launch_cmd "$launch" "$NGPUS" "$ours" -k "$variants" $sizes)"
+      for r in "${registrations[@]}"; do
+        flags="-R ${r%x2}"
+        [ "$r" = 2x2 ] && flags="-R 2 -x 2"
+        run "${base}_nccltests-R$r" "$(launch_cmd "$launch" "$NGPUS" "$theirs" $flags $sizes)"
+      done
+      # The other timer than the mode's default, on kernel 0, for the INFO lines.
+      if [ "$mode" = stream ]; then
+        other="--timer events $STREAM_SMALL"
+      else
+        other="--timer host $GRAPH"
+      fi
+      run "${base}_collbench-othertimer" "$(launch_cmd "$launch" "$NGPUS" "$ours" -k nccl $other)"
+      if [ "$mode" = stream ] && [ "$launch" = single ]; then
+        run "${base}_nccltests-R0-threads" "$theirs -t $NGPUS -g 1 -R 0 $sizes"
+      fi
+    done
+  done
+done
+
+for f in "$OUT"/*_collbench.txt "$OUT"/*_nccltests-R0.txt; do
+  [ -f "$f" ] && grep -m1 -E "nccl-library=" "$f" | sed "s|^|$(basename "$f"): |"
+done
+python3 tests/gpu/nccl_tests_digest.py "$OUT" | tee "$OUT/digest.txt"
+[ "${PIPESTATUS[0]}" -eq 0 ] || FAILED=1
+exit $FAILED

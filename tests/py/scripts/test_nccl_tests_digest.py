@@ -1,0 +1,120 @@
+"""tests/gpu/nccl_tests_digest.py: collbench's NCCL rows against nccl-tests' rows.
+
+The outputs are written here in the layout both programs print (nccl-tests' table;
+collbench's blocks headed "# kernel N (name):"), with times chosen so that each
+verdict is known.
+"""
+
+import importlib.util
+import os
+import subprocess
+import sys
+
+import pytest
+
+from collbench_testlib import REPO
+
+DIGEST = os.path.join(REPO, "tests", "gpu", "nccl_tests_digest.py")
+spec = importlib.util.spec_from_file_location("nccl_tests_digest", DIGEST)
+digest = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(digest)
+
+GiB = 1 << 30
+
+
+def row(size, oop, inp):
+    """A data row as nccl-tests prints it (N/A for a placement given as None)."""
+    def cells(t):
+        return ("%7.2f  %6.2f  %6.2f  %6d" % (t, 1.0, 1.0, 0)) if t is not None else \
+            "%7s  %6s  %6s  %6s" % ("N/A", "N/A", "N/A", "N/A")
+    return "%12d  %12d  %8s  %6s  %6d  %s  %s" % (size, size // 4, "float", "sum", -1,
+                                                  cells(oop), cells(inp))
+
+
+def nccl_tests_text(times):
+    lines = ["# nccl-tests version 2.19.6 nccl-headers=22803 nccl-library=22803",
+             "# Collective test starting: all_reduce_perf", "#",
+             "#       size         count      type   redop    root     time   algbw   busbw  "
+             "#wrong     time   algbw   busbw  #wrong"]
+    lines += [row(s, *t) for s, t in sorted(times.items())]
+    return "\n".join(lines + ["# Out of bounds values : 0 OK", ""])
+
+
+def collbench_text(blocks):
+    lines = ["# collbench version 0.1.0 nccl-headers=22803 nccl-library=22803"]
+    for name, times in blocks.items():
+        lines += ["#", f"# kernel 0 ({name}): NCCL"]
+        for s, t in sorted(times.items()):
+            lines.append(row(s, *t))
+        lines.append(f"# {1 << 20:10d}  {1 << 18:12d}     float     sum  skipped: a note line")
+    return "\n".join(lines + ["# Out of bounds values : 0 OK", ""])
+
+
+THEIRS = {0: (0.02, 0.02), 8: (10.0, 10.0), 64: (10.0, 10.0), 65536: (20.0, 20.0),
+          GiB: (3000.0, 3000.0)}
+
+
+def scaled(times, f, inp=True):
+    return {s: (o * f, i * f if inp else None) for s, (o, i) in times.items()}
+
+
+@pytest.fixture
+def outdir(tmp_path):
+    def write(name, text):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    write("all_reduce_single_stream_nccltests-R0.txt", nccl_tests_text(THEIRS))
+    write("all_reduce_single_stream_nccltests-R2.txt", nccl_tests_text(THEIRS))
+    write("all_reduce_single_stream_collbench.txt", collbench_text({
+        "nccl": scaled(THEIRS, 1.03),       # within 5%: PASS
+        "nccl-sym": scaled(THEIRS, 1.10),   # 10% slower: FAIL
+    }))
+    write("all_reduce_single_stream_collbench-othertimer.txt",
+          collbench_text({"nccl": scaled(THEIRS, 0.5)}))
+    write("alltoall_mpi_graph_nccltests-R2x2.txt", nccl_tests_text(THEIRS))
+    write("alltoall_mpi_graph_collbench.txt",
+          collbench_text({"nccl-ce": scaled(THEIRS, 0.98, inp=False)}))  # no in-place
+    write("notes.txt", "not an output")
+    return tmp_path
+
+
+def test_verdicts_per_pair_size_and_placement(outdir):
+    lines, failed = digest.digest(digest.load(str(outdir)), 5.0)
+    text = "\n".join(lines)
+    nccl = [line for line in lines if " nccl vs nccltests-R0" in line]
+    # stream: the smallest non-zero size (8 B), 64 KiB and 1 GiB, both placements
+    assert len(nccl) == 6 and all(line.startswith("PASS") for line in nccl)
+    assert {line.split()[-6] for line in nccl} == {"8", "65536", str(GiB)}
+    sym = [line for line in lines if "nccl-sym vs nccltests-R2" in line]
+    assert len(sym) == 6 and all(line.startswith("FAIL") and "+10.0%" in line for line in sym)
+    # graph mode: no 1 GiB; alltoall has no in-place collbench row: out of place only
+    ce = [line for line in lines if "nccl-ce vs nccltests-R2x2" in line]
+    assert len(ce) == 2 and all(line.startswith("PASS") and "out-of-place" in line
+                                for line in ce)
+    assert {line.split()[-6] for line in ce} == {"8", "65536"}
+    # the other timer (events in stream mode): INFO, never a verdict
+    events = [line for line in lines if "--timer events" in line]
+    assert events and all(line.startswith("INFO") and "-50.0%" in line for line in events)
+    assert failed == 6
+    assert "0.02" not in text  # the 0-byte row is never compared
+
+
+def test_exit_status_and_nothing_to_compare(outdir, tmp_path_factory):
+    proc = subprocess.run([sys.executable, DIGEST, str(outdir)], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 1 and "# 6 comparison(s) outside 5%" in proc.stdout
+    proc = subprocess.run([sys.executable, DIGEST, str(outdir), "--tolerance", "12"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout
+    empty = tmp_path_factory.mktemp("empty")
+    proc = subprocess.run([sys.executable, DIGEST, str(empty)], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 1 and "nothing to compare" in proc.stdout
+    proc = subprocess.run([sys.executable, DIGEST, str(empty / "missing")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "not a directory" in proc.stderr
+
+
+def test_collbench_blocks_and_skipped_lines():
+    text = collbench_text({"nccl": {8: (1.0, 2.0)}, "nccl-sym": {8: (3.0, None)}})
+    tables = digest.parse_collbench(text.splitlines())
+    assert tables == {"nccl": {8: (1.0, 2.0)}, "nccl-sym": {8: (3.0, None)}}

@@ -1,0 +1,105 @@
+/* NCCL's kernel rows without a GPU: version text, each variant's
+ * availability against the headers and library this was built with, the
+ * refusal of -R/-x an NCCL cannot do, and the rows the macros make. No CUDA
+ * or NCCL call is made but ncclGetVersion. */
+#include <string.h>
+
+#include "check.h"
+#include "nccl_kernels.h"
+#include "options.h"
+
+static void test_version_text(void) {
+  char buf[32];
+  CHECK_STR(cb_nccl_version_text(22803, buf, sizeof buf), "2.28.3");
+  CHECK_STR(cb_nccl_version_text(22809, buf, sizeof buf), "2.28.9");
+  CHECK_STR(cb_nccl_version_text(21903, buf, sizeof buf), "2.19.3");
+  CHECK_STR(cb_nccl_version_text(2804, buf, sizeof buf), "2.8.4"); /* the old encoding */
+  CHECK_STR(cb_nccl_version_text(30001, buf, sizeof buf), "3.0.1");
+}
+
+/* Each variant is available exactly when headers and library are new
+ * enough; without NCCL none is, with one reason. */
+static void test_availability(void) {
+  int built = cb_nccl_header_version() != 0;
+  CHECK((cb_nccl_unavailable() == NULL) == built);
+  CHECK((cb_nccl_sym_unavailable() == NULL) == (built && cb_nccl_at_least(2, 27)));
+  CHECK((cb_nccl_ce_unavailable() == NULL) == (built && cb_nccl_at_least(2, 28)));
+  CHECK(cb_nccl_ce_missing() != NULL);
+  CHECK_CONTAINS(cb_nccl_ce_missing(), "AllGather");
+  if (!built) {
+    CHECK_CONTAINS(cb_nccl_sym_unavailable(), "without NCCL");
+    CHECK_CONTAINS(cb_nccl_ce_unavailable(), "without NCCL");
+    CHECK(cb_nccl_library_version() == 0);
+    return;
+  }
+  CHECK(cb_nccl_library_version() > 0);
+  if (cb_nccl_sym_unavailable()) CHECK_CONTAINS(cb_nccl_sym_unavailable(), "2.27");
+  if (cb_nccl_ce_unavailable()) CHECK_CONTAINS(cb_nccl_ce_unavailable(), "2.28");
+}
+
+/* -R and -x are refused exactly where the NCCL in use lacks them, with a
+ * message that names the flag; never without NCCL (kernel 0 cannot run). */
+static void test_flags_problem(void) {
+  char buf[192];
+  int built = cb_nccl_header_version() != 0;
+  CHECK(cb_nccl_flags_problem(0, CB_CTA_POLICY_UNSET, buf, sizeof buf) == NULL);
+  static const struct {
+    int r, x;
+    int major, minor; /* the NCCL it needs */
+    const char *flag;
+  } cases[] = {
+      {1, CB_CTA_POLICY_UNSET, 2, 19, "-R 1"},
+      {2, CB_CTA_POLICY_UNSET, 2, 27, "-R 2"},
+      {0, 0, 2, 27, "-x"},
+      {0, 1, 2, 27, "-x"},
+      {0, 2, 2, 28, "-x 2"},
+      {2, 2, 2, 28, "-x 2"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const char *why = cb_nccl_flags_problem(cases[i].r, cases[i].x, buf, sizeof buf);
+    int ok = !built || cb_nccl_at_least(cases[i].major, cases[i].minor);
+    CHECKF((why == NULL) == ok, "-R %d -x %d: %s", cases[i].r, cases[i].x, why ? why : "allowed");
+    if (why) CHECK_CONTAINS(why, cases[i].flag);
+  }
+}
+
+static void dummy_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t s) {
+  (void)ctx, (void)call, (void)s;
+}
+
+/* The rows: catalogue ids and names, NCCL's memory, a GPU per rank; copy
+ * engines on one host only; the CE row where NCCL has no path is unavailable. */
+static void test_rows(void) {
+  static const cb_kernel rows[] = {
+      CB_NCCL_KERNEL("NCCL ncclAllGather", dummy_launch),
+      CB_NCCL_SYM_KERNEL("ncclAllGather", dummy_launch, CB_BOTH_PLACEMENTS),
+      CB_NCCL_CE_KERNEL("ncclAllGather", dummy_launch, CB_BOTH_PLACEMENTS),
+      CB_NCCL_NO_CE_KERNEL("ncclAllReduce", dummy_launch, CB_OUT_OF_PLACE),
+  };
+  static const int ids[] = {CB_KID_NCCL, CB_KID_NCCL_SYM, CB_KID_NCCL_CE, CB_KID_NCCL_CE};
+  char buf[256];
+  for (int i = 0; i < 4; i++) {
+    CHECK_EQ_INT(rows[i].id, ids[i]);
+    CHECK(cb_catalogue_check(rows[i].id, rows[i].name, buf, sizeof buf) == NULL);
+    CHECK(cb_catalogue_is_nccl(rows[i].id));
+    CHECK(rows[i].memory == CB_MEM_NCCL);
+    CHECK(rows[i].limits.gpu_per_rank);
+    CHECK(rows[i].setup && rows[i].teardown == cb_nccl_teardown);
+    CHECK_EQ_INT(rows[i].limits.single_host, rows[i].id == CB_KID_NCCL_CE);
+  }
+  CHECK(rows[0].setup == cb_nccl_setup && rows[1].setup == cb_nccl_sym_setup);
+  CHECK(rows[2].setup == cb_nccl_ce_setup && rows[3].setup == cb_nccl_ce_setup);
+  CHECK_EQ_INT(rows[3].limits.placements, CB_OUT_OF_PLACE);
+  CHECK(rows[3].unavailable() != NULL);
+  CHECK_CONTAINS(rows[1].summary, "ncclAllGather");
+  CHECK_CONTAINS(rows[1].summary, "-R 2");
+  CHECK_CONTAINS(rows[2].summary, "-R 2 -x 2");
+}
+
+int main(void) {
+  test_version_text();
+  test_availability();
+  test_flags_problem();
+  test_rows();
+  return check_summary();
+}
