@@ -4,18 +4,36 @@ that may have no GPU, and the checks on how it refuses bad input. Standard
 library only; imported from the test scripts' own directory.
 """
 
+import ctypes
 import os
 import subprocess
 
 NO_GPU = "no CUDA device visible"
+NO_DRIVER = "no NVIDIA driver found"
 
 
 def _env(extra=None):
+    """The environment of every run: no GPU visible, on any machine.
+
+    An invalid index ends CUDA_VISIBLE_DEVICES' list, so -1 hides every GPU
+    from the CUDA runtime: the checks of a machine without a GPU run the same
+    on a GPU node (where they used to be skipped), and no test here can start
+    a real run.
+    """
     env = dict(os.environ)
-    env.pop("CUDA_VISIBLE_DEVICES", None)
+    env["CUDA_VISIBLE_DEVICES"] = "-1"
     if extra:
         env.update(extra)
     return env
+
+
+def driver_installed():
+    """True when the NVIDIA driver's library is here (a GPU node, GPUs hidden or not)."""
+    try:
+        ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    return True
 
 
 def run_program(program, *args, timeout=30, env_extra=None):
@@ -33,15 +51,6 @@ def mpirun_program(mpiexec, program, *args, timeout=60):
     else:
         cmd += ["-n", "2", program, *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
-
-
-def gpu_visible():
-    """True when a CUDA device is usable here (then the no-GPU checks do not apply)."""
-    try:
-        proc = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return proc.returncode == 0 and "GPU" in proc.stdout
 
 
 def pop_option(argv, flag):
@@ -83,6 +92,20 @@ class ProgramAssertions:
         for m in mentions:
             self.assertIn(m, lines[0])
         self.assertNotIn(NO_GPU, p.stderr)
+        return lines[0]
+
+    def assertNoGpuOnce(self, p):
+        """A run without a GPU: one line saying so (under mpirun too: the lead
+        process alone), naming a missing driver where there is none."""
+        self.assertNotEqual(p.returncode, 0)
+        lines = [l for l in self.program_lines(p.stderr) if NO_GPU in l]
+        self.assertEqual(len(lines), 1, p.stderr)
+        if driver_installed():
+            self.assertNotIn(NO_DRIVER, lines[0])
+            self.assertIn("cudaGetDeviceCount", lines[0])
+        else:
+            self.assertIn(NO_DRIVER, lines[0])
+        return lines[0]
 
     def assertPrintedOnce(self, p, text):
         """Under mpirun: exit 0, and text on stdout once (only the first process prints)."""

@@ -14,8 +14,7 @@ import sys
 import tempfile
 import unittest
 
-from program_testlib import (NO_GPU, ProgramAssertions, gpu_visible, mpirun_program, pop_option,
-                             run_program)
+from program_testlib import NO_GPU, ProgramAssertions, mpirun_program, pop_option, run_program
 
 PROGRAM = None  # set from argv in __main__
 MPIEXEC = None  # --mpiexec: also run under it with 2 processes
@@ -50,8 +49,6 @@ class Informational(unittest.TestCase):
         self.assertEqual(p.stderr, "")
 
 
-GPU_VISIBLE = gpu_visible()
-needs_no_gpu = unittest.skipIf(GPU_VISIBLE, "a GPU is visible: a run would start")
 
 
 class ErrorAssertions(ProgramAssertions):
@@ -102,7 +99,6 @@ class BadInput(ErrorAssertions, unittest.TestCase):
         self.assertIn("--csv", line)
 
 
-@needs_no_gpu
 class WithoutGpu(ErrorAssertions, unittest.TestCase):
     """A valid run on a machine without a GPU stops with one clear line."""
 
@@ -113,6 +109,9 @@ class WithoutGpu(ErrorAssertions, unittest.TestCase):
     def test_default_run_without_gpu(self):
         p = run()
         self.assertOneLineError(p, NO_GPU, gpu_message=True)
+
+    def test_missing_driver_is_named(self):
+        self.assertNoGpuOnce(run("-b", "8", "-e", "8"))
 
     def test_shared_gpus_setting(self):
         """CB_SHARE_GPUS takes 0 or 1, checked before the GPU; 1 still needs a GPU."""
@@ -128,7 +127,6 @@ class WithoutGpu(ErrorAssertions, unittest.TestCase):
                                     gpu_message=True)
 
 
-@needs_no_gpu
 class OutputFilesOfFailedRun(unittest.TestCase):
     """A run that stops before measuring anything must not destroy the results
     file of an earlier run: cb_main opens (truncates) -J and --csv before the
@@ -177,6 +175,21 @@ class UnderMpirun(ErrorAssertions, unittest.TestCase):
     def test_different_options_refused(self):
         p = mpirun(["-b", "8", "-e", "8", "-n", "5"], ["-b", "8", "-e", "8", "-n", "6"])
         self.assertRefusedOnce(p, "different options", "n=5", "n=6")
+
+    def test_bad_option_on_one_process_is_named(self):
+        """Only process 1 has the bad value: the lead says which process, and what."""
+        p = mpirun(["-b", "8", "-e", "8"], ["-b", "abc", "-e", "8"])
+        line = self.assertRefusedOnce(p, "process 1 of 2", "bad -b 'abc'")
+        self.assertNotIn("process 0", line)
+        p = mpirun(["-b", "abc", "-e", "8"], ["-b", "8", "-e", "8"])
+        self.assertRefusedOnce(p, "process 0 of 2", "bad -b 'abc'")
+
+    def test_help_on_one_process_only_is_refused(self):
+        p = mpirun(["-b", "8", "-e", "8"], ["-h"])
+        self.assertRefusedOnce(p, "different options", "process 1 asks for -h")
+
+    def test_no_gpu_said_once(self):
+        self.assertNoGpuOnce(mpirun("-b", "8", "-e", "8"))
 
 
 if __name__ == "__main__":
