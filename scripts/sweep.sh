@@ -95,8 +95,10 @@ for p in $PROGRAMS; do [ -x "$BUILD/$p" ] || die "'$BUILD/$p' is not an executab
 # NVIDIA_SMI names the command to ask (tests point it at a stand-in, so a
 # GPU node's own nvidia-smi cannot answer for them).
 GPU_LIST=$(${NVIDIA_SMI:-nvidia-smi} --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || true)
-GPU_MODEL=$(echo "$GPU_LIST" | head -1 | cut -d, -f1 | sed 's/^ *//; s/ *$//')
-GPU_DRIVER=$(echo "$GPU_LIST" | head -1 | cut -d, -f2 | sed 's/^ *//')
+# sed -n 1p, not head -1: head leaves early, and under pipefail the writer's
+# SIGPIPE (status 141) would end the script now and then.
+GPU_MODEL=$(echo "$GPU_LIST" | sed -n 1p | cut -d, -f1 | sed 's/^ *//; s/ *$//')
+GPU_DRIVER=$(echo "$GPU_LIST" | sed -n 1p | cut -d, -f2 | sed 's/^ *//')
 GPU_COUNT=$(echo "$GPU_LIST" | grep -c . || true)
 [ -n "$LAUNCHER" ] || [ -n "$NGPUS" ] || NGPUS=$GPU_COUNT
 [ -z "$NGPUS" ] || [[ $NGPUS =~ ^[1-9][0-9]*$ ]] || die "no GPU visible: give -g N or --mpirun"
@@ -223,7 +225,7 @@ for run in "${RUNS[@]}"; do
 done
 
 # The manifest: what ran, where, with what.
-MPI_VERSION=$( (mpirun --version 2>/dev/null || true) | head -1)
+MPI_VERSION=$( (mpirun --version 2>/dev/null || true) | sed -n 1p)
 # COLLBENCH_COMMIT, where set, names the commit of a copied tree whose .git
 # may be stale or absent.
 COMMIT=${COLLBENCH_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}

@@ -15,7 +15,7 @@ set -uo pipefail
 BUILD=${1:-build-gpu}
 NGPUS=${2:-$(nvidia-smi -L 2>/dev/null | wc -l)}
 LOGDIR=${LOGDIR:-gpu-check-logs}
-export NCCL_NVLS_ENABLE=0 # never NVLink multicast (see DESIGN.md)
+export NCCL_NVLS_ENABLE=0 # never NVLink multicast (README, NVLink multicast)
 export CB_SHARE_GPUS=${CB_SHARE_GPUS:-0} # set, so that mpirun -x passes it
 mkdir -p "$LOGDIR"
 [ "$NGPUS" -ge 1 ] || { echo "check.sh: no GPU visible" >&2; exit 1; }
