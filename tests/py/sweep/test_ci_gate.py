@@ -126,3 +126,19 @@ def test_committed_baseline_pointer_names_result_directories():
         files = cr.load_results(os.path.join(ROOT, d))
         assert {f.launch for f in files} == {"single", "mpi"}
         assert not any(f.is_copy for f in files)
+
+
+def test_report_that_cannot_be_made_keeps_the_comparison(fake, tmp_path):
+    """No matplotlib on the runner: the comparison and the verdict are still in the
+    summary, and the job fails as broken (2), not as a regression."""
+    tmp, _, _, base = fake
+    mpl = tmp_path / "no_mpl" / "matplotlib"
+    mpl.mkdir(parents=True)
+    (mpl / "__init__.py").write_text("raise ImportError(\"No module named 'matplotlib'\")\n")
+    r = gate(fake, "--baseline", str(base), "--out", str(tmp / "gate"), "--repeat", "1",
+             extra_env={"PYTHONPATH": str(tmp_path / "no_mpl")})
+    assert r.returncode == 2, r.stderr
+    summary = (tmp / "gate" / "summary.md").read_text()
+    assert "**PASS**: compare.py exited 0" in summary and "## collbench comparison" in summary
+    assert "report.py failed" in summary and "matplotlib cannot be imported" in summary
+    assert "ci_gate.sh: report.py failed: report.py: error: matplotlib" in r.stderr
