@@ -38,8 +38,9 @@ static int exchange_words(cb_rank_info *me, void *arg) {
  * one (as a refusal of the same options on every process is), else the
  * first stopping process's, naming it; then every process leaves. When
  * every process can go on but their codes differ, the lead refuses with
- * "processes ...: " and what_codes(code) of the first that differs from
- * process 0. Returns the agreed code. */
+ * "processes were started with different options", naming with what_code
+ * what process 0 and the first process that differs from it are about to do.
+ * Returns the agreed code. */
 static int agree(cb_world *w, int lead, int code, const char *why,
                  const char *(*what_code)(int code)) {
   int n = cb_world_nprocs(w);
