@@ -471,7 +471,7 @@ int cb_copy_main(const cb_copy_program *prog, int argc, char **argv) {
     cb_sink_check(run.opts.json_path, "-J");
     cb_sink_check(run.opts.csv_path, "--csv");
   }
-  int visible = cb_gpu_count_or_die();
+  int visible = cb_run_visible_gpus(w, lead);
   cb_gpu_check_layout(visible, run.opts.gpus, cb_world_local_nprocs(w), cb_world_hostname(w));
   if (lead) fill_report_header(&run, nranks, w);
   cb_world_run(w, run.opts.gpus, rank_main, &run);

@@ -19,6 +19,11 @@ Rows carry a "launch" besides the fields of the file: "single" when every rank r
 one process (`-g`/`-t`), "mpi" when the ranks were spread over processes (mpirun).
 The two launches of the same sweep measure the same (kernel, size, mode), so the
 launch is part of a row's identity (Row.key).
+
+copy_perf writes the same document with collective "copy", and every row adds
+direction (h2d, d2h, d2d), measurement (latency, bandwidth) and host_memory (pinned,
+pageable): together they are the row's "variant" ("d2d bandwidth pinned"), part of its
+identity. Its kernel 0 is the copy engine, not NCCL (Row.is_nccl is False).
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ NCCL_KERNEL_ID = 0
 # NCCL's own variants (docs/kernels.md): nccl, nccl-sym (symmetric windows) and nccl-ce
 # (copy engines). Our kernels are measured against the fastest of them that ran.
 NCCL_KERNEL_IDS = (0, 6, 7)
+COPY_COLLECTIVE = "copy"  # copy_perf's documents
+COPY_ROW_KEYS = ("direction", "measurement", "host_memory")
 PLACEMENTS = ("out-of-place", "in-place")
 MODES = ("graph", "stream")
 LAUNCHES = ("single", "mpi")
@@ -46,8 +53,8 @@ REQUIRED_ROW_KEYS = ("kernel", "kernel_name", "type", "redop", "root", "size", "
                      "placement", "mode")
 MEASURED_ROW_KEYS = ("time_us", "algbw", "busbw", "wrong")
 
-KEY_FIELDS = ("collective", "kernel_name", "type", "redop", "placement", "mode", "launch",
-              "size")
+KEY_FIELDS = ("collective", "kernel_name", "variant", "type", "redop", "placement", "mode",
+              "launch", "size")
 
 
 class ResultsError(Exception):
@@ -75,11 +82,16 @@ class Row:
     wrong: int | None = None
     skipped: str | None = None
     iter_stats: dict | None = None
+    variant: str = ""  # copy_perf: "direction measurement host_memory"; "" otherwise
+
+    @property
+    def is_copy(self) -> bool:
+        return self.collective == COPY_COLLECTIVE
 
     @property
     def is_nccl(self) -> bool:
-        """One of NCCL's variants (kernel 0, 6 or 7), not a kernel of ours."""
-        return self.kernel_id in NCCL_KERNEL_IDS
+        """One of NCCL's variants (kernel 0, 6 or 7), not a kernel of ours (copy_perf has none)."""
+        return not self.is_copy and self.kernel_id in NCCL_KERNEL_IDS
 
     @property
     def measured(self) -> bool:
@@ -126,6 +138,10 @@ class ResultFile:
     @property
     def name(self) -> str:
         return os.path.basename(self.path)
+
+    @property
+    def is_copy(self) -> bool:
+        return self.collective == COPY_COLLECTIVE
 
 
 # --------------------------------------------------------------------------- helpers
@@ -195,6 +211,12 @@ def _parse_row(path: str, i: int, r: Any, collective: str, launch: str) -> Row:
                 kernel_name=r["kernel_name"], type=r["type"], redop=r["redop"],
                 root=r["root"], size=r["size"], count=r["count"],
                 placement=r["placement"], mode=r["mode"])
+    if collective == COPY_COLLECTIVE:
+        bad = [k for k in COPY_ROW_KEYS if not isinstance(r.get(k), str) or not r[k]]
+        if bad:
+            raise ResultsError(f"{where}: a copy_perf row needs {', '.join(bad)} "
+                               "(a non-empty string each)")
+        base["variant"] = " ".join(r[k] for k in COPY_ROW_KEYS)
     if "skipped" in r:
         if not isinstance(r["skipped"], str):
             raise ResultsError(f"{where}: skipped must be a string (the reason), "
@@ -351,13 +373,14 @@ def format_bytes(n: int) -> str:
 
 
 def parse_bytes(text: str) -> int:
-    """'1048576', '1M', '64K', '1G' (binary units) -> bytes; ValueError otherwise."""
+    """'1048576', '1M', '64K', '1G' (binary units, as the programs) -> bytes; ValueError
+    otherwise."""
     t = text.strip()
     unit = 1
-    if t and t[-1] in "bB" and len(t) > 1 and t[-2] in "kKmMgGtT":
+    if t and t[-1] in "bB" and len(t) > 1 and t[-2] in "kKmMgG":
         t = t[:-1]
-    if t and t[-1] in "kKmMgGtT":
-        unit = 1 << (10 * ("kmgt".index(t[-1].lower()) + 1))
+    if t and t[-1] in "kKmMgG":
+        unit = 1 << (10 * ("kmg".index(t[-1].lower()) + 1))
         t = t[:-1]
     if not t.isdigit():
         raise ValueError(f"not a size: {text!r}")
@@ -383,9 +406,11 @@ def format_ratio(r: float | None) -> str:
 
 
 def describe_key(key: tuple) -> str:
-    """'all_reduce ring float sum out-of-place graph single 8 B' for a Row.key."""
+    """'all_reduce ring float sum out-of-place graph single 8 B' for a Row.key
+    ('copy ce d2d bandwidth pinned uint8 none ...' for copy_perf's)."""
     d = dict(zip(KEY_FIELDS, key))
-    return (f"{d['collective']} {d['kernel_name']} {d['type']} {d['redop']} "
+    variant = f"{d['variant']} " if d["variant"] else ""
+    return (f"{d['collective']} {d['kernel_name']} {variant}{d['type']} {d['redop']} "
             f"{d['placement']} {d['mode']} {d['launch']} {format_bytes(d['size'])}")
 
 

@@ -14,8 +14,11 @@ both one-process and mpirun runs), the fastest kernel, its speed-up over NCCL's
 fastest variant and the sizes where the fastest kernel changes; plots (PNG): busbw and
 latency (log-log), the speed-up of each of our kernels over NCCL's fastest variant per
 size (a line at 1.0), and large-message busbw on a linear axis; and every wrong value.
-A measurement with wrong > 0 is never counted as the fastest or the best. Exit 0 on
-success, 2 with one line on stderr for input it cannot use.
+A measurement with wrong > 0 is never counted as the fastest or the best. The
+copy-engine ceiling of the headline is run.json's ce_ceiling_gbps (scripts/sweep.sh
+measures it), or --ce-ceiling. copy_perf's results are refused (compare.py reads them):
+their rows are copies by direction, not collectives beside NCCL. Exit 0 on success, 2
+with one line on stderr for input it cannot use or when matplotlib is missing.
 """
 
 from __future__ import annotations
@@ -785,12 +788,34 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
+def require_matplotlib():
+    """The plots need matplotlib: say so in one line before any work."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as e:
+        raise cr.ResultsError(f"matplotlib cannot be imported ({e}): pip install -r "
+                              "scripts/requirements.txt") from None
+
+
+def refuse_copy_results(files):
+    """copy_perf's rows are copies (direction, latency or bandwidth, host memory) with the
+    copy engine as kernel 0: a collective report would set them beside NCCL."""
+    for f in files:
+        if f.is_copy:
+            raise cr.ResultsError(f"{f.path}: a copy_perf result (copies by direction, "
+                                  "measurement and host memory, not a collective): report.py "
+                                  "reports the collective programs; compare.py compares "
+                                  "copy_perf results")
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     try:
+        require_matplotlib()
         if not os.path.isdir(args.results_dir):
             raise cr.ResultsError(f"{args.results_dir}: not a directory")
         files = cr.load_results(args.results_dir)
+        refuse_copy_results(files)
         manifest = cr.load_manifest(args.results_dir)
         ce = args.ce_ceiling
         if ce is None and manifest is not None:

@@ -22,10 +22,15 @@ usage: scripts/sweep.sh [options] [-- ARGS passed to every program]
   --programs "LIST"  programs to run (default: every DIR/*_perf but copy_perf)
   --machine NAME     results/<NAME>/... (default: <gpu>x<count>, e.g. h200x8)
   --out DIR          output directory (default: results/<machine>/<YYYY-MM-DD>)
+  --no-ce-ceiling    do not measure the copy-engine ceiling
   -h, --help         this text
-Writes OUT/<program>_<launch>_<mode>.{txt,json} (launch: single or mpi; mode: graph or
-stream) and OUT/run.json; prints progress (program, launch, mode, kernel, size, runs
-remaining) on stderr.
+First measures the copy-engine ceiling, copy_perf's ce peer copy at 1 GiB (-k ce -D d2d,
+bandwidth), into OUT/ce_ceiling/ and run.json's ce_ceiling_gbps (report.py's headline reads
+it), when copy_perf is built and two GPUs are given. Writes OUT/<program>_<launch>_<mode>.
+{txt,json} (launch: single or mpi; mode: graph or stream) and OUT/run.json; prints progress
+(program, launch, mode, kernel, size, runs remaining) on stderr. A run that fails before
+measuring anything (no GPU, say) stops the sweep with its reason: the others would fail the
+same way. NVIDIA_SMI (default nvidia-smi) is the command asked for the GPUs.
 USAGE
 }
 
@@ -35,7 +40,7 @@ die() {
 }
 
 NGPUS="" LAUNCHER="" MIN=8 MAX=1G FACTOR=2 GRAPH_MAX=1M GRAPHS=100 ITERS=20 WARMUP=5
-BUILD=build PROGRAMS="" MACHINE="" OUT="" EXTRA=()
+BUILD=build PROGRAMS="" MACHINE="" OUT="" EXTRA=() CE_CEILING=1
 while [ $# -gt 0 ]; do
   case "$1" in
   -g) NGPUS=${2:?-g needs a value}; shift 2 ;;
@@ -51,6 +56,7 @@ while [ $# -gt 0 ]; do
   --programs) PROGRAMS=${2:?}; shift 2 ;;
   --machine) MACHINE=${2:?}; shift 2 ;;
   --out) OUT=${2:?}; shift 2 ;;
+  --no-ce-ceiling) CE_CEILING=0; shift ;;
   -h | --help) usage; exit 0 ;;
   --) shift; EXTRA=("$@"); break ;;
   *) die "unknown option '$1' (--help lists the options)" ;;
@@ -86,9 +92,13 @@ if [ -z "$PROGRAMS" ]; then
 fi
 for p in $PROGRAMS; do [ -x "$BUILD/$p" ] || die "'$BUILD/$p' is not an executable program"; done
 
-GPU_LIST=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || true)
-GPU_MODEL=$(echo "$GPU_LIST" | head -1 | cut -d, -f1 | sed 's/^ *//; s/ *$//')
-GPU_DRIVER=$(echo "$GPU_LIST" | head -1 | cut -d, -f2 | sed 's/^ *//')
+# NVIDIA_SMI names the command to ask (tests point it at a stand-in, so a
+# GPU node's own nvidia-smi cannot answer for them).
+GPU_LIST=$(${NVIDIA_SMI:-nvidia-smi} --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || true)
+# sed -n 1p, not head -1: head leaves early, and under pipefail the writer's
+# SIGPIPE (status 141) would end the script now and then.
+GPU_MODEL=$(echo "$GPU_LIST" | sed -n 1p | cut -d, -f1 | sed 's/^ *//; s/ *$//')
+GPU_DRIVER=$(echo "$GPU_LIST" | sed -n 1p | cut -d, -f2 | sed 's/^ *//')
 GPU_COUNT=$(echo "$GPU_LIST" | grep -c . || true)
 [ -n "$LAUNCHER" ] || [ -n "$NGPUS" ] || NGPUS=$GPU_COUNT
 [ -z "$NGPUS" ] || [[ $NGPUS =~ ^[1-9][0-9]*$ ]] || die "no GPU visible: give -g N or --mpirun"
@@ -103,7 +113,7 @@ fi
 OUT=${OUT:-results/$MACHINE/$(date -u +%Y-%m-%d)}
 mkdir -p "$OUT"
 
-export NCCL_NVLS_ENABLE=0 # never NVLink multicast (DESIGN.md)
+export NCCL_NVLS_ENABLE=0 # never NVLink multicast (README, NVLink multicast)
 LAUNCH=()
 if [ -n "$LAUNCHER" ]; then
   read -r -a LAUNCH <<<"$LAUNCHER"
@@ -129,6 +139,72 @@ for launch in "${LAUNCHES[@]}"; do
 done
 
 [ ${#RUNS[@]} -gt 0 ] || die "no size to run"
+
+# Whether a program's output (file $1) holds a measurement or a skipped size:
+# a run that failed without one failed before measuring anything.
+measured_anything() {
+  grep -qE '^ *[0-9]+ |^# .*skipped:' "$1"
+}
+
+# run_one TAG WHAT NAME NSIZES CMD...: runs CMD into $base.txt (headed by the
+# command and the date), and names each kernel and size on stderr
+# ("[TAG] WHAT kernel K: SIZE B (i/NSIZES sizes)") as the table goes to the
+# file. Sets rc. A failure before any measurement stops the sweep with the
+# program's reason; a later one is reported (NAME exited RC) and the sweep
+# goes on.
+run_one() {
+  local tag=$1 what=$2 name=$3 nsizes=$4
+  shift 4
+  echo "[$tag] $*" >&2
+  set +e
+  {
+    echo "# command: NCCL_NVLS_ENABLE=0 $*"
+    echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    "$@" 2>&1
+  } | tee "$base.txt" | awk -v tag="$tag" -v what="$what" -v n="$nsizes" '
+      /^# kernel [0-9]+ \(/ { kernel = $3 " " $4; sub(/:$/, "", kernel); done = 0; next }
+      /^# .*skipped:/ || /^ *[0-9]+ / {
+        done++
+        printf "[%s] %s kernel %s: %s B (%d/%d sizes)\n", tag, what, kernel, $2 ~ /^[0-9]+$/ && $1 == "#" ? $2 : $1, done, n > "/dev/stderr"
+      }'
+  rc=${PIPESTATUS[0]}
+  set -e
+  [ "$rc" -eq 0 ] && return 0
+  if ! measured_anything "$base.txt"; then
+    why=$(grep -E "^[a-z_]+_perf: " "$base.txt" | tail -1)
+    [ -n "$why" ] || why=$(grep -v '^#' "$base.txt" | grep . | tail -1)
+    echo "sweep.sh: stopped: $name exited $rc before measuring anything: ${why:-no output}" >&2
+    echo "sweep.sh: the other runs would fail the same way; see $base.txt" >&2
+    exit 1
+  fi
+  echo "sweep.sh: $name exited $rc; see $base.txt" >&2
+}
+
+# The copy-engine ceiling: copy_perf's ce peer copy (one copy engine from
+# GPU 0 to GPU 1) at 1 GiB, the bandwidth the headline compares the best
+# busbw with. Needs two ranks: -g 2, or the launcher's.
+CE_CMD=() CE_STATUS="" CE_NOTE=""
+if [ "$CE_CEILING" -eq 1 ]; then
+  if [ ! -x "$BUILD/copy_perf" ]; then
+    CE_NOTE="not measured: no $BUILD/copy_perf"
+  elif [ -n "$NGPUS" ] && [ "$NGPUS" -ge 2 ]; then
+    CE_CMD=("$BUILD/copy_perf" -g 2)
+  elif [ -n "$LAUNCHER" ]; then
+    CE_CMD=("${LAUNCH[@]}" "$BUILD/copy_perf")
+  else
+    CE_NOTE="not measured: one GPU, no peer to copy to"
+  fi
+else
+  CE_NOTE="not measured (--no-ce-ceiling)"
+fi
+if [ ${#CE_CMD[@]} -gt 0 ]; then
+  mkdir -p "$OUT/ce_ceiling"
+  base="$OUT/ce_ceiling/copy_perf_ce_d2d"
+  CE_CMD+=(-k ce -D d2d -b 1G -e 1G -n 10 -w 2 -J "$base.json")
+  run_one "ce ceiling" "copy_perf d2d" "copy_perf (ce ceiling)" 1 "${CE_CMD[@]}"
+  CE_STATUS=$rc
+fi
+
 COMMANDS=() STATUS=()
 i=0
 for run in "${RUNS[@]}"; do
@@ -144,29 +220,12 @@ for run in "${RUNS[@]}"; do
     cmd=("$BUILD/$prog" -g "$NGPUS" "${args[@]}" "${EXTRA[@]}")
   fi
   COMMANDS+=("NCCL_NVLS_ENABLE=0 ${cmd[*]}")
-  echo "[run $i/${#RUNS[@]}] ${cmd[*]}" >&2
-  # The program prints one row per size as it goes: name the kernel and the
-  # size on stderr while the table goes to the file.
-  set +e
-  {
-    echo "# command: NCCL_NVLS_ENABLE=0 ${cmd[*]}"
-    echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    "${cmd[@]}" 2>&1
-  } | tee "$base.txt" | awk -v run="$i/${#RUNS[@]}" -v prog="$prog" -v mode="$launch $mode" \
-    -v n="$nsizes" '
-      /^# kernel [0-9]+ \(/ { kernel = $3 " " $4; sub(/:$/, "", kernel); done = 0; next }
-      /^# .*skipped:/ || /^ *[0-9]+ / {
-        done++
-        printf "[run %s] %s %s kernel %s: %s B (%d/%d sizes)\n", run, prog, mode, kernel, $2 ~ /^[0-9]+$/ && $1 == "#" ? $2 : $1, done, n > "/dev/stderr"
-      }'
-  rc=${PIPESTATUS[0]}
-  set -e
-  [ "$rc" -eq 0 ] || echo "sweep.sh: $prog ($launch, $mode) exited $rc; see $base.txt" >&2
+  run_one "run $i/${#RUNS[@]}" "$prog $launch $mode" "$prog ($launch, $mode)" "$nsizes" "${cmd[@]}"
   STATUS+=("$rc")
 done
 
 # The manifest: what ran, where, with what.
-MPI_VERSION=$( (mpirun --version 2>/dev/null || true) | head -1)
+MPI_VERSION=$( (mpirun --version 2>/dev/null || true) | sed -n 1p)
 # COLLBENCH_COMMIT, where set, names the commit of a copied tree whose .git
 # may be stale or absent.
 COMMIT=${COLLBENCH_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
@@ -180,10 +239,36 @@ LAUNCHERS=()
 [ -n "$NGPUS" ] && LAUNCHERS+=("single process (-g $NGPUS)")
 [ -n "$LAUNCHER" ] && LAUNCHERS+=("$LAUNCHER")
 LAUNCHERS_TEXT=$(printf '%s\n' "${LAUNCHERS[@]}")
+CE_TEXT=""
+[ ${#CE_CMD[@]} -eq 0 ] || CE_TEXT="NCCL_NVLS_ENABLE=0 ${CE_CMD[*]}"
 python3 - "$OUT" "$MACHINE" "$COMMIT" "$GPU_MODEL" "$GPU_COUNT" "$GPU_DRIVER" "$MPI_VERSION" \
-  "$LAUNCHERS_TEXT" "${STATUS[*]}" "$CMDFILE" "$MODIFIED" <<'PY'
+  "$LAUNCHERS_TEXT" "${STATUS[*]}" "$CMDFILE" "$MODIFIED" "$CE_TEXT" "$CE_STATUS" "$CE_NOTE" <<'PY'
 import glob, json, os, sys, time
 out, machine, commit, model, count, driver, mpi, launchers, status, cmdfile, modified = sys.argv[1:12]
+ce_command, ce_status, ce_note = sys.argv[12:15]
+
+
+def ce_ceiling():
+    """(GB/s or None, the manifest's ce_ceiling entry) from copy_perf's JSON:
+    the ce kernel's d2d bandwidth (a window of copies in flight) at its largest size."""
+    entry = {"what": "copy_perf -k ce -D d2d bandwidth at 1 GiB (GB/s)"}
+    if not ce_command:
+        entry["note"] = ce_note
+        return None, entry
+    rel = os.path.join("ce_ceiling", "copy_perf_ce_d2d.json")
+    entry.update(command=ce_command, exit_status=int(ce_status), file=rel)
+    try:
+        rows = json.load(open(os.path.join(out, rel)))["results"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        entry["note"] = f"no result: {e}"
+        return None, entry
+    bw = [r for r in rows if isinstance(r, dict) and r.get("kernel_name") == "ce"
+          and r.get("direction") == "d2d" and r.get("measurement") == "bandwidth"
+          and isinstance(r.get("algbw"), (int, float)) and r["algbw"] > 0]
+    if not bw:
+        entry["note"] = "no ce d2d bandwidth row in the result"
+        return None, entry
+    return max(bw, key=lambda r: r["size"])["algbw"], entry
 versions = {}
 for f in sorted(glob.glob(os.path.join(out, "*.json"))):
     if os.path.basename(f) == "run.json":
@@ -207,10 +292,11 @@ manifest = {
     "commands": [c for c in open(cmdfile).read().splitlines() if c],
     "exit_status": [int(s) for s in status.split()],
 }
+manifest["ce_ceiling_gbps"], manifest["ce_ceiling"] = ce_ceiling()
 with open(os.path.join(out, "run.json"), "w") as fh:
     json.dump(manifest, fh, indent=2)
     fh.write("\n")
 PY
 rm -f "$CMDFILE"
 echo "sweep.sh: results in $OUT (report: scripts/report.py $OUT)" >&2
-for s in "${STATUS[@]}"; do [ "$s" -eq 0 ] || exit 1; done
+for s in "${STATUS[@]}" $CE_STATUS; do [ "$s" -eq 0 ] || exit 1; done

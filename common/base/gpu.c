@@ -20,13 +20,28 @@ int cb_gpu_for_local_rank(int i, int visible, int shared) {
   return shared ? i % visible : i;
 }
 
-int cb_gpu_count_or_die(void) {
-  int n = 0;
-  cudaError_t rc = cudaGetDeviceCount(&n);
-  if (rc != cudaSuccess || n == 0)
-    cb_fatal("no CUDA device visible (cudaGetDeviceCount: %s)",
-             rc != cudaSuccess ? cudaGetErrorString(rc) : "0 devices");
-  return n;
+/* Whether any NVIDIA driver is installed: the runtime reports driver
+ * version 0 when none is (and "insufficient driver" for both cases). */
+static int driver_installed(void) {
+  int version = 0;
+  return cudaDriverGetVersion(&version) == cudaSuccess && version > 0;
+}
+
+const char *cb_gpu_count(int *n) {
+  *n = 0;
+  cudaError_t rc = cudaGetDeviceCount(n);
+  if (rc == cudaErrorInsufficientDriver && !driver_installed()) {
+    *n = 0;
+    return "no CUDA device visible (no NVIDIA driver found)";
+  }
+  if (rc != cudaSuccess) {
+    static char why[160];
+    *n = 0;
+    snprintf(why, sizeof why, "no CUDA device visible (cudaGetDeviceCount: %s)",
+             cudaGetErrorString(rc));
+    return why;
+  }
+  return *n == 0 ? "no CUDA device visible (cudaGetDeviceCount: 0 devices)" : NULL;
 }
 
 void cb_gpu_check_layout(int visible, int ranks_per_proc, int local_nprocs, const char *host) {

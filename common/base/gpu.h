@@ -13,8 +13,10 @@
 extern "C" {
 #endif
 
-/* Visible CUDA devices; exits with one clear line when there are none. */
-int cb_gpu_count_or_die(void);
+/* Visible CUDA devices of this process in *n; returns NULL, or why there is
+ * none ("no CUDA device visible (...)", naming a missing driver). Under
+ * mpirun, cb_run_visible_gpus (run_steps.h) says it once for the run. */
+const char *cb_gpu_count(int *n);
 
 /* Refuses layouts that need more GPUs than this host shows. */
 void cb_gpu_check_layout(int visible, int ranks_per_proc, int local_nprocs, const char *host);

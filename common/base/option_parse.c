@@ -65,11 +65,18 @@ static cb_opts_result sweep_opt(const cb_common_opts *co, int c, const char *arg
     co->sweep->step_factor = (uint64_t)f;
     return CB_OPTS_RUN;
   }
-  if (cb_parse_size(arg, &v) || (c != 'i' && v == 0)) {
+  cb_size_parse parsed = cb_parse_size(arg, &v);
+  if (parsed == CB_SIZE_TOO_LARGE)
+    return cb_opts_fail(err, len,
+                        "bad -%c '%s': above the largest byte count, %llu (" CB_SIZE_MAX_TEXT
+                        "), beyond which buffer sizes would overflow",
+                        c, arg, (unsigned long long)CB_SIZE_MAX);
+  if (parsed != CB_SIZE_OK || (c != 'i' && v == 0)) {
     if (c == 'i')
       return cb_opts_fail(err, len, "bad -i '%s': expected a byte count such as 1M", arg);
-    return cb_opts_fail(err, len, "bad -%c '%s': expected a positive byte count such as %s", c, arg,
-                        co->size_examples);
+    return cb_opts_fail(
+        err, len, "bad -%c '%s': expected a positive byte count such as %s (suffixes K, M, G)", c,
+        arg, co->size_examples);
   }
   if (c == 'b') co->sweep->min_bytes = v;
   if (c == 'e') co->sweep->max_bytes = v;
@@ -143,7 +150,12 @@ cb_opts_result cb_sweep_check(const cb_sweep *s, char *err, size_t len) {
     return cb_opts_fail(err, len, "-b %llu is larger than -e %llu",
                         (unsigned long long)s->min_bytes, (unsigned long long)s->max_bytes);
   if (s->step_factor <= 1 && s->step_bytes == 0 && s->min_bytes != s->max_bytes)
-    return cb_opts_fail(err, len, "-f 1 with -i 0: the size sweep would never advance");
+    /* Linear steps (-f 1, the default of the collectives, or -i alone in
+     * copy_perf) of 0 bytes: name -i, whether or not -f was typed. */
+    return cb_opts_fail(err, len,
+                        "-i 0: steps of 0 bytes would never advance the size sweep from -b %llu "
+                        "to -e %llu (give -i above 0, or -f above 1)",
+                        (unsigned long long)s->min_bytes, (unsigned long long)s->max_bytes);
   return CB_OPTS_RUN;
 }
 

@@ -2,6 +2,7 @@
 #include "run_steps.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -10,11 +11,100 @@
 #include "cuda_check.h"
 #include "gpu.h"
 
+/* ---- what every process found, agreed before any GPU work -------------- */
+
+/* One process's word: what it is about to do (code) and, when it cannot
+ * go on, why. */
+typedef struct {
+  int code;
+  char host[64];
+  char why[448];
+} proc_word;
+
+typedef struct {
+  proc_word mine;
+  proc_word *all; /* nprocs entries, in process order */
+} word_exchange;
+
+static int exchange_words(cb_rank_info *me, void *arg) {
+  word_exchange *x = arg;
+  cb_world_allgather(me, &x->mine, sizeof x->mine, x->all);
+  return 0;
+}
+
+/* Collective over the processes: every process gives its code and its
+ * reason to stop (why: NULL to go on). When any process must stop, the
+ * lead prints one line, the reason alone when every process gave the same
+ * one (as a refusal of the same options on every process is), else the
+ * first stopping process's, naming it; then every process leaves. When
+ * every process can go on but their codes differ, the lead refuses with
+ * "processes were started with different options", naming with what_code
+ * what process 0 and the first process that differs from it are about to do.
+ * Returns the agreed code. */
+static int agree(cb_world *w, int lead, int code, const char *why,
+                 const char *(*what_code)(int code)) {
+  int n = cb_world_nprocs(w);
+  word_exchange x = {.all = calloc((size_t)n, sizeof(proc_word))};
+  if (!x.all) cb_fatal("out of host memory");
+  x.mine.code = code;
+  snprintf(x.mine.host, sizeof x.mine.host, "%s", cb_world_hostname(w));
+  snprintf(x.mine.why, sizeof x.mine.why, "%s", why ? why : "");
+  cb_world_run(w, 1, exchange_words, &x);
+  int first = -1, stopping = 0, same = 1, differs = -1;
+  for (int p = 0; p < n; p++) {
+    const proc_word *wp = &x.all[p];
+    if (wp->why[0]) {
+      stopping++;
+      if (first < 0)
+        first = p;
+      else
+        same &= strcmp(wp->why, x.all[first].why) == 0;
+    }
+    if (differs < 0 && wp->code != x.all[0].code) differs = p;
+  }
+  int agreed = x.all[0].code;
+  if (stopping && lead) {
+    const proc_word *f = &x.all[first];
+    if (stopping == n && same) cb_fatal("%s", f->why);
+    cb_fatal("process %d of %d (host %s): %s", first, n, f->host, f->why);
+  }
+  if (!stopping && differs >= 0 && lead)
+    cb_fatal("processes were started with different options: process 0 %s, process %d %s",
+             what_code(x.all[0].code), differs, what_code(x.all[differs].code));
+  free(x.all);
+  if (stopping || differs >= 0) cb_exit_quietly();
+  return agreed;
+}
+
+static const char *what_parse_asks(int code) {
+  switch ((cb_opts_result)code) {
+  case CB_OPTS_HELP:
+    return "asks for -h";
+  case CB_OPTS_LIST_KERNELS:
+    return "asks for -k list";
+  default:
+    return "asks for a run";
+  }
+}
+
 int cb_run_after_parse(cb_world *w, cb_opts_result parsed, const char *err, int lead) {
-  if (parsed == CB_OPTS_ERROR) CB_REFUSE(lead, "%s", err);
+  parsed =
+      (cb_opts_result)agree(w, lead, parsed, parsed == CB_OPTS_ERROR ? err : NULL, what_parse_asks);
   if (parsed == CB_OPTS_RUN) return 1;
   cb_world_finalize(w);
   return 0;
+}
+
+static const char *no_code(int code) {
+  (void)code;
+  return "";
+}
+
+int cb_run_visible_gpus(cb_world *w, int lead) {
+  int n;
+  const char *why = cb_gpu_count(&n);
+  agree(w, lead, 0, why, no_code);
+  return n;
 }
 
 int cb_choose_kernels(const cb_kernel_menu *m, const char *spec, int *runnable, char **skips,

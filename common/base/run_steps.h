@@ -33,8 +33,16 @@ typedef const char *(*cb_kernel_reason_fn)(const void *arg, int k, char *buf, si
 /* After the options were parsed (parsed, and err on a refusal), before
  * any GPU work: bad input is refused; after -h or -k list, which lead has
  * printed, the world is finalized and 0 returned: the program is done.
- * Returns 1 when a run follows. */
+ * Returns 1 when a run follows. Collective over the processes: a refusal
+ * on one process only is printed by the lead, naming that process, and
+ * processes that disagree on what to do (-h on one, a run on another)
+ * are refused too. */
 int cb_run_after_parse(cb_world *w, cb_opts_result parsed, const char *err, int lead);
+
+/* The CUDA devices this process sees. Collective over the processes: when
+ * a process sees none, the lead says so once ("no CUDA device visible",
+ * naming the process when others do see devices) and every process exits. */
+int cb_run_visible_gpus(cb_world *w, int lead);
 
 /* Resolves -k (spec) against m into runnable[] (m->nkernels entries), then
  * drops each chosen kernel that reason says cannot run here: one named

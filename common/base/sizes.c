@@ -5,12 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-int cb_parse_size(const char *text, uint64_t *out) {
-  if (!text || !isdigit((unsigned char)text[0])) return -1; /* no sign, no blanks */
+cb_size_parse cb_parse_size(const char *text, uint64_t *out) {
+  if (!text || !isdigit((unsigned char)text[0])) return CB_SIZE_BAD; /* no sign, no blanks */
   errno = 0;
   char *end;
   unsigned long long v = strtoull(text, &end, 10);
-  if (errno) return -1;
+  int wrapped = errno == ERANGE; /* digits beyond 2^64: still a number, just too large */
+  if (errno && !wrapped) return CB_SIZE_BAD;
   uint64_t unit = 1;
   switch (*end) {
   case '\0':
@@ -30,19 +31,14 @@ int cb_parse_size(const char *text, uint64_t *out) {
     unit = 1ull << 30;
     end++;
     break;
-  case 't':
-  case 'T':
-    unit = 1ull << 40;
-    end++;
-    break;
   default:
-    return -1;
+    return CB_SIZE_BAD;
   }
   if (*end == 'B' || *end == 'b') end++; /* "64KB" reads as 64 KiB */
-  if (*end != '\0') return -1;
-  if (v > UINT64_MAX / unit) return -1;
+  if (*end != '\0') return CB_SIZE_BAD;
+  if (wrapped || v > CB_SIZE_MAX / unit) return CB_SIZE_TOO_LARGE;
   *out = (uint64_t)v * unit;
-  return 0;
+  return CB_SIZE_OK;
 }
 
 void cb_format_bytes(uint64_t bytes, char *buf, size_t len) {

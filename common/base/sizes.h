@@ -9,9 +9,24 @@
 extern "C" {
 #endif
 
-/* Parses a byte count (0 included: -i may be 0) with an optional K/M/G suffix (binary units,
- * as nccl-tests). Returns 0 and sets *out on success, -1 on bad text. */
-int cb_parse_size(const char *text, uint64_t *out);
+/* The largest byte count a size option takes: 2^62 (4294967296G). Every
+ * buffer of a message of n bytes holds at most n bytes, and the harness adds
+ * send and receive buffers, so no byte count derived from a size can wrap
+ * (2^63, say, would: its two buffers add up to 2^64, which is 0). */
+#define CB_SIZE_MAX      (UINT64_C(1) << 62)
+#define CB_SIZE_MAX_TEXT "4294967296G"
+
+/* What cb_parse_size found. */
+typedef enum {
+  CB_SIZE_OK = 0,
+  CB_SIZE_BAD = -1,       /* not a byte count */
+  CB_SIZE_TOO_LARGE = -2, /* a byte count above CB_SIZE_MAX */
+} cb_size_parse;
+
+/* Parses a byte count (0 included: -i may be 0) with an optional K, M or G
+ * suffix (binary units; as nccl-tests, no T: no GPU holds a TiB buffer).
+ * Sets *out only on CB_SIZE_OK. */
+cb_size_parse cb_parse_size(const char *text, uint64_t *out);
 
 /* Formats bytes compactly for messages: "512 B", "64 KiB", "1 GiB", "1.50 MiB". */
 void cb_format_bytes(uint64_t bytes, char *buf, size_t len);

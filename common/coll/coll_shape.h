@@ -1,6 +1,6 @@
 /* What each collective moves: element counts per rank, in-place offsets,
  * the bus-bandwidth factor and how its expected output follows from the
- * inputs. One const struct per collective of DESIGN.md, as nccl-tests
+ * inputs. One const struct per collective, as nccl-tests
  * defines them, so collbench's busbw is comparable with nccl-tests'. */
 #ifndef CB_COLL_SHAPE_H
 #define CB_COLL_SHAPE_H

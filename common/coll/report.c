@@ -1,5 +1,6 @@
 #include "report.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,7 +35,8 @@ long long cb_report_wrong(const cb_report *r) {
   return wrong;
 }
 
-/* As nccl-tests: the plain mean of busbw over every measurement. */
+/* As nccl-tests: the plain mean of busbw over every measurement; NAN when
+ * nothing was measured (every size skipped), which the sinks print as n/a. */
 double cb_report_avg_busbw(const cb_report *r, int kernel) {
   double sum = 0;
   int n = 0;
@@ -46,5 +48,5 @@ double cb_report_avg_busbw(const cb_report *r, int kernel) {
         n++;
       }
   }
-  return n ? sum / n : 0.0;
+  return n ? sum / n : NAN;
 }

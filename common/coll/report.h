@@ -77,6 +77,7 @@ void cb_report_add_stress(cb_report *r, const cb_stress_result *s);
 
 /* Totals over every measurement that ran (and every stress call). */
 long long cb_report_wrong(const cb_report *r);
+/* Mean busbw of one kernel's measurements (-1: all kernels); NAN when none ran. */
 double cb_report_avg_busbw(const cb_report *r, int kernel /* -1 = all */);
 
 /* Text sink, in nccl-tests' layout column for column. */

@@ -1,5 +1,6 @@
 /* The text table. Column widths and number formats are nccl-tests' own, so
  * scripts that parse nccl-tests output read collbench's unchanged. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -180,15 +181,39 @@ void cb_text_stress(FILE *out, const cb_report *r, const cb_stress_result *s) {
           cb_data_kind_name(r->opts.data), s->batch, s->replays);
 }
 
+/* The kernel whose mean the first "# Avg bus bandwidth" line gives: the
+ * line keeps nccl-tests' meaning (NCCL's average over the run) for scripts
+ * that grep it, so it is NCCL's (kernel id 0) when NCCL ran, else the first
+ * kernel of the table that ran (the only one, when one ran). -1: none ran. */
+static int first_avg_kernel(const cb_report *r) {
+  int first = -1;
+  for (int k = 0; k < r->coll->nkernels; k++) {
+    if (!r->kernels_run[k]) continue;
+    if (r->coll->kernels[k].id == 0) return k;
+    if (first < 0) first = k;
+  }
+  return first;
+}
+
+/* "# Avg bus bandwidth    : 79.4945 " as nccl-tests prints it; "n/a" for
+ * a kernel that measured nothing. */
+static void avg_line(FILE *out, const char *label, const cb_report *r, int k) {
+  double avg = k >= 0 ? cb_report_avg_busbw(r, k) : NAN;
+  if (isfinite(avg))
+    fprintf(out, "# %-20s : %g \n", label, avg);
+  else
+    fprintf(out, "# %-20s : n/a \n", label);
+}
+
 void cb_text_footer(FILE *out, const cb_report *r) {
   cb_text_wrong_total(out, cb_report_wrong(r));
-  fprintf(out, "# %-20s : %g \n", "Avg bus bandwidth", cb_report_avg_busbw(r, -1));
+  avg_line(out, "Avg bus bandwidth", r, first_avg_kernel(r));
   if (kernels_ran(r) > 1) {
     for (int k = 0; k < r->coll->nkernels; k++) {
       if (!r->kernels_run[k]) continue;
       char label[48];
       snprintf(label, sizeof label, "Avg bus bandwidth %s", r->coll->kernels[k].name);
-      fprintf(out, "# %-20s : %g \n", label, cb_report_avg_busbw(r, k));
+      avg_line(out, label, r, k);
     }
     text_summary(out, r);
   }

@@ -312,7 +312,7 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
     cb_sink_check(run.opts.json_path, "-J");
     cb_sink_check(run.opts.csv_path, "--csv");
   }
-  run.visible_gpus = cb_gpu_count_or_die();
+  run.visible_gpus = cb_run_visible_gpus(w, lead);
   run.local_ranks = cb_world_local_nprocs(w) * rpp;
   if (!run.share_gpus)
     cb_gpu_check_layout(run.visible_gpus, rpp, cb_world_local_nprocs(w), cb_world_hostname(w));

@@ -18,7 +18,7 @@ BUILD=${1:-build-gpu}
 NGPUS=${2:-$(nvidia-smi -L 2>/dev/null | wc -l)}
 LOGDIR=${LOGDIR:-copy-check-logs}
 PROG=$BUILD/copy_perf
-export NCCL_NVLS_ENABLE=0 # never NVLink multicast (DESIGN.md)
+export NCCL_NVLS_ENABLE=0 # never NVLink multicast (README, NVLink multicast)
 mkdir -p "$LOGDIR"
 [ -x "$PROG" ] || { echo "copy_check.sh: $PROG is not built (tests/gpu/build.sh)" >&2; exit 2; }
 [ "$NGPUS" -ge 1 ] 2>/dev/null || { echo "copy_check.sh: no GPU visible" >&2; exit 1; }

@@ -17,7 +17,7 @@ OUT=${1:?usage: $0 OUTDIR [BUILD_DIR] [NGPUS]}
 BUILD=${2:-build-gpu}
 NGPUS=${3:-$(nvidia-smi -L 2>/dev/null | wc -l)}
 PROG=$BUILD/copy_perf
-export NCCL_NVLS_ENABLE=0 # never NVLink multicast (DESIGN.md)
+export NCCL_NVLS_ENABLE=0 # never NVLink multicast (README, NVLink multicast)
 [ -x "$PROG" ] || { echo "copy_perf_runs.sh: $PROG is not built (tests/gpu/build.sh)" >&2; exit 2; }
 mkdir -p "$OUT"
 GPU=$(nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader 2>/dev/null | head -1)

@@ -1,35 +1,51 @@
 """What tests/py/test_program.py and tests/py/test_copy_program.py share: a
 built program run as a user runs it (alone or under mpirun), and the checks
 on how it refuses bad input. A check that needs a machine without a GPU
-arranges one (hide_gpus: CUDA_VISIBLE_DEVICES empty), so it runs, and can
+arranges one (CUDA_VISIBLE_DEVICES=-1 hides every GPU), so it runs, and can
 fail, on any machine; it is never skipped. Standard library only; imported
 from the test scripts' own directory.
 """
 
+import ctypes
 import os
 import subprocess
 
 NO_GPU = "no CUDA device visible"
+NO_DRIVER = "no NVIDIA driver found"
 
 
-def _env(extra=None, hide_gpus=False):
+def _env(extra=None):
+    """The environment of every run: no GPU visible, on any machine.
+
+    An invalid index ends CUDA_VISIBLE_DEVICES' list, so -1 hides every GPU
+    from the CUDA runtime: the checks of a machine without a GPU run the same
+    on a GPU node (where they used to be skipped), and no test here can start
+    a real run.
+    """
     env = dict(os.environ)
-    env.pop("CUDA_VISIBLE_DEVICES", None)
-    if hide_gpus:
-        env["CUDA_VISIBLE_DEVICES"] = ""  # CUDA then sees no device, GPU or not
+    env["CUDA_VISIBLE_DEVICES"] = "-1"
     if extra:
         env.update(extra)
     return env
 
 
-def run_program(program, *args, timeout=30, env_extra=None, hide_gpus=False):
+def driver_installed():
+    """True when the NVIDIA driver's library is here (a GPU node, GPUs hidden or not)."""
+    try:
+        ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    return True
+
+
+def run_program(program, *args, timeout=30, env_extra=None):
     return subprocess.run([program, *args], capture_output=True, text=True, timeout=timeout,
-                          env=_env(env_extra, hide_gpus))
+                          env=_env(env_extra))
 
 
-def mpirun_program(mpiexec, program, *args, timeout=60, hide_gpus=False):
+def mpirun_program(mpiexec, program, *args, timeout=60):
     """Two processes of program with args, or a list of argument lists (one per process)."""
-    env = _env({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}, hide_gpus)
+    env = _env({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
     cmd = [mpiexec, "--oversubscribe"]
     if args and isinstance(args[0], list):
         for i, per_proc in enumerate(args):
@@ -78,6 +94,20 @@ class ProgramAssertions:
         for m in mentions:
             self.assertIn(m, lines[0])
         self.assertNotIn(NO_GPU, p.stderr)
+        return lines[0]
+
+    def assertNoGpuOnce(self, p):
+        """A run without a GPU: one line saying so (under mpirun too: the lead
+        process alone), naming a missing driver where there is none."""
+        self.assertNotEqual(p.returncode, 0)
+        lines = [l for l in self.program_lines(p.stderr) if NO_GPU in l]
+        self.assertEqual(len(lines), 1, p.stderr)
+        if driver_installed():
+            self.assertNotIn(NO_DRIVER, lines[0])
+            self.assertIn("cudaGetDeviceCount", lines[0])
+        else:
+            self.assertIn(NO_DRIVER, lines[0])
+        return lines[0]
 
     def assertPrintedOnce(self, p, text):
         """Under mpirun: exit 0, and text on stdout once (only the first process prints)."""

@@ -30,8 +30,6 @@ def run(*args, timeout=30, env_extra=None):
     return run_program(PROGRAM, *args, timeout=timeout, env_extra=env_extra)
 
 
-def run_without_gpu(*args, env_extra=None):
-    return run_program(PROGRAM, *args, env_extra=env_extra, hide_gpus=True)
 
 
 class Informational(unittest.TestCase):
@@ -130,15 +128,18 @@ class BadInput(ErrorAssertions, unittest.TestCase):
 class WithoutGpu(ErrorAssertions, unittest.TestCase):
     """Every GPU hidden: a valid run stops with one clear line."""
 
-    def test_run_without_gpu(self):
-        self.assertOneLineError(run_without_gpu("-b", "8", "-e", "8"), NO_GPU, gpu_message=True)
+    def test_run(self):
+        self.assertOneLineError(run("-b", "8", "-e", "8"), NO_GPU, gpu_message=True)
 
-    def test_default_run_without_gpu(self):
-        self.assertOneLineError(run_without_gpu(), NO_GPU, gpu_message=True)
+    def test_default_run(self):
+        self.assertOneLineError(run(), NO_GPU, gpu_message=True)
+
+    def test_missing_driver_is_named(self):
+        self.assertNoGpuOnce(run("-b", "8", "-e", "8"))
 
     def test_every_option_then_no_gpu(self):
         with tempfile.TemporaryDirectory() as d:
-            p = run_without_gpu("-D", "h2d,d2h", "-W", "8", "--pageable", "--osu", "-k", "ce,sm,llhost",
+            p = run("-D", "h2d,d2h", "-W", "8", "--pageable", "--osu", "-k", "ce,sm,llhost",
                     "-b", "1", "-e", "1G", "-n", "3", "-w", "1", "-c", "1",
                     "-J", os.path.join(d, "x.json"), "--csv", os.path.join(d, "x.csv"))
             self.assertOneLineError(p, NO_GPU, gpu_message=True)
@@ -146,7 +147,7 @@ class WithoutGpu(ErrorAssertions, unittest.TestCase):
 
     def test_gdrcopy_unavailable_is_not_an_error_with_all(self):
         # -k all gets past the kernel checks (gdrcopy merely skipped) to the GPU check.
-        p = run_without_gpu("-k", "all", env_extra={"CB_GDRAPI_LIB": "/nonexistent/libgdrapi.so"})
+        p = run("-k", "all", env_extra={"CB_GDRAPI_LIB": "/nonexistent/libgdrapi.so"})
         self.assertOneLineError(p, NO_GPU, gpu_message=True)
 
 
@@ -170,10 +171,13 @@ class UnderMpirun(ErrorAssertions, unittest.TestCase):
         self.assertRefusedOnce(p, "different options", "W=4", "W=5")
 
     def test_d2d_with_two_processes_gets_to_the_gpu_check(self):
-        p = mpirun_program(MPIEXEC, PROGRAM, "-D", "d2d", "-b", "8", "-e", "8", hide_gpus=True)
-        self.assertNotEqual(p.returncode, 0)
-        self.assertIn(NO_GPU, p.stderr)
+        p = mpirun("-D", "d2d", "-b", "8", "-e", "8")
+        self.assertNoGpuOnce(p)
         self.assertNotIn("two GPUs", p.stderr)
+
+    def test_bad_option_on_one_process_is_named(self):
+        p = mpirun(["-b", "8", "-e", "8"], ["-b", "8", "-e", "8", "-D", "sideways"])
+        self.assertRefusedOnce(p, "process 1 of 2", "sideways")
 
 
 class ReportFiles(unittest.TestCase):

@@ -23,12 +23,8 @@ PROGRAM = None  # set from argv in __main__
 MPIEXEC = None  # --mpiexec: also run under it with 2 processes
 
 
-def run(*args, timeout=30):
-    return run_program(PROGRAM, *args, timeout=timeout)
-
-
-def run_without_gpu(*args, env_extra=None):
-    return run_program(PROGRAM, *args, env_extra=env_extra, hide_gpus=True)
+def run(*args, timeout=30, env_extra=None):
+    return run_program(PROGRAM, *args, timeout=timeout, env_extra=env_extra)
 
 
 class Informational(unittest.TestCase):
@@ -111,29 +107,32 @@ class BadInput(ErrorAssertions, unittest.TestCase):
 class WithoutGpu(ErrorAssertions, unittest.TestCase):
     """A valid run on a machine without a GPU stops with one clear line."""
 
-    def test_run_without_gpu(self):
-        p = run_without_gpu("-b", "8", "-e", "8")
+    def test_run(self):
+        p = run("-b", "8", "-e", "8")
         self.assertOneLineError(p, NO_GPU, gpu_message=True)
 
-    def test_default_run_without_gpu(self):
-        p = run_without_gpu()
+    def test_default_run(self):
+        p = run()
         self.assertOneLineError(p, NO_GPU, gpu_message=True)
 
     def test_validation_options_then_no_gpu(self):
-        p = run_without_gpu("-b", "8", "-e", "8", "-u", "3", "--data", "random", "--stress", "5")
+        p = run("-b", "8", "-e", "8", "-u", "3", "--data", "random", "--stress", "5")
         self.assertOneLineError(p, NO_GPU, gpu_message=True)
+
+    def test_missing_driver_is_named(self):
+        self.assertNoGpuOnce(run("-b", "8", "-e", "8"))
 
     def test_shared_gpus_setting(self):
         """CB_SHARE_GPUS takes 0 or 1, checked before the GPU; 1 still needs a GPU."""
-        p = run_without_gpu("-b", "8", "-e", "8", env_extra={"CB_SHARE_GPUS": "2"})
+        p = run("-b", "8", "-e", "8", env_extra={"CB_SHARE_GPUS": "2"})
         self.assertOneLineError(p, "CB_SHARE_GPUS=2", "from 0 to 1")
-        p = run_without_gpu("-g", "4", "-b", "8", "-e", "8", env_extra={"CB_SHARE_GPUS": "1"})
+        p = run("-g", "4", "-b", "8", "-e", "8", env_extra={"CB_SHARE_GPUS": "1"})
         self.assertOneLineError(p, NO_GPU, gpu_message=True)
 
     def test_writable_json_path_then_no_gpu(self):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "x.json")
-            self.assertOneLineError(run_without_gpu("-b", "8", "-e", "8", "-J", path), NO_GPU,
+            self.assertOneLineError(run("-b", "8", "-e", "8", "-J", path), NO_GPU,
                                     gpu_message=True)
 
 
@@ -147,7 +146,7 @@ class OutputFilesOfFailedRun(unittest.TestCase):
             path = os.path.join(d, "earlier_results")
             with open(path, "w") as f:
                 f.write("results of an earlier run\n")
-            p = run_without_gpu("-b", "8", "-e", "8", flag, path)
+            p = run("-b", "8", "-e", "8", flag, path)
             self.assertNotEqual(p.returncode, 0)
             self.assertIn(NO_GPU, p.stderr)
             with open(path) as f:
@@ -185,6 +184,21 @@ class UnderMpirun(ErrorAssertions, unittest.TestCase):
     def test_different_options_refused(self):
         p = mpirun(["-b", "8", "-e", "8", "-n", "5"], ["-b", "8", "-e", "8", "-n", "6"])
         self.assertRefusedOnce(p, "different options", "n=5", "n=6")
+
+    def test_bad_option_on_one_process_is_named(self):
+        """Only process 1 has the bad value: the lead says which process, and what."""
+        p = mpirun(["-b", "8", "-e", "8"], ["-b", "abc", "-e", "8"])
+        line = self.assertRefusedOnce(p, "process 1 of 2", "bad -b 'abc'")
+        self.assertNotIn("process 0", line)
+        p = mpirun(["-b", "abc", "-e", "8"], ["-b", "8", "-e", "8"])
+        self.assertRefusedOnce(p, "process 0 of 2", "bad -b 'abc'")
+
+    def test_help_on_one_process_only_is_refused(self):
+        p = mpirun(["-b", "8", "-e", "8"], ["-h"])
+        self.assertRefusedOnce(p, "different options", "process 1 asks for -h")
+
+    def test_no_gpu_said_once(self):
+        self.assertNoGpuOnce(mpirun("-b", "8", "-e", "8"))
 
 
 if __name__ == "__main__":

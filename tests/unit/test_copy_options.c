@@ -149,6 +149,9 @@ static void test_refusals(void) {
   check_error("-b 2G -e 1G", "larger than -e");
   check_error("-b 1 -e 8 -i 0 -f 1", "never advance");
   check_error("-b 1 -e 8 -i 0", "never advance");
+  /* -i alone: the message must not blame a -f 1 nobody typed. */
+  CHECKF(strstr(err, "-f 1") == NULL && strstr(err, "-i 0"), "-i 0 alone: '%s'", err);
+  check_error("-e 8589934592G", "largest byte count");
   check_error("-i 4 -f 2", "contradict");
   check_error("-f 0", "-f");
   check_error("-n 0", "-n");

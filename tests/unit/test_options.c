@@ -296,6 +296,15 @@ static void test_errors(void) {
   check_error("-f 1.5", "-f");
   check_error("-b 8 -e 1M -f 1 -i 0", "-i 0");
   check_error("-b 8 -e 1M -i 0", "-i 0");
+  /* Byte counts whose buffers would overflow (2^63: send + receive wrap to
+   * 0) are refused, naming the largest byte count; T is no unit. */
+  check_error("-e 8589934592G", "-e '8589934592G'");
+  CHECKF(strstr(err, "4611686018427387904") && strstr(err, CB_SIZE_MAX_TEXT),
+         "the refusal should name the largest byte count: '%s'", err);
+  check_error("-b 8 -e 18446744073709551615", "largest byte count");
+  check_error("-i 99999999999999999999", "largest byte count");
+  check_error("-e 8388608T", "8388608T");
+  check_error("-e 100T", "100T");
 
   /* Whole numbers in range. */
   check_error("-n 0", "-n");
@@ -391,6 +400,9 @@ static void test_bounds(void) {
   CHECK_RUN("-b 8 -e 1M -f 2 -i 0", &o);
   /* -b equal to -e is a valid sweep of one size. */
   CHECK_RUN("-b 1G -e 1G", &o);
+  /* The largest byte count itself is taken (the GPU's memory refuses it later). */
+  CHECK_RUN("-b 1G -e " CB_SIZE_MAX_TEXT, &o);
+  CHECK_EQ_U64(o.sweep.max_bytes, CB_SIZE_MAX);
   /* -G and -z separately are fine. */
   CHECK_RUN("-G 5 -z 0", &o);
   CHECK_RUN("-G 0 -z 1", &o);

@@ -58,6 +58,12 @@ static cb_kernel fixture_kernels[] = {
      .limits = {.placements = CB_OUT_OF_PLACE | CB_IN_PLACE,
                 .dtypes = CB_ALL_DTYPES,
                 .ops = CB_ALL_OPS}},
+    {.id = 2,
+     .name = "ll",
+     .summary = "a third kernel",
+     .limits = {.placements = CB_OUT_OF_PLACE | CB_IN_PLACE,
+                .dtypes = CB_ALL_DTYPES,
+                .ops = CB_ALL_OPS}},
 };
 
 /* ---- layout checks without a reference file --------------------------- */
@@ -257,7 +263,10 @@ static void test_footer(void) {
   CHECK_NEAR(cb_report_avg_busbw(&r, 0), 3.0, 1e-12);
   CHECK_NEAR(cb_report_avg_busbw(&r, 1), 5.0, 1e-12);
   s = footer_text(&r);
-  CHECK_CONTAINS(s, "# Avg bus bandwidth    : 4 \n");
+  /* The first line is NCCL's average, as nccl-tests' (not the mean over
+   * every kernel, 4, which no nccl-tests run would print). */
+  CHECK_EQ_INT(count_of(s, "# Avg bus bandwidth    : "), 1);
+  CHECK_CONTAINS(s, "# Avg bus bandwidth    : 3 \n");
   CHECK_CONTAINS(s, "Avg bus bandwidth nccl : 3 \n");
   CHECK_CONTAINS(s, "Avg bus bandwidth ring : 5 \n");
   CHECK_CONTAINS(s, "Fastest kernel per size");
@@ -282,6 +291,52 @@ static void test_footer(void) {
   CHECK_STR(lines[n - 2], "# Collective test concluded: all_reduce_perf");
   free(s);
   r.devices = NULL; /* not malloc'd: cb_report_free would free it */
+  cb_report_free(&r);
+}
+
+/* The first "# Avg bus bandwidth" line without NCCL, and n/a where a
+ * kernel (or the whole run) measured nothing. */
+static void test_avg_bus_bandwidth_lines(void) {
+  static const cb_collective coll = {&cb_shape_all_reduce, fixture_kernels, 3};
+  /* NCCL did not run: the first kernel that ran (ring), then each kernel. */
+  static const int ours[] = {0, 1, 1};
+  cb_report r = basic_report(&coll, ours);
+  cb_row ring = ran_row(1, 1024, 5.0, 6.0), ll = ran_row(2, 1024, 2.0, 8.0);
+  cb_report_add(&r, &ring);
+  cb_report_add(&r, &ll);
+  char *s = footer_text(&r);
+  char *lines[32];
+  int n = split_lines(s, lines, 32);
+  CHECK(n > 4);
+  if (n > 4) {
+    CHECK_STR(lines[1], "# Avg bus bandwidth    : 6 ");
+    CHECK_STR(lines[2], "# Avg bus bandwidth ring : 6 ");
+    CHECK_STR(lines[3], "# Avg bus bandwidth ll : 8 ");
+  }
+  free(s);
+  cb_report_free(&r);
+
+  /* NCCL ran but every size was skipped: its lines say n/a, not 0. */
+  static const int nccl_and_ll[] = {1, 0, 1};
+  r = basic_report(&coll, nccl_and_ll);
+  cb_row skipped = ran_row(0, 1024, 10.0, 3.0);
+  skipped.m[CB_OOP].ran = skipped.m[CB_INP].ran = 0;
+  cb_report_add(&r, &skipped);
+  cb_report_add(&r, &ll);
+  s = footer_text(&r);
+  CHECK_CONTAINS(s, "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : n/a \n");
+  CHECK_CONTAINS(s, "# Avg bus bandwidth nccl : n/a \n");
+  CHECK_CONTAINS(s, "# Avg bus bandwidth ll : 8 \n");
+  free(s);
+  cb_report_free(&r);
+
+  /* One kernel and nothing measured. */
+  static const int only_ring[] = {0, 1, 0};
+  r = basic_report(&coll, only_ring);
+  s = footer_text(&r);
+  CHECK_CONTAINS(s, "# Avg bus bandwidth    : n/a \n");
+  CHECK(strstr(s, "Avg bus bandwidth ring") == NULL);
+  free(s);
   cb_report_free(&r);
 }
 
@@ -745,6 +800,7 @@ int main(int argc, char **argv) {
     test_format_fixed();
     test_skipped_rows();
     test_footer();
+    test_avg_bus_bandwidth_lines();
     test_header_variants();
     test_summary_reference();
     test_header_timer_and_flags();

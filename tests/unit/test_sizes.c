@@ -15,10 +15,19 @@ static void check_size(const char *text, uint64_t want) {
 static void check_bad_size(const char *text) {
   uint64_t v = 12345;
   int rc = cb_parse_size(text, &v);
-  CHECKF(rc == -1, "cb_parse_size(\"%s\") should fail, returned %d (%llu)", text ? text : "NULL",
-         rc, (unsigned long long)v);
+  CHECKF(rc == CB_SIZE_BAD, "cb_parse_size(\"%s\") should fail, returned %d (%llu)",
+         text ? text : "NULL", rc, (unsigned long long)v);
   CHECKF(v == 12345, "cb_parse_size(\"%s\") wrote %llu on failure", text ? text : "NULL",
          (unsigned long long)v);
+}
+
+/* A byte count, but one whose buffers could overflow: above CB_SIZE_MAX. */
+static void check_too_large(const char *text) {
+  uint64_t v = 12345;
+  int rc = cb_parse_size(text, &v);
+  CHECKF(rc == CB_SIZE_TOO_LARGE, "cb_parse_size(\"%s\") should be too large, returned %d (%llu)",
+         text, rc, (unsigned long long)v);
+  CHECKF(v == 12345, "cb_parse_size(\"%s\") wrote %llu on failure", text, (unsigned long long)v);
 }
 
 static void test_parse_size(void) {
@@ -37,11 +46,13 @@ static void test_parse_size(void) {
   check_size("1GB", 1ull << 30);
   check_size("1Gb", 1ull << 30);
   check_size("16G", 16ull << 30);
-  check_size("1T", 1ull << 40);
   check_size("0", 0); /* -i 0 needs it; -b/-e refuse 0 themselves */
-  check_size("18446744073709551615", UINT64_MAX);
-  check_size("16777215T", 16777215ull << 40);
-  check_size("17179869183G", 17179869183ull << 30);
+  /* The largest byte count, in each unit. */
+  check_size("4611686018427387904", CB_SIZE_MAX);
+  check_size("4503599627370496K", CB_SIZE_MAX);
+  check_size("4398046511104M", CB_SIZE_MAX);
+  check_size(CB_SIZE_MAX_TEXT, CB_SIZE_MAX);
+  CHECK_EQ_U64(CB_SIZE_MAX, 4294967296ull << 30);
 
   check_bad_size("");
   check_bad_size(NULL);
@@ -57,11 +68,21 @@ static void test_parse_size(void) {
   check_bad_size("1.5K");
   check_bad_size("0x10");
   check_bad_size("12X");
-  check_bad_size("99999999999G");             /* above 2^64 after the unit */
-  check_bad_size("17179869184G");             /* exactly 2^64 */
-  check_bad_size("16777216T");                /* exactly 2^64 */
-  check_bad_size("18446744073709551616");     /* 2^64 */
-  check_bad_size("999999999999999999999999"); /* strtoull overflow */
+  /* No T: as nccl-tests, K, M and G only. */
+  check_bad_size("1T");
+  check_bad_size("100T");
+  check_bad_size("8388608T");
+  check_bad_size("1TB");
+
+  check_too_large("4611686018427387905");      /* 2^62 + 1 */
+  check_too_large("4294967297G");              /* 2^62 + 1 GiB */
+  check_too_large("8589934592G");              /* 2^63: send + receive buffers wrap to 0 */
+  check_too_large("99999999999G");             /* above 2^64 after the unit */
+  check_too_large("17179869184G");             /* exactly 2^64 */
+  check_too_large("18446744073709551615");     /* 2^64 - 1 */
+  check_too_large("18446744073709551616");     /* 2^64 */
+  check_too_large("999999999999999999999999"); /* strtoull overflow */
+  check_too_large("999999999999999999999999K");
 }
 
 static void check_format(uint64_t bytes, const char *want) {

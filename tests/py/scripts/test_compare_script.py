@@ -38,12 +38,25 @@ def run_compare(tmp_path, new_doc, *extra, base=REAL_GRAPH):
     return run_script("compare.py", base, new, *extra)
 
 
+LAUNCH_BOUND = "not gated: stream mode up to the boundary (launch-bound; gated in graph mode)"
+
+
 def count(text, label):
     row = next(r for r in md_table_after(text, "## collbench comparison") if r[""] == label)
     return int(row["count"])
 
 
 # --------------------------------------------------------------------------- unit
+
+def test_floor_in_microseconds():
+    """A slowdown must also exceed the floor: +20% of 1 µs is 0.2 µs, under 0.25."""
+    assert not compare.is_regression(1.0, 1.2, 0.15, 0.25)
+    assert compare.is_regression(1.0, 1.3, 0.15, 0.25)
+    assert not compare.is_regression(1.0, 1.25, 0.15, 0.25)  # exactly the floor
+    assert compare.is_regression(10.0, 11.6, 0.15, 0.25)  # above both
+    assert not compare.is_improvement(1.0, 0.8, 0.15, 0.25)
+    assert compare.is_improvement(10.0, 8.0, 0.15, 0.25)
+
 
 def test_threshold_arithmetic_at_the_edge():
     assert not compare.is_regression(100.0, 115.0, 0.15)  # exactly 15%: not a regression
@@ -69,7 +82,10 @@ def test_identical_runs_pass():
     proc = run_script("compare.py", REAL_DIR, REAL_DIR)
     assert proc.returncode == 0, proc.stderr
     assert "**PASS**: 0 regression(s), 0 wrong value(s) in NEW." in proc.stdout
-    assert count(proc.stdout, "rows compared (measured in both)") == 296  # 2 x 168 - 40 skipped
+    # 2 x 168 rows - 40 skipped = 296 measured; 108 of them are stream mode up to
+    # 1 MiB (18 sizes x 3 kernels x 2 placements): launch-bound, not gated.
+    assert count(proc.stdout, "rows compared (measured in both)") == 188
+    assert count(proc.stdout, LAUNCH_BOUND) == 108
     assert count(proc.stdout, "skipped in both") == 40
 
 
@@ -102,8 +118,8 @@ def with_time(doc, size, t, kernel="ring"):
 @pytest.mark.parametrize("size, base, same, worse", [
     (8, 100.0, 115.0, 115.1),              # 100 * 1.15 is 114.99999999999999 in binary
     (MiB, 6.2, 7.13, 7.1301),
-    (2 * MiB, 100.0, 105.0, 105.1),
-    (2 * MiB, 20.2, 21.21, 21.2101),
+    (2 * MiB, 100.0, 110.0, 110.1),
+    (2 * MiB, 20.2, 22.22, 22.2201),
 ])
 def test_decimal_times_exactly_at_the_threshold(tmp_path, size, base, same, worse):
     """Times as a file holds them: 115 against 100 is +15.00%, not a regression."""
@@ -115,27 +131,31 @@ def test_decimal_times_exactly_at_the_threshold(tmp_path, size, base, same, wors
     assert r["size"] == format_bytes(size)
 
 
-def test_just_above_the_boundary_uses_5_percent(tmp_path):
+def test_just_above_the_boundary_uses_10_percent(tmp_path):
     size = 2 * MiB  # the next size of the sweep above 1 MiB
-    assert run_compare(tmp_path, scaled(1.05, size)).returncode == 0
-    proc = run_compare(tmp_path, scaled(1.051, size))
+    assert run_compare(tmp_path, scaled(1.10, size)).returncode == 0
+    proc = run_compare(tmp_path, scaled(1.101, size))
     assert proc.returncode == 1
     (r,) = md_table_after(proc.stdout, "### Regressions (1)")
-    assert (r["size"], r["change"], r["threshold"]) == ("2 MiB", "+5.10%", "5%")
-    # 10% passes at the boundary and fails just above it
-    assert run_compare(tmp_path, scaled(1.10, MiB)).returncode == 0
-    assert run_compare(tmp_path, scaled(1.10, size)).returncode == 1
+    assert (r["size"], r["change"], r["threshold"]) == ("2 MiB", "+10.10%", "10%")
+    # 12% passes at the boundary and fails just above it
+    assert run_compare(tmp_path, scaled(1.12, MiB)).returncode == 0
+    assert run_compare(tmp_path, scaled(1.12, size)).returncode == 1
 
 
 def test_boundary_and_thresholds_are_options(tmp_path):
-    slower = scaled(1.10, MiB)
+    slower = scaled(1.12, MiB)
     assert run_compare(tmp_path, slower).returncode == 0
     assert run_compare(tmp_path, slower, "--boundary", str(MiB - 1)).returncode == 1
     assert run_compare(tmp_path, slower, "--boundary", "512K").returncode == 1
-    assert run_compare(tmp_path, slower, "--small-threshold", "0.09").returncode == 1
-    big = scaled(1.10, 2 * MiB)
-    assert run_compare(tmp_path, big, "--large-threshold", "0.10").returncode == 0
+    assert run_compare(tmp_path, slower, "--small-threshold", "0.11").returncode == 1
+    big = scaled(1.12, 2 * MiB)
+    assert run_compare(tmp_path, big, "--large-threshold", "0.12").returncode == 0
     assert run_compare(tmp_path, big, "--boundary", "2M").returncode == 0
+    # the floor: ring at 8 B takes about 9.7 µs, so +20% is about 1.9 µs
+    tiny = scaled(1.20, 8)
+    assert run_compare(tmp_path, tiny).returncode == 1
+    assert run_compare(tmp_path, tiny, "--floor-us", "2.5").returncode == 0
 
 
 def test_improvements_are_listed_and_pass(tmp_path):
@@ -290,5 +310,13 @@ def test_bad_options_and_help():
     proc = run_script("compare.py", "--help")
     assert proc.returncode == 0
     for opt in ("BASELINE", "NEW", "--small-threshold", "--large-threshold", "--boundary",
-                "-o"):
+                "--floor-us", "--baseline", "--new", "--kernels", "--gate-small-stream", "-o"):
         assert opt in proc.stdout
+    for args, words in ((["a"], "expected BASELINE and NEW"),
+                        (["a", "b", "c"], "expected BASELINE and NEW"),
+                        (["a", "b", "--new", "c"], "not both"),
+                        (["--baseline", "a"], "--new"),
+                        (["a", "b", "--kernels", ","], "--kernels"),
+                        (["a", "b", "--floor-us", "-1"], "--floor-us")):
+        proc = run_script("compare.py", *args)
+        assert proc.returncode == 2 and words in proc.stderr, (args, proc.stderr)

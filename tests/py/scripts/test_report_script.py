@@ -7,14 +7,17 @@ not through collbench_results, so a slip in the shared code cannot hide itself.
 import math
 import os
 import shutil
+import subprocess
+import sys
 
 import pytest
 
 import collbench_results as cr
 import report
 from collbench_testlib import (EDGE_DIR, EMPTY, MISSING_KEYS, PNG_SIGNATURE, VARIANTS_DIR,
-                               REAL_ALL_GATHER_DIR, REAL_DIR, REAL_GRAPH, REAL_KERNEL0, REAL_STREAM, TRUNCATED, fmt,
-                               load_json, md_table_after, run_script, section, write_json)
+                               REAL_ALL_GATHER_DIR, REAL_DIR, REAL_GRAPH, REAL_KERNEL0, REAL_STREAM,
+                               REPO, SCRIPTS, TRUNCATED, fmt, load_json, md_table_after,
+                               run_script, section, write_json)
 
 MiB = 1 << 20
 REAL_TABLE = "## all_reduce — float sum (out-of-place)"
@@ -585,3 +588,30 @@ def test_bad_options_and_help():
     assert proc.returncode == 0
     for opt in ("RESULTS_DIR", "--placement", "--ce-ceiling", "-o OUT_DIR"):
         assert opt in proc.stdout
+
+
+def test_error_without_matplotlib(tmp_path):
+    """One line on stderr and exit 2, no traceback, and nothing written."""
+    fake = tmp_path / "no_mpl" / "matplotlib"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError(\"No module named 'matplotlib'\")\n")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "no_mpl"))
+    proc = subprocess.run([sys.executable, os.path.join(SCRIPTS, "report.py"), REAL_DIR, "-o",
+                           str(tmp_path / "out")], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    err = proc.stderr.strip()
+    assert err.startswith("report.py: error: matplotlib cannot be imported") and "\n" not in err
+    assert "pip install -r scripts/requirements.txt" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_error_copy_perf_results_are_refused(tmp_path):
+    """A peer copy is no collective beside NCCL (the issue's '7.13x NCCL')."""
+    copy_result = os.path.join(REPO, "results", "h200x2", "2026-11-30-copy", "runs",
+                               "d2d_1GiB.json")
+    shutil.copy(REAL_GRAPH, tmp_path)
+    shutil.copy(copy_result, tmp_path)
+    err = expect_failure(tmp_path, words=[tmp_path / "d2d_1GiB.json", "a copy_perf result"])
+    assert "compare.py" in err
+    assert not (tmp_path / "report.md").exists()

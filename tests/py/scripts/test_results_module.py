@@ -70,8 +70,8 @@ def test_row_keys_are_unique_within_the_real_files():
     assert dups == []
     assert len(index) == len(rows)
     # the same (kernel, size, mode) from a one-process and an mpirun launch stay apart
-    k_single = ("all_reduce", "nccl", "float", "sum", "out-of-place", "graph", "single", 8)
-    k_mpi = k_single[:6] + ("mpi", 8)
+    k_single = ("all_reduce", "nccl", "", "float", "sum", "out-of-place", "graph", "single", 8)
+    k_mpi = k_single[:7] + ("mpi", 8)
     assert index[k_single].source.endswith("single_graph.json")
     assert index[k_mpi].source.endswith("mpi_graph.json")
 
@@ -190,7 +190,7 @@ def test_parse_bytes(text, n):
     assert cr.parse_bytes(text) == n
 
 
-@pytest.mark.parametrize("text", ["", "M", "-1", "1.5M", "1X"])
+@pytest.mark.parametrize("text", ["", "M", "-1", "1.5M", "1X", "1T"])  # K, M, G as the programs
 def test_parse_bytes_rejects(text):
     with pytest.raises(ValueError):
         cr.parse_bytes(text)

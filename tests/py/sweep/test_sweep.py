@@ -2,61 +2,19 @@
 files and manifest it writes, its progress lines and its exit codes."""
 import json
 import os
-import stat
 import subprocess
-import textwrap
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 SWEEP = os.path.join(ROOT, "scripts", "sweep.sh")
 
-# A stand-in for a collbench program: prints a kernel block with one row per
-# size of -b..-e (factor -f), writes -J, records its arguments.
-FAKE_PROGRAM = textwrap.dedent("""\
-    #!/usr/bin/env python3
-    import json, os, sys
-    args = sys.argv[1:]
-    with open(os.environ["FAKE_LOG"], "a") as log:
-        log.write(" ".join([os.path.basename(sys.argv[0])] + args) + "\\n")
-    def opt(name, default=None):
-        return args[args.index(name) + 1] if name in args else default
-    lo, hi, f = int(opt("-b")), int(opt("-e")), int(opt("-f"))
-    print("# collbench version 0.1.0 nccl-headers=1 nccl-library=1")
-    print("# kernel 0 (nccl): fake")
-    s = lo
-    while s <= hi:
-        print("%12d  %12d     float     sum      -1     5.00    0.00    0.00       0" % (s, s // 4))
-        s *= f
-    print("# kernel 2 (ll): fake")
-    print("#  4194304  1048576  float  sum  skipped: above the kernel's 1 MiB limit")
-    json.dump({"program": os.path.basename(sys.argv[0]),
-               "versions": {"cuda_runtime": 13000, "cuda_driver": 13000,
-                            "nccl_library": 22803, "mpi": "Open MPI v4.1.6"},
-               "results": []}, open(opt("-J"), "w"))
-    sys.exit(int(os.environ.get("FAKE_EXIT", "0")))
-    """)
-
-FAKE_SMI = "#!/bin/sh\necho 'NVIDIA H200, 580.159.04'\necho 'NVIDIA H200, 580.159.04'\n"
-
-
-def write_exe(path, text):
-    with open(path, "w") as fh:
-        fh.write(text)
-    os.chmod(path, os.stat(path).st_mode | stat.S_IEXEC)
+from fake_programs import NO_GPU_SMI, make_fakes, write_exe
 
 
 @pytest.fixture
 def fake(tmp_path):
-    build = tmp_path / "build"
-    bindir = tmp_path / "bin"
-    build.mkdir()
-    bindir.mkdir()
-    write_exe(build / "all_reduce_perf", FAKE_PROGRAM)
-    write_exe(build / "all_gather_perf", FAKE_PROGRAM)
-    write_exe(build / "copy_perf", FAKE_PROGRAM)  # not a collective: never swept by default
-    write_exe(bindir / "nvidia-smi", FAKE_SMI)
-    env = dict(os.environ, PATH=f"{bindir}:{os.environ['PATH']}", FAKE_LOG=str(tmp_path / "log"))
+    build, _bindir, env = make_fakes(tmp_path)
     return tmp_path, build, env
 
 
@@ -67,8 +25,10 @@ def sweep(fake, *args, extra_env=None):
                           capture_output=True, text=True, timeout=60)
 
 
-def calls(fake):
-    return open(fake[0] / "log").read().splitlines()
+def calls(fake, ceiling=False):
+    """The program runs, in order; the ce ceiling's copy_perf run only when asked."""
+    made = open(fake[0] / "log").read().splitlines()
+    return made if ceiling else [c for c in made if not c.startswith("copy_perf")]
 
 
 def test_graph_small_stream_large_every_program(fake):
@@ -76,8 +36,8 @@ def test_graph_small_stream_large_every_program(fake):
     r = sweep(fake, "-b", "8", "-e", "16M", "--graph-max", "1M", "--out", str(out))
     assert r.returncode == 0, r.stderr
     made = calls(fake)
-    assert len(made) == 4  # 2 programs x {graph, stream}; copy_perf is left out
-    assert not any(c.startswith("copy_perf") for c in made)
+    assert len(made) == 4  # 2 programs x {graph, stream}; copy_perf is no collective
+    assert calls(fake, ceiling=True)[0].startswith("copy_perf -g 2 -k ce -D d2d -b 1G -e 1G")
     graph = [c for c in made if c.startswith("all_reduce_perf") and "-G 100" in c]
     stream = [c for c in made if c.startswith("all_reduce_perf") and "-G" not in c]
     assert graph == ["all_reduce_perf -g 2 -k all -b 8 -e 1048576 -f 2 -n 20 -w 5 -J "
@@ -128,7 +88,7 @@ def test_progress_names_program_mode_kernel_size_and_remaining(fake):
     assert r.returncode == 0, r.stderr
     assert "[run 1/2] all_reduce_perf single graph kernel 0 (nccl): 8 B (1/1 sizes)" in r.stderr
     assert "[run 2/2] all_reduce_perf single stream kernel 0 (nccl): 32 B (2/2 sizes)" in r.stderr
-    assert "kernel 2 (ll): 4194304 B" in r.stderr  # a skipped size still counts as done
+    assert "kernel 4 (direct): 4194304 B" in r.stderr  # a skipped size still counts as done
 
 
 def test_mpirun_launcher_forwards_nvls_off(fake):
@@ -186,9 +146,87 @@ def test_bad_input(fake, args, message):
 
 
 def test_no_gpu_and_no_count(fake, tmp_path):
+    """No GPU listed and no -g: refused. NVIDIA_SMI points sweep.sh at a stand-in
+    that lists none, so a GPU node's real nvidia-smi cannot answer instead."""
     tmp, build, env = fake
-    os.remove(tmp / "bin" / "nvidia-smi")
-    env = dict(env, PATH=f"{tmp / 'bin'}:/usr/bin:/bin")
+    write_exe(tmp / "no-gpu-smi", NO_GPU_SMI)
+    env = dict(env, NVIDIA_SMI=str(tmp / "no-gpu-smi"))
     r = subprocess.run(["bash", SWEEP, "--build", str(build)], cwd=tmp, env=env,
                        capture_output=True, text=True, timeout=60)
-    assert r.returncode == 2 and "no GPU visible" in r.stderr
+    assert r.returncode == 2 and "no GPU visible" in r.stderr, r.stderr
+    assert not (tmp / "log").exists(), "no program may run"
+
+
+def test_nvidia_smi_override_is_what_is_asked(fake, tmp_path):
+    """The stand-in answers even where a real nvidia-smi is on PATH (it lists 3 here)."""
+    tmp, build, env = fake
+    write_exe(tmp / "three", "#!/bin/sh\nfor i in 1 2 3; do echo 'NVIDIA H200, 1.0'; done\n")
+    r = sweep(fake, "-b", "8", "-e", "8", "--programs", "all_reduce_perf", "--out",
+              str(tmp / "o"), extra_env={"NVIDIA_SMI": str(tmp / "three")})
+    assert r.returncode == 0, r.stderr
+    assert " -g 3 " in calls(fake)[0]
+
+
+def test_no_gpu_stops_at_the_first_run_with_the_reason(fake):
+    """-g 2 on a machine without a GPU: the first run fails before measuring
+    anything; the sweep stops there, saying why, instead of running all of them."""
+    out = fake[0] / "out"
+    r = sweep(fake, "-g", "2", "-b", "8", "-e", "16M", "--out", str(out),
+              extra_env={"FAKE_NO_GPU": "1"})
+    assert r.returncode == 1
+    assert len(calls(fake, ceiling=True)) == 1
+    assert ("sweep.sh: stopped: copy_perf (ce ceiling) exited 1 before measuring anything: "
+            "copy_perf: no CUDA device visible (no NVIDIA driver found)") in r.stderr
+    assert "report.py" not in r.stderr and not (out / "run.json").exists()
+    # Without the ceiling, the first program run stops it the same way.
+    os.remove(fake[0] / "log")
+    r = sweep(fake, "-g", "2", "-b", "8", "-e", "16M", "--out", str(out), "--no-ce-ceiling",
+              extra_env={"FAKE_NO_GPU": "1"})
+    assert r.returncode == 1 and len(calls(fake, ceiling=True)) == 1
+    assert "stopped: all_gather_perf (single, graph) exited 1 before measuring anything: " \
+           "all_gather_perf: no CUDA device visible" in r.stderr
+
+
+def test_ce_ceiling_in_the_manifest(fake):
+    out = fake[0] / "out"
+    r = sweep(fake, "-b", "8", "-e", "8", "--programs", "all_reduce_perf", "--out", str(out),
+              extra_env={"FAKE_CE": "401.25"})
+    assert r.returncode == 0, r.stderr
+    m = json.load(open(out / "run.json"))
+    assert m["ce_ceiling_gbps"] == 401.25
+    assert m["ce_ceiling"]["exit_status"] == 0
+    assert m["ce_ceiling"]["command"].startswith("NCCL_NVLS_ENABLE=0 ")
+    assert (out / m["ce_ceiling"]["file"]).exists()
+    text = open(out / "ce_ceiling" / "copy_perf_ce_d2d.txt").read()
+    assert text.startswith("# command: NCCL_NVLS_ENABLE=0 ") and "d2d" in text
+    # Not among the results of the sweep (report.py and compare.py read OUT/*.json).
+    assert sorted(p.name for p in out.glob("*.json")) == ["all_reduce_perf_single_graph.json",
+                                                          "run.json"]
+
+
+@pytest.mark.parametrize("args, note", [
+    (["--no-ce-ceiling"], "not measured (--no-ce-ceiling)"),
+    (["-g", "1"], "not measured: one GPU, no peer to copy to"),
+])
+def test_ce_ceiling_not_measured(fake, args, note):
+    out = fake[0] / "out"
+    r = sweep(fake, "-b", "8", "-e", "8", "--programs", "all_reduce_perf", "--out", str(out),
+              *args)
+    assert r.returncode == 0, r.stderr
+    m = json.load(open(out / "run.json"))
+    assert m["ce_ceiling_gbps"] is None and m["ce_ceiling"]["note"] == note
+    assert not any(c.startswith("copy_perf") for c in calls(fake, ceiling=True))
+
+
+def test_ce_ceiling_under_mpirun_uses_the_launcher(fake):
+    tmp = fake[0]
+    write_exe(tmp / "bin" / "mpirun", "#!/bin/sh\n"
+              "while [ \"$1\" != \"${1#-}\" ]; do case $1 in -np) shift 2;; -x) shift 2;; *) shift;; esac; done\n"
+              "exec \"$@\"\n")
+    r = sweep(fake, "--mpirun", "mpirun -np 2", "-b", "8", "-e", "8", "--programs",
+              "all_reduce_perf", "--out", str(tmp / "o"))
+    assert r.returncode == 0, r.stderr
+    m = json.load(open(tmp / "o" / "run.json"))
+    assert m["ce_ceiling"]["command"].startswith("NCCL_NVLS_ENABLE=0 mpirun -np 2 -x "
+                                                 "NCCL_NVLS_ENABLE ")
+    assert m["ce_ceiling_gbps"] == 396.5

@@ -1,0 +1,144 @@
+"""scripts/ci_gate.sh end to end against fake programs (no GPU): sweeps, the gate
+against a baseline, report and job summary, and the exit status."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from fake_programs import make_fakes
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+GATE = os.path.join(ROOT, "scripts", "ci_gate.sh")
+SWEEP = os.path.join(ROOT, "scripts", "sweep.sh")
+SWEEP_ARGS = ["-b", "8", "-e", "4M", "--programs", "all_reduce_perf"]
+
+
+@pytest.fixture
+def fake(tmp_path):
+    build, _bindir, env = make_fakes(tmp_path)
+    # compare.py and report.py run with this interpreter (it has matplotlib).
+    env = dict(env, PYTHON=sys.executable, GITHUB_STEP_SUMMARY=str(tmp_path / "step_summary"))
+    # The baseline: one sweep of the same fake programs.
+    base = tmp_path / "baseline"
+    r = subprocess.run(["bash", SWEEP, "--build", str(build), *SWEEP_ARGS, "--out", str(base)],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    os.remove(tmp_path / "log")
+    return tmp_path, build, env, base
+
+
+def gate(fake, *args, extra_env=None):
+    tmp, build, env, _ = fake
+    env = dict(env, **(extra_env or {}))
+    return subprocess.run(["bash", GATE, "--build", str(build), *SWEEP_ARGS, *args], cwd=tmp,
+                          env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_healthy_run_passes_with_report_and_summary(fake):
+    tmp, _, _, base = fake
+    out = tmp / "gate"
+    r = gate(fake, "--baseline", str(base), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    for i in (1, 2, 3):
+        assert json.load(open(out / f"run{i}" / "run.json"))["exit_status"] == [0, 0]
+    # the ceiling once, in run1
+    made = open(tmp / "log").read().splitlines()
+    assert sum(c.startswith("copy_perf") for c in made) == 1
+    assert json.load(open(out / "run1" / "run.json"))["ce_ceiling_gbps"] == 396.5
+    compare_md = (out / "compare.md").read_text()
+    assert "**PASS**: 0 regression(s)" in compare_md and "the best of 3 runs" in compare_md
+    report_md = (out / "report" / "report.md").read_text()
+    assert "396.5" in report_md  # the headline's ceiling, from run1's run.json
+    assert list((out / "report").glob("*.png"))
+    summary = (out / "summary.md").read_text()
+    assert summary.startswith("# collbench CI gate\n\n**PASS**")
+    assert compare_md in summary and "](report/all_reduce_float_sum_busbw.png)" in summary
+    step = (tmp / "step_summary").read_text()
+    assert "**PASS**" in step and "![" not in step  # no broken images in the job page
+    assert "ci_gate.sh: **PASS**" in r.stderr
+
+
+def test_planted_slowdown_fails_and_is_named(fake):
+    tmp, _, _, base = fake
+    out = tmp / "gate"
+    r = gate(fake, "--baseline", str(base), "--out", str(out), "--repeat", "2",
+             extra_env={"FAKE_SLOW": "1.2", "FAKE_SLOW_SIZE": "65536"})
+    assert r.returncode == 1, r.stderr
+    summary = (out / "summary.md").read_text()
+    assert "**FAIL**: compare.py exited 1" in summary
+    assert "all_reduce ll float sum out-of-place graph single 64 KiB +20.00%" in summary
+    assert "**FAIL**" in (tmp / "step_summary").read_text()
+
+
+def test_baseline_by_machine_name(fake, tmp_path):
+    tmp, _, env, base = fake
+    pointers = tmp_path / "baselines"
+    pointers.mkdir()
+    (pointers / "h200x2").write_text(f"# made up\n{os.path.relpath(base, ROOT)}  # the fake\n")
+    r = gate(fake, "--repeat", "1", "--out", str(tmp / "gate"),
+             extra_env={"COLLBENCH_BASELINES": str(pointers)})
+    assert r.returncode == 0, r.stderr
+    assert "- Baseline: `baseline` (" in (tmp / "gate" / "compare.md").read_text()
+
+
+def test_default_out_is_under_results(fake):
+    tmp, _, _, base = fake
+    r = gate(fake, "--baseline", str(base), "--repeat", "2")
+    assert r.returncode == 0, r.stderr
+    (d,) = (tmp / "results" / "h200x2").iterdir()
+    assert d.name.endswith("-ci-gate") and len(d.name) == len("2026-12-01-ci-gate")
+    assert sorted(p.name for p in d.iterdir()) == ["compare.md", "report", "run1", "run2",
+                                                   "summary.md"]
+
+
+def test_sweep_without_gpu_fails_the_gate(fake):
+    tmp, _, _, base = fake
+    r = gate(fake, "--baseline", str(base), "--out", str(tmp / "gate"),
+             extra_env={"FAKE_NO_GPU": "1"})
+    assert r.returncode == 1
+    assert "no CUDA device visible" in r.stderr
+    assert "sweep stopped before measuring anything" in (tmp / "gate" / "summary.md").read_text()
+    assert len(open(tmp / "log").read().splitlines()) == 1, "one try, not three"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--baseline", "nowhere"], "no baseline 'nowhere'"),
+    (["--repeat", "0"], "--repeat must be a whole number >= 1"),
+])
+def test_bad_input_before_any_sweep(fake, args, message):
+    tmp = fake[0]
+    r = gate(fake, *args)
+    assert r.returncode == 2 and message in r.stderr, r.stderr
+    assert not (tmp / "log").exists(), "no sweep may run"
+
+
+def test_committed_baseline_pointer_names_result_directories():
+    """.ci/baselines/h200x2 (the 2 x H200 baseline) names directories of results."""
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    import collbench_results as cr
+    lines = [l.split("#")[0].strip() for l in open(os.path.join(ROOT, ".ci", "baselines",
+                                                               "h200x2"))]
+    dirs = [l for l in lines if l]
+    assert dirs
+    for d in dirs:
+        files = cr.load_results(os.path.join(ROOT, d))
+        assert {f.launch for f in files} == {"single", "mpi"}
+        assert not any(f.is_copy for f in files)
+
+
+def test_report_that_cannot_be_made_keeps_the_comparison(fake, tmp_path):
+    """No matplotlib on the runner: the comparison and the verdict are still in the
+    summary, and the job fails as broken (2), not as a regression."""
+    tmp, _, _, base = fake
+    mpl = tmp_path / "no_mpl" / "matplotlib"
+    mpl.mkdir(parents=True)
+    (mpl / "__init__.py").write_text("raise ImportError(\"No module named 'matplotlib'\")\n")
+    r = gate(fake, "--baseline", str(base), "--out", str(tmp / "gate"), "--repeat", "1",
+             extra_env={"PYTHONPATH": str(tmp_path / "no_mpl")})
+    assert r.returncode == 2, r.stderr
+    summary = (tmp / "gate" / "summary.md").read_text()
+    assert "**PASS**: compare.py exited 0" in summary and "## collbench comparison" in summary
+    assert "report.py failed" in summary and "matplotlib cannot be imported" in summary
+    assert "ci_gate.sh: report.py failed: report.py: error: matplotlib" in r.stderr
