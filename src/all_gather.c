@@ -1,4 +1,5 @@
 /* all_gather_perf: every rank ends with every rank's input, in rank order. */
+#include "ce_push.h"
 #include "collective.h"
 #include "direct_mesh.h"
 #include "ll_mesh.h"
@@ -20,9 +21,7 @@ static const cb_kernel kernels[] = {
                 .max_ranks = CB_MAX_PEERS,
                 .max_bytes = CB_AG_LL_MAX_BYTES,
                 .single_host = 1},
-     .setup = cb_ag_ll_setup,
-     .teardown = cb_ll_teardown,
-     .launch = cb_ag_ll_launch},
+     .setup = cb_ag_ll_setup, .teardown = cb_ll_teardown, .launch = cb_ag_ll_launch},
     {CB_KERNEL(DIRECT),
      .summary = "every rank stores its block with 16-byte stores straight into every "
                 "peer's output, start and end flag handshakes per block",
@@ -31,9 +30,7 @@ static const cb_kernel kernels[] = {
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
-     .setup = cb_ag_direct_setup,
-     .teardown = cb_direct_teardown,
-     .launch = cb_ag_direct_launch},
+     .setup = cb_ag_direct_setup, .teardown = cb_direct_teardown, .launch = cb_ag_direct_launch},
     {CB_KERNEL(CE),
      .summary = "copy engines: cudaMemcpyAsync of every rank's block into every peer's "
                 "output, between two one-block flag kernels",
@@ -42,9 +39,7 @@ static const cb_kernel kernels[] = {
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
-     .setup = cb_ag_ce_setup,
-     .teardown = cb_ag_ce_teardown,
-     .launch = cb_ag_ce_launch},
+     .setup = cb_ag_ce_setup, .teardown = cb_ce_push_teardown, .launch = cb_ag_ce_launch},
 };
 
 static const cb_collective all_gather = {

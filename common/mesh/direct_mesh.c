@@ -9,6 +9,7 @@
 #include "cuda_check.h"
 #include "env.h"
 #include "error.h"
+#include "grid_fit.h"
 
 /* device/handshake.cuh: one 64-bit word per (block, source rank). */
 #define AREA_BYTES(blocks) ((size_t)(blocks)*CB_MAX_PEERS * sizeof(uint64_t))
@@ -28,6 +29,12 @@ void cb_direct_setup(cb_kernel_ctx *ctx, const char *prefix) {
   CB_CUDA(cudaMemset(st->epochs, 0, (size_t)st->max_blocks * sizeof *st->epochs));
   CB_CUDA(cudaDeviceSynchronize());
   ctx->state = st;
+}
+
+void cb_direct_fit(cb_kernel_ctx *ctx, const void *func) {
+  cb_direct_state *st = (cb_direct_state *)ctx->state;
+  st->max_blocks =
+      cb_fit_grid_everywhere(ctx, &func, 1, CB_DIRECT_THREADS, 0, 0, st->max_blocks, 1);
 }
 
 void cb_direct_teardown(cb_kernel_ctx *ctx) {

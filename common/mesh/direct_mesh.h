@@ -34,6 +34,10 @@ typedef struct {
  * (blocks at most) and <prefix>_BLOCK_BYTES (bytes of peer traffic per
  * block), equal on every rank: block b pairs with block b of each peer. */
 void cb_direct_setup(cb_kernel_ctx *ctx, const char *prefix);
+/* Collective, after cb_direct_setup: shrinks max_blocks to the blocks of
+ * func (the kernel, CB_DIRECT_THREADS threads) that every rank can keep
+ * resident at once, or refuses the kernel (grid_fit.h). */
+void cb_direct_fit(cb_kernel_ctx *ctx, const void *func);
 /* Collective: frees ctx->state; a direct kernel's teardown in its table. */
 void cb_direct_teardown(cb_kernel_ctx *ctx);
 

@@ -1,8 +1,11 @@
 #include "grid_fit.h"
 
+#include <stdlib.h>
+
 #include <cuda_runtime_api.h>
 
 #include "cuda_check.h"
+#include "error.h"
 
 int cb_resident_blocks(const cb_kernel_ctx *ctx, const void *func, int threads, size_t smem,
                        int reserve_sms) {
@@ -26,4 +29,20 @@ int cb_fit_grid(cb_kernel_ctx *ctx, const void *func, int threads, size_t smem, 
                    min_blocks, threads, fit, ctx->ranks_on_device,
                    ctx->ranks_on_device == 1 ? "" : "s");
   return 0;
+}
+
+int cb_fit_grid_everywhere(cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs, int threads,
+                           size_t smem, int reserve_sms, int want, int min_blocks) {
+  int fit = want;
+  for (int i = 0; i < nfuncs; i++) {
+    int f = cb_fit_grid(ctx, funcs[i], threads, smem, reserve_sms, want, min_blocks);
+    if (f < fit) fit = f;
+  }
+  int *all = (int *)calloc((size_t)ctx->nranks, sizeof *all);
+  if (!all) cb_fatal("out of host memory");
+  cb_world_allgather(ctx->world, &fit, sizeof fit, all);
+  for (int r = 0; r < ctx->nranks; r++)
+    if (all[r] < fit) fit = all[r];
+  free(all);
+  return fit;
 }

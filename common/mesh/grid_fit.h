@@ -28,6 +28,13 @@ int cb_resident_blocks(const cb_kernel_ctx *ctx, const void *func, int threads, 
 int cb_fit_grid(cb_kernel_ctx *ctx, const void *func, int threads, size_t smem, int reserve_sms,
                 int want, int min_blocks);
 
+/* cb_fit_grid for each of nfuncs kernels (the instances of one template:
+ * their registers differ), then the fewest blocks over all ranks
+ * (collective): for grids whose block b pairs with block b of every peer,
+ * which every rank must launch alike. 0 when some rank refused. */
+int cb_fit_grid_everywhere(cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs, int threads,
+                           size_t smem, int reserve_sms, int want, int min_blocks);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,7 @@
 #include "cuda_check.h"
 #include "env.h"
 #include "error.h"
+#include "grid_fit.h"
 
 /* Every launched warp must be resident at once: a warp polling for a
  * peer's packets may wait on a peer warp that waits on one of ours. An
@@ -70,4 +71,10 @@ cb_ll_grid cb_ll_grid_for(const cb_ll_state *st, size_t packets) {
   g.threads = (unsigned)(block_warps * 32);
   g.blocks = (unsigned)((warps + block_warps - 1) / block_warps);
   return g;
+}
+
+void cb_ll_check_resident(cb_kernel_ctx *ctx, const cb_ll_state *st, const void *func,
+                          size_t max_packets) {
+  cb_ll_grid g = cb_ll_grid_for(st, max_packets > 0 ? max_packets : 1);
+  cb_fit_grid(ctx, func, (int)g.threads, 0, 0, (int)g.blocks, (int)g.blocks);
 }

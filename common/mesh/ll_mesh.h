@@ -54,6 +54,14 @@ typedef struct {
 } cb_ll_grid;
 cb_ll_grid cb_ll_grid_for(const cb_ll_state *st, size_t packets);
 
+/* For a setup: refuses the kernel (cb_kernel_refuse) unless the grid
+ * cb_ll_grid_for gives for max_packets packets per source, the largest the
+ * kernel launches, is resident at once on this GPU (grid_fit.h): a warp
+ * polling for a peer's packets may wait on a peer warp that waits on one of
+ * ours. func is the kernel (any instance: they differ only in the op). */
+void cb_ll_check_resident(cb_kernel_ctx *ctx, const cb_ll_state *st, const void *func,
+                          size_t max_packets);
+
 #ifdef __cplusplus
 }
 #endif

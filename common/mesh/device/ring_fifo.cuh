@@ -44,6 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "peer_pick.cuh"
 #include "ring_mesh.h"
 #include "signal.cuh"
 #include "device/spin.cuh"
@@ -63,15 +64,11 @@ typedef struct {
   uint64_t sent, received;
 } cb_ring_pos;
 
-/* Rank (rank + p) % nranks's area (p = 0: ours). Selects, not an index: a
- * run-time index into a kernel parameter array gets the whole parameter
- * block copied to local memory at every launch. */
+/* Rank (rank + p) % nranks's area (p = 0: ours), picked with selects
+ * (peer_pick.cuh). */
 template <typename P>
 __device__ __forceinline__ P cb_ring_pick(P const (&arr)[CB_MAX_PEERS], int p) {
-  P x = arr[0];
-#pragma unroll
-  for (int k = 1; k < CB_MAX_PEERS; k++) x = p == k ? arr[k] : x;
-  return x;
+  return cb_peer_pick(arr, p);
 }
 
 __device__ __forceinline__ cb_ring_link cb_ring_link_of(const cb_ring_mesh &m, int d, int c) {
