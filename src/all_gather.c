@@ -6,12 +6,25 @@
 #include "kernels/all_gather_kernels.h"
 #include "nccl_kernels.h"
 #include "peer_memory.h"
+#include "ring_mesh.h"
 #include "runner.h"
 
 #define BOTH_PLACEMENTS (CB_OUT_OF_PLACE | CB_IN_PLACE)
 
 static const cb_kernel kernels[] = {
     CB_NCCL_KERNEL("NCCL ncclAllGather", cb_nccl_all_gather),
+    {CB_KERNEL(RING),
+     .summary = "Simple ring: every block travels n-1 hops around the ring, chunked and "
+                "pipelined, one ring per block (channel), through FIFOs in the next rank's memory",
+     .limits = {.placements = BOTH_PLACEMENTS,
+                .dtypes = CB_ALL_DTYPES,
+                .ops = CB_ALL_OPS,
+                .max_ranks = CB_MAX_PEERS,
+                .single_host = 1,
+                .align = 16},
+     .setup = cb_ag_ring_setup,
+     .teardown = cb_ring_teardown,
+     .launch = cb_ag_ring_launch},
     {CB_KERNEL(LL),
      .summary = "LL16: every rank pushes its block to every peer as packets, each rank "
                 "copies the packets it receives into its output",
@@ -21,7 +34,9 @@ static const cb_kernel kernels[] = {
                 .max_ranks = CB_MAX_PEERS,
                 .max_bytes = CB_AG_LL_MAX_BYTES,
                 .single_host = 1},
-     .setup = cb_ag_ll_setup, .teardown = cb_ll_teardown, .launch = cb_ag_ll_launch},
+     .setup = cb_ag_ll_setup,
+     .teardown = cb_ll_teardown,
+     .launch = cb_ag_ll_launch},
     {CB_KERNEL(DIRECT),
      .summary = "every rank stores its block with 16-byte stores straight into every "
                 "peer's output, start and end flag handshakes per block",
@@ -30,7 +45,9 @@ static const cb_kernel kernels[] = {
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
-     .setup = cb_ag_direct_setup, .teardown = cb_direct_teardown, .launch = cb_ag_direct_launch},
+     .setup = cb_ag_direct_setup,
+     .teardown = cb_direct_teardown,
+     .launch = cb_ag_direct_launch},
     {CB_KERNEL(CE),
      .summary = "copy engines: cudaMemcpyAsync of every rank's block into every peer's "
                 "output, between two one-block flag kernels",
@@ -39,7 +56,9 @@ static const cb_kernel kernels[] = {
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
-     .setup = cb_ag_ce_setup, .teardown = cb_ce_push_teardown, .launch = cb_ag_ce_launch},
+     .setup = cb_ag_ce_setup,
+     .teardown = cb_ce_push_teardown,
+     .launch = cb_ag_ce_launch},
 };
 
 static const cb_collective all_gather = {

@@ -22,7 +22,9 @@ static const cb_kernel kernels[] = {
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1,
                 .align = 16},
-     .setup = cb_ar_ring_setup, .teardown = cb_ring_teardown, .launch = cb_ar_ring_launch},
+     .setup = cb_ar_ring_setup,
+     .teardown = cb_ring_teardown,
+     .launch = cb_ar_ring_launch},
     {CB_KERNEL(LL),
      .summary = "one-shot LL16: every rank pushes its input to every peer as packets, "
                 "each rank reduces",
@@ -32,7 +34,9 @@ static const cb_kernel kernels[] = {
                 .max_ranks = CB_MAX_PEERS,
                 .max_bytes = CB_AR_LL_MAX_BYTES,
                 .single_host = 1},
-     .setup = cb_ar_ll_setup, .teardown = cb_ll_teardown, .launch = cb_ar_ll_launch},
+     .setup = cb_ar_ll_setup,
+     .teardown = cb_ll_teardown,
+     .launch = cb_ar_ll_launch},
     {CB_KERNEL(DIRECT),
      .summary = "all-pairs in one pass: each rank loads its chunk of every peer's input "
                 "over NVLink, reduces, and stores the result into every peer's output; "
@@ -42,7 +46,9 @@ static const cb_kernel kernels[] = {
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
-     .setup = cb_ar_direct_setup, .teardown = cb_direct_teardown, .launch = cb_ar_direct_launch},
+     .setup = cb_ar_direct_setup,
+     .teardown = cb_direct_teardown,
+     .launch = cb_ar_direct_launch},
     {CB_KERNEL(CE),
      .summary = "copy engines push every byte (reduce-scatter pieces into the peers' "
                 "scratch, then the results into the peers' outputs); SMs only reduce",
@@ -51,7 +57,9 @@ static const cb_kernel kernels[] = {
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
-     .setup = cb_ar_ce_setup, .teardown = cb_ar_ce_teardown, .launch = cb_ar_ce_launch},
+     .setup = cb_ar_ce_setup,
+     .teardown = cb_ar_ce_teardown,
+     .launch = cb_ar_ce_launch},
 };
 
 static const cb_collective all_reduce = {

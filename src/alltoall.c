@@ -26,7 +26,9 @@ static const cb_kernel kernels[] = {
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1,
                 .align = 16},
-     .setup = cb_a2a_ring_setup, .teardown = cb_ring_teardown, .launch = cb_a2a_ring_launch},
+     .setup = cb_a2a_ring_setup,
+     .teardown = cb_ring_teardown,
+     .launch = cb_a2a_ring_launch},
     {CB_KERNEL(LL),
      .summary = "LL16: every rank pushes block q of its input to rank q as packets, each rank "
                 "copies the packets it receives into its output; in place too (through scratch)",
@@ -36,7 +38,9 @@ static const cb_kernel kernels[] = {
                 .max_ranks = CB_MAX_PEERS,
                 .max_bytes = CB_A2A_LL_MAX_BYTES,
                 .single_host = 1},
-     .setup = cb_a2a_ll_setup, .teardown = cb_ll_teardown, .launch = cb_a2a_ll_launch},
+     .setup = cb_a2a_ll_setup,
+     .teardown = cb_ll_teardown,
+     .launch = cb_a2a_ll_launch},
     {CB_KERNEL(DIRECT),
      .summary = "every rank stores block q of its input with 16-byte stores straight into "
                 "block r of rank q's output, start and end flag handshakes per block; out of "
@@ -46,7 +50,9 @@ static const cb_kernel kernels[] = {
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
-     .setup = cb_a2a_direct_setup, .teardown = cb_direct_teardown, .launch = cb_a2a_direct_launch},
+     .setup = cb_a2a_direct_setup,
+     .teardown = cb_direct_teardown,
+     .launch = cb_a2a_direct_launch},
     {CB_KERNEL(CE),
      .summary = "copy engines: cudaMemcpyAsync of block q of every rank's input into block r "
                 "of rank q's output, between two one-block flag kernels; out of place only",
@@ -55,7 +61,9 @@ static const cb_kernel kernels[] = {
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
-     .setup = cb_a2a_ce_setup, .teardown = cb_ce_push_teardown, .launch = cb_a2a_ce_launch},
+     .setup = cb_a2a_ce_setup,
+     .teardown = cb_ce_push_teardown,
+     .launch = cb_a2a_ce_launch},
 };
 
 static const cb_collective alltoall = {

@@ -5,12 +5,26 @@
 #include "kernels/reduce_scatter_kernels.h"
 #include "nccl_kernels.h"
 #include "peer_memory.h"
+#include "ring_mesh.h"
 #include "runner.h"
 
 #define BOTH_PLACEMENTS (CB_OUT_OF_PLACE | CB_IN_PLACE)
 
 static const cb_kernel kernels[] = {
     CB_NCCL_KERNEL("NCCL ncclReduceScatter", cb_nccl_reduce_scatter),
+    {CB_KERNEL(RING),
+     .summary = "Simple ring: block k is reduced along a chain of n-1 hops ending at rank k, "
+                "chunked and pipelined, one ring per block (channel), through FIFOs in the next "
+                "rank's memory",
+     .limits = {.placements = BOTH_PLACEMENTS,
+                .dtypes = CB_ALL_DTYPES,
+                .ops = CB_ALL_OPS,
+                .max_ranks = CB_MAX_PEERS,
+                .single_host = 1,
+                .align = 16},
+     .setup = cb_rs_ring_setup,
+     .teardown = cb_ring_teardown,
+     .launch = cb_rs_ring_launch},
     {CB_KERNEL(LL),
      .summary = "LL16: every rank pushes each peer's block to it as packets, each rank "
                 "reduces what it receives with its own block, in rank order",

@@ -78,3 +78,10 @@ void cb_ring_check_aligned(const cb_kernel_ctx *ctx, const cb_call *call) {
   if (((uintptr_t)call->send | (uintptr_t)call->recv) & 15)
     cb_fatal("kernel %s needs 16-byte aligned buffers", ctx->kernel_name);
 }
+
+void cb_ring_check_blocks(const cb_kernel_ctx *ctx, const cb_call *call, size_t block_bytes) {
+  cb_ring_check_aligned(ctx, call);
+  if (block_bytes % 16)
+    cb_fatal("kernel %s needs blocks of whole 16-byte vectors, not %zu bytes", ctx->kernel_name,
+             block_bytes);
+}

@@ -18,6 +18,11 @@ void cb_ag_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t s
 void cb_ag_ce_setup(cb_kernel_ctx *ctx);
 void cb_ag_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
+/* -k ring: Simple-protocol ring (all_gather_ring.cu); teardown
+ * cb_ring_teardown (ring_mesh.h). */
+void cb_ag_ring_setup(cb_kernel_ctx *ctx);
+void cb_ag_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+
 /* -k ll: LL16 packets into every peer's scratch (all_gather_ll.cu). The
  * limit is on the table size (the whole output, n blocks). */
 #define CB_AG_LL_MAX_BYTES (1ull << 20)

@@ -40,7 +40,6 @@
 #include "cuda_check.h"
 #include "device/ring_fifo.cuh"
 #include "device/ring_slice.cuh"
-#include "error.h"
 #include "ring_mesh.h"
 #include "ring_span.h"
 
@@ -106,10 +105,7 @@ extern "C" void cb_a2a_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cuda
   a2a_ring_args a;
   a.bytes = call->count * cb_dtype_size(call->dtype);
   if (a.bytes == 0) return; /* on every rank alike: nothing moves, no slice is counted */
-  cb_ring_check_aligned(ctx, call);
-  if (a.bytes % 16)
-    cb_fatal("kernel %s needs blocks of whole 16-byte vectors, not %zu bytes", ctx->kernel_name,
-             a.bytes);
+  cb_ring_check_blocks(ctx, call, a.bytes);
   a.send = (const char *)call->send;
   a.recv = (char *)call->recv;
   a.m = cb_ring_mesh_for(ctx, st);
