@@ -1,4 +1,5 @@
 /* all_reduce_perf: every rank ends with the reduction of all ranks' inputs. */
+#include "ce_reduce.h"
 #include "collective.h"
 #include "direct_mesh.h"
 #include "ll_mesh.h"
@@ -57,8 +58,8 @@ static const cb_kernel kernels[] = {
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
-     .setup = cb_ar_ce_setup,
-     .teardown = cb_ar_ce_teardown,
+     .setup = cb_ce_reduce_setup,
+     .teardown = cb_ce_reduce_teardown,
      .launch = cb_ar_ce_launch},
 };
 

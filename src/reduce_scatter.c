@@ -1,4 +1,5 @@
 /* reduce_scatter_perf: rank r ends with block r of the reduction of all ranks' inputs. */
+#include "ce_reduce.h"
 #include "collective.h"
 #include "direct_mesh.h"
 #include "ll_mesh.h"
@@ -48,6 +49,17 @@ static const cb_kernel kernels[] = {
      .setup = cb_rs_direct_setup,
      .teardown = cb_direct_teardown,
      .launch = cb_rs_direct_launch},
+    {CB_KERNEL(CE),
+     .summary = "copy engines push block q of every rank's input, piece by piece, into rank "
+                "q's scratch with a landed flag per piece; SMs only reduce, in rank order",
+     .limits = {.placements = BOTH_PLACEMENTS,
+                .dtypes = CB_ALL_DTYPES,
+                .ops = CB_ALL_OPS,
+                .max_ranks = CB_MAX_PEERS,
+                .single_host = 1},
+     .setup = cb_ce_reduce_setup,
+     .teardown = cb_ce_reduce_teardown,
+     .launch = cb_rs_ce_launch},
 };
 
 static const cb_collective reduce_scatter = {
