@@ -38,6 +38,19 @@ static const cb_kernel kernels[] = {
      .setup = cb_ar_ll_setup,
      .teardown = cb_ll_teardown,
      .launch = cb_ar_ll_launch},
+    {CB_KERNEL(LL2),
+     .summary = "two-shot LL16: reduce-scatter in packets (each rank reduces its chunk in "
+                "rank order), then all-gather of the results in packets; for 3-8 ranks (at 2 "
+                "ranks it is the one-shot ll)",
+     .limits = {.placements = BOTH_PLACEMENTS,
+                .dtypes = CB_ALL_DTYPES,
+                .ops = CB_ALL_OPS,
+                .max_ranks = CB_MAX_PEERS,
+                .max_bytes = CB_AR_LL2_MAX_BYTES,
+                .single_host = 1},
+     .setup = cb_ar_ll2_setup,
+     .teardown = cb_ll_teardown,
+     .launch = cb_ar_ll2_launch},
     {CB_KERNEL(DIRECT),
      .summary = "all-pairs in one pass: each rank loads its chunk of every peer's input "
                 "over NVLink, reduces, and stores the result into every peer's output; "
