@@ -27,9 +27,9 @@
  * here (kernels, event records and waits, peer memcpys) can be captured
  * into a CUDA graph; nothing on the host changes per call.
  *
- * CB_MUTATE_CE_NO_START (a deliberately broken build) skips the start
- * handshake's wait: a rank may then copy into a peer's output while the
- * peer's stream still checks the previous call's. */
+ * CB_MUTATE_CE_NO_END (a deliberately broken build) skips the end
+ * handshake: a call may then end before the peers' copies into its output
+ * have landed, and the check that follows on its stream must see it. */
 #include "ce_push.h"
 
 #include <stdlib.h>
@@ -46,8 +46,11 @@ __global__ void __launch_bounds__(CE_FLAG_THREADS)
     ce_push_flag_kernel(cb_hs_areas hs, uint64_t *epoch, int rank, int nranks, int end,
                         cb_spin_info spin) {
   const uint64_t e = *epoch + 1;
-#ifdef CB_MUTATE_CE_NO_START
-  if (!end) return;
+#ifdef CB_MUTATE_CE_NO_END
+  if (end) {
+    if (threadIdx.x == 0) *epoch = e;
+    return;
+  }
 #endif
   cb_block_handshake(hs, rank, nranks, 0, e, end ? CB_HS_END(e) : CB_HS_START(e), spin);
   /* Every thread read *epoch before the handshake's barriers. */

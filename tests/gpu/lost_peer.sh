@@ -12,7 +12,9 @@ shift $(($# < 2 ? $# : 2))
 CASES=("$@")
 [ ${#CASES[@]} -gt 0 ] || CASES=(all_reduce_perf:ring all_reduce_perf:ll all_reduce_perf:direct all_reduce_perf:ce
   all_gather_perf:direct all_gather_perf:ce all_gather_perf:ll reduce_scatter_perf:direct
-  reduce_scatter_perf:ll)
+  reduce_scatter_perf:ll all_reduce_perf:ll2 all_gather_perf:ring reduce_scatter_perf:ring
+  reduce_scatter_perf:ce alltoall_perf:ring alltoall_perf:ll alltoall_perf:direct
+  alltoall_perf:ce)
 fail=0
 for c in "${CASES[@]}"; do
   prog=${c%%:*} kernel=${c##*:}

@@ -12,7 +12,10 @@ shift $(($# < 3 ? $# : 3))
 CASES=("$@")
 [ ${#CASES[@]} -gt 0 ] || CASES=(all_reduce_perf:ll:8:1M all_reduce_perf:ring:8:8M
   all_reduce_perf:direct:8:8M all_reduce_perf:ce:8:8M all_gather_perf:direct:8:8M all_gather_perf:ce:8:8M
-  all_gather_perf:ll:8:1M reduce_scatter_perf:direct:8:8M reduce_scatter_perf:ll:8:1M)
+  all_gather_perf:ll:8:1M reduce_scatter_perf:direct:8:8M reduce_scatter_perf:ll:8:1M
+  all_reduce_perf:ll2:8:1M all_gather_perf:ring:8:8M reduce_scatter_perf:ring:8:8M
+  reduce_scatter_perf:ce:8:8M alltoall_perf:ring:8:8M alltoall_perf:ll:8:1M
+  alltoall_perf:direct:8:8M alltoall_perf:ce:8:8M)
 export NCCL_NVLS_ENABLE=0 # never NVLink multicast
 fail=0
 for c in "${CASES[@]}"; do

@@ -35,9 +35,10 @@
  * end, so a CUDA graph replay (frozen kernel arguments) still advances it;
  * block b runs in the same launches on every rank, so its counters agree.
  *
- * CB_MUTATE_DIRECT_NO_START (a deliberately broken build) skips the start
- * handshake: a rank may then store into a peer's output while the peer's
- * stream still checks the previous call's, and the checks must see it. */
+ * CB_MUTATE_DIRECT_NO_END (a deliberately broken build) skips the end
+ * handshake: a kernel may then end before the peers' stores into its
+ * output have landed, and the check that follows on its stream must see
+ * it. */
 #ifndef CB_DEVICE_DIRECT_STORE_CUH
 #define CB_DEVICE_DIRECT_STORE_CUH
 
@@ -117,16 +118,16 @@ __global__ void __launch_bounds__(CB_DIRECT_THREADS)
   const int b = blockIdx.x;
   const uint64_t e = a.epochs[b] + 1;
   /* Start: every peer's kernel of epoch e runs, its buffer is free. */
-#ifndef CB_MUTATE_DIRECT_NO_START
   cb_block_handshake(a.hs, a.rank, a.nranks, b, e, CB_HS_START(e), a.spin);
-#endif
   /* Vectors: a contiguous range per block, strided over its threads. */
   const size_t per = (a.split.nvec + gridDim.x - 1) / gridDim.x;
   const size_t v0 = (size_t)b * per;
   cb_direct_store_vectors<ONE_RUN>(a, v0, v0 + per < a.split.nvec ? v0 + per : a.split.nvec);
   cb_direct_store_scalars<ONE_RUN>(a);
   /* End: our stores are published to every peer, every peer's to us. */
+#ifndef CB_MUTATE_DIRECT_NO_END
   cb_block_handshake(a.hs, a.rank, a.nranks, b, e, CB_HS_END(e), a.spin);
+#endif
   /* Every thread read epochs[b] before the handshakes' barriers. */
   if (threadIdx.x == 0) a.epochs[b] = e;
 }
