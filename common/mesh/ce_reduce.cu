@@ -57,6 +57,7 @@
 
 #include "cuda_check.h"
 #include "device/dispatch.cuh"
+#include "device/peer_pick.cuh"
 #include "device/reduce.cuh"
 #include "device/signal.cuh"
 #include "env.h"
@@ -103,7 +104,7 @@ __global__ void ce_handshake(flag_args a, int kind, uint64_t pieces) {
   if (p < a.nranks && p != a.rank) {
     /* Release: publishes everything this rank did before (earlier kernels
      * and, through stream order, completed copies). */
-    cb_store_release_sys(a.peer_flags[p] + flag_word(kind, a.rank), e);
+    cb_store_release_sys(cb_peer_pick(a.peer_flags, p) + flag_word(kind, a.rank), e);
     /* Acquire: what the peer did before its release is visible to us and
      * to the work after this kernel on our stream. */
     cb_wait_geq(a.my_flags + flag_word(kind, p), e, a.spin, p);
@@ -127,7 +128,8 @@ __device__ __forceinline__ uint64_t landed_count(const flag_args &a, uint32_t k)
 __global__ void ce_signal_landed(flag_args a, uint32_t k) {
   const int p = threadIdx.x;
   if (p < a.nranks && p != a.rank)
-    cb_store_release_sys(a.peer_flags[p] + flag_word(W_LANDED, a.rank), landed_count(a, k));
+    cb_store_release_sys(cb_peer_pick(a.peer_flags, p) + flag_word(W_LANDED, a.rank),
+                         landed_count(a, k));
 }
 
 /* ---- the reduction of one piece ------------------------------------------ */
@@ -172,12 +174,13 @@ __global__ void __launch_bounds__(CE_THREADS) ce_reduce(reduce_args a) {
   const size_t tid = (size_t)blockIdx.x * CE_THREADS + threadIdx.x;
   uintptr_t align = (uintptr_t)a.mine | (uintptr_t)a.out;
   for (int r = 0; r < n; r++)
-    if (r != me) align |= (uintptr_t)a.pulled[r];
+    if (r != me) align |= (uintptr_t)cb_peer_pick(a.pulled, r);
   const size_t nvec = (align & 15) ? 0 : a.n / per_vec;
   for (size_t v = tid; v < nvec; v += stride) {
     uint4 acc = me == 0 ? ((const uint4 *)a.mine)[v] : ld_cg((const uint4 *)a.pulled[0] + v);
     for (int r = 1; r < n; r++) {
-      uint4 x = r == me ? ((const uint4 *)a.mine)[v] : ld_cg((const uint4 *)a.pulled[r] + v);
+      uint4 x = r == me ? ((const uint4 *)a.mine)[v]
+                        : ld_cg((const uint4 *)cb_peer_pick(a.pulled, r) + v);
       acc = cb_reduce_pack<T, OP>(acc, x);
     }
     ((uint4 *)a.out)[v] = cb_finalize_pack<T, OP>(acc, n);
@@ -185,8 +188,8 @@ __global__ void __launch_bounds__(CE_THREADS) ce_reduce(reduce_args a) {
   for (size_t e = nvec * per_vec + tid; e < a.n; e += stride) {
     T acc = me == 0 ? ((const T *)a.mine)[e] : ld_cg((const T *)a.pulled[0] + e);
     for (int r = 1; r < n; r++)
-      acc = cb_apply<T, OP>(acc,
-                            r == me ? ((const T *)a.mine)[e] : ld_cg((const T *)a.pulled[r] + e));
+      acc = cb_apply<T, OP>(acc, r == me ? ((const T *)a.mine)[e]
+                                         : ld_cg((const T *)cb_peer_pick(a.pulled, r) + e));
     if (OP == CB_AVG) acc = cb_divide<T>(acc, n);
     ((T *)a.out)[e] = acc;
   }
