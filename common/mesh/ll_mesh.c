@@ -21,8 +21,10 @@
 void cb_ll_setup(cb_kernel_ctx *ctx, size_t max_packets) {
   cb_ll_state *st = (cb_ll_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
-  st->slot_packets = max_packets;
+  /* Whole tiles: writers fill the last tile of a message with filler
+   * packets (device/ll_tiles.cuh, "Counters"). */
   st->tiles = (max_packets + CB_LL_TILE - 1) / CB_LL_TILE;
+  st->slot_packets = st->tiles * CB_LL_TILE;
   st->block_warps = (int)cb_env_long("CB_LL_BLOCK_WARPS", 0, 0, LL_MAX_BLOCK_WARPS);
   st->max_warps = (int)cb_env_long("CB_LL_MAX_WARPS", 0, 0, LL_MAX_WARPS);
   size_t bytes = 2 * (size_t)ctx->nranks * st->slot_packets * sizeof(uint4);

@@ -39,8 +39,9 @@ template <typename T, int OP> __global__ void ll_kernel(ll_args a) {
     const uint64_t epoch = cb_ll_epoch(m, t);
     const uint32_t flag = cb_ll_flag(epoch);
     const size_t i = cb_ll_packet(t);
-    if (i >= npackets) continue;
-    uint2 mine = cb_load_pack8(a.send, i, a.bytes);
+    /* Lanes past the message write filler: every slot of a tile is
+     * rewritten at every epoch of its half (ll_tiles.cuh, "Counters"). */
+    uint2 mine = i < npackets ? cb_load_pack8(a.send, i, a.bytes) : make_uint2(0, 0);
     for (int p = 1; p < m.nranks; p++)
       cb_ll16_write(cb_ll_slot(m, p, epoch, m.rank, i), mine, flag);
   }
@@ -52,10 +53,12 @@ template <typename T, int OP> __global__ void ll_kernel(ll_args a) {
     const uint32_t flag = cb_ll_flag(epoch);
     const size_t i = cb_ll_packet(t);
     if (i < npackets) {
+      /* Our own element is loaded before the polls, so its latency hides
+       * behind them rather than following them. */
+      const uint2 mine = cb_load_pack8(a.send, i, a.bytes);
       uint2 acc = make_uint2(0, 0);
       for (int q = 0; q < m.nranks; q++) {
-        uint2 v = q == m.rank ? cb_load_pack8(a.send, i, a.bytes)
-                              : cb_ll16_read(cb_ll_slot(m, 0, epoch, q, i), flag, a.spin, q);
+        uint2 v = q == m.rank ? mine : cb_ll16_read(cb_ll_slot(m, 0, epoch, q, i), flag, a.spin, q);
         acc = q == 0 ? v : cb_reduce_pack<T, OP>(acc, v);
       }
       cb_store_pack8(a.recv, i, a.bytes, cb_finalize_pack<T, OP>(acc, m.nranks));

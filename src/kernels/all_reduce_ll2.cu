@@ -26,7 +26,10 @@
  * last chunks may be shorter than C, or empty; their missing packets are
  * sent and received anyway, as zeros (never stored into an output), so
  * every call covering tile t reads lane 0's packet of tile t from every
- * peer in both regions. Double buffering then holds for both regions: our
+ * peer in both regions; and lanes past C write filler packets, so every
+ * slot of a tile is rewritten at every epoch of its half (ll_tiles.cuh,
+ * "Counters"; each region is a whole number of tiles). Double buffering
+ * then holds for both regions: our
  * warp writing a peer's half e%2 at epoch e+2 (region 1 in shot 1, region
  * 2 in shot 2) finished tile t at epoch e+1 only after reading the peer's
  * region-2 packets of tile t at e+1, which the peer wrote in a launch that
@@ -59,7 +62,7 @@ typedef struct {
   char *recv;
   size_t bytes;   /* of the message */
   size_t chunk;   /* packets per chunk: ceil(packets / n) */
-  size_t region2; /* where region 2 starts in a slot: half of slot_packets */
+  size_t region2; /* where region 2 starts in a slot: half of slot_packets, whole tiles */
   cb_ll_mesh m;
   cb_spin_info spin;
 } ll2_args;
@@ -97,24 +100,28 @@ template <typename T, int OP> __global__ void ll2_kernel(ll2_args a) {
     const uint64_t epoch = cb_ll_epoch(m, t);
     const uint32_t flag = cb_ll_flag(epoch);
     const size_t i = cb_ll_packet(t);
-    if (i >= a.chunk) continue;
-    for (int p = 1; p < n; p++)
-      cb_ll16_write(cb_ll_slot(m, p, epoch, r, i), chunk_packet(a, (r + p) % n, i), flag);
+    for (int p = 1; p < n; p++) {
+      uint2 v = i < a.chunk ? chunk_packet(a, (r + p) % n, i) : make_uint2(0, 0); /* filler */
+      cb_ll16_write(cb_ll_slot(m, p, epoch, r, i), v, flag);
+    }
   }
   /* Reduce our chunk in rank order, keep the result, shot 2 to every peer. */
   for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
     const uint64_t epoch = cb_ll_epoch(m, t);
     const uint32_t flag = cb_ll_flag(epoch);
     const size_t i = cb_ll_packet(t);
-    if (i >= a.chunk) continue;
-    uint2 acc = make_uint2(0, 0);
-    for (int q = 0; q < n; q++) {
-      uint2 v = q == r ? chunk_packet(a, r, i)
-                       : cb_ll16_read(cb_ll_slot(m, 0, epoch, q, i), flag, a.spin, q);
-      acc = q == 0 ? v : cb_reduce_pack<T, OP>(acc, v);
+    uint2 acc = make_uint2(0, 0); /* filler past C */
+    if (i < a.chunk) {
+      /* Our own packet is loaded before the polls, so its latency hides
+       * behind them rather than following them. */
+      const uint2 mine = chunk_packet(a, r, i);
+      for (int q = 0; q < n; q++) {
+        uint2 v = q == r ? mine : cb_ll16_read(cb_ll_slot(m, 0, epoch, q, i), flag, a.spin, q);
+        acc = q == 0 ? v : cb_reduce_pack<T, OP>(acc, v);
+      }
+      acc = cb_finalize_pack<T, OP>(acc, n);
+      store_chunk_packet(a, r, i, acc);
     }
-    acc = cb_finalize_pack<T, OP>(acc, n);
-    store_chunk_packet(a, r, i, acc);
     for (int p = 1; p < n; p++) cb_ll16_write(cb_ll_slot(m, p, epoch, r, a.region2 + i), acc, flag);
   }
   /* Pull: every peer's result into its chunk of our output. */
@@ -141,12 +148,17 @@ static size_t chunk_packets(size_t bytes, int n) {
   return ((bytes + 7) / 8 + (size_t)n - 1) / (size_t)n;
 }
 
+/* Packets of a region: whole tiles of the largest chunk. */
+static size_t region_packets(size_t chunk) {
+  return (chunk + CB_LL_TILE - 1) / CB_LL_TILE * CB_LL_TILE;
+}
+
 extern "C" void cb_ar_ll2_setup(cb_kernel_ctx *ctx) {
   uint64_t max = ctx->max_bytes < CB_AR_LL2_MAX_BYTES ? ctx->max_bytes : CB_AR_LL2_MAX_BYTES;
   const size_t chunk = chunk_packets((size_t)max, ctx->nranks);
-  /* Two regions of a chunk per source; at 2 ranks that is a whole message,
-   * what the one-shot kernel needs. */
-  cb_ll_setup(ctx, 2 * chunk);
+  /* Two regions of whole tiles per source; at 2 ranks that holds a whole
+   * message in whole tiles, what the one-shot kernel needs. */
+  cb_ll_setup(ctx, 2 * region_packets(chunk));
   const cb_ll_state *st = (const cb_ll_state *)ctx->state;
   /* The largest grid either kernel launches: the one-shot's, at 2 ranks,
    * over a whole message (registers differ little: both are small). */

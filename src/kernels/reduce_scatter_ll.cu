@@ -42,10 +42,12 @@ template <typename T, int OP> __global__ void rsll_kernel(rsll_args a) {
     const uint64_t epoch = cb_ll_epoch(m, t);
     const uint32_t flag = cb_ll_flag(epoch);
     const size_t i = cb_ll_packet(t);
-    if (i >= npackets) continue;
+    /* Lanes past the message write filler: every slot of a tile is
+     * rewritten at every epoch of its half (ll_tiles.cuh, "Counters"). */
     for (int p = 1; p < m.nranks; p++) {
       int peer = (m.rank + p) % m.nranks;
-      uint2 v = cb_load_pack8(a.in + (size_t)peer * a.bytes, i, a.bytes);
+      uint2 v = i < npackets ? cb_load_pack8(a.in + (size_t)peer * a.bytes, i, a.bytes)
+                             : make_uint2(0, 0);
       cb_ll16_write(cb_ll_slot(m, p, epoch, m.rank, i), v, flag);
     }
   }
@@ -57,10 +59,12 @@ template <typename T, int OP> __global__ void rsll_kernel(rsll_args a) {
     const uint32_t flag = cb_ll_flag(epoch);
     const size_t i = cb_ll_packet(t);
     if (i < npackets) {
+      /* Our own block is loaded before the polls, so its latency hides
+       * behind them rather than following them. */
+      const uint2 mine = cb_load_pack8(own, i, a.bytes);
       uint2 acc = make_uint2(0, 0);
       for (int q = 0; q < m.nranks; q++) {
-        uint2 v = q == m.rank ? cb_load_pack8(own, i, a.bytes)
-                              : cb_ll16_read(cb_ll_slot(m, 0, epoch, q, i), flag, a.spin, q);
+        uint2 v = q == m.rank ? mine : cb_ll16_read(cb_ll_slot(m, 0, epoch, q, i), flag, a.spin, q);
         acc = q == 0 ? v : cb_reduce_pack<T, OP>(acc, v);
       }
       cb_store_pack8(a.out, i, a.bytes, cb_finalize_pack<T, OP>(acc, m.nranks));

@@ -67,14 +67,17 @@ template <bool ONE_RUN> __global__ void cb_ll_exchange_kernel(cb_ll_exchange_arg
     const uint64_t epoch = cb_ll_epoch(m, t);
     const uint32_t flag = cb_ll_flag(epoch);
     const size_t i = cb_ll_packet(t);
-    if (i >= npackets) continue;
-    uint2 one = ONE_RUN ? cb_load_pack8(a.src, i, a.bytes) : make_uint2(0, 0);
+    /* Lanes past the message write filler: every slot of a tile is
+     * rewritten at every epoch of its half (ll_tiles.cuh, "Counters"). */
+    const bool in_run = i < npackets;
+    uint2 one = ONE_RUN && in_run ? cb_load_pack8(a.src, i, a.bytes) : make_uint2(0, 0);
     for (int p = 1; p < m.nranks; p++) {
       const int peer = (m.rank + p) % m.nranks;
-      uint2 v = ONE_RUN ? one : cb_load_pack8(a.src + (size_t)peer * a.src_stride, i, a.bytes);
+      uint2 v =
+          ONE_RUN || !in_run ? one : cb_load_pack8(a.src + (size_t)peer * a.src_stride, i, a.bytes);
       cb_ll16_write(cb_ll_slot(m, p, epoch, m.rank, i), v, flag);
     }
-    if (a.copy_own)
+    if (a.copy_own && in_run)
       cb_store_pack8(a.out + (size_t)m.rank * a.bytes, i, a.bytes,
                      ONE_RUN ? one
                              : cb_load_pack8(a.src + (size_t)m.rank * a.src_stride, i, a.bytes));

@@ -18,12 +18,14 @@
  * A stale packet in a slot carries an older epoch than any reader waits
  * for, so no slot is ever reset.
  *
- * Counters are 64-bit, so "only grows" holds for any run (2^64 calls).
- * A packet carries 32 flag bits: cb_ll_flag(e) = 1 + e mod (2^32 - 1),
- * never 0 (zeroed scratch never matches) and different for e, e - 1 and
- * e - 2, the only older epochs a slot can still hold (its half is reused
- * every second epoch), so a stale packet never matches after a wrap of the
- * 32 bits either.
+ * Counters are 64-bit, so they only grow in any run (2^64 calls). A
+ * packet carries 32 flag bits, cb_ll_flag(e) = 1 + e mod (2^32 - 1): never
+ * 0, so zeroed scratch never matches, and never equal for e and e - 2.
+ * Writers fill whole tiles (lanes past the message write filler packets),
+ * so every slot of tile t in half h is rewritten at every epoch of parity
+ * h: when a reader waits for epoch e, the slot holds epoch e - 2 (or zero)
+ * until the writer's packet of epoch e lands, and no older packet can
+ * match however long the run. (Scratch is sized in whole tiles.)
  *
  * Double buffering. Scratch has two halves, chosen by epoch parity. Our
  * warp for tile t at epoch e+2 writing half e%2 of a peer must not
@@ -44,6 +46,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ll_flag.h"
 #include "ll_mesh.h"
 
 __device__ __forceinline__ size_t cb_ll_first_tile() {
@@ -64,10 +67,7 @@ __device__ __forceinline__ uint64_t cb_ll_epoch(const cb_ll_mesh &m, size_t t) {
   return m.epochs[t] + 1;
 }
 
-/* The 32-bit flag a packet of epoch carries (see "Counters" above). */
-__device__ __forceinline__ uint32_t cb_ll_flag(uint64_t epoch) {
-  return 1u + (uint32_t)(epoch % 0xffffffffull);
-}
+/* The 32-bit flag of a packet of epoch: ll_flag.h. */
 
 /* Called by every lane of the warp after its last use of tile t. */
 __device__ __forceinline__ void cb_ll_tile_done(const cb_ll_mesh &m, size_t t, uint64_t epoch) {
