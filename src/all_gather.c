@@ -1,16 +1,28 @@
 /* all_gather_perf: every rank ends with every rank's input, in rank order. */
+#include "ce_push.h"
 #include "collective.h"
 #include "direct_mesh.h"
 #include "ll_mesh.h"
 #include "kernels/all_gather_kernels.h"
 #include "nccl_kernels.h"
 #include "peer_memory.h"
+#include "ring_mesh.h"
 #include "runner.h"
 
 #define BOTH_PLACEMENTS (CB_OUT_OF_PLACE | CB_IN_PLACE)
 
 static const cb_kernel kernels[] = {
     CB_NCCL_KERNEL("NCCL ncclAllGather", cb_nccl_all_gather),
+    {CB_KERNEL(RING),
+     .summary = "Simple ring: every block travels n-1 hops around the ring, chunked and "
+                "pipelined, one ring per block (channel), through FIFOs in the next rank's memory",
+     .limits = {.placements = BOTH_PLACEMENTS,
+                .dtypes = CB_ALL_DTYPES,
+                .ops = CB_ALL_OPS,
+                .max_ranks = CB_MAX_PEERS,
+                .single_host = 1,
+                .align = 16},
+     .setup = cb_ag_ring_setup, .teardown = cb_ring_teardown, .launch = cb_ag_ring_launch},
     {CB_KERNEL(LL),
      .summary = "LL16: every rank pushes its block to every peer as packets, each rank "
                 "copies the packets it receives into its output",
@@ -38,7 +50,7 @@ static const cb_kernel kernels[] = {
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
-     .setup = cb_ag_ce_setup, .teardown = cb_ag_ce_teardown, .launch = cb_ag_ce_launch},
+     .setup = cb_ag_ce_setup, .teardown = cb_ce_push_teardown, .launch = cb_ag_ce_launch},
     CB_NCCL_SYM_KERNEL("ncclAllGather", cb_nccl_all_gather, BOTH_PLACEMENTS),
     CB_NCCL_CE_KERNEL("ncclAllGather", cb_nccl_all_gather, BOTH_PLACEMENTS),
 };

@@ -1,4 +1,5 @@
 /* all_reduce_perf: every rank ends with the reduction of all ranks' inputs. */
+#include "ce_reduce.h"
 #include "collective.h"
 #include "direct_mesh.h"
 #include "ll_mesh.h"
@@ -33,6 +34,17 @@ static const cb_kernel kernels[] = {
                 .max_bytes = CB_AR_LL_MAX_BYTES,
                 .single_host = 1},
      .setup = cb_ar_ll_setup, .teardown = cb_ll_teardown, .launch = cb_ar_ll_launch},
+    {CB_KERNEL(LL2),
+     .summary = "two-shot LL16: reduce-scatter in packets (each rank reduces its chunk in "
+                "rank order), then all-gather of the results in packets; for 3-8 ranks (at 2 "
+                "ranks it is the one-shot ll)",
+     .limits = {.placements = BOTH_PLACEMENTS,
+                .dtypes = CB_ALL_DTYPES,
+                .ops = CB_ALL_OPS,
+                .max_ranks = CB_MAX_PEERS,
+                .max_bytes = CB_AR_LL2_MAX_BYTES,
+                .single_host = 1},
+     .setup = cb_ar_ll2_setup, .teardown = cb_ll_teardown, .launch = cb_ar_ll2_launch},
     {CB_KERNEL(DIRECT),
      .summary = "all-pairs in one pass: each rank loads its chunk of every peer's input "
                 "over NVLink, reduces, and stores the result into every peer's output; "
@@ -51,7 +63,7 @@ static const cb_kernel kernels[] = {
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
-     .setup = cb_ar_ce_setup, .teardown = cb_ar_ce_teardown, .launch = cb_ar_ce_launch},
+     .setup = cb_ce_reduce_setup, .teardown = cb_ce_reduce_teardown, .launch = cb_ar_ce_launch},
     CB_NCCL_SYM_KERNEL("ncclAllReduce", cb_nccl_all_reduce, BOTH_PLACEMENTS),
     CB_NCCL_NO_CE_KERNEL("ncclAllReduce", cb_nccl_all_reduce, BOTH_PLACEMENTS),
 };

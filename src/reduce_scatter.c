@@ -1,16 +1,29 @@
 /* reduce_scatter_perf: rank r ends with block r of the reduction of all ranks' inputs. */
+#include "ce_reduce.h"
 #include "collective.h"
 #include "direct_mesh.h"
 #include "ll_mesh.h"
 #include "kernels/reduce_scatter_kernels.h"
 #include "nccl_kernels.h"
 #include "peer_memory.h"
+#include "ring_mesh.h"
 #include "runner.h"
 
 #define BOTH_PLACEMENTS (CB_OUT_OF_PLACE | CB_IN_PLACE)
 
 static const cb_kernel kernels[] = {
     CB_NCCL_KERNEL("NCCL ncclReduceScatter", cb_nccl_reduce_scatter),
+    {CB_KERNEL(RING),
+     .summary = "Simple ring: block k is reduced along a chain of n-1 hops ending at rank k, "
+                "chunked and pipelined, one ring per block (channel), through FIFOs in the next "
+                "rank's memory",
+     .limits = {.placements = BOTH_PLACEMENTS,
+                .dtypes = CB_ALL_DTYPES,
+                .ops = CB_ALL_OPS,
+                .max_ranks = CB_MAX_PEERS,
+                .single_host = 1,
+                .align = 16},
+     .setup = cb_rs_ring_setup, .teardown = cb_ring_teardown, .launch = cb_rs_ring_launch},
     {CB_KERNEL(LL),
      .summary = "LL16: every rank pushes each peer's block to it as packets, each rank "
                 "reduces what it receives with its own block, in rank order",
@@ -30,6 +43,15 @@ static const cb_kernel kernels[] = {
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
      .setup = cb_rs_direct_setup, .teardown = cb_direct_teardown, .launch = cb_rs_direct_launch},
+    {CB_KERNEL(CE),
+     .summary = "copy engines push block q of every rank's input, piece by piece, into rank "
+                "q's scratch with a landed flag per piece; SMs only reduce, in rank order",
+     .limits = {.placements = BOTH_PLACEMENTS,
+                .dtypes = CB_ALL_DTYPES,
+                .ops = CB_ALL_OPS,
+                .max_ranks = CB_MAX_PEERS,
+                .single_host = 1},
+     .setup = cb_ce_reduce_setup, .teardown = cb_ce_reduce_teardown, .launch = cb_rs_ce_launch},
     CB_NCCL_SYM_KERNEL("ncclReduceScatter", cb_nccl_reduce_scatter, BOTH_PLACEMENTS),
     CB_NCCL_NO_CE_KERNEL("ncclReduceScatter", cb_nccl_reduce_scatter, BOTH_PLACEMENTS),
 };

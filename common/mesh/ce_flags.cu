@@ -10,9 +10,6 @@ __global__ void __launch_bounds__(FLAG_THREADS)
     ce_flag_kernel(cb_hs_areas hs, uint64_t *epoch, int rank, int nranks, unsigned partners,
                    int end, cb_spin_info spin) {
   const uint64_t e = *epoch + 1;
-#ifdef CB_MUTATE_SKIP_END_WAIT /* the broken variant: the copies may not have landed */
-  if (end) partners = 0;
-#endif
   cb_block_handshake_with(hs, rank, nranks, 0, e, end ? CB_HS_END(e) : CB_HS_START(e), partners,
                           spin);
   /* Every thread read *epoch before the handshake's barriers. */

@@ -25,9 +25,7 @@ __global__ void __launch_bounds__(CB_DIRECT_THREADS) direct_push_kernel(push_arg
   const uint64_t e = a.epochs[b] + 1;
   cb_block_handshake_with(a.hs, a.rank, a.nranks, b, e, CB_HS_START(e), a.partners, a.spin);
   cb_direct_copy(a.src, a.d, a.split, a.bytes);
-#ifndef CB_MUTATE_SKIP_END_WAIT /* the broken variant: the output may not have landed */
   cb_block_handshake_with(a.hs, a.rank, a.nranks, b, e, CB_HS_END(e), a.partners, a.spin);
-#endif
   /* Every thread read epochs[b] before the start handshake's barriers. */
   if (threadIdx.x == 0) a.epochs[b] = e;
 }

@@ -12,24 +12,15 @@
 #include "grid_fit.h"
 
 /* Channels every rank can keep resident at once: the fewest blocks of any
- * of the kernel's instances that fit on this rank's GPU (cb_fit_grid, which
- * refuses the kernel here when not one fits), then the fewest over all
- * ranks, since channel c of a rank waits on channel c of its peers. */
+ * of the kernel's instances that fit on any rank's GPU (a rank where none
+ * fits refuses the kernel), since channel c of a rank waits on channel c of
+ * its peers. */
 static int fit_channels(cb_kernel_ctx *ctx, const cb_ring_spec *spec, int want) {
-  int fit = want;
+  const void *funcs[CB_NUM_DTYPES * CB_NUM_OPS];
   for (int t = 0; t < CB_NUM_DTYPES; t++)
-    for (int o = 0; o < CB_NUM_OPS; o++) {
-      const void *fn = spec->kernel_of((cb_dtype)t, (cb_redop)o);
-      int f = cb_fit_grid(ctx, fn, spec->threads, 0, 0, want, 1);
-      if (f < fit) fit = f;
-    }
-  int *all = (int *)calloc((size_t)ctx->nranks, sizeof *all);
-  if (!all) cb_fatal("out of host memory");
-  cb_world_allgather(ctx->world, &fit, sizeof fit, all);
-  for (int r = 0; r < ctx->nranks; r++)
-    if (all[r] < fit) fit = all[r];
-  free(all);
-  return fit;
+    for (int o = 0; o < CB_NUM_OPS; o++)
+      funcs[t * CB_NUM_OPS + o] = spec->kernel_of((cb_dtype)t, (cb_redop)o);
+  return cb_fit_grid_agreed(ctx, funcs, CB_NUM_DTYPES * CB_NUM_OPS, spec->threads, 0, 0, want, 1);
 }
 
 void cb_ring_setup(cb_kernel_ctx *ctx, const cb_ring_spec *spec) {
@@ -85,4 +76,11 @@ cb_ring_mesh cb_ring_mesh_for(const cb_kernel_ctx *ctx, const cb_ring_state *st)
 void cb_ring_check_aligned(const cb_kernel_ctx *ctx, const cb_call *call) {
   if (((uintptr_t)call->send | (uintptr_t)call->recv) & 15)
     cb_fatal("kernel %s needs 16-byte aligned buffers", ctx->kernel_name);
+}
+
+void cb_ring_check_blocks(const cb_kernel_ctx *ctx, const cb_call *call, size_t block_bytes) {
+  cb_ring_check_aligned(ctx, call);
+  if (block_bytes % 16)
+    cb_fatal("kernel %s needs blocks of whole 16-byte vectors, not %zu bytes", ctx->kernel_name,
+             block_bytes);
 }

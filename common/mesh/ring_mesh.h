@@ -84,6 +84,11 @@ cb_ring_mesh cb_ring_mesh_for(const cb_kernel_ctx *ctx, const cb_ring_state *st)
  * harness never makes such a call). */
 void cb_ring_check_aligned(const cb_kernel_ctx *ctx, const cb_call *call);
 
+/* cb_ring_check_aligned, and fails unless a block of the collective (the
+ * part each rank sends or receives, cut into spans of whole vectors) is a
+ * whole number of 16-byte vectors: the harness's blocks are. */
+void cb_ring_check_blocks(const cb_kernel_ctx *ctx, const cb_call *call, size_t block_bytes);
+
 #ifdef __cplusplus
 }
 #endif

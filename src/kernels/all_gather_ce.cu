@@ -1,133 +1,22 @@
 /* -k ce: all-gather by copy engines.
  *
  * The data moves as in -k direct, but by cudaMemcpyAsync instead of SM
- * stores: each rank copies its block into block r of every peer's output
- * (peer pointers to the harness's receive buffers, mapped in setup), and of
- * its own out of place. The copies to different peers run on side streams
- * (forked from and joined back into the call's stream with events), so
- * several copy engines work at once; CB_AG_CE_PARALLEL=0 puts them all on
- * the call's stream. SMs only run two one-block flag kernels per call:
- *
- *   start  (before the copies) START(e) to every peer, wait for every
- *          peer's START(e): every peer's stream has reached this call, so
- *          nothing on it still reads the output we are about to copy into
- *          (see all_gather_direct.cu for what the harness does there).
- *   end    (after the copies, joined) END(e) to every peer, wait for every
- *          peer's END(e). The end kernel starts only once our copies are
- *          complete (stream order through the join events), and CUDA
- *          orders a completed copy's writes before later work on the
- *          stream; the release store is cumulative, so a peer that acquires
- *          END(e) sees our copied bytes. Waiting for every peer's END(e)
- *          means every copy into our output has landed before the call's
- *          stream moves on.
- *
- * The epoch is one device counter, read by both kernels and advanced by the
- * end kernel, so a graph replay advances it without the host. Everything
- * here (kernels, event records and waits, peer memcpys) can be captured
- * into a CUDA graph; nothing on the host changes per call.
+ * stores, between a start and an end flag kernel: the copy-engine push of
+ * ce_push.cu (which has the protocol and its argument) with one run, our
+ * block, for every rank. CB_AG_CE_PARALLEL=0 puts every copy on the call's
+ * stream instead of one side stream per peer.
  *
  * In place: our block of our output is the input and is not copied; peers
- * copy only into the other blocks.
- *
- * With several ranks on one GPU (CB_SHARE_GPUS) the kernel refuses the run:
- * a copy on a side stream waits for the spinning start kernel, and streams
- * of several ranks may share the device's in-order hardware queues, where
- * another rank's start kernel can wait behind that copy. */
-#include <stdint.h>
-#include <stdlib.h>
-
+ * copy only into the other blocks. */
 #include "all_gather_kernels.h"
-#include "cuda_check.h"
-#include "device/handshake.cuh"
-#include "env.h"
-#include "grid_fit.h"
-#include "peer_memory.h"
-
-#define AGCE_FLAG_THREADS 32 /* one per peer: at least CB_MAX_PEERS - 1 */
-
-typedef struct {
-  cb_peer_buffer recv;  /* the harness's receive buffer of every rank */
-  cb_peer_buffer flags; /* handshake words, one block's worth */
-  uint64_t *epoch;      /* ours: calls so far */
-  int parallel;         /* copies to peers on side streams */
-  cudaStream_t side[CB_MAX_PEERS];
-  cudaEvent_t fork, join[CB_MAX_PEERS];
-} agce_state;
-
-/* One block: the start (end = 0) or end (end = 1) handshake of a call. */
-__global__ void __launch_bounds__(AGCE_FLAG_THREADS)
-    agce_flag_kernel(cb_hs_areas hs, uint64_t *epoch, int rank, int nranks, int end,
-                     cb_spin_info spin) {
-  const uint64_t e = *epoch + 1;
-  cb_block_handshake(hs, rank, nranks, 0, e, end ? CB_HS_END(e) : CB_HS_START(e), spin);
-  /* Every thread read *epoch before the handshake's barriers. */
-  if (end && threadIdx.x == 0) *epoch = e;
-}
+#include "ce_push.h"
 
 extern "C" void cb_ag_ce_setup(cb_kernel_ctx *ctx) {
-  /* On every rank alike: nothing set up, ctx->state stays NULL. */
-  if (cb_refuse_shared_gpus(ctx, "its copies wait on a spinning flag kernel")) return;
-  agce_state *st = (agce_state *)calloc(1, sizeof *st);
-  if (!st) cb_fatal("out of host memory");
-  st->parallel = (int)cb_env_long("CB_AG_CE_PARALLEL", 1, 0, 1);
-  cb_peer_share(ctx->world, ctx->recv_buf, ctx->recv_buf_bytes, &st->recv);
-  cb_peer_alloc(ctx->world, CB_HS_AREA_BYTES(1), &st->flags);
-  CB_CUDA(cudaMalloc((void **)&st->epoch, sizeof *st->epoch));
-  CB_CUDA(cudaMemset(st->epoch, 0, sizeof *st->epoch));
-  CB_CUDA(cudaEventCreateWithFlags(&st->fork, cudaEventDisableTiming));
-  for (int p = 0; p < ctx->nranks - 1; p++) {
-    CB_CUDA(cudaStreamCreateWithFlags(&st->side[p], cudaStreamNonBlocking));
-    CB_CUDA(cudaEventCreateWithFlags(&st->join[p], cudaEventDisableTiming));
-  }
-  CB_CUDA(cudaDeviceSynchronize());
-  ctx->state = st;
-}
-
-extern "C" void cb_ag_ce_teardown(cb_kernel_ctx *ctx) {
-  agce_state *st = (agce_state *)ctx->state;
-  if (!st) return; /* the setup refused the run */
-  for (int p = 0; p < ctx->nranks - 1; p++) {
-    CB_CUDA(cudaStreamDestroy(st->side[p]));
-    CB_CUDA(cudaEventDestroy(st->join[p]));
-  }
-  CB_CUDA(cudaEventDestroy(st->fork));
-  cb_peer_free(ctx->world, &st->recv); /* unmaps the peers' buffers; ours is the harness's */
-  cb_peer_free(ctx->world, &st->flags);
-  CB_CUDA(cudaFree(st->epoch));
-  free(st);
-  ctx->state = NULL;
+  cb_ce_push_setup(ctx, "CB_AG_CE_PARALLEL");
 }
 
 extern "C" void cb_ag_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
-  const agce_state *st = (const agce_state *)ctx->state;
-  const int n = ctx->nranks, rank = ctx->rank;
   size_t bytes = call->count * cb_dtype_size(call->dtype);
-  if (bytes == 0) return; /* on every rank alike: nothing to move, no epoch */
-  char *mine = (char *)call->recv + (size_t)rank * bytes; /* our block of our output */
-  char *dst[CB_MAX_PEERS];
-  for (int r = 0; r < n; r++) {
-    dst[r] = (char *)cb_peer_ptr_in(&st->recv, 1, r, mine);
-    if (!dst[r]) cb_fatal("kernel %s: the output is not in the harness's buffer", ctx->kernel_name);
-  }
-  cb_hs_areas hs;
-  for (int r = 0; r < n; r++) hs.area[r] = (uint64_t *)st->flags.ptr[r];
-  for (int r = n; r < CB_MAX_PEERS; r++) hs.area[r] = NULL;
-  cb_spin_info spin = CB_SPIN_INFO(ctx);
-
-  agce_flag_kernel<<<1, AGCE_FLAG_THREADS, 0, stream>>>(hs, st->epoch, rank, n, 0, spin);
-  CB_CUDA(cudaGetLastError());
-  if (st->parallel && n > 1) CB_CUDA(cudaEventRecord(st->fork, stream)); /* after the start */
-  for (int p = 1; p < n; p++) {
-    int peer = (rank + p) % n; /* from the next rank on: ranks spread over the links */
-    cudaStream_t s = st->parallel ? st->side[p - 1] : stream;
-    if (st->parallel) CB_CUDA(cudaStreamWaitEvent(s, st->fork, 0));
-    CB_CUDA(cudaMemcpyAsync(dst[peer], call->send, bytes, cudaMemcpyDefault, s));
-    if (st->parallel) CB_CUDA(cudaEventRecord(st->join[p - 1], s));
-  }
-  if (call->send != mine)
-    CB_CUDA(cudaMemcpyAsync(mine, call->send, bytes, cudaMemcpyDefault, stream));
-  if (st->parallel)
-    for (int p = 1; p < n; p++) CB_CUDA(cudaStreamWaitEvent(stream, st->join[p - 1], 0));
-  agce_flag_kernel<<<1, AGCE_FLAG_THREADS, 0, stream>>>(hs, st->epoch, rank, n, 1, spin);
-  CB_CUDA(cudaGetLastError());
+  char *mine = (char *)call->recv + (size_t)ctx->rank * bytes; /* our block of our output */
+  cb_ce_push_launch(ctx, (const char *)call->send, 0, mine, bytes, stream);
 }

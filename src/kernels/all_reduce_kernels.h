@@ -13,6 +13,12 @@ extern "C" {
 void cb_ar_ll_setup(cb_kernel_ctx *ctx);
 void cb_ar_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
+/* -k ll2: two-shot LL16 all-reduce (all_reduce_ll2.cu); at 2 ranks the
+ * one-shot ll; teardown cb_ll_teardown (ll_mesh.h). */
+#define CB_AR_LL2_MAX_BYTES (1ull << 20)
+void cb_ar_ll2_setup(cb_kernel_ctx *ctx);
+void cb_ar_ll2_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+
 /* -k ring: Simple-protocol ring all-reduce (all_reduce_ring.cu); its
  * teardown is cb_ring_teardown (ring_mesh.h). */
 void cb_ar_ring_setup(cb_kernel_ctx *ctx);
@@ -22,9 +28,8 @@ void cb_ar_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t str
 void cb_ar_direct_setup(cb_kernel_ctx *ctx);
 void cb_ar_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
-/* -k ce: copy engines move the data, SMs reduce (all_reduce_ce.cu). */
-void cb_ar_ce_setup(cb_kernel_ctx *ctx);
-void cb_ar_ce_teardown(cb_kernel_ctx *ctx);
+/* -k ce: copy engines move the data, SMs reduce (all_reduce_ce.cu); setup
+ * and teardown cb_ce_reduce_setup/teardown (ce_reduce.h). */
 void cb_ar_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
 #ifdef __cplusplus

@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
 # The validation must see a broken kernel (GPU node only):
 #   tests/gpu/mutation.sh [BUILD_DIR] [NGPUS] [MUTATION ...]
-# For each mutation (default: skip_start_wait skip_end_wait skip_ll_poll
-# skip_fifo_wait; common/mesh/device/mutation.cuh), builds a mutant into its
-# own directory (build-mutant-NAME, programs in $PROGRAMS, default
-# all_reduce_perf, whose kernels use every mutated primitive), and runs the
-# validated back-to-back stress on each kernel the mutation touches (by name,
-# from -k list): the mutant must report wrong values ("caught"). The same
-# runs on the normal build BUILD_DIR (default build-gpu) must report none.
+# For each mutation (default: every one of common/mesh/device/mutation.cuh),
+# builds a mutant into its own directory (build-mutant-NAME: the programs
+# whose kernels use the mutated wait, or $PROGRAMS), and runs the validated
+# back-to-back stress on each kernel the mutation touches (by name, from -k
+# list): the mutant must report wrong values ("caught"). The same runs on
+# the normal build BUILD_DIR (default build-gpu) must report none.
 # One PASS/FAIL line per run. CALLS (20000) stress calls per run, CAP (300)
 # seconds per run, BUILD_CAP (600) seconds per mutant build.
 set -uo pipefail
@@ -17,8 +16,8 @@ BUILD=${1:-build-gpu}
 NGPUS=${2:-2}
 shift $(($# < 2 ? $# : 2))
 MUTATIONS=("$@")
-[ ${#MUTATIONS[@]} -gt 0 ] || MUTATIONS=(skip_start_wait skip_end_wait skip_ll_poll skip_fifo_wait)
-PROGRAMS=${PROGRAMS:-all_reduce_perf}
+[ ${#MUTATIONS[@]} -gt 0 ] || MUTATIONS=(skip_start_wait skip_end_wait skip_ll_poll skip_fifo_wait
+  skip_fifo_credit skip_ll_credit skip_ce_landed)
 CALLS=${CALLS:-20000}
 CAP=${CAP:-300}
 BUILD_CAP=${BUILD_CAP:-600}
@@ -27,9 +26,22 @@ BUILD_CAP=${BUILD_CAP:-600}
 touched() {
   case $1 in
     skip_start_wait | skip_end_wait) echo '^(direct|ce)$' ;;
-    skip_ll_poll) echo '^ll' ;;
-    skip_fifo_wait) echo '^ring$' ;;
+    skip_ll_poll | skip_ll_credit) echo '^ll' ;;
+    skip_fifo_wait | skip_fifo_credit) echo '^ring$' ;;
+    skip_ce_landed) echo '^ce$' ;;
     *) echo "mutation.sh: unknown mutation '$1'" >&2; exit 2 ;;
+  esac
+}
+
+# The programs a mutant is built and run for ($PROGRAMS wins): those whose
+# kernels use the mutated wait.
+programs_of() {
+  [ -n "${PROGRAMS:-}" ] && { echo "$PROGRAMS"; return; }
+  case $1 in
+    skip_ll_credit) echo "broadcast_perf sendrecv_perf" ;; # the one-to-many LL kernels
+    skip_ce_landed) echo "all_reduce_perf reduce_scatter_perf" ;;
+    skip_end_wait) echo "all_reduce_perf alltoall_perf" ;;
+    *) echo "all_reduce_perf" ;;
   esac
 }
 
@@ -47,18 +59,19 @@ declare -A normal_done # program:kernel runs of the normal build done
 fail=0
 for m in "${MUTATIONS[@]}"; do
   pattern=$(touched "$m") || exit 2
+  progs=$(programs_of "$m")
   dir=build-mutant-$m
-  echo "## mutant $m: building $PROGRAMS into $dir"
+  echo "## mutant $m: building $progs into $dir"
   if ! { cmake -S . -B "$dir" -DCMAKE_CUDA_ARCHITECTURES=90 -DBUILD_TESTING=OFF \
     -DCOLLBENCH_MUTATE="$m" >"$dir.log" 2>&1 &&
-    timeout "$(cb_cap "$BUILD_CAP")" cmake --build "$dir" -j "$(nproc)" --target $PROGRAMS \
+    timeout "$(cb_cap "$BUILD_CAP")" cmake --build "$dir" -j "$(nproc)" --target $progs \
       >>"$dir.log" 2>&1; }; then
     tail -20 "$dir.log"
     echo "FAIL: mutant $m did not build"
     fail=1
     continue
   fi
-  for prog in $PROGRAMS; do
+  for prog in $progs; do
     for kernel in $(cb_our_kernels "$dir/$prog" | awk -v p="$pattern" '$2 ~ p { print $2 }'); do
       stress "$dir/$prog" "$kernel"
       if [[ "${wrong:-}" =~ ^[0-9]+$ ]] && [ "$wrong" -gt 0 ]; then

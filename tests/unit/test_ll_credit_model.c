@@ -13,7 +13,7 @@
  * Checked: no push overwrites a packet its receiver has not read (the
  * safety claim), and no schedule gets stuck before every call is done (the
  * progress claim). And the test can fail: the model without the credit wait
- * (CB_MUTATE_NO_CREDIT's kernel) must be caught overwriting, for broadcast
+ * (the skip_ll_credit mutant's kernel) must be caught overwriting, for broadcast
  * at 2 ranks and sendrecv at 3, while sendrecv at 2 ranks must not be (its
  * ranks read from the ones they send to); and with credit returned tile by
  * tile just before each poll, some schedule must get stuck. */

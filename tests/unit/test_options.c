@@ -452,10 +452,10 @@ static void canonical_of(const char *line, char *buf, size_t len) {
 static void test_canonical(void) {
   /* One change to each option that alters what runs. */
   static const char *const variants[] = {
-      "",       "-b 1K",  "-e 64M", "-i 2M", "-f 2",   "-n 21", "-w 6", "-c 0",          "-d half",
-      "-d all", "-o max", "-o all", "-r 1",  "-t 2",   "-g 2",  "-G 1", "-a 0",          "-a 2",
-      "-z 1",   "-T 10",  "-I 1",   "-k 1",  "-k 0,1", "-u 1",  "-u 8", "--data random", "-R 1",
-      "-R 2",   "-x 0",   "-x 2",   "--timer events",
+      "",        "-b 1K",         "-e 64M", "-i 2M",  "-f 2", "-n 21", "-w 6",           "-c 0",
+      "-d half", "-d all",        "-o max", "-o all", "-r 1", "-t 2",  "-g 2",           "-G 1",
+      "-a 0",    "-a 2",          "-z 1",   "-T 10",  "-I 1", "-k 1",  "-k 0,1",         "-u 1",
+      "-u 8",    "--data random", "-R 1",   "-R 2",   "-x 0", "-x 2",  "--timer events",
   };
   enum { N = sizeof variants / sizeof variants[0], LEN = 1024 };
   static char canon[N][LEN];
@@ -518,10 +518,10 @@ static void test_usage(void) {
   char *text = check_slurp(f);
   fclose(f);
   CHECK_CONTAINS(text, "usage: all_reduce_perf");
-  static const char *const flags[] = {"-b,", "-e,", "-i,",   "-f,", "-n,", "-w,", "-c,",   "-d,",
-                                      "-o,", "-r,", "-t,",   "-g,", "-G,", "-a,", "-z,",   "-T,",
-                                      "-I,", "-J,", "--csv", "-k,", "-h,", "-u,", "--data", "-R,",
-                                      "-x,", "--timer"};
+  static const char *const flags[] = {"-b,", "-e,",    "-i,", "-f,", "-n,",    "-w,", "-c,",
+                                      "-d,", "-o,",    "-r,", "-t,", "-g,",    "-G,", "-a,",
+                                      "-z,", "-T,",    "-I,", "-J,", "--csv",  "-k,", "-h,",
+                                      "-u,", "--data", "-R,", "-x,", "--timer"};
   for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) CHECK_CONTAINS(text, flags[i]);
   free(text);
 }

@@ -86,6 +86,7 @@
 #include "device/pack8.cuh"
 #include "device/signal.cuh"
 #include "device/spin.cuh"
+#include "device/mutation.cuh"
 #include "ll_mesh.h"
 
 /* What a sender may store: packets of this epoch into the tile it cleared. */
@@ -120,8 +121,7 @@ __device__ __forceinline__ cb_ll_clearance cb_ll_await_credit(const cb_ll_push_m
                                                               uint64_t epoch, int first, int count,
                                                               const cb_spin_info &info) {
   const int lane = threadIdx.x & 31;
-#ifndef CB_MUTATE_NO_CREDIT /* the broken variant: senders never wait (tests/gpu/ll_credit.sh) */
-  if (lane < count) {
+  if (lane < count && !CB_MUTANT_SKIPS(CB_WAIT_LL_CREDIT)) {
     const int receiver = (v.ll.rank + first + lane) % v.ll.nranks;
     const uint64_t *word = v.credit[0] + CB_LL_CREDIT_WORD(t, receiver);
     /* Acquire: our stores below happen after the load that saw the credit. */
@@ -135,9 +135,6 @@ __device__ __forceinline__ cb_ll_clearance cb_ll_await_credit(const cb_ll_push_m
       } while (got + 2 < epoch);
     }
   }
-#else
-  (void)v, (void)t, (void)first, (void)count, (void)info, (void)lane;
-#endif
   /* Orders every lane's acquire before every lane's stores that follow. */
   __syncwarp();
   cb_ll_clearance c;

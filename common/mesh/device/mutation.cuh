@@ -8,12 +8,23 @@
  *   skip_end_wait    end handshakes (the same)
  *   skip_ll_poll     the LL packet poll: a packet is taken whatever its flag
  *   skip_fifo_wait   the ring's wait for a posted slice
+ *   skip_fifo_credit the ring's wait for a free slot (a consumed slice)
+ *   skip_ll_credit   a one-to-many LL sender's wait for its receivers' credit
+ *   skip_ce_landed   the ce reduce's wait for a peer's piece to land
  *
  * In a normal build CB_MUTANT_SKIPS is a constant false. */
 #ifndef CB_DEVICE_MUTATION_CUH
 #define CB_DEVICE_MUTATION_CUH
 
-enum { CB_WAIT_START, CB_WAIT_END, CB_WAIT_LL_POLL, CB_WAIT_FIFO };
+enum {
+  CB_WAIT_START,
+  CB_WAIT_END,
+  CB_WAIT_LL_POLL,
+  CB_WAIT_FIFO,
+  CB_WAIT_FIFO_CREDIT,
+  CB_WAIT_LL_CREDIT,
+  CB_WAIT_CE_LANDED
+};
 
 #if defined(CB_MUTATE_SKIP_START_WAIT)
 #define CB_MUTATED_WAIT CB_WAIT_START
@@ -23,6 +34,12 @@ enum { CB_WAIT_START, CB_WAIT_END, CB_WAIT_LL_POLL, CB_WAIT_FIFO };
 #define CB_MUTATED_WAIT CB_WAIT_LL_POLL
 #elif defined(CB_MUTATE_SKIP_FIFO_WAIT)
 #define CB_MUTATED_WAIT CB_WAIT_FIFO
+#elif defined(CB_MUTATE_SKIP_FIFO_CREDIT)
+#define CB_MUTATED_WAIT CB_WAIT_FIFO_CREDIT
+#elif defined(CB_MUTATE_SKIP_LL_CREDIT)
+#define CB_MUTATED_WAIT CB_WAIT_LL_CREDIT
+#elif defined(CB_MUTATE_SKIP_CE_LANDED)
+#define CB_MUTATED_WAIT CB_WAIT_CE_LANDED
 #else
 #define CB_MUTATED_WAIT (-1)
 #endif

@@ -44,6 +44,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mutation.cuh"
+#include "peer_pick.cuh"
 #include "ring_mesh.h"
 #include "signal.cuh"
 #include "device/spin.cuh"
@@ -63,15 +65,11 @@ typedef struct {
   uint64_t sent, received;
 } cb_ring_pos;
 
-/* Rank (rank + p) % nranks's area (p = 0: ours). Selects, not an index: a
- * run-time index into a kernel parameter array gets the whole parameter
- * block copied to local memory at every launch. */
+/* Rank (rank + p) % nranks's area (p = 0: ours), picked with selects
+ * (peer_pick.cuh). */
 template <typename P>
 __device__ __forceinline__ P cb_ring_pick(P const (&arr)[CB_MAX_PEERS], int p) {
-  P x = arr[0];
-#pragma unroll
-  for (int k = 1; k < CB_MAX_PEERS; k++) x = p == k ? arr[k] : x;
-  return x;
+  return cb_peer_pick(arr, p);
 }
 
 __device__ __forceinline__ cb_ring_link cb_ring_link_of(const cb_ring_mesh &m, int d, int c) {
@@ -112,20 +110,17 @@ __device__ __forceinline__ void cb_ring_store_pos(const cb_ring_mesh &m, const c
 }
 
 /* Every thread: thread 0 waits for what the step needs, then the barrier.
- * CB_MUTATE_RING_NO_CREDIT (a deliberately broken build) sends without
- * waiting for the slot to be free; CB_MUTATE_RING_NO_POSTED receives
- * without waiting for the slice: the checks must then find wrong values. */
+ * The skip_fifo_credit mutant (device/mutation.cuh) sends without waiting
+ * for the slot to be free, skip_fifo_wait receives without waiting for the
+ * slice: the checks must then find wrong values. */
 __device__ __forceinline__ void cb_ring_wait(const cb_ring_mesh &m, const cb_ring_link &l,
                                              const cb_ring_pos &pos, bool recv, bool send,
                                              const cb_spin_info &spin) {
   if (threadIdx.x == 0) {
-#ifndef CB_MUTATE_RING_NO_POSTED
-    if (recv) cb_wait_geq(m.flags[0] + cb_ring_posted_word(l), pos.received + 1, spin, l.from);
-#endif
-#ifndef CB_MUTATE_RING_NO_CREDIT
-    if (send && pos.sent + 1 > (uint64_t)m.slots)
+    if (recv && !CB_MUTANT_SKIPS(CB_WAIT_FIFO))
+      cb_wait_geq(m.flags[0] + cb_ring_posted_word(l), pos.received + 1, spin, l.from);
+    if (send && pos.sent + 1 > (uint64_t)m.slots && !CB_MUTANT_SKIPS(CB_WAIT_FIFO_CREDIT))
       cb_wait_geq(m.flags[0] + cb_ring_consumed_word(l), pos.sent + 1 - m.slots, spin, l.to);
-#endif
   }
   __syncthreads();
 }

@@ -112,4 +112,18 @@ __device__ void cb_ring_slice(const T *in, const T *fifo_in, T *out, T *fifo_out
   }
 }
 
+/* cb_ring_slice of a kind known only at run time, among the kinds a kernel
+ * lists (KINDS...): each listed kind is compiled once, and only those. */
+template <typename T, int OP>
+__device__ __forceinline__ void cb_ring_slice_of(int, const T *, const T *, T *, T *, size_t, int) {
+}
+template <typename T, int OP, int KIND, int... MORE>
+__device__ __forceinline__ void cb_ring_slice_of(int kind, const T *in, const T *fifo_in, T *out,
+                                                 T *fifo_out, size_t n, int nranks) {
+  if (kind == KIND)
+    cb_ring_slice<T, OP, KIND>(in, fifo_in, out, fifo_out, n, nranks);
+  else
+    cb_ring_slice_of<T, OP, MORE...>(kind, in, fifo_in, out, fifo_out, n, nranks);
+}
+
 #endif

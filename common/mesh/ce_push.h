@@ -1,0 +1,49 @@
+/* Copy-engine pushes between two flag kernels, shared by all_gather and
+ * alltoall -k ce: each rank copies (cudaMemcpyAsync) one run per peer into
+ * that peer's output, block `rank` of it, and its own run into its own
+ * output; SMs only run the two one-block handshake kernels of a call. The
+ * protocol and its ordering argument are in ce_push.cu. */
+#ifndef CB_CE_PUSH_H
+#define CB_CE_PUSH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "collective.h"
+#include "peer_memory.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  cb_peer_buffer recv;  /* the harness's receive buffer of every rank */
+  cb_peer_buffer flags; /* handshake words, one block's worth */
+  uint64_t *epoch;      /* ours: calls so far */
+  int parallel;         /* copies to peers on side streams */
+  cudaStream_t side[CB_MAX_PEERS];
+  cudaEvent_t fork, join[CB_MAX_PEERS];
+} cb_ce_push_state;
+
+/* Collective: a cb_ce_push_state in ctx->state. parallel_env names the
+ * tunable (1, the default: one side stream per peer, so several copy
+ * engines work at once; 0: every copy on the call's stream). */
+void cb_ce_push_setup(cb_kernel_ctx *ctx, const char *parallel_env);
+/* Collective: frees ctx->state; the kernels' teardown in their tables. */
+void cb_ce_push_teardown(cb_kernel_ctx *ctx);
+
+/* One call: the run for rank q, src + q * src_stride (src_stride 0: the
+ * same run for every rank), `bytes` bytes, goes into block `rank` of rank
+ * q's output; mine is that block of our own output (in the harness's
+ * receive buffer), and our own run is copied there unless it is already
+ * there (in place). Nothing for 0 bytes, on every rank alike. */
+void cb_ce_push_launch(cb_kernel_ctx *ctx, const char *src, size_t src_stride, char *mine,
+                       size_t bytes, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

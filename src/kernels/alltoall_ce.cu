@@ -1,0 +1,23 @@
+/* -k ce: all-to-all by copy engines.
+ *
+ * Block q of our input goes, by cudaMemcpyAsync (a copy engine, one side
+ * stream per peer so several work at once), into block r of rank q's
+ * output, between a start and an end flag kernel: the copy-engine push of
+ * ce_push.cu (which has the protocol and its argument) with one run per
+ * rank. CB_A2A_CE_PARALLEL=0 puts every copy on the call's stream.
+ *
+ * Out of place only, for the reason -k direct gives (alltoall_direct.cu):
+ * in place, our copy into block r of a peer's buffer would overwrite the
+ * peer's data for us before its own copy has read it. */
+#include "alltoall_kernels.h"
+#include "ce_push.h"
+
+extern "C" void cb_a2a_ce_setup(cb_kernel_ctx *ctx) {
+  cb_ce_push_setup(ctx, "CB_A2A_CE_PARALLEL");
+}
+
+extern "C" void cb_a2a_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+  size_t bytes = call->count * cb_dtype_size(call->dtype);
+  char *mine = (char *)call->recv + (size_t)ctx->rank * bytes; /* our block of our output */
+  cb_ce_push_launch(ctx, (const char *)call->send, bytes, mine, bytes, stream);
+}

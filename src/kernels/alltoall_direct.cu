@@ -1,0 +1,28 @@
+/* -k direct: all-to-all by direct stores into every peer's output.
+ *
+ * Block q of rank r's input is block r of rank q's output: the direct
+ * store kernel (device/direct_store.cuh: 16-byte stores over NVLink, start
+ * and end handshakes per block, and their argument) with one run per rank,
+ * block q of our input for rank q, stored into block r of its output (the
+ * harness's receive buffers, mapped on every rank in setup). Every byte
+ * crosses NVLink once, as a store: no scratch, no copy on the receiving
+ * side, and every link carries data both ways at once.
+ *
+ * Out of place only: in place, block r of a peer's buffer holds the peer's
+ * data for us until the peer has loaded it, and we would overwrite it with
+ * ours; only a second handshake between loading and storing (or a staging
+ * copy) could order the two, which costs what -k ll pays for with its
+ * scratch. nccl-tests 2.19.6 times an in-place alltoall and does not check
+ * it (its #wrong column says N/A); we skip it. */
+#include "alltoall_kernels.h"
+#include "device/direct_store.cuh"
+
+extern "C" void cb_a2a_direct_setup(cb_kernel_ctx *ctx) {
+  cb_direct_store_setup<false>(ctx, "CB_A2A_DIRECT");
+}
+
+extern "C" void cb_a2a_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+  const size_t elem = cb_dtype_size(call->dtype), bytes = call->count * elem;
+  const char *mine = (const char *)call->recv + (size_t)ctx->rank * bytes; /* our block */
+  cb_direct_store_launch<false>(ctx, (const char *)call->send, bytes, mine, bytes, elem, 0, stream);
+}

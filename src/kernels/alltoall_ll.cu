@@ -1,0 +1,31 @@
+/* -k ll: all-to-all by LL16 packets, for small messages.
+ *
+ * Every rank writes block q of its input, as LL16 packets, into its slot of
+ * rank q's scratch, and out of place its own block into its own output;
+ * then it polls its scratch until each peer's packets carry the epoch and
+ * copies them into that peer's block of its output: the LL exchange kernel
+ * (device/ll_exchange.cuh, which has the protocol and its argument) with
+ * one run per peer. Every call reads a packet of every tile from every peer
+ * (all blocks have the same length), so the scratch's double buffering
+ * holds (device/ll_tiles.cuh).
+ *
+ * In place, timed and checked (nccl-tests 2.19.6 times an in-place alltoall
+ * but does not check it: its #wrong column says N/A): a lane reads packet i
+ * of every block of our buffer (to push it) before it writes packet i of
+ * any block (from the packets received), and no other lane touches packet
+ * i; the data crosses through the peers' scratch, never straight into our
+ * buffer. */
+#include "alltoall_kernels.h"
+#include "device/ll_exchange.cuh"
+
+extern "C" void cb_a2a_ll_setup(cb_kernel_ctx *ctx) {
+  cb_ll_exchange_setup<false>(ctx, CB_A2A_LL_MAX_BYTES);
+}
+
+extern "C" void cb_a2a_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+  const size_t bytes = call->count * cb_dtype_size(call->dtype);
+  const char *src = (const char *)call->send;
+  char *out = (char *)call->recv;
+  /* In place our own block is already where it belongs. */
+  cb_ll_exchange_launch<false>(ctx, src, bytes, out, bytes, src != out, stream);
+}

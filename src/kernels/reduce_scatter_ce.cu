@@ -1,0 +1,34 @@
+/* -k ce: reduce-scatter by copy engines, SMs only reduce (large messages).
+ *
+ * Part p of every rank's input is block p: ce_reduce.cu's reduce-scatter
+ * (which has the protocol, the streams and their ordering argument) with
+ * the blocks as parts. Every rank pushes, piece by piece, block q of its
+ * input into its slot of rank q's scratch (cudaMemcpyAsync, one copy engine
+ * stream) with a "landed" flag per piece, and reduces each piece of its own
+ * block, in rank order, into its output as soon as every peer's copy of it
+ * has landed; pushes of later pieces run while earlier ones are reduced.
+ * Only the scratch is written by peers, so the call needs no exit
+ * handshake (ce_reduce.cu says why).
+ *
+ * In place: our output is block r of our input. Our reduce reads (as our
+ * contribution) and writes each element of it in one thread, loads first;
+ * our pushes read only the other blocks, which nothing writes. */
+#include <stdint.h>
+
+#include "ce_reduce.h"
+#include "reduce_scatter_kernels.h"
+
+extern "C" void cb_rs_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t s) {
+  const cb_ce_reduce_state *st = (const cb_ce_reduce_state *)ctx->state;
+  if (call->count == 0) return;
+  const int n = ctx->nranks;
+  cb_ce_parts parts;
+  for (int p = 0; p < n; p++) {
+    parts.first[p] = (size_t)p * call->count;
+    parts.len[p] = call->count;
+  }
+  cb_ce_reduce_begin(ctx, call, &parts, s);
+  const size_t pieces = cb_ce_pieces(st, call->count, cb_dtype_size(call->dtype));
+  for (size_t k = 0; k < pieces; k++) cb_ce_reduce_piece(ctx, call, &parts, k, call->recv, s);
+  cb_ce_reduce_end(ctx, 0, s);
+}
