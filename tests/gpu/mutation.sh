@@ -45,11 +45,23 @@ programs_of() {
   esac
 }
 
-# stress BIN KERNEL: runs the stress, sets rc and wrong.
+# Ranks a mutant runs at: a sendrecv sender at 2 ranks reads from the rank it
+# sends to, which covers it even without credits; at 3 it does not.
+ranks_of() {
+  case $1 in
+    skip_ll_credit) echo 3 ;;
+    *) echo "$NGPUS" ;;
+  esac
+}
+
+# stress BIN KERNEL RANKS: runs the stress, sets rc, wrong and out. Ranks
+# beyond the visible GPUs share them (CB_SHARE_GPUS=1).
 stress() {
-  local cmd="$1 -g $NGPUS -k $2 -b 8 -e 4M -G 1 -d float,int32,half -o sum,max --stress $CALLS -T 20"
-  echo "\$ $cmd"
-  out=$(timeout "$(cb_cap "$CAP")" $cmd 2>&1)
+  local cmd="$1 -g $3 -k $2 -b 8 -e 4M -G 1 -d float,int32,half -o sum,max --stress $CALLS -T 20"
+  local share=${CB_SHARE_GPUS:-0}
+  [ "$3" -gt "$(nvidia-smi -L | wc -l)" ] && share=1
+  echo "\$ CB_SHARE_GPUS=$share $cmd"
+  out=$(CB_SHARE_GPUS=$share timeout "$(cb_cap "$CAP")" $cmd 2>&1)
   rc=$?
   wrong=$(echo "$out" | sed -n 's/^# Out of bounds values : \([0-9]*\).*/\1/p')
   echo "$out" | grep -E "^# MUTANT|^# stress|timed out|rror" | head -3
@@ -73,7 +85,8 @@ for m in "${MUTATIONS[@]}"; do
   fi
   for prog in $progs; do
     for kernel in $(cb_our_kernels "$dir/$prog" | awk -v p="$pattern" '$2 ~ p { print $2 }'); do
-      stress "$dir/$prog" "$kernel"
+      ranks=$(ranks_of "$m")
+      stress "$dir/$prog" "$kernel" "$ranks"
       if [ $rc -eq 0 ] && ! echo "$out" | grep -q "^# stress kernel"; then
         # The kernel did not run here (its setup refused the run, e.g. ranks
         # sharing a GPU): neither caught nor missed.
@@ -81,18 +94,22 @@ for m in "${MUTATIONS[@]}"; do
         continue
       fi
       if [[ "${wrong:-}" =~ ^[0-9]+$ ]] && [ "$wrong" -gt 0 ]; then
-        echo "PASS: mutant $m, $prog -k $kernel: caught ($wrong wrong values, exit $rc)"
+        echo "PASS: mutant $m, $prog -k $kernel, $ranks ranks: caught ($wrong wrong values, exit $rc)"
+      elif [ $rc -ne 0 ] && echo "$out" | grep -q "timed out waiting for rank"; then
+        # A lost packet or slice shows as a wait that never ends: the run
+        # stops at -T naming the rank, and the run fails.
+        echo "PASS: mutant $m, $prog -k $kernel, $ranks ranks: caught (a wait timed out, exit $rc)"
       else
-        echo "FAIL: mutant $m, $prog -k $kernel: not caught (exit $rc, wrong ${wrong:-none})"
+        echo "FAIL: mutant $m, $prog -k $kernel, $ranks ranks: not caught (exit $rc, wrong ${wrong:-none})"
         fail=1
       fi
-      [ -n "${normal_done[$prog:$kernel]:-}" ] && continue
-      normal_done[$prog:$kernel]=1
-      stress "$BUILD/$prog" "$kernel"
+      [ -n "${normal_done[$prog:$kernel:$ranks]:-}" ] && continue
+      normal_done[$prog:$kernel:$ranks]=1
+      stress "$BUILD/$prog" "$kernel" "$ranks"
       if [ $rc -eq 0 ] && [ "${wrong:-}" = 0 ]; then
-        echo "PASS: normal build, $prog -k $kernel: 0 wrong"
+        echo "PASS: normal build, $prog -k $kernel, $ranks ranks: 0 wrong"
       else
-        echo "FAIL: normal build, $prog -k $kernel: exit $rc, wrong ${wrong:-none}"
+        echo "FAIL: normal build, $prog -k $kernel, $ranks ranks: exit $rc, wrong ${wrong:-none}"
         fail=1
       fi
     done
