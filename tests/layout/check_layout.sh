@@ -10,11 +10,13 @@ cd "$root" || exit 2
 bad=0
 fail() { echo "layout: $*" >&2; bad=1; }
 
-# common/ has folders only, and exactly these.
+# common/ has folders only, and exactly these. An empty folder is no part
+# (git does not keep one; a checkout moved from an older layout may leave it).
 for f in common/*; do
   case "$f" in
     common/base | common/coll | common/mesh) ;;
-    *) fail "$f: common/ holds only base/, coll/ and mesh/" ;;
+    *) [ -d "$f" ] && [ -z "$(find "$f" -type f | head -1)" ] ||
+      fail "$f: common/ holds only base/, coll/ and mesh/" ;;
   esac
 done
 
