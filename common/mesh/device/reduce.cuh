@@ -22,6 +22,8 @@
 #include <cuda_fp8.h>
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "types.h"
 
 /* The op on two values. A struct, so the 16-bit and 8-bit float types can
@@ -148,14 +150,40 @@ template <typename T, typename V> union cb_pack {
   T t[sizeof(V) / sizeof(T)];
 };
 
+/* fp8 two at a time, as NCCL's packs of two (__nv_fp8x2 <-> __half2 and
+ * the __half2 op): per element the same steps as cb_apply_fp8, so the same
+ * bits, in half the conversions and ops. */
+template <typename T> struct cb_fp8_pair { typedef void type; /* not fp8 */ };
+template <> struct cb_fp8_pair<__nv_fp8_e4m3> { typedef __nv_fp8x2_e4m3 type; };
+template <> struct cb_fp8_pair<__nv_fp8_e5m2> { typedef __nv_fp8x2_e5m2 type; };
+template <int OP> __device__ __forceinline__ __half2 cb_apply_half2(__half2 a, __half2 b) {
+  if (OP == CB_PROD) return __hmul2(a, b);
+  if (OP == CB_MIN) return __hmin2(a, b);
+  if (OP == CB_MAX) return __hmax2(a, b);
+  return __hadd2(a, b); /* sum, avg, mulsum */
+}
+
 /* a op= b element-wise, both already in the reduction (see cb_combine). */
 template <typename T, int OP, typename V> __device__ __forceinline__ V cb_combine_pack(V a, V b) {
-  cb_pack<T, V> x, y;
-  x.v = a;
-  y.v = b;
+  typedef typename cb_fp8_pair<T>::type P;
+  if constexpr (!std::is_void<P>::value) {
+    constexpr int HOP = OP == CB_MULSUM ? CB_SUM : OP;
+    cb_pack<P, V> x, y;
+    x.v = a;
+    y.v = b;
 #pragma unroll
-  for (int k = 0; k < (int)(sizeof(V) / sizeof(T)); k++) x.t[k] = cb_combine<T, OP>(x.t[k], y.t[k]);
-  return x.v;
+    for (int k = 0; k < (int)(sizeof(V) / sizeof(P)); k++)
+      x.t[k] = P(cb_apply_half2<HOP>(__half2(x.t[k]), __half2(y.t[k])));
+    return x.v;
+  } else {
+    cb_pack<T, V> x, y;
+    x.v = a;
+    y.v = b;
+#pragma unroll
+    for (int k = 0; k < (int)(sizeof(V) / sizeof(T)); k++)
+      x.t[k] = cb_combine<T, OP>(x.t[k], y.t[k]);
+    return x.v;
+  }
 }
 
 template <typename T, int OP, typename V> __device__ __forceinline__ V cb_reduce_pack(V a, V b) {
