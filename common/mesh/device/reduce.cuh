@@ -26,18 +26,22 @@
 
 #include "types.h"
 
-/* The op on two values. A struct, so the 16-bit and 8-bit float types can
- * be specialised for every op at once (functions cannot be partially
- * specialised); __hadd and friends are overloaded for both 16-bit types.
- * Mulsum combines as a sum. */
-template <typename T, int OP> struct cb_op {
-  static __device__ __forceinline__ T apply(T a, T b) {
-    if (OP == CB_PROD) return (T)(a * b);
-    if (OP == CB_MIN) return a < b ? a : b;
-    if (OP == CB_MAX) return a > b ? a : b;
-    return (T)(a + b); /* sum, avg, mulsum */
-  }
-};
+/* How a type's op is computed: in its own arithmetic (the built-in types),
+ * with the __h functions (__half, __nv_bfloat16: __hadd and friends are
+ * overloaded for both), or through half (fp8).
+ *
+ * fp8 is reduced as NCCL reduces it (src/device/reduce_kernel.h: FuncSum,
+ * FuncProd, FuncMinMax and the PreMulSum preOp of __nv_fp8_e4m3/e5m2): both
+ * values widened to half (exact: half holds every fp8 value), the op in
+ * half, the result rounded back by the __nv_fp8 constructor (to nearest
+ * even, saturating to the largest finite value). The same steps give the
+ * same bits as NCCL, whatever the values. */
+enum { CB_ARITH_OWN, CB_ARITH_HALF_FUNCS, CB_ARITH_VIA_HALF };
+template <typename T> struct cb_arith { static const int kind = CB_ARITH_OWN; };
+template <> struct cb_arith<__half> { static const int kind = CB_ARITH_HALF_FUNCS; };
+template <> struct cb_arith<__nv_bfloat16> { static const int kind = CB_ARITH_HALF_FUNCS; };
+template <> struct cb_arith<__nv_fp8_e4m3> { static const int kind = CB_ARITH_VIA_HALF; };
+template <> struct cb_arith<__nv_fp8_e5m2> { static const int kind = CB_ARITH_VIA_HALF; };
 
 template <typename H, int OP> __device__ __forceinline__ H cb_apply_16bit(H a, H b) {
   if (OP == CB_PROD) return __hmul(a, b);
@@ -45,36 +49,20 @@ template <typename H, int OP> __device__ __forceinline__ H cb_apply_16bit(H a, H
   if (OP == CB_MAX) return __hmax(a, b);
   return __hadd(a, b);
 }
-template <int OP> struct cb_op<__half, OP> {
-  static __device__ __forceinline__ __half apply(__half a, __half b) {
-    return cb_apply_16bit<__half, OP>(a, b);
-  }
-};
-template <int OP> struct cb_op<__nv_bfloat16, OP> {
-  static __device__ __forceinline__ __nv_bfloat16 apply(__nv_bfloat16 a, __nv_bfloat16 b) {
-    return cb_apply_16bit<__nv_bfloat16, OP>(a, b);
-  }
-};
 
-/* fp8 as NCCL reduces it (src/device/reduce_kernel.h: FuncSum, FuncProd,
- * FuncMinMax and the PreMulSum preOp of __nv_fp8_e4m3/e5m2): both values
- * widened to half (exact: half holds every fp8 value), the op in half, the
- * result rounded back by the __nv_fp8 constructor (to nearest even,
- * saturating to the largest finite value). The same steps give the same
- * bits as NCCL, whatever the values. */
-template <typename F8, int OP> __device__ __forceinline__ F8 cb_apply_fp8(F8 a, F8 b) {
-  return F8(cb_apply_16bit<__half, OP>(__half(a), __half(b)));
+/* The op on two values; mulsum combines as a sum. */
+template <typename T, int OP> __device__ __forceinline__ T cb_op(T a, T b) {
+  if constexpr (cb_arith<T>::kind == CB_ARITH_HALF_FUNCS) {
+    return cb_apply_16bit<T, OP>(a, b);
+  } else if constexpr (cb_arith<T>::kind == CB_ARITH_VIA_HALF) {
+    return T(cb_apply_16bit<__half, OP>(__half(a), __half(b)));
+  } else {
+    if (OP == CB_PROD) return (T)(a * b);
+    if (OP == CB_MIN) return a < b ? a : b;
+    if (OP == CB_MAX) return a > b ? a : b;
+    return (T)(a + b); /* sum, avg, mulsum */
+  }
 }
-template <int OP> struct cb_op<__nv_fp8_e4m3, OP> {
-  static __device__ __forceinline__ __nv_fp8_e4m3 apply(__nv_fp8_e4m3 a, __nv_fp8_e4m3 b) {
-    return cb_apply_fp8<__nv_fp8_e4m3, OP>(a, b);
-  }
-};
-template <int OP> struct cb_op<__nv_fp8_e5m2, OP> {
-  static __device__ __forceinline__ __nv_fp8_e5m2 apply(__nv_fp8_e5m2 a, __nv_fp8_e5m2 b) {
-    return cb_apply_fp8<__nv_fp8_e5m2, OP>(a, b);
-  }
-};
 
 /* A small integer as a T. */
 template <typename T> __device__ __forceinline__ T cb_from_int(int v) {
@@ -96,7 +84,8 @@ template <> __device__ __forceinline__ __nv_fp8_e5m2 cb_from_int<__nv_fp8_e5m2>(
 /* Two values already in the reduction, combined (mulsum: summed). Not for
  * a rank's input under mulsum: see cb_apply_input. */
 template <typename T, int OP> __device__ __forceinline__ T cb_combine(T a, T b) {
-  return cb_op < T, OP == CB_MULSUM ? CB_SUM : OP > ::apply(a, b);
+  constexpr int COP = OP == CB_MULSUM ? CB_SUM : OP;
+  return cb_op<T, COP>(a, b);
 }
 
 template <typename T, int OP> __device__ __forceinline__ T cb_apply(T a, T b) {
@@ -109,7 +98,7 @@ template <typename T, int OP> __device__ __forceinline__ T cb_apply(T a, T b) {
  * product is); every other op takes it as it is. */
 template <typename T, int OP> __device__ __forceinline__ T cb_pre(T x, int q) {
   if (OP != CB_MULSUM) return x;
-  return cb_op<T, CB_PROD>::apply(x, cb_from_int<T>(cb_mulsum_scalar(q)));
+  return cb_op<T, CB_PROD>(x, cb_from_int<T>(cb_mulsum_scalar(q)));
 }
 
 /* partial op (rank q's input x). */
@@ -151,8 +140,8 @@ template <typename T, typename V> union cb_pack {
 };
 
 /* fp8 two at a time, as NCCL's packs of two (__nv_fp8x2 <-> __half2 and
- * the __half2 op): per element the same steps as cb_apply_fp8, so the same
- * bits, in half the conversions and ops. */
+ * the __half2 op): per element the same steps as cb_op, so the same bits,
+ * in half the conversions and ops. */
 template <typename T> struct cb_fp8_pair { typedef void type; /* not fp8 */ };
 template <> struct cb_fp8_pair<__nv_fp8_e4m3> { typedef __nv_fp8x2_e4m3 type; };
 template <> struct cb_fp8_pair<__nv_fp8_e5m2> { typedef __nv_fp8x2_e5m2 type; };
