@@ -1,5 +1,6 @@
 #include "types.h"
 
+#include <stdio.h>
 #include <strings.h>
 
 #include "option_parse.h"
@@ -9,11 +10,19 @@ static const struct {
   size_t size;
   int is_float;
 } dtype_info[CB_NUM_DTYPES] = {
-    [CB_INT8] = {"int8", 1, 0},     [CB_UINT8] = {"uint8", 1, 0},
-    [CB_INT32] = {"int32", 4, 0},   [CB_UINT32] = {"uint32", 4, 0},
-    [CB_INT64] = {"int64", 8, 0},   [CB_UINT64] = {"uint64", 8, 0},
-    [CB_HALF] = {"half", 2, 1},     [CB_FLOAT] = {"float", 4, 1},
-    [CB_DOUBLE] = {"double", 8, 1}, [CB_BFLOAT16] = {"bfloat16", 2, 1},
+    [CB_INT8] = {"int8", 1, 0},
+    [CB_UINT8] = {"uint8", 1, 0},
+    [CB_INT32] = {"int32", 4, 0},
+    [CB_UINT32] = {"uint32", 4, 0},
+    [CB_INT64] = {"int64", 8, 0},
+    [CB_UINT64] = {"uint64", 8, 0},
+    [CB_HALF] = {"half", 2, 1},
+    [CB_FLOAT] = {"float", 4, 1},
+    [CB_DOUBLE] = {"double", 8, 1},
+    [CB_BFLOAT16] = {"bfloat16", 2, 1},
+    /* nccl-tests 2.19.6's names (src/common.cu, test_typenames). */
+    [CB_F8E4M3] = {"f8e4m3", 1, 1},
+    [CB_F8E5M2] = {"f8e5m2", 1, 1},
 };
 
 /* Aliases accepted on the command line, as nccl-tests accepts them. */
@@ -26,7 +35,7 @@ static const struct {
     {"fp64", CB_DOUBLE}, {"bf16", CB_BFLOAT16}, {"bfloat", CB_BFLOAT16},
 };
 
-static const char *const redop_names[CB_NUM_OPS] = {"sum", "prod", "min", "max", "avg"};
+static const char *const redop_names[CB_NUM_OPS] = {"sum", "prod", "min", "max", "avg", "mulsum"};
 
 const char *cb_dtype_name(cb_dtype t) {
   return t < CB_NUM_DTYPES ? dtype_info[t].name : "?";
@@ -62,4 +71,32 @@ uint32_t cb_dtype_mask_parse(const char *list, char *bad, size_t bad_len) {
 
 uint32_t cb_redop_mask_parse(const char *list, char *bad, size_t bad_len) {
   return cb_name_mask_parse(list, cb_redop_parse, CB_ALL_OPS, bad, bad_len);
+}
+
+/* The names of n entries, space-separated; truncated (never overrun) when
+ * buf is too short. */
+static const char *join_names(const char *(*name_of)(int), int n, char *buf, size_t len) {
+  size_t used = 0;
+  if (len) buf[0] = '\0';
+  for (int i = 0; i < n && used < len; i++) {
+    int w = snprintf(buf + used, len - used, "%s%s", i ? " " : "", name_of(i));
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+  return buf;
+}
+
+static const char *dtype_name_of(int t) {
+  return cb_dtype_name((cb_dtype)t);
+}
+static const char *redop_name_of(int o) {
+  return cb_redop_name((cb_redop)o);
+}
+
+const char *cb_dtype_names(char *buf, size_t len) {
+  return join_names(dtype_name_of, CB_NUM_DTYPES, buf, len);
+}
+
+const char *cb_redop_names(char *buf, size_t len) {
+  return join_names(redop_name_of, CB_NUM_OPS, buf, len);
 }

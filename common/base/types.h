@@ -21,10 +21,30 @@ typedef enum {
   CB_FLOAT,
   CB_DOUBLE,
   CB_BFLOAT16,
+  CB_F8E4M3, /* fp8, 4 exponent and 3 mantissa bits (__nv_fp8_e4m3, ncclFloat8e4m3) */
+  CB_F8E5M2, /* fp8, 5 exponent and 2 mantissa bits (__nv_fp8_e5m2, ncclFloat8e5m2) */
   CB_NUM_DTYPES
 } cb_dtype;
 
-typedef enum { CB_SUM, CB_PROD, CB_MIN, CB_MAX, CB_AVG, CB_NUM_OPS } cb_redop;
+/* The ops, in nccl-tests' order but for min before max. CB_MULSUM is
+ * nccl-tests' "mulsum": NCCL's ncclRedOpCreatePreMulSum, a sum in which each
+ * rank's input is first multiplied by that rank's own scalar (in the
+ * datatype, as NCCL does). As in nccl-tests, the scalar of rank r is
+ * cb_mulsum_scalar(r), the same for every call; our kernels apply it to
+ * each rank's input as it enters the reduction. */
+typedef enum { CB_SUM, CB_PROD, CB_MIN, CB_MAX, CB_AVG, CB_MULSUM, CB_NUM_OPS } cb_redop;
+
+#ifdef __CUDACC__
+#define CB_TYPES_HOST_DEVICE __host__ __device__
+#else
+#define CB_TYPES_HOST_DEVICE
+#endif
+
+/* Rank r's mulsum scalar: nccl-tests' ncclVerifiablePremulScalar (1 on even
+ * ranks, 2 on odd ones; both exact in every datatype). */
+static inline CB_TYPES_HOST_DEVICE int cb_mulsum_scalar(int rank) {
+  return rank % 2 ? 2 : 1;
+}
 
 /* Bit masks over the enums above, used by kernels to declare support. */
 #define CB_DTYPE_BIT(t) (1u << (t))
@@ -40,6 +60,11 @@ int cb_dtype_parse(const char *name);
 
 const char *cb_redop_name(cb_redop op);
 int cb_redop_parse(const char *name);
+
+/* Every datatype's (op's) name, space-separated, into buf: what -d (-o)
+ * takes, for messages and usage. Returns buf. */
+const char *cb_dtype_names(char *buf, size_t len);
+const char *cb_redop_names(char *buf, size_t len);
 
 /* Parses "all" or a comma list of names into a bit mask; 0 on an unknown
  * name, whose text is copied into bad (size bad_len). */

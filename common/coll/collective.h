@@ -102,6 +102,15 @@ typedef struct cb_kernel {
   cb_buffer_kind memory; /* who allocates the buffers it is given (CB_MEM_CUDA unless set) */
   /* NULL when usable; otherwise why not (e.g. "built without NCCL"). */
   const char *(*unavailable)(void);
+  /* NULL when the kernel, as set up on this rank, can serve the call; else
+   * why not (the harness skips it, naming the reason): what only the run
+   * can tell, beyond .limits (the NCCL library loaded, the GPUs' compute
+   * capability). It must answer alike on every rank, so what it reads its
+   * setup decided with every rank. Optional. */
+  const char *(*call_unavailable)(const cb_kernel_ctx *ctx, const cb_coll_shape *shape,
+                                  const cb_call *call);
+  /* What call_unavailable checks, one phrase for -k list. */
+  const char *run_limits;
   /* Once per rank before the sweep, called on every rank together; may
    * exchange handles through ctx->world. Optional. A setup that finds it
    * cannot run here (its grid cannot be resident at once, say) calls
@@ -144,9 +153,12 @@ int cb_kernels_select(const cb_collective *c, const char *spec, int *selected, i
 const char *cb_kernel_world_reason(const cb_kernel *k, int nranks, int multi_host, char *buf,
                                    size_t len);
 
-/* Why a kernel skips this call (placement, datatype, op, size), or NULL. */
-const char *cb_kernel_call_reason(const cb_kernel *k, const cb_coll_shape *shape,
-                                  const cb_call *call, uint64_t table_bytes, char *buf, size_t len);
+/* Why a kernel skips this call (placement, datatype, op, size, then what
+ * its call_unavailable says when ctx, its set-up context, is not NULL), or
+ * NULL. */
+const char *cb_kernel_call_reason(const cb_kernel *k, const cb_kernel_ctx *ctx,
+                                  const cb_coll_shape *shape, const cb_call *call,
+                                  uint64_t table_bytes, char *buf, size_t len);
 
 /* For a setup: this kernel cannot serve the run, because of fmt... (one
  * line, no trailing period). */

@@ -1,11 +1,13 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "cuda_check.h"
 #include "datagen.h"
 #include "device/dispatch.cuh"
+#include "exact_data.h"
 #include "tolerance.h"
 
 namespace {
@@ -37,6 +39,8 @@ template <> struct is_float_type<__half> { static const bool value = true; };
 template <> struct is_float_type<__nv_bfloat16> { static const bool value = true; };
 template <> struct is_float_type<float> { static const bool value = true; };
 template <> struct is_float_type<double> { static const bool value = true; };
+template <> struct is_float_type<__nv_fp8_e4m3> { static const bool value = true; };
+template <> struct is_float_type<__nv_fp8_e5m2> { static const bool value = true; };
 
 /* Conversions: every exact value here is a small integer, so nothing
  * rounds; random floating values are rounded once, to the type. */
@@ -48,6 +52,12 @@ template <> __device__ __half from_int<__half>(long long v) {
 }
 template <> __device__ __nv_bfloat16 from_int<__nv_bfloat16>(long long v) {
   return __ll2bfloat16_rn(v);
+}
+template <> __device__ __nv_fp8_e4m3 from_int<__nv_fp8_e4m3>(long long v) {
+  return __nv_fp8_e4m3((float)v);
+}
+template <> __device__ __nv_fp8_e5m2 from_int<__nv_fp8_e5m2>(long long v) {
+  return __nv_fp8_e5m2((float)v);
 }
 template <typename T> __device__ T from_double(double v) {
   return (T)v;
@@ -67,30 +77,30 @@ template <> __device__ double to_double<__half>(__half v) {
 template <> __device__ double to_double<__nv_bfloat16>(__nv_bfloat16 v) {
   return (double)__bfloat162float(v);
 }
+/* fp8 from and to double: the __nv_fp8 conversions (round to nearest even,
+ * saturating to the largest finite value; exact the other way). */
+template <> __device__ double to_double<__nv_fp8_e4m3>(__nv_fp8_e4m3 v) {
+  return (double)float(v);
+}
+template <> __device__ double to_double<__nv_fp8_e5m2>(__nv_fp8_e5m2 v) {
+  return (double)float(v);
+}
 
 /* ---- exact data ------------------------------------------------------------ */
 
-/* Range of exact values for the spec: every partial reduction stays exact. */
+/* The arithmetic is exact_data.h's. */
 __device__ int exact_range(const cb_data_spec &s) {
-  if (s.reduces) {
-    int m = 128 / s.nranks; /* sums of n ranks stay below 128: exact in int8 and bfloat16 */
-    return m < 2 ? 2 : (m > 16 ? 16 : m);
-  }
-  switch (s.dtype) { /* data is only moved: the widest range each type holds exactly */
-  case CB_INT8:
-  case CB_UINT8:
-    return 128;
-  case CB_BFLOAT16:
-    return 256;
-  case CB_HALF:
-    return 2048;
-  default:
-    return 1 << 20;
-  }
+  return cb_exact_range(s.dtype, s.op, s.reduces, s.nranks);
+}
+__device__ int sum_weight(const cb_data_spec &s) {
+  return s.reduces ? cb_sum_weight(s.op, s.nranks) : s.nranks;
 }
 
-__device__ long long exact_value(const cb_data_spec &s, uint64_t h) {
-  if (s.reduces && s.op == CB_PROD) return (h & 3) == 0 ? 2 : 1; /* products are powers of two */
+__device__ long long exact_value(const cb_data_spec &s, uint64_t h, int r, size_t i) {
+  const bool prod = s.reduces && s.op == CB_PROD;
+  const int contributors = cb_exact_contributors(s.dtype, s.op, s.reduces, s.nranks);
+  if (!cb_exact_contributes(contributors, s.nranks, r, i)) return prod ? 1 : 0;
+  if (prod) return (h & 3) == 0 ? 2 : 1; /* products are powers of two */
   return (long long)(h % (uint64_t)exact_range(s));
 }
 
@@ -110,13 +120,14 @@ template <typename T> __device__ T random_float(const cb_data_spec &s, uint64_t 
   return from_double<T>(sign * mag);
 }
 
-/* The largest magnitude of a random integer of T: n of them never overflow
- * a sum (and prod draws from {-1, 1, 2}, which wrap alike in any order). */
-template <typename T> __device__ long long random_int_limit(int nranks) {
+/* The largest magnitude of a random integer of T: inputs of this total
+ * weight (sum_weight) never overflow a sum (and prod draws from {-1, 1, 2},
+ * which wrap alike in any order). */
+template <typename T> __device__ long long random_int_limit(int weight) {
   const bool is_signed = (T)-1 < (T)0;
   unsigned bits = 8 * sizeof(T) - (is_signed ? 1 : 0);
   long long top = bits >= 41 ? 1ll << 40 : (long long)((1ull << bits) - 1);
-  return top / nranks;
+  return top / weight;
 }
 
 template <typename T> __device__ T random_int(const cb_data_spec &s, uint64_t h) {
@@ -125,7 +136,7 @@ template <typename T> __device__ T random_int(const cb_data_spec &s, uint64_t h)
     int pick = (int)(h & 3);
     return (T)(pick == 0 ? 2 : pick == 1 && is_signed ? -1 : 1);
   }
-  long long lim = random_int_limit<T>(s.nranks);
+  long long lim = random_int_limit<T>(sum_weight(s));
   if (!is_signed) return (T)(h % (uint64_t)(lim + 1));
   return (T)((long long)(h % (uint64_t)(2 * lim + 1)) - lim);
 }
@@ -141,7 +152,7 @@ template <typename T> __device__ T random_value(const cb_data_spec &s, uint64_t 
 template <typename T>
 __device__ T input_value(const cb_data_spec &s, uint64_t seed, int r, size_t i) {
   uint64_t h = input_hash(seed, r, i);
-  return s.kind == CB_DATA_RANDOM ? random_value<T>(s, h) : from_int<T>(exact_value(s, h));
+  return s.kind == CB_DATA_RANDOM ? random_value<T>(s, h) : from_int<T>(exact_value(s, h, r, i));
 }
 
 /* ---- expected values -------------------------------------------------------- */
@@ -155,7 +166,7 @@ template <typename T> __device__ T apply(T a, T b, cb_redop op) {
   case CB_MAX:
     return a > b ? a : b;
   default:
-    return (T)(a + b); /* sum, and avg before its division */
+    return (T)(a + b); /* sum, mulsum, and avg before its division */
   }
 }
 template <typename T> __device__ T apply_via_float(T a, T b, cb_redop op) {
@@ -168,6 +179,14 @@ template <>
 __device__ __nv_bfloat16 apply<__nv_bfloat16>(__nv_bfloat16 a, __nv_bfloat16 b, cb_redop op) {
   return apply_via_float(a, b, op);
 }
+template <>
+__device__ __nv_fp8_e4m3 apply<__nv_fp8_e4m3>(__nv_fp8_e4m3 a, __nv_fp8_e4m3 b, cb_redop op) {
+  return apply_via_float(a, b, op);
+}
+template <>
+__device__ __nv_fp8_e5m2 apply<__nv_fp8_e5m2>(__nv_fp8_e5m2 a, __nv_fp8_e5m2 b, cb_redop op) {
+  return apply_via_float(a, b, op);
+}
 
 template <typename T> __device__ T divide(T sum, int n) {
   return (T)(sum / (T)n);
@@ -178,11 +197,24 @@ template <> __device__ __half divide<__half>(__half sum, int n) {
 template <> __device__ __nv_bfloat16 divide<__nv_bfloat16>(__nv_bfloat16 sum, int n) {
   return __float2bfloat16_rn(__bfloat162float(sum) / (float)n);
 }
+template <> __device__ __nv_fp8_e4m3 divide<__nv_fp8_e4m3>(__nv_fp8_e4m3 sum, int n) {
+  return __nv_fp8_e4m3(float(sum) / (float)n);
+}
+template <> __device__ __nv_fp8_e5m2 divide<__nv_fp8_e5m2>(__nv_fp8_e5m2 sum, int n) {
+  return __nv_fp8_e5m2(float(sum) / (float)n);
+}
+
+/* Rank r's input as it enters the reduction: mulsum multiplies it by r's
+ * scalar, in the type (exact for exact data: 1 or 2 times a small value). */
+template <typename T> __device__ T entering(const cb_data_spec &s, T x, int r) {
+  return s.op == CB_MULSUM ? apply<T>(x, from_int<T>(cb_mulsum_scalar(r)), CB_PROD) : x;
+}
 
 /* The reduction over ranks 0..n-1 of input element i, in the type itself. */
 template <typename T> __device__ T reduce_in_type(const cb_data_spec &s, uint64_t seed, size_t i) {
-  T acc = input_value<T>(s, seed, 0, i);
-  for (int r = 1; r < s.nranks; r++) acc = apply<T>(acc, input_value<T>(s, seed, r, i), s.op);
+  T acc = entering<T>(s, input_value<T>(s, seed, 0, i), 0);
+  for (int r = 1; r < s.nranks; r++)
+    acc = apply<T>(acc, entering<T>(s, input_value<T>(s, seed, r, i), r), s.op);
   return s.op == CB_AVG ? divide<T>(acc, s.nranks) : acc;
 }
 
@@ -210,12 +242,14 @@ template <typename T> __device__ T expected(const cb_data_spec &s, uint64_t seed
 }
 
 /* The float64 reference of a reduced element, in rank order, and the sum of
- * the inputs' magnitudes (the scale of a sum's rounding error). */
+ * the inputs' magnitudes (the scale of a sum's rounding error; mulsum's
+ * inputs scaled, which is exact). */
 template <typename T>
 __device__ double reference(const cb_data_spec &s, uint64_t seed, size_t i, double *abs_sum) {
   double acc = 0, mags = 0;
   for (int r = 0; r < s.nranks; r++) {
     double x = to_double<T>(input_value<T>(s, seed, r, i));
+    if (s.op == CB_MULSUM) x *= cb_mulsum_scalar(r);
     mags += fabs(x);
     if (r == 0)
       acc = x;
@@ -252,6 +286,10 @@ __host__ __device__ float_limits limits_of(cb_dtype t) {
     return {0x1p-23, 0x1p-126};
   case CB_DOUBLE:
     return {0x1p-52, 0x1p-1022};
+  case CB_F8E4M3:
+    return {0x1p-3, 0x1p-6};
+  case CB_F8E5M2:
+    return {0x1p-2, 0x1p-14};
   default:
     return {0, 0};
   }

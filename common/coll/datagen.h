@@ -4,11 +4,14 @@
  * so shifted, stale or misrouted data never matches by accident. Two kinds:
  *
  *   exact (the default, --data exact): small integers whose every partial
- *     reduction is exact in every datatype (bfloat16 included), so any
- *     reduction order gives the same bits and outputs are compared bit for
- *     bit. The one exception: avg on floating types with a rank count that
- *     is not a power of two, where NCCL multiplies each input by 1/n before
- *     summing; there n units in the last place are allowed.
+ *     reduction is exact in every datatype (bfloat16 and fp8 included), so
+ *     any reduction order gives the same bits and outputs are compared bit
+ *     for bit. The ranges per type, op and rank count are exact_data.h's:
+ *     sums stay within 127 (int8 and the wider types), 16 (f8e4m3) or 8
+ *     (f8e5m2), products within 2^8 (f8e4m3) or 2^15 (f8e5m2). The one
+ *     exception to bit for bit: avg on floating types with a rank count
+ *     that is not a power of two, where NCCL multiplies each input by 1/n
+ *     before summing; there n units in the last place are allowed.
  *   random (--data random): floating types take random values of the type
  *     (magnitudes in [2^-6, 1), or [0.5, 2) for prod; some +0 and -0, many
  *     for min and max so that the order of a reduction shows in the sign of
@@ -16,7 +19,15 @@
  *     from the same inputs in rank order, within cb_tolerance (tolerance.h).
  *     Integer types take random integers over a range no sum of the ranks
  *     overflows, and stay exact. Moved data (gather, broadcast, ...) is
- *     compared bit for bit.
+ *     compared bit for bit. fp8 has so few significand bits that this check
+ *     is weak for it: from 3 ranks on, the rounding bound of a sum exceeds
+ *     almost every single input, so a lost or stale contribution passes
+ *     (tests/unit/test_tolerance.c prints the rates); exact data is fp8's
+ *     real check.
+ *
+ *   mulsum: rank r's input times cb_mulsum_scalar(r) (1 or 2, as
+ *     nccl-tests), then summed; expected values and the reference scale
+ *     the inputs the same way.
  *
  * The round of a call can live on the device (cb_data_spec.round): a graph
  * replayed many times then fills, and checks, fresh data on every replay. */

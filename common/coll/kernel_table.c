@@ -39,9 +39,9 @@ const char *cb_kernel_world_reason(const cb_kernel *k, int nranks, int multi_hos
   return NULL;
 }
 
-const char *cb_kernel_call_reason(const cb_kernel *k, const cb_coll_shape *shape,
-                                  const cb_call *call, uint64_t table_bytes, char *buf,
-                                  size_t len) {
+const char *cb_kernel_call_reason(const cb_kernel *k, const cb_kernel_ctx *ctx,
+                                  const cb_coll_shape *shape, const cb_call *call,
+                                  uint64_t table_bytes, char *buf, size_t len) {
   unsigned placement = call->in_place ? CB_IN_PLACE : CB_OUT_OF_PLACE;
   if (!(k->limits.placements & placement))
     return call->in_place ? "in-place not supported" : "out-of-place not supported";
@@ -64,7 +64,7 @@ const char *cb_kernel_call_reason(const cb_kernel *k, const cb_coll_shape *shape
     snprintf(buf, len, "above the kernel's %s limit", lim);
     return buf;
   }
-  return NULL;
+  return ctx && k->call_unavailable ? k->call_unavailable(ctx, shape, call) : NULL;
 }
 
 const char *cb_kernels_check_catalogue(const cb_collective *c, char *buf, size_t len) {
@@ -95,7 +95,7 @@ void cb_kernel_note(cb_kernel_ctx *ctx, const char *fmt, ...) {
   va_end(ap);
 }
 
-static void print_limits(FILE *out, const cb_kernel_limits *l) {
+static void print_limits(FILE *out, const cb_kernel_limits *l, const char *run_limits) {
   char lim[32];
   fprintf(out, "      %s%s", l->placements & CB_OUT_OF_PLACE ? "out-of-place" : "",
           l->placements == (CB_OUT_OF_PLACE | CB_IN_PLACE) ? " and in-place"
@@ -123,6 +123,7 @@ static void print_limits(FILE *out, const cb_kernel_limits *l) {
     for (int o = 0; o < CB_NUM_OPS; o++)
       if (l->ops & CB_OP_BIT(o)) fprintf(out, " %s", cb_redop_name((cb_redop)o));
   }
+  if (run_limits) fprintf(out, "; %s", run_limits);
   fputc('\n', out);
 }
 
@@ -133,6 +134,6 @@ void cb_kernels_print(FILE *out, const cb_collective *c) {
   for (int i = 0; i < c->nkernels; i++) {
     const cb_kernel *k = &c->kernels[i];
     cb_kernel_list_entry(out, k->id, k->name, k->summary, k->unavailable ? k->unavailable() : NULL);
-    print_limits(out, &k->limits);
+    print_limits(out, &k->limits, k->run_limits);
   }
 }

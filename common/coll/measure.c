@@ -95,8 +95,8 @@ void cb_measure_call(cb_rank_state *st, cb_launch *l, const cb_counts *c, cb_mea
            shape->name, cb_dtype_name(call->dtype), cb_shape_op_name(shape, call->op),
            cb_counts_table_bytes(c, elem), call->in_place ? "in-place" : "out-of-place");
   memset(m, 0, sizeof *m);
-  const char *skip = cb_kernel_call_reason(l->kernel, shape, call, cb_counts_table_bytes(c, elem),
-                                           why, sizeof why);
+  const char *skip = cb_kernel_call_reason(l->kernel, l->ctx, shape, call,
+                                           cb_counts_table_bytes(c, elem), why, sizeof why);
   if (skip) {
     snprintf(m->skip, sizeof m->skip, "%s", skip);
     return;

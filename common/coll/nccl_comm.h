@@ -65,6 +65,7 @@ typedef struct {
   void *send_reg, *recv_reg; /* ncclCommRegister handles or ncclWindow_t */
   int timeout_s;             /* -T */
   char who[96];              /* "kernel 6 (nccl-sym) on rank 1", for messages */
+  int min_arch;              /* the run's oldest GPU, 10 * major + minor (nccl_kernels.c) */
 } cb_nccl_state;
 
 /* Fails with the call, NCCL's error string and its last error. */

@@ -1,9 +1,12 @@
 #include "nccl_kernels.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <cuda_runtime_api.h>
 
+#include "cuda_check.h"
 #include "error.h"
 #include "options.h" /* CB_CTA_POLICY_UNSET */
 
@@ -57,18 +60,49 @@ const char *cb_nccl_flags_problem(int local_register, int cta_policy, char *buf,
   return NULL;
 }
 
+/* ---- datatypes and ops ---------------------------------------------------- */
+
+#define FP8_REDUCE_ARCH 90 /* NCCL reduces fp8 from compute capability 9.0 on */
+
+static int min_arch_of(const cb_kernel_ctx *ctx);
+
+const char *cb_nccl_call_unavailable(const cb_kernel_ctx *ctx, const cb_coll_shape *shape,
+                                     const cb_call *call) {
+  static _Thread_local char why[192]; /* every rank's thread asks */
+  if (call->dtype == CB_F8E4M3 || call->dtype == CB_F8E5M2) {
+    char what[32];
+    snprintf(what, sizeof what, "%s", cb_dtype_name(call->dtype));
+    if (needs(2, 24, what, why, sizeof why)) return why;
+    const int arch = min_arch_of(ctx);
+    if (shape->reduces && arch < FP8_REDUCE_ARCH) {
+      snprintf(why, sizeof why,
+               "NCCL reduces %s on GPUs of compute capability 9.0 and later only; this run's "
+               "oldest GPU is %d.%d",
+               what, arch / 10, arch % 10);
+      return why;
+    }
+  }
+  if (shape->reduces && call->op == CB_MULSUM)
+    return needs(2, 11, "mulsum (ncclRedOpCreatePreMulSum)", why, sizeof why);
+  return NULL;
+}
+
 /* ---- setup -------------------------------------------------------------- */
 
 #define CTA_POLICY_ZERO 2 /* NCCL_CTA_POLICY_ZERO, whatever the headers define */
 
+/* The communicator (cb_nccl_open), and the run's oldest GPU, agreed by every
+ * rank, for cb_nccl_call_unavailable. */
+static void open_comm(cb_kernel_ctx *ctx, const cb_nccl_config *cfg);
+
 void cb_nccl_setup(cb_kernel_ctx *ctx) {
   const cb_nccl_config cfg = {ctx->local_register, ctx->cta_policy};
-  cb_nccl_open(ctx, &cfg);
+  open_comm(ctx, &cfg);
 }
 
 void cb_nccl_sym_setup(cb_kernel_ctx *ctx) {
   const cb_nccl_config cfg = {2, CB_CTA_POLICY_UNSET};
-  cb_nccl_open(ctx, &cfg);
+  open_comm(ctx, &cfg);
 }
 
 /* NCCL takes its copy-engine path only with a CUDA driver of 12.5 or later
@@ -83,7 +117,7 @@ void cb_nccl_ce_setup(cb_kernel_ctx *ctx) {
     return;
   }
   const cb_nccl_config cfg = {2, CTA_POLICY_ZERO};
-  cb_nccl_open(ctx, &cfg);
+  open_comm(ctx, &cfg);
 }
 
 void cb_nccl_teardown(cb_kernel_ctx *ctx) {
@@ -94,7 +128,15 @@ void cb_nccl_teardown(cb_kernel_ctx *ctx) {
 
 #ifndef CB_HAVE_NCCL
 
-/* Never called: the harness does not launch an unavailable kernel. */
+/* Never called: the harness neither sets up nor launches an unavailable kernel. */
+static void open_comm(cb_kernel_ctx *ctx, const cb_nccl_config *cfg) {
+  cb_nccl_open(ctx, cfg);
+}
+static int min_arch_of(const cb_kernel_ctx *ctx) {
+  (void)ctx;
+  return 0;
+}
+
 static void no_nccl(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   (void)ctx, (void)call, (void)stream;
   cb_fatal("NCCL kernel launched in a build without NCCL");
@@ -124,29 +166,123 @@ void cb_nccl_broadcast(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
 #pragma weak ncclAlltoAll
 #endif
 
-static const ncclDataType_t nccl_types[CB_NUM_DTYPES] = {
-    [CB_INT8] = ncclInt8,         [CB_UINT8] = ncclUint8,   [CB_INT32] = ncclInt32,
-    [CB_UINT32] = ncclUint32,     [CB_INT64] = ncclInt64,   [CB_UINT64] = ncclUint64,
-    [CB_HALF] = ncclFloat16,      [CB_FLOAT] = ncclFloat32, [CB_DOUBLE] = ncclFloat64,
-    [CB_BFLOAT16] = ncclBfloat16,
-};
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 11, 0)
+#pragma weak ncclRedOpCreatePreMulSum
+#pragma weak ncclRedOpDestroy
+#endif
 
-static const ncclRedOp_t nccl_ops[CB_NUM_OPS] = {
-    [CB_SUM] = ncclSum, [CB_PROD] = ncclProd, [CB_MIN] = ncclMin,
-    [CB_MAX] = ncclMax, [CB_AVG] = ncclAvg,
+/* fp8 only with headers of NCCL 2.24 or later (cb_nccl_call_unavailable
+ * skips fp8 calls otherwise, so the missing entries are never read). */
+static const ncclDataType_t nccl_types[CB_NUM_DTYPES] = {
+    [CB_INT8] = ncclInt8,         [CB_UINT8] = ncclUint8,       [CB_INT32] = ncclInt32,
+    [CB_UINT32] = ncclUint32,     [CB_INT64] = ncclInt64,       [CB_UINT64] = ncclUint64,
+    [CB_HALF] = ncclFloat16,      [CB_FLOAT] = ncclFloat32,     [CB_DOUBLE] = ncclFloat64,
+    [CB_BFLOAT16] = ncclBfloat16,
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
+    [CB_F8E4M3] = ncclFloat8e4m3, [CB_F8E5M2] = ncclFloat8e5m2,
+#endif
 };
 
 static cb_nccl_state *state_of(cb_kernel_ctx *ctx) {
   return (cb_nccl_state *)ctx->state;
 }
 
+static void open_comm(cb_kernel_ctx *ctx, const cb_nccl_config *cfg) {
+  cb_nccl_open(ctx, cfg);
+  int major = 0, minor = 0;
+  CB_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ctx->device));
+  CB_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, ctx->device));
+  int mine = 10 * major + minor, *all = malloc((size_t)ctx->nranks * sizeof *all);
+  if (!all) cb_fatal("out of host memory");
+  cb_world_allgather(ctx->world, &mine, sizeof mine, all);
+  int oldest = all[0];
+  for (int r = 1; r < ctx->nranks; r++) oldest = all[r] < oldest ? all[r] : oldest;
+  free(all);
+  state_of(ctx)->min_arch = oldest;
+}
+
+static int min_arch_of(const cb_kernel_ctx *ctx) {
+  return ((const cb_nccl_state *)ctx->state)->min_arch;
+}
+
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 11, 0)
+/* Rank `rank`'s mulsum scalar as a value of the datatype, in the bytes
+ * ncclRedOpCreatePreMulSum reads (ncclScalarHostImmediate): 1 or 2 as an
+ * integer, or the IEEE encoding of 1.0 or 2.0 (half 0x3C00/0x4000,
+ * bfloat16 0x3F80/0x4000, e4m3 0x38/0x40, e5m2 0x3C/0x40). */
+static uint64_t mulsum_scalar_bits(cb_dtype t, int rank) {
+  const int two = cb_mulsum_scalar(rank) == 2;
+  uint64_t bits = 0;
+  float f = (float)cb_mulsum_scalar(rank);
+  double d = f;
+  switch (t) {
+  case CB_HALF:
+    return two ? 0x4000 : 0x3C00;
+  case CB_BFLOAT16:
+    return two ? 0x4000 : 0x3F80;
+  case CB_F8E4M3:
+    return two ? 0x40 : 0x38;
+  case CB_F8E5M2:
+    return two ? 0x40 : 0x3C;
+  case CB_FLOAT:
+    memcpy(&bits, &f, sizeof f);
+    return bits;
+  case CB_DOUBLE:
+    memcpy(&bits, &d, sizeof d);
+    return bits;
+  default: /* integers, little-endian: the value's low bytes */
+    return (uint64_t)cb_mulsum_scalar(rank);
+  }
+}
+#endif
+
+/* The NCCL op of a call: NCCL's own, or for mulsum a PreMulSum op with this
+ * rank's scalar, created for the call and destroyed after it is enqueued
+ * (op_end), as nccl-tests does around every call (NCCL copies the op's
+ * state into the call when it is enqueued). */
+static ncclRedOp_t op_begin(cb_nccl_state *st, const cb_kernel_ctx *ctx, const cb_call *c) {
+  switch (c->op) {
+  case CB_SUM:
+    return ncclSum;
+  case CB_PROD:
+    return ncclProd;
+  case CB_MIN:
+    return ncclMin;
+  case CB_MAX:
+    return ncclMax;
+  case CB_AVG:
+    return ncclAvg;
+  default:
+    break;
+  }
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 11, 0)
+  ncclRedOp_t op;
+  uint64_t scalar = mulsum_scalar_bits(c->dtype, ctx->rank);
+  CB_NCCL(ncclRedOpCreatePreMulSum(&op, &scalar, nccl_types[c->dtype], ncclScalarHostImmediate,
+                                   st->comm));
+  return op;
+#else
+  (void)st, (void)ctx;
+  cb_fatal("mulsum needs NCCL 2.11 headers"); /* cb_nccl_call_unavailable skips it */
+#endif
+}
+
+static void op_end(cb_nccl_state *st, ncclRedOp_t op, const cb_call *c) {
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 11, 0)
+  if (c->op == CB_MULSUM) CB_NCCL(ncclRedOpDestroy(op, st->comm));
+#else
+  (void)st, (void)op, (void)c;
+#endif
+}
+
 /* Every launch is watched: a collective may connect to its peers on the
  * host the first time it runs with a protocol (NCCL's runtime connection). */
 void cb_nccl_all_reduce(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
   cb_nccl_state *st = state_of(ctx);
+  ncclRedOp_t op = op_begin(st, ctx, c);
   CB_NCCL_WATCHED(st, "ncclAllReduce",
-                  ncclAllReduce(c->send, c->recv, c->count, nccl_types[c->dtype], nccl_ops[c->op],
-                                st->comm, s));
+                  ncclAllReduce(c->send, c->recv, c->count, nccl_types[c->dtype], op, st->comm, s));
+  op_end(st, op, c);
 }
 
 void cb_nccl_all_gather(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
@@ -157,9 +293,11 @@ void cb_nccl_all_gather(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
 
 void cb_nccl_reduce_scatter(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
   cb_nccl_state *st = state_of(ctx);
-  CB_NCCL_WATCHED(st, "ncclReduceScatter",
-                  ncclReduceScatter(c->send, c->recv, c->count, nccl_types[c->dtype],
-                                    nccl_ops[c->op], st->comm, s));
+  ncclRedOp_t op = op_begin(st, ctx, c);
+  CB_NCCL_WATCHED(
+      st, "ncclReduceScatter",
+      ncclReduceScatter(c->send, c->recv, c->count, nccl_types[c->dtype], op, st->comm, s));
+  op_end(st, op, c);
 }
 
 void cb_nccl_broadcast(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {

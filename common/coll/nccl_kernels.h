@@ -37,6 +37,16 @@ const char *cb_nccl_ce_missing(void);
  * -x x (x: CB_CTA_POLICY_UNSET when not given), or NULL; buf holds the text. */
 const char *cb_nccl_flags_problem(int local_register, int cta_policy, char *buf, size_t len);
 
+/* Why NCCL, as set up (ctx), cannot serve the call, or NULL: fp8 needs NCCL
+ * 2.24 (headers and library) and, in a collective that reduces, GPUs of
+ * compute capability 9.0 or later on every rank (NCCL refuses it below:
+ * "FP8 reduction support begins with sm90 capable devices"); mulsum needs
+ * ncclRedOpCreatePreMulSum (NCCL 2.11). The same answer on every rank. */
+const char *cb_nccl_call_unavailable(const cb_kernel_ctx *ctx, const cb_coll_shape *shape,
+                                     const cb_call *call);
+#define CB_NCCL_RUN_LIMITS                                                                         \
+  "f8e4m3 f8e5m2 with NCCL >= 2.24 (reducing: sm_90 GPUs); mulsum with NCCL >= 2.11"
+
 /* Setups, called on every rank together: the communicator of each variant. */
 void cb_nccl_setup(cb_kernel_ctx *ctx);
 void cb_nccl_sym_setup(cb_kernel_ctx *ctx);
@@ -63,7 +73,9 @@ void cb_nccl_broadcast(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t str
                                 .ops = CB_ALL_OPS,                                                 \
                                 .single_host = one_host_,                                          \
                                 .gpu_per_rank = 1},                                                \
-                     .memory = CB_MEM_NCCL, .unavailable = unavailable_, .setup = setup_,          \
+                     .memory = CB_MEM_NCCL, .unavailable = unavailable_,                           \
+                     .call_unavailable = cb_nccl_call_unavailable,                                 \
+                     .run_limits = CB_NCCL_RUN_LIMITS, .setup = setup_,                            \
                      .teardown = cb_nccl_teardown, .launch = launch_                               \
   }
 

@@ -98,17 +98,15 @@ cb_opts_result cb_options_parse(int argc, char **argv, cb_options *o, char *err,
     if (cb_common_opt(&co, c, argv, &res, err, len)) {
       if (res != CB_OPTS_RUN) return res;
     } else if (c == 'd') {
+      char names[160];
       if (!(o->dtypes = cb_dtype_mask_parse(optarg, bad, sizeof bad)))
-        return cb_opts_fail(err, len,
-                            "unknown datatype '%s' (-d takes int8 uint8 int32 uint32 int64 "
-                            "uint64 half float double bfloat16, a comma list, or all)",
-                            bad);
+        return cb_opts_fail(err, len, "unknown datatype '%s' (-d takes %s, a comma list, or all)",
+                            bad, cb_dtype_names(names, sizeof names));
     } else if (c == 'o') {
+      char names[80];
       if (!(o->ops = cb_redop_mask_parse(optarg, bad, sizeof bad)))
-        return cb_opts_fail(err, len,
-                            "unknown op '%s' (-o takes sum prod min max avg, a comma list, "
-                            "or all)",
-                            bad);
+        return cb_opts_fail(err, len, "unknown op '%s' (-o takes %s, a comma list, or all)", bad,
+                            cb_redop_names(names, sizeof names));
     } else if (c == OPT_DATA) {
       int kind = cb_data_kind_parse(optarg);
       if (kind < 0)
@@ -138,8 +136,8 @@ void cb_options_usage(FILE *out, const char *prog) {
           "  -w, --warmup_iters N   warm-up iterations per size (5)\n"
           "  -c, --check N          validation rounds after timing, 0 = off (1)\n"
           "  -d, --datatype T       int8 uint8 int32 uint32 int64 uint64 half float double\n"
-          "                         bfloat16, a comma list, or all (float)\n"
-          "  -o, --op OP            sum prod min max avg, a comma list, or all (sum)\n"
+          "                         bfloat16 f8e4m3 f8e5m2, a comma list, or all (float)\n"
+          "  -o, --op OP            sum prod min max avg mulsum, a comma list, or all (sum)\n"
           "  -r, --root N           root rank of rooted collectives (0)\n"
           "  -t, --nthreads N       host threads per process (1)\n"
           "  -g, --ngpus N          GPUs per thread; every GPU gets its own host thread (1)\n"

@@ -62,6 +62,7 @@
 #include "device/reduce.cuh"
 #include "device/signal.cuh"
 #include "device/type_op_funcs.cuh"
+#include "device/vec.cuh"
 #include "env.h"
 #include "error.h"
 #include "grid_fit.h"
@@ -147,16 +148,6 @@ typedef struct {
   flag_args f;
 } reduce_args;
 
-template <typename T> __device__ __forceinline__ T ld_cg(const T *p) {
-  return __ldcg(p);
-}
-template <> __device__ __forceinline__ __half ld_cg<__half>(const __half *p) {
-  return __ushort_as_half(__ldcg((const unsigned short *)p));
-}
-template <> __device__ __forceinline__ __nv_bfloat16 ld_cg<__nv_bfloat16>(const __nv_bfloat16 *p) {
-  return __ushort_as_bfloat16(__ldcg((const unsigned short *)p));
-}
-
 /* Waits until every peer's piece k landed, then out = op over ranks 0..n-1
  * of their pieces, in rank order, so every rank computes every element the
  * same way. 16-byte vectors when every pointer allows, elements otherwise
@@ -179,19 +170,20 @@ __global__ void __launch_bounds__(CE_THREADS) ce_reduce(reduce_args a) {
     if (r != me) align |= (uintptr_t)cb_peer_pick(a.pulled, r);
   const size_t nvec = (align & 15) ? 0 : a.n / per_vec;
   for (size_t v = tid; v < nvec; v += stride) {
-    uint4 acc = me == 0 ? ((const uint4 *)a.mine)[v] : ld_cg((const uint4 *)a.pulled[0] + v);
-    for (int r = 1; r < n; r++) {
+    uint4 acc = make_uint4(0, 0, 0, 0);
+    for (int r = 0; r < n; r++) {
       uint4 x = r == me ? ((const uint4 *)a.mine)[v]
-                        : ld_cg((const uint4 *)cb_peer_pick(a.pulled, r) + v);
-      acc = cb_reduce_pack<T, OP>(acc, x);
+                        : cb_ld_cg((const uint4 *)cb_peer_pick(a.pulled, r) + v);
+      acc = cb_reduce_rank_pack<T, OP>(acc, x, r);
     }
     ((uint4 *)a.out)[v] = cb_finalize_pack<T, OP>(acc, n);
   }
   for (size_t e = nvec * per_vec + tid; e < a.n; e += stride) {
-    T acc = me == 0 ? ((const T *)a.mine)[e] : ld_cg((const T *)a.pulled[0] + e);
-    for (int r = 1; r < n; r++)
-      acc = cb_apply<T, OP>(acc, r == me ? ((const T *)a.mine)[e]
-                                         : ld_cg((const T *)cb_peer_pick(a.pulled, r) + e));
+    T acc = cb_from_int<T>(0);
+    for (int r = 0; r < n; r++)
+      acc = cb_apply_rank<T, OP>(
+          acc,
+          r == me ? ((const T *)a.mine)[e] : cb_ld_cg((const T *)cb_peer_pick(a.pulled, r) + e), r);
     if (OP == CB_AVG) acc = cb_divide<T>(acc, n);
     ((T *)a.out)[e] = acc;
   }

@@ -35,9 +35,9 @@ struct ag_ring_plan {
   }
   template <typename T, int OP>
   static __device__ __forceinline__ void move(int kind, const T *in, const T *fin, T *out, T *fout,
-                                              size_t len, int n) {
+                                              size_t len, int n, int rank) {
     cb_ring_slice_of<T, OP, CB_SLICE_SEND, CB_SLICE_SEND_KEEP, CB_SLICE_COPY_SEND, CB_SLICE_COPY,
-                     CB_SLICE_LOCAL>(kind, in, fin, out, fout, len, n);
+                     CB_SLICE_LOCAL>(kind, in, fin, out, fout, len, n, rank);
   }
 };
 

@@ -60,7 +60,7 @@ template <typename T, int OP> __global__ void ll_kernel(ll_args a) {
       uint2 acc = make_uint2(0, 0);
       for (int q = 0; q < m.nranks; q++) {
         uint2 v = q == m.rank ? mine : cb_ll16_read(cb_ll_slot(m, 0, epoch, q, i), flag, a.spin, q);
-        acc = q == 0 ? v : cb_reduce_pack<T, OP>(acc, v);
+        acc = cb_reduce_rank_pack<T, OP>(acc, v, q);
       }
       cb_store_pack8(a.recv, i, a.bytes, cb_finalize_pack<T, OP>(acc, m.nranks));
     }

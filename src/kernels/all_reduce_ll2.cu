@@ -112,7 +112,7 @@ template <typename T, int OP> __global__ void ll2_kernel(ll2_args a) {
       const uint2 mine = chunk_packet(a, r, i);
       for (int q = 0; q < n; q++) {
         uint2 v = q == r ? mine : cb_ll16_read(cb_ll_slot(m, 0, epoch, q, i), flag, a.spin, q);
-        acc = q == 0 ? v : cb_reduce_pack<T, OP>(acc, v);
+        acc = cb_reduce_rank_pack<T, OP>(acc, v, q);
       }
       acc = cb_finalize_pack<T, OP>(acc, n);
       store_chunk_packet(a, r, i, acc);

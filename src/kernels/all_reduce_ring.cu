@@ -53,10 +53,10 @@ struct ar_ring_plan {
   }
   template <typename T, int OP>
   static __device__ __forceinline__ void move(int kind, const T *in, const T *fin, T *out, T *fout,
-                                              size_t len, int n) {
+                                              size_t len, int n, int rank) {
     cb_ring_slice_of<T, OP, CB_SLICE_SEND, CB_SLICE_REDUCE_SEND, CB_SLICE_FINAL_SEND,
                      CB_SLICE_COPY_SEND, CB_SLICE_COPY, CB_SLICE_LOCAL>(kind, in, fin, out, fout,
-                                                                        len, n);
+                                                                        len, n, rank);
   }
 };
 

@@ -36,9 +36,9 @@ struct rs_ring_plan {
   }
   template <typename T, int OP>
   static __device__ __forceinline__ void move(int kind, const T *in, const T *fin, T *out, T *fout,
-                                              size_t len, int n) {
+                                              size_t len, int n, int rank) {
     cb_ring_slice_of<T, OP, CB_SLICE_SEND, CB_SLICE_REDUCE_SEND, CB_SLICE_FINAL, CB_SLICE_LOCAL>(
-        kind, in, fin, out, fout, len, n);
+        kind, in, fin, out, fout, len, n, rank);
   }
 };
 

@@ -51,6 +51,28 @@ class Informational(unittest.TestCase):
         self.assertEqual(len(lines), 1, p.stdout)
         self.assertEqual(p.stderr, "")
 
+    def test_kernel_list_fp8_and_mulsum(self):
+        """NCCL's rows say what fp8 and mulsum need of a run; ours serve
+        every datatype and op (no "types:" or "ops:" list narrows them)."""
+        out = run("-k", "list").stdout.splitlines()
+        for i, line in enumerate(out[:-1]):
+            words = line.split()
+            if len(words) < 2 or not words[0].isdigit():
+                continue
+            limits = out[i + 1]
+            if words[1].startswith("nccl"):
+                self.assertIn("f8e4m3 f8e5m2 with NCCL >= 2.24", limits)
+                self.assertIn("mulsum with NCCL >= 2.11", limits)
+            else:
+                self.assertNotIn("types:", limits, words[1])
+                self.assertNotIn("ops:", limits, words[1])
+
+    def test_datatype_and_op_names_in_messages(self):
+        p = run("-d", "fp8")
+        self.assertIn("bfloat16 f8e4m3 f8e5m2", p.stderr)
+        p = run("-o", "premulsum")
+        self.assertIn("avg mulsum", p.stderr)
+
 
 class ErrorAssertions(ProgramAssertions):
     program_name = "all_reduce_perf"

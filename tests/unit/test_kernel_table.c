@@ -162,58 +162,92 @@ static void test_call_reason(void) {
   const cb_kernel *nccl = &kernels[0], *ll = &kernels[2];
   const cb_coll_shape *ar = &cb_shape_all_reduce, *ag = &cb_shape_all_gather;
   cb_call ok = call_of(CB_FLOAT, CB_SUM, 0);
-  CHECK(cb_kernel_call_reason(ll, ar, &ok, 1024, buf, sizeof buf) == NULL);
+  CHECK(cb_kernel_call_reason(ll, NULL, ar, &ok, 1024, buf, sizeof buf) == NULL);
   cb_call mx = call_of(CB_FLOAT, CB_MAX, 0);
-  CHECK(cb_kernel_call_reason(ll, ar, &mx, 1024, buf, sizeof buf) == NULL);
+  CHECK(cb_kernel_call_reason(ll, NULL, ar, &mx, 1024, buf, sizeof buf) == NULL);
 
   /* Placement. */
   cb_call ip = call_of(CB_FLOAT, CB_SUM, 1);
-  const char *why = cb_kernel_call_reason(ll, ar, &ip, 1024, buf, sizeof buf);
+  const char *why = cb_kernel_call_reason(ll, NULL, ar, &ip, 1024, buf, sizeof buf);
   CHECK(why != NULL);
   CHECK_CONTAINS(why, "in-place");
 
   /* Datatype. */
   cb_call dbl = call_of(CB_DOUBLE, CB_SUM, 0);
-  why = cb_kernel_call_reason(ll, ar, &dbl, 1024, buf, sizeof buf);
+  why = cb_kernel_call_reason(ll, NULL, ar, &dbl, 1024, buf, sizeof buf);
   CHECK(why != NULL);
   CHECK_CONTAINS(why, "double");
   cb_call bf = call_of(CB_BFLOAT16, CB_SUM, 0);
-  why = cb_kernel_call_reason(ll, ag, &bf, 1024, buf, sizeof buf);
+  why = cb_kernel_call_reason(ll, NULL, ag, &bf, 1024, buf, sizeof buf);
   CHECK(why != NULL);
   CHECK_CONTAINS(why, "bfloat16");
 
   /* Op: only where the collective reduces. */
   cb_call prod = call_of(CB_FLOAT, CB_PROD, 0);
-  why = cb_kernel_call_reason(ll, ar, &prod, 1024, buf, sizeof buf);
+  why = cb_kernel_call_reason(ll, NULL, ar, &prod, 1024, buf, sizeof buf);
   CHECK(why != NULL);
   CHECK_CONTAINS(why, "prod");
-  CHECK(cb_kernel_call_reason(ll, ag, &prod, 1024, buf, sizeof buf) == NULL);
+  CHECK(cb_kernel_call_reason(ll, NULL, ag, &prod, 1024, buf, sizeof buf) == NULL);
   cb_call avg = call_of(CB_FLOAT, CB_AVG, 0);
-  why = cb_kernel_call_reason(ll, &cb_shape_reduce_scatter, &avg, 1024, buf, sizeof buf);
+  why = cb_kernel_call_reason(ll, NULL, &cb_shape_reduce_scatter, &avg, 1024, buf, sizeof buf);
   CHECK(why != NULL);
   CHECK_CONTAINS(why, "avg");
 
   /* Size: up to the limit included. */
-  CHECK(cb_kernel_call_reason(ll, ar, &ok, 1u << 20, buf, sizeof buf) == NULL);
-  why = cb_kernel_call_reason(ll, ar, &ok, (1u << 20) + 1, buf, sizeof buf);
+  CHECK(cb_kernel_call_reason(ll, NULL, ar, &ok, 1u << 20, buf, sizeof buf) == NULL);
+  why = cb_kernel_call_reason(ll, NULL, ar, &ok, (1u << 20) + 1, buf, sizeof buf);
   CHECK(why != NULL);
   CHECK_CONTAINS(why, "1 MiB");
-  why = cb_kernel_call_reason(ll, ar, &ok, 1ull << 30, buf, sizeof buf);
+  why = cb_kernel_call_reason(ll, NULL, ar, &ok, 1ull << 30, buf, sizeof buf);
   CHECK(why != NULL);
   CHECK_CONTAINS(why, "1 MiB");
 
   /* The unrestricted kernel takes everything. */
-  CHECK(cb_kernel_call_reason(nccl, ar, &ip, 1ull << 40, buf, sizeof buf) == NULL);
-  CHECK(cb_kernel_call_reason(nccl, ar, &dbl, 1ull << 40, buf, sizeof buf) == NULL);
-  CHECK(cb_kernel_call_reason(nccl, ar, &prod, 1ull << 40, buf, sizeof buf) == NULL);
+  CHECK(cb_kernel_call_reason(nccl, NULL, ar, &ip, 1ull << 40, buf, sizeof buf) == NULL);
+  CHECK(cb_kernel_call_reason(nccl, NULL, ar, &dbl, 1ull << 40, buf, sizeof buf) == NULL);
+  CHECK(cb_kernel_call_reason(nccl, NULL, ar, &prod, 1ull << 40, buf, sizeof buf) == NULL);
 
   /* An in-place-only kernel refuses out-of-place. */
   cb_kernel inplace_only = kernels[0];
   inplace_only.limits.placements = CB_IN_PLACE;
-  why = cb_kernel_call_reason(&inplace_only, ar, &ok, 1024, buf, sizeof buf);
+  why = cb_kernel_call_reason(&inplace_only, NULL, ar, &ok, 1024, buf, sizeof buf);
   CHECK(why != NULL);
   CHECK_CONTAINS(why, "out-of-place");
-  CHECK(cb_kernel_call_reason(&inplace_only, ar, &ip, 1024, buf, sizeof buf) == NULL);
+  CHECK(cb_kernel_call_reason(&inplace_only, NULL, ar, &ip, 1024, buf, sizeof buf) == NULL);
+}
+
+/* What only a run can tell: asked after the limits, only with a set-up
+ * context; its reason is the skip's. */
+static int hook_calls;
+static const char *no_fp8_here(const cb_kernel_ctx *ctx, const cb_coll_shape *shape,
+                               const cb_call *call) {
+  hook_calls++;
+  CHECK(ctx != NULL && shape == &cb_shape_all_reduce);
+  return call->dtype == CB_F8E4M3 ? "this library has no f8e4m3" : NULL;
+}
+
+static void test_call_unavailable(void) {
+  char buf[128];
+  cb_kernel k = kernels[0];
+  k.call_unavailable = no_fp8_here;
+  cb_kernel_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  cb_call f8 = {.dtype = CB_F8E4M3, .op = CB_SUM}, fl = {.dtype = CB_FLOAT, .op = CB_MULSUM};
+  const cb_coll_shape *ar = &cb_shape_all_reduce;
+  hook_calls = 0;
+  CHECK(cb_kernel_call_reason(&k, NULL, ar, &f8, 1024, buf, sizeof buf) == NULL);
+  CHECK_EQ_INT(hook_calls, 0);
+  const char *why = cb_kernel_call_reason(&k, &ctx, ar, &f8, 1024, buf, sizeof buf);
+  CHECK(why != NULL);
+  if (why) CHECK_STR(why, "this library has no f8e4m3");
+  CHECK(cb_kernel_call_reason(&k, &ctx, ar, &fl, 1024, buf, sizeof buf) == NULL);
+  CHECK_EQ_INT(hook_calls, 2);
+  /* The limits come first: a placement it lacks is the reason, unasked. */
+  k.limits.placements = CB_IN_PLACE;
+  why = cb_kernel_call_reason(&k, &ctx, ar, &f8, 1024, buf, sizeof buf);
+  CHECK(why != NULL);
+  if (why) CHECK_CONTAINS(why, "out-of-place");
+  CHECK_EQ_INT(hook_calls, 2);
 }
 
 static char *print_of(const cb_collective *c) {
@@ -268,11 +302,33 @@ static void test_print_min_ranks_only(void) {
   free(text);
 }
 
+/* -k list: a kernel's run-time limits after its static ones, and a types
+ * mask without fp8 names the types it keeps. */
+static void test_print_run_limits_and_types(void) {
+  cb_kernel k = kernels[0];
+  k.run_limits = "f8e4m3 with a new enough library";
+  k.limits.dtypes = CB_ALL_DTYPES & ~(CB_DTYPE_BIT(CB_F8E4M3) | CB_DTYPE_BIT(CB_F8E5M2));
+  k.limits.ops = CB_ALL_OPS & ~CB_OP_BIT(CB_MULSUM);
+  cb_collective one = {&cb_shape_all_reduce, &k, 1};
+  char *text = print_of(&one);
+  CHECK_CONTAINS(text, "; f8e4m3 with a new enough library\n");
+  CHECK_CONTAINS(text, "types: int8 uint8 int32 uint32 int64 uint64 half float double bfloat16;");
+  CHECK_CONTAINS(text, "ops: sum prod min max avg;");
+  free(text);
+  /* Every type and op: no list at all. */
+  text = print_of(&coll);
+  CHECK(strstr(text, "f8e4m3") == NULL);
+  CHECK(strstr(text, "mulsum") == NULL);
+  free(text);
+}
+
 int main(void) {
   test_select();
   test_world_reason();
   test_call_reason();
   test_print();
   test_print_min_ranks_only();
+  test_call_unavailable();
+  test_print_run_limits_and_types();
   return check_summary();
 }

@@ -63,6 +63,46 @@ static void test_flags_problem(void) {
   }
 }
 
+/* fp8 and mulsum: skipped with the reason exactly where the NCCL in use,
+ * or (for reductions in fp8) the run's oldest GPU, cannot serve them. */
+static void test_call_unavailable(void) {
+  int built = cb_nccl_header_version() != 0;
+  int fp8 = built && cb_nccl_at_least(2, 24), premul = built && cb_nccl_at_least(2, 11);
+  cb_kernel_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+#ifdef CB_HAVE_NCCL
+  cb_nccl_state st;
+  memset(&st, 0, sizeof st);
+  ctx.state = &st;
+#endif
+  static const int archs[] = {80, 89, 90, 100};
+  for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
+#ifdef CB_HAVE_NCCL
+    st.min_arch = archs[a];
+#endif
+    for (int t = CB_F8E4M3; t <= CB_F8E5M2; t++) {
+      cb_call call = {.dtype = (cb_dtype)t, .op = CB_SUM};
+      const char *why = cb_nccl_call_unavailable(&ctx, &cb_shape_all_reduce, &call);
+      int ok = fp8 && archs[a] >= 90;
+      CHECKF((why == NULL) == ok, "%s all_reduce on sm_%d: %s", cb_dtype_name(call.dtype), archs[a],
+             why ? why : "served");
+      if (why) CHECK_CONTAINS(why, cb_dtype_name(call.dtype));
+      if (why) CHECK_CONTAINS(why, fp8 ? "9.0" : "2.24");
+      /* Moving fp8 needs no reduction: any GPU. */
+      why = cb_nccl_call_unavailable(&ctx, &cb_shape_all_gather, &call);
+      CHECKF((why == NULL) == fp8, "%s all_gather on sm_%d: %s", cb_dtype_name(call.dtype),
+             archs[a], why ? why : "served");
+    }
+  }
+  cb_call mulsum = {.dtype = CB_FLOAT, .op = CB_MULSUM}, sum = {.dtype = CB_FLOAT, .op = CB_SUM};
+  const char *why = cb_nccl_call_unavailable(&ctx, &cb_shape_all_reduce, &mulsum);
+  CHECK((why == NULL) == premul);
+  if (why) CHECK_CONTAINS(why, "2.11");
+  CHECK(cb_nccl_call_unavailable(&ctx, &cb_shape_reduce_scatter, &sum) == NULL);
+  /* A collective without an op never makes one. */
+  CHECK(cb_nccl_call_unavailable(&ctx, &cb_shape_sendrecv, &mulsum) == NULL);
+}
+
 static void dummy_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t s) {
   (void)ctx, (void)call, (void)s;
 }
@@ -86,6 +126,9 @@ static void test_rows(void) {
     CHECK(rows[i].limits.gpu_per_rank);
     CHECK(rows[i].setup && rows[i].teardown == cb_nccl_teardown);
     CHECK_EQ_INT(rows[i].limits.single_host, rows[i].id == CB_KID_NCCL_CE);
+    CHECK(rows[i].call_unavailable == cb_nccl_call_unavailable);
+    CHECK(rows[i].run_limits != NULL);
+    if (rows[i].run_limits) CHECK_CONTAINS(rows[i].run_limits, "f8e4m3");
   }
   CHECK(rows[0].setup == cb_nccl_setup && rows[1].setup == cb_nccl_sym_setup);
   CHECK(rows[2].setup == cb_nccl_ce_setup && rows[3].setup == cb_nccl_ce_setup);
@@ -101,5 +144,6 @@ int main(void) {
   test_availability();
   test_flags_problem();
   test_rows();
+  test_call_unavailable();
   return check_summary();
 }

@@ -245,7 +245,7 @@ static void test_dtypes_and_ops(void) {
       {"fp16", CB_HALF},         {"float16", CB_HALF},  {"fp32", CB_FLOAT},
       {"float32", CB_FLOAT},     {"fp64", CB_DOUBLE},   {"float64", CB_DOUBLE},
       {"char", CB_INT8},         {"int", CB_INT32},     {"uint", CB_UINT32},
-      {"BF16", CB_BFLOAT16},
+      {"BF16", CB_BFLOAT16},     {"f8e4m3", CB_F8E4M3}, {"f8e5m2", CB_F8E5M2},
   };
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     char line[64];
@@ -257,8 +257,12 @@ static void test_dtypes_and_ops(void) {
 
   CHECK_RUN("-o all", &o);
   CHECK_EQ_U64(o.ops, CB_ALL_OPS);
-  CHECK_RUN("-o sum,prod,min,max,avg", &o);
+  CHECK_RUN("-o sum,prod,min,max,avg,mulsum", &o);
   CHECK_EQ_U64(o.ops, CB_ALL_OPS);
+  CHECK_RUN("-o mulsum", &o);
+  CHECK_EQ_U64(o.ops, CB_OP_BIT(CB_MULSUM));
+  CHECK_RUN("-d f8e4m3,f8e5m2", &o);
+  CHECK_EQ_U64(o.dtypes, CB_DTYPE_BIT(CB_F8E4M3) | CB_DTYPE_BIT(CB_F8E5M2));
   CHECK_RUN("-o max", &o);
   CHECK_EQ_U64(o.ops, CB_OP_BIT(CB_MAX));
   CHECK_RUN("-o prod,avg", &o);
@@ -334,6 +338,9 @@ static void test_errors(void) {
   check_error("-o foo", "foo");
   check_error("-o sum,bar", "bar");
   check_error("-o none", "none");
+  /* The messages list every name -d and -o take. */
+  check_error("-d fp8", "bfloat16 f8e4m3 f8e5m2, a comma list, or all");
+  check_error("-o premulsum", "sum prod min max avg mulsum, a comma list, or all");
 
   /* Combinations. */
   check_error("-G 5 -z 1", "-G");
@@ -523,7 +530,42 @@ static void test_usage(void) {
                                       "-z,", "-T,",    "-I,", "-J,", "--csv",  "-k,", "-h,",
                                       "-u,", "--data", "-R,", "-x,", "--timer"};
   for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) CHECK_CONTAINS(text, flags[i]);
+  /* Every datatype and op -d and -o take (types.c's tables). */
+  char word[32];
+  for (int t = 0; t < CB_NUM_DTYPES; t++) {
+    snprintf(word, sizeof word, " %s", cb_dtype_name((cb_dtype)t));
+    CHECK_CONTAINS(text, word);
+  }
+  for (int op = 0; op < CB_NUM_OPS; op++) {
+    snprintf(word, sizeof word, " %s", cb_redop_name((cb_redop)op));
+    CHECK_CONTAINS(text, word);
+  }
   free(text);
+}
+
+/* The datatypes and ops themselves: nccl-tests 2.19.6's names, in its
+ * order, the fp8 sizes, and mulsum's scalars (nccl-tests'
+ * ncclVerifiablePremulScalar: 1 on even ranks, 2 on odd). */
+static void test_types_and_ops_tables(void) {
+  char buf[256];
+  CHECK_STR(cb_dtype_names(buf, sizeof buf),
+            "int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 f8e4m3 f8e5m2");
+  CHECK_STR(cb_redop_names(buf, sizeof buf), "sum prod min max avg mulsum");
+  /* A short buffer is cut, never overrun. */
+  char small[12];
+  memset(small, 'x', sizeof small);
+  cb_dtype_names(small, 8);
+  CHECK_STR(small, "int8 ui");
+  CHECK(small[8] == 'x');
+  CHECK_EQ_INT((int)cb_dtype_size(CB_F8E4M3), 1);
+  CHECK_EQ_INT((int)cb_dtype_size(CB_F8E5M2), 1);
+  CHECK(cb_dtype_is_float(CB_F8E4M3) && cb_dtype_is_float(CB_F8E5M2));
+  CHECK_EQ_INT(cb_dtype_parse("f8e4m3"), CB_F8E4M3);
+  CHECK_EQ_INT(cb_dtype_parse("F8E5M2"), CB_F8E5M2);
+  CHECK_EQ_INT(cb_dtype_parse("fp8"), -1);
+  CHECK_EQ_INT(cb_redop_parse("mulsum"), CB_MULSUM);
+  CHECK_EQ_INT(cb_redop_parse("premulsum"), -1);
+  for (int r = 0; r < 9; r++) CHECK_EQ_INT(cb_mulsum_scalar(r), r % 2 ? 2 : 1);
 }
 
 int main(void) {
@@ -540,5 +582,6 @@ int main(void) {
   test_canonical();
   test_unalign_and_data();
   test_usage();
+  test_types_and_ops_tables();
   return check_summary();
 }

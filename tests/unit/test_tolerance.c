@@ -5,11 +5,17 @@
  * [2^-6, 1), or [0.5, 2) for prod, random signs, some zeros), rounded to
  * the type's precision. The reference is the validation's: float64 in rank
  * order. Kernels are modelled in the type's own arithmetic (every operation
- * rounded to its precision, as half, bfloat16, float and double arithmetic
- * rounds) in any order: a random permutation, a pairwise tree, and NCCL's
- * avg (each input times 1/n first). Every one must pass. A result that
- * misses one rank's input, or takes one from another round, must fail in
- * most cases, or the check would not see a lost or stale contribution. */
+ * rounded to its precision and, below its smallest normal value, to its
+ * subnormal spacing, as half, bfloat16, float, double and fp8 arithmetic
+ * rounds; NCCL reduces fp8 in half and rounds back, which gives the same
+ * value: half has more than 2p + 2 significand bits for fp8's p) in any
+ * order: a random permutation, a pairwise tree, and NCCL's avg (each input
+ * times 1/n first). Mulsum scales rank r's input by its scalar first (1 or
+ * 2, exact) and sums. Every one must pass. A result that misses one rank's
+ * input, or takes one from another round, must fail in most cases, or the
+ * check would not see a lost or stale contribution; for fp8 the rounding
+ * bound is as large as a single input, and the rates are what they are:
+ * printed, and held to a floor measured here. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,23 +23,36 @@
 
 #include "check.h"
 #include "tolerance.h"
+#include "types.h"
 
 typedef struct {
   const char *name;
   int bits; /* significand bits, the implicit one included */
   double eps, tiny;
+  /* The least share of lost (stale) contributions to a sum the check must
+   * catch: over 2..8 ranks for the wide types; for fp8 at 2 ranks only,
+   * 5 points under what this model measures there (lost at 2 ranks in
+   * e5m2: none, its bound exceeds every single input; -1, not held). */
+  double lost_floor, stale_floor;
 } type_model;
 
 static const type_model types[] = {
-    {"half", 11, 0x1p-10, 0x1p-14},
-    {"bfloat16", 8, 0x1p-7, 0x1p-126},
-    {"float", 24, 0x1p-23, 0x1p-126},
-    {"double", 53, 0x1p-52, 0x1p-1022},
+    {"half", 11, 0x1p-10, 0x1p-14, 0.75, 0.75},   {"bfloat16", 8, 0x1p-7, 0x1p-126, 0.75, 0.75},
+    {"float", 24, 0x1p-23, 0x1p-126, 0.75, 0.75}, {"double", 53, 0x1p-52, 0x1p-1022, 0.75, 0.75},
+    {"f8e4m3", 4, 0x1p-3, 0x1p-6, 0.37, 0.52},    {"f8e5m2", 3, 0x1p-2, 0x1p-14, -1, 0.21},
 };
 
-/* x rounded to nearest (even) with `bits` significand bits. */
+/* The precision of the model in use (round_to reads it). */
+static const type_model *model;
+
+/* x rounded to nearest (even) with `bits` significand bits, and below the
+ * model's smallest normal value to its subnormal spacing (tiny * eps). */
 static double round_to(double x, int bits) {
   if (x == 0 || bits >= 53) return x;
+  if (fabs(x) < model->tiny) {
+    double q = model->tiny * model->eps;
+    return nearbyint(x / q) * q;
+  }
   int e;
   double m = frexp(x, &e);
   return ldexp(nearbyint(ldexp(m, bits)), e - bits);
@@ -52,6 +71,7 @@ static double unit(void) {
 
 /* One input, as datagen.cu's random_float draws it. */
 static double draw_input(cb_redop op, int bits) {
+  if (op == CB_MULSUM) op = CB_SUM;
   double sign = next_u64() & 1 ? -1.0 : 1.0;
   int minmax = op == CB_MIN || op == CB_MAX;
   unsigned zero_pick = (unsigned)(next_u64() & 63);
@@ -74,7 +94,12 @@ static double apply(double a, double b, cb_redop op, int bits) {
   }
 }
 
-/* The validation's reference: float64, rank order. */
+/* Rank r's input as it enters the reduction: mulsum scales it (exactly). */
+static double entering(double x, int r, cb_redop op) {
+  return op == CB_MULSUM ? x * cb_mulsum_scalar(r) : x;
+}
+
+/* The validation's reference: float64, rank order; x already scaled. */
 static double reference(const double *x, int n, cb_redop op, double *abs_sum) {
   double acc = x[0], mags = fabs(x[0]);
   for (int r = 1; r < n; r++) {
@@ -121,13 +146,13 @@ static void shuffle(int *order, int n) {
 /* One reduction case: n inputs x of op, a random order, the reference and
  * the tolerance of the check. */
 typedef struct {
-  double x[8], ref, tol;
+  double x[8], ref, tol; /* x: the inputs as they enter (mulsum: scaled) */
   int order[8];
 } reduction_case;
 
 static void draw_case(const type_model *t, cb_redop op, int n, reduction_case *c) {
   double abs_sum;
-  for (int r = 0; r < n; r++) c->x[r] = draw_input(op, t->bits);
+  for (int r = 0; r < n; r++) c->x[r] = entering(draw_input(op, t->bits), r, op);
   c->ref = reference(c->x, n, op, &abs_sum);
   c->tol = cb_tolerance(t->eps, t->tiny, op, n, abs_sum, c->ref);
   shuffle(c->order, n);
@@ -141,11 +166,11 @@ enum { TRIALS = 20000 };
 
 /* Every order of every op and rank count passes. */
 static void test_correct_results_pass(const type_model *t) {
-  static const cb_redop ops[] = {CB_SUM, CB_PROD, CB_MIN, CB_MAX, CB_AVG};
+  static const cb_redop ops[] = {CB_SUM, CB_PROD, CB_MIN, CB_MAX, CB_AVG, CB_MULSUM};
   long long bad = 0;
   for (int trial = 0; trial < TRIALS; trial++)
     for (int n = 2; n <= 8; n++)
-      for (int o = 0; o < 5; o++) {
+      for (int o = 0; o < 6; o++) {
         cb_redop op = ops[o];
         reduction_case c;
         draw_case(t, op, n, &c);
@@ -160,11 +185,12 @@ static void test_correct_results_pass(const type_model *t) {
   CHECKF(bad == 0, "%s: %lld correct reductions outside the tolerance", t->name, bad);
 }
 
-/* A lost or stale contribution to a sum is seen in most cases. */
+/* A lost or stale contribution to a sum is seen in most cases (for fp8:
+ * at 2 ranks; see type_model). */
 static void test_wrong_results_fail(const type_model *t) {
-  long long lost_seen = 0, stale_seen = 0, cases = 0;
-  for (int trial = 0; trial < TRIALS; trial++)
-    for (int n = 2; n <= 8; n++) {
+  long long lost_seen[9] = {0}, stale_seen[9] = {0}, all_lost = 0, all_stale = 0;
+  for (int n = 2; n <= 8; n++) {
+    for (int trial = 0; trial < TRIALS; trial++) {
       reduction_case c;
       draw_case(t, CB_SUM, n, &c);
       /* Lost: the last rank of the order never arrived. */
@@ -174,18 +200,35 @@ static void test_wrong_results_fail(const type_model *t) {
       for (int r = 0; r < n; r++) y[r] = c.x[r];
       y[c.order[0]] = draw_input(CB_SUM, t->bits);
       double stale = in_order(y, c.order, n, CB_SUM, t->bits);
-      lost_seen += !within(lost, c.ref, c.tol);
-      stale_seen += !within(stale, c.ref, c.tol);
-      cases++;
+      lost_seen[n] += !within(lost, c.ref, c.tol);
+      stale_seen[n] += !within(stale, c.ref, c.tol);
     }
-  double lost_rate = (double)lost_seen / cases, stale_rate = (double)stale_seen / cases;
-  printf("%s: a lost contribution is caught in %.1f%% of sums, a stale one in %.1f%%\n", t->name,
-         100 * lost_rate, 100 * stale_rate);
+    all_lost += lost_seen[n];
+    all_stale += stale_seen[n];
+  }
+  const double cases = 7.0 * TRIALS;
+  double lost_rate = all_lost / cases, stale_rate = all_stale / cases;
+  printf("%s: a lost contribution is caught in %.1f%% of sums, a stale one in %.1f%% (by rank "
+         "count 2..8: lost",
+         t->name, 100 * lost_rate, 100 * stale_rate);
+  for (int n = 2; n <= 8; n++) printf(" %.0f%%", 100.0 * lost_seen[n] / TRIALS);
+  printf(", stale");
+  for (int n = 2; n <= 8; n++) printf(" %.0f%%", 100.0 * stale_seen[n] / TRIALS);
+  printf(")\n");
   /* One wrong element per message is enough: a message has many. */
-  CHECKF(lost_rate > 0.75, "%s: only %.1f%% of lost contributions caught", t->name,
-         100 * lost_rate);
-  CHECKF(stale_rate > 0.75, "%s: only %.1f%% of stale contributions caught", t->name,
-         100 * stale_rate);
+  if (t->bits > 4) {
+    CHECKF(lost_rate > t->lost_floor, "%s: only %.1f%% of lost contributions caught", t->name,
+           100 * lost_rate);
+    CHECKF(stale_rate > t->stale_floor, "%s: only %.1f%% of stale contributions caught", t->name,
+           100 * stale_rate);
+  } else {
+    double lost2 = (double)lost_seen[2] / TRIALS, stale2 = (double)stale_seen[2] / TRIALS;
+    if (t->lost_floor >= 0)
+      CHECKF(lost2 > t->lost_floor, "%s: only %.1f%% of lost contributions caught at 2 ranks",
+             t->name, 100 * lost2);
+    CHECKF(stale2 > t->stale_floor, "%s: only %.1f%% of stale contributions caught at 2 ranks",
+           t->name, 100 * stale2);
+  }
 }
 
 static void test_exact_ops(void) {
@@ -195,6 +238,7 @@ static void test_exact_ops(void) {
 
 int main(void) {
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+    model = &types[i];
     test_correct_results_pass(&types[i]);
     test_wrong_results_fail(&types[i]);
   }

@@ -5,6 +5,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -43,6 +44,12 @@
   case CB_BFLOAT16:                                                                                \
     F<__nv_bfloat16>(__VA_ARGS__);                                                                 \
     break;                                                                                         \
+  case CB_F8E4M3:                                                                                  \
+    F<__nv_fp8_e4m3>(__VA_ARGS__);                                                                 \
+    break;                                                                                         \
+  case CB_F8E5M2:                                                                                  \
+    F<__nv_fp8_e5m2>(__VA_ARGS__);                                                                 \
+    break;                                                                                         \
   default:                                                                                         \
     cb_fatal("unknown datatype %d", (int)(dtype));                                                 \
   }
@@ -64,6 +71,9 @@
     break;                                                                                         \
   case CB_AVG:                                                                                     \
     F<T, CB_AVG>(__VA_ARGS__);                                                                     \
+    break;                                                                                         \
+  case CB_MULSUM:                                                                                  \
+    F<T, CB_MULSUM>(__VA_ARGS__);                                                                  \
     break;                                                                                         \
   default:                                                                                         \
     cb_fatal("unknown op %d", (int)(op));                                                          \
@@ -100,6 +110,12 @@
     break;                                                                                         \
   case CB_BFLOAT16:                                                                                \
     CB_DISPATCH_OP(__nv_bfloat16, op, F, __VA_ARGS__);                                             \
+    break;                                                                                         \
+  case CB_F8E4M3:                                                                                  \
+    CB_DISPATCH_OP(__nv_fp8_e4m3, op, F, __VA_ARGS__);                                             \
+    break;                                                                                         \
+  case CB_F8E5M2:                                                                                  \
+    CB_DISPATCH_OP(__nv_fp8_e5m2, op, F, __VA_ARGS__);                                             \
     break;                                                                                         \
   default:                                                                                         \
     cb_fatal("unknown datatype %d", (int)(dtype));                                                 \

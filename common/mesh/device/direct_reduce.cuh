@@ -72,7 +72,7 @@ __device__ __forceinline__ void cb_direct_reduce_vectors(const cb_direct_reduce_
 #pragma unroll
     for (int u = 0; u < CB_DIRECT_UNROLL; u++) {
       size_t w = v + (size_t)u * CB_DIRECT_THREADS;
-      if (w < v1) acc[u] = cb_ld_cg16(in0 + w);
+      if (w < v1) acc[u] = cb_pre_pack<T, OP>(cb_ld_cg16(in0 + w), 0);
     }
     for (int q = 1; q < n; q++) {
       const uint4 *inq = (const uint4 *)(a.in[q] + a.split.head);
@@ -83,7 +83,8 @@ __device__ __forceinline__ void cb_direct_reduce_vectors(const cb_direct_reduce_
         if (w < v1) x[u] = cb_ld_cg16(inq + w);
       }
 #pragma unroll
-      for (int u = 0; u < CB_DIRECT_UNROLL; u++) acc[u] = cb_reduce_pack<T, OP>(acc[u], x[u]);
+      for (int u = 0; u < CB_DIRECT_UNROLL; u++)
+        acc[u] = cb_reduce_input_pack<T, OP>(acc[u], x[u], q);
     }
     for (int k = 0; k < a.nout; k++) {
       uint4 *out4 = (uint4 *)(a.out[k] + a.split.head);
@@ -105,8 +106,9 @@ __device__ __forceinline__ void cb_direct_reduce_scalars(const cb_direct_reduce_
   for (size_t k = (size_t)blockIdx.x * CB_DIRECT_THREADS + threadIdx.x; k < nscalar;
        k += (size_t)gridDim.x * CB_DIRECT_THREADS) {
     size_t i = k < head ? k : tail + (k - head);
-    T acc = __ldcg((const T *)a.in[0] + i);
-    for (int q = 1; q < a.nranks; q++) acc = cb_apply<T, OP>(acc, __ldcg((const T *)a.in[q] + i));
+    T acc = cb_pre<T, OP>(cb_ld_cg((const T *)a.in[0] + i), 0);
+    for (int q = 1; q < a.nranks; q++)
+      acc = cb_apply_input<T, OP>(acc, cb_ld_cg((const T *)a.in[q] + i), q);
     if (OP == CB_AVG) acc = cb_divide<T>(acc, a.nranks);
     for (int o = 0; o < a.nout; o++) ((T *)a.out[o])[i] = acc;
   }

@@ -26,8 +26,9 @@
  * A plan is a struct of device functions:
  *   static int phases(int n);
  *   static int kind(int p, int n, int rank, const cb_ring_chain_args &a, int *chunk);
- *   template <typename T, int OP> static void move(int kind, ...):
- *       cb_ring_slice_of<T, OP, its kinds...>(kind, ...)
+ *   template <typename T, int OP> static void move(int kind, ..., int n, int rank):
+ *       cb_ring_slice_of<T, OP, its kinds...>(kind, ..., n, rank)
+ *       (rank: ours, for the reductions: mulsum scales our input by our scalar)
  * The kinds say what a phase reads and writes; the plan's file argues the
  * chunk order and in-place safety. */
 #ifndef CB_DEVICE_RING_CHAIN_CUH
@@ -76,7 +77,7 @@ __global__ void __launch_bounds__(CB_RING_THREADS) cb_ring_chain_kernel(cb_ring_
       T *fout = (T *)cb_ring_out_slot(a.m, l, pos);
       const T *in = (const T *)a.in + (size_t)k * a.in_stride + c0 + s0;
       T *out = (T *)a.out + (size_t)k * a.out_stride + c0 + s0;
-      PLAN::template move<T, OP>(kind, in, fin, out, fout, len, n);
+      PLAN::template move<T, OP>(kind, in, fin, out, fout, len, n, a.m.rank);
       cb_ring_signal(a.m, l, pos, recv, send);
     }
   }

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "reduce.cuh"
+#include "vec.cuh"
 
 #define CB_RING_THREADS   512
 #define RING_SLICE_UNROLL 4
@@ -50,39 +51,47 @@ enum {
   CB_SLICE_LOCAL = CB_SLICE_FROM_IN | CB_SLICE_FINALIZE | CB_SLICE_TO_OUT,
 };
 
-/* One 16-byte vector, by kind; fifo_in is read through L2 (see ring_fifo.cuh). */
+/* One 16-byte vector, by kind; fifo_in is read through L2 (see ring_fifo.cuh).
+ * Our input enters the reduction as rank `rank`'s (cb_pre: mulsum scales it). */
 template <typename T, int OP, int KIND>
 __device__ __forceinline__ uint4 cb_slice_vec(const uint4 *in, const uint4 *fifo_in, size_t v,
-                                              int nranks) {
+                                              int nranks, int rank) {
   const bool from_in = KIND & CB_SLICE_FROM_IN, from_fifo = KIND & CB_SLICE_FROM_FIFO;
   const bool final_ = KIND & CB_SLICE_FINALIZE;
-  if (from_in && !from_fifo) return final_ ? cb_finalize_pack<T, OP>(in[v], nranks) : in[v];
-  if (!from_in) return __ldcg(fifo_in + v);
-  uint4 r = cb_reduce_pack<T, OP>(__ldcg(fifo_in + v), in[v]);
+  if (from_in && !from_fifo) {
+    uint4 x = cb_pre_pack<T, OP>(in[v], rank);
+    return final_ ? cb_finalize_pack<T, OP>(x, nranks) : x;
+  }
+  if (!from_in) return cb_ld_cg16(fifo_in + v);
+  uint4 r = cb_reduce_input_pack<T, OP>(cb_ld_cg16(fifo_in + v), in[v], rank);
   return final_ ? cb_finalize_pack<T, OP>(r, nranks) : r;
 }
 
 /* One element after the vectors, by kind. */
 template <typename T, int OP, int KIND>
-__device__ __forceinline__ T cb_slice_elem(const T *in, const T *fifo_in, size_t e, int nranks) {
+__device__ __forceinline__ T cb_slice_elem(const T *in, const T *fifo_in, size_t e, int nranks,
+                                           int rank) {
   const bool from_in = KIND & CB_SLICE_FROM_IN, from_fifo = KIND & CB_SLICE_FROM_FIFO;
   T x;
   if (from_in && !from_fifo)
-    x = in[e];
+    x = cb_pre<T, OP>(in[e], rank);
   else if (!from_in)
-    x = __ldcg(fifo_in + e);
+    x = cb_ld_cg(fifo_in + e);
   else
-    x = cb_apply<T, OP>(__ldcg(fifo_in + e), in[e]);
+    x = cb_apply_input<T, OP>(cb_ld_cg(fifo_in + e), in[e], rank);
   if ((KIND & CB_SLICE_FINALIZE) && OP == CB_AVG) x = cb_divide<T>(x, nranks);
   return x;
 }
 
 /* Moves n elements of a slice: in and out at the slice's place in our
  * buffers, fifo_in the slot received, fifo_out the slot sent (each used
- * only if the kind says so). Called by every thread of the block. */
+ * only if the kind says so). Called by every thread of the block. nranks
+ * and rank: the ring's size and our rank in it, for what a reduction
+ * needs (avg divides by nranks, mulsum scales our input by our scalar);
+ * kinds that only move data ignore them. */
 template <typename T, int OP, int KIND>
 __device__ void cb_ring_slice(const T *in, const T *fifo_in, T *out, T *fifo_out, size_t n,
-                              int nranks) {
+                              int nranks, int rank) {
   const bool to_out = KIND & CB_SLICE_TO_OUT, to_fifo = KIND & CB_SLICE_TO_FIFO;
   const size_t per_vec = sizeof(uint4) / sizeof(T);
   const size_t nvec = n / per_vec;
@@ -93,7 +102,7 @@ __device__ void cb_ring_slice(const T *in, const T *fifo_in, T *out, T *fifo_out
 #pragma unroll
     for (int u = 0; u < RING_SLICE_UNROLL; u++) {
       size_t v = v0 + (size_t)u * CB_RING_THREADS;
-      if (v < nvec) x[u] = cb_slice_vec<T, OP, KIND>(in4, fin4, v, nranks);
+      if (v < nvec) x[u] = cb_slice_vec<T, OP, KIND>(in4, fin4, v, nranks, rank);
     }
 #pragma unroll
     for (int u = 0; u < RING_SLICE_UNROLL; u++) {
@@ -106,24 +115,34 @@ __device__ void cb_ring_slice(const T *in, const T *fifo_in, T *out, T *fifo_out
   }
   /* The tail: fewer than one vector, only at the very end of the message. */
   for (size_t e = nvec * per_vec + threadIdx.x; e < n; e += CB_RING_THREADS) {
-    T x = cb_slice_elem<T, OP, KIND>(in, fifo_in, e, nranks);
+    T x = cb_slice_elem<T, OP, KIND>(in, fifo_in, e, nranks, rank);
     if (to_out) out[e] = x;
     if (to_fifo) fifo_out[e] = x;
   }
 }
 
+/* Without our rank: for kernels that only move data (their OP is a
+ * placeholder). Mulsum scales our input by our rank's scalar, so a mulsum
+ * instance must say which rank we are: it fails to compile here. */
+template <typename T, int OP, int KIND>
+__device__ __forceinline__ void cb_ring_slice(const T *in, const T *fifo_in, T *out, T *fifo_out,
+                                              size_t n, int nranks) {
+  static_assert(OP != CB_MULSUM, "mulsum scales our input: pass our rank to cb_ring_slice");
+  cb_ring_slice<T, OP, KIND>(in, fifo_in, out, fifo_out, n, nranks, 0);
+}
+
 /* cb_ring_slice of a kind known only at run time, among the kinds a kernel
  * lists (KINDS...): each listed kind is compiled once, and only those. */
 template <typename T, int OP>
-__device__ __forceinline__ void cb_ring_slice_of(int, const T *, const T *, T *, T *, size_t, int) {
-}
+__device__ __forceinline__ void cb_ring_slice_of(int, const T *, const T *, T *, T *, size_t, int,
+                                                 int) {}
 template <typename T, int OP, int KIND, int... MORE>
 __device__ __forceinline__ void cb_ring_slice_of(int kind, const T *in, const T *fifo_in, T *out,
-                                                 T *fifo_out, size_t n, int nranks) {
+                                                 T *fifo_out, size_t n, int nranks, int rank) {
   if (kind == KIND)
-    cb_ring_slice<T, OP, KIND>(in, fifo_in, out, fifo_out, n, nranks);
+    cb_ring_slice<T, OP, KIND>(in, fifo_in, out, fifo_out, n, nranks, rank);
   else
-    cb_ring_slice_of<T, OP, MORE...>(kind, in, fifo_in, out, fifo_out, n, nranks);
+    cb_ring_slice_of<T, OP, MORE...>(kind, in, fifo_in, out, fifo_out, n, nranks, rank);
 }
 
 #endif

@@ -8,6 +8,9 @@
 #ifndef CB_DEVICE_VEC_CUH
 #define CB_DEVICE_VEC_CUH
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,6 +48,25 @@ static inline int cb_same_mod16(const void *first, const void *p) {
  * L2 (ld.global.cg), never from an L1 line of an earlier access. */
 __device__ __forceinline__ uint4 cb_ld_cg16(const void *p) {
   return __ldcg((const uint4 *)p);
+}
+
+/* One element the same way, for every datatype: __ldcg has overloads for
+ * the built-in types and __half/__nv_bfloat16 (cuda_fp16.h, cuda_bf16.h),
+ * not for fp8, which is loaded as its byte. */
+template <typename T> __device__ __forceinline__ T cb_ld_cg(const T *p) {
+  return __ldcg(p);
+}
+template <>
+__device__ __forceinline__ __nv_fp8_e4m3 cb_ld_cg<__nv_fp8_e4m3>(const __nv_fp8_e4m3 *p) {
+  __nv_fp8_e4m3 v;
+  v.__x = (__nv_fp8_storage_t)__ldcg((const unsigned char *)p);
+  return v;
+}
+template <>
+__device__ __forceinline__ __nv_fp8_e5m2 cb_ld_cg<__nv_fp8_e5m2>(const __nv_fp8_e5m2 *p) {
+  __nv_fp8_e5m2 v;
+  v.__x = (__nv_fp8_storage_t)__ldcg((const unsigned char *)p);
+  return v;
 }
 
 #endif
