@@ -4,6 +4,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include "alltoallv_env.h"
+#include "alltoallv_pattern.h"
+#include "cuda_check.h"
 #include "error.h"
 #include "options.h" /* CB_CTA_POLICY_UNSET */
 
@@ -117,11 +120,28 @@ void cb_nccl_sendrecv(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
 void cb_nccl_broadcast(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
   no_nccl(c, k, s);
 }
+void cb_nccl_reduce(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
+  no_nccl(c, k, s);
+}
+void cb_nccl_gather(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
+  no_nccl(c, k, s);
+}
+void cb_nccl_scatter(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
+  no_nccl(c, k, s);
+}
+void cb_nccl_alltoallv(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
+  no_nccl(c, k, s);
+}
+void cb_nccl_hypercube(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
+  no_nccl(c, k, s);
+}
 
 #else
 
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
 #pragma weak ncclAlltoAll
+#pragma weak ncclGather
+#pragma weak ncclScatter
 #endif
 
 static const ncclDataType_t nccl_types[CB_NUM_DTYPES] = {
@@ -209,6 +229,102 @@ void cb_nccl_sendrecv(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
   CB_NCCL(ncclSend(c->send, c->count, nccl_types[c->dtype], next, st->comm, s));
   CB_NCCL(ncclRecv(c->recv, c->count, nccl_types[c->dtype], prev, st->comm, s));
   group_end();
+}
+
+void cb_nccl_reduce(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
+  cb_nccl_state *st = state_of(ctx);
+  CB_NCCL_WATCHED(st, "ncclReduce",
+                  ncclReduce(c->send, c->recv, c->count, nccl_types[c->dtype], nccl_ops[c->op],
+                             c->root, st->comm, s));
+}
+
+/* The NCCL library in use has the call (2.28 on; the symbol is weak). */
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+#define HAS_2_28(fn) ((fn) != NULL && cb_nccl_library_version() >= NCCL_VERSION(2, 28, 0))
+#endif
+
+void cb_nccl_gather(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
+  cb_nccl_state *st = state_of(ctx);
+  if (c->count == 0) return; /* as nccl-tests: no call at all */
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+  if (HAS_2_28(ncclGather)) {
+    CB_NCCL_WATCHED(
+        st, "ncclGather",
+        ncclGather(c->send, c->recv, c->count, nccl_types[c->dtype], c->root, st->comm, s));
+    return;
+  }
+#endif
+  size_t block = c->count * cb_dtype_size(c->dtype);
+  group_start(st);
+  CB_NCCL(ncclSend(c->send, c->count, nccl_types[c->dtype], c->root, st->comm, s));
+  if (ctx->rank == c->root)
+    for (int r = 0; r < ctx->nranks; r++)
+      CB_NCCL(
+          ncclRecv((char *)c->recv + r * block, c->count, nccl_types[c->dtype], r, st->comm, s));
+  group_end();
+}
+
+void cb_nccl_scatter(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
+  cb_nccl_state *st = state_of(ctx);
+  if (c->count == 0) return; /* as nccl-tests: no call at all */
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+  if (HAS_2_28(ncclScatter)) {
+    CB_NCCL_WATCHED(
+        st, "ncclScatter",
+        ncclScatter(c->send, c->recv, c->count, nccl_types[c->dtype], c->root, st->comm, s));
+    return;
+  }
+#endif
+  size_t block = c->count * cb_dtype_size(c->dtype);
+  group_start(st);
+  if (ctx->rank == c->root)
+    for (int r = 0; r < ctx->nranks; r++)
+      CB_NCCL(ncclSend((const char *)c->send + r * block, c->count, nccl_types[c->dtype], r,
+                       st->comm, s));
+  CB_NCCL(ncclRecv(c->recv, c->count, nccl_types[c->dtype], c->root, st->comm, s));
+  group_end();
+}
+
+/* Every piece goes out of our input and comes into our output in rank
+ * order; empty pieces are not posted (nccl-tests does the same). */
+void cb_nccl_alltoallv(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
+  cb_nccl_state *st = state_of(ctx);
+  const int n = ctx->nranks, me = ctx->rank;
+  const size_t elem = cb_dtype_size(c->dtype), total = c->count * (size_t)n * elem;
+  const double spread = cb_alltoallv_spread();
+  const char *send = (const char *)c->send;
+  char *recv = (char *)c->recv;
+  group_start(st);
+  for (int r = 0; r < n; r++) {
+    size_t out = cb_a2av_peer_bytes(me, r, n, total, spread) / elem;
+    size_t in = cb_a2av_peer_bytes(r, me, n, total, spread) / elem;
+    if (out) CB_NCCL(ncclSend(send, out, nccl_types[c->dtype], r, st->comm, s));
+    if (in) CB_NCCL(ncclRecv(recv, in, nccl_types[c->dtype], r, st->comm, s));
+    send += out * elem;
+    recv += in * elem;
+  }
+  group_end();
+}
+
+/* Dimension by dimension (mask = 1, 2, 4, ...), we hold the run of `mask`
+ * blocks starting at our rank with its low bits cleared, and swap it with
+ * the rank across the dimension for theirs (nccl-tests' hypercube.cu). */
+void cb_nccl_hypercube(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
+  cb_nccl_state *st = state_of(ctx);
+  const int me = ctx->rank;
+  const size_t block = c->count * cb_dtype_size(c->dtype);
+  char *out = (char *)c->recv;
+  if (out + (size_t)me * block != (const char *)c->send)
+    CB_CUDA(cudaMemcpyAsync(out + (size_t)me * block, c->send, block, cudaMemcpyDeviceToDevice, s));
+  for (int mask = 1; mask < ctx->nranks; mask <<= 1) {
+    const int ours = me & ~(mask - 1), theirs = ours ^ mask, peer = me ^ mask;
+    group_start(st);
+    CB_NCCL(ncclSend(out + (size_t)ours * block, c->count * (size_t)mask, nccl_types[c->dtype],
+                     peer, st->comm, s));
+    CB_NCCL(ncclRecv(out + (size_t)theirs * block, c->count * (size_t)mask, nccl_types[c->dtype],
+                     peer, st->comm, s));
+    group_end();
+  }
 }
 
 #endif
