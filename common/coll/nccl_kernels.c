@@ -238,51 +238,50 @@ void cb_nccl_reduce(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
                              c->root, st->comm, s));
 }
 
-/* The NCCL library in use has the call (2.28 on; the symbol is weak). */
+/* ncclGather or ncclScatter where the headers and the library have them
+ * (NCCL 2.28; weak symbols), NULL otherwise. */
+typedef ncclResult_t (*rooted_fn)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t,
+                                  cudaStream_t);
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-#define HAS_2_28(fn) ((fn) != NULL && cb_nccl_library_version() >= NCCL_VERSION(2, 28, 0))
+#define ROOTED_FN(fn)                                                                              \
+  (cb_nccl_library_version() >= NCCL_VERSION(2, 28, 0) ? (rooted_fn)(fn) : (rooted_fn)NULL)
+#else
+#define ROOTED_FN(fn) ((rooted_fn)NULL)
 #endif
 
-void cb_nccl_gather(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
+/* Gather (to_root) or scatter, as nccl-tests 2.19 calls them: NCCL's own
+ * call (fn, named name) from 2.28 on, the only way to its copy-engine path;
+ * before, grouped point-to-point calls between the root and every rank,
+ * the root included (block r of the root's buffer is rank r's). Nothing at
+ * all for 0 elements, as nccl-tests. */
+static void rooted_call(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s, rooted_fn fn,
+                        const char *name, int to_root) {
   cb_nccl_state *st = state_of(ctx);
-  if (c->count == 0) return; /* as nccl-tests: no call at all */
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-  if (HAS_2_28(ncclGather)) {
-    CB_NCCL_WATCHED(
-        st, "ncclGather",
-        ncclGather(c->send, c->recv, c->count, nccl_types[c->dtype], c->root, st->comm, s));
+  const ncclDataType_t t = nccl_types[c->dtype];
+  if (c->count == 0) return;
+  if (fn) {
+    CB_NCCL_WATCHED(st, name, fn(c->send, c->recv, c->count, t, c->root, st->comm, s));
     return;
   }
-#endif
-  size_t block = c->count * cb_dtype_size(c->dtype);
+  const size_t block = c->count * cb_dtype_size(c->dtype);
   group_start(st);
-  CB_NCCL(ncclSend(c->send, c->count, nccl_types[c->dtype], c->root, st->comm, s));
-  if (ctx->rank == c->root)
-    for (int r = 0; r < ctx->nranks; r++)
-      CB_NCCL(
-          ncclRecv((char *)c->recv + r * block, c->count, nccl_types[c->dtype], r, st->comm, s));
+  if (to_root) CB_NCCL(ncclSend(c->send, c->count, t, c->root, st->comm, s));
+  for (int r = 0; ctx->rank == c->root && r < ctx->nranks; r++) {
+    if (to_root)
+      CB_NCCL(ncclRecv((char *)c->recv + r * block, c->count, t, r, st->comm, s));
+    else
+      CB_NCCL(ncclSend((const char *)c->send + r * block, c->count, t, r, st->comm, s));
+  }
+  if (!to_root) CB_NCCL(ncclRecv(c->recv, c->count, t, c->root, st->comm, s));
   group_end();
 }
 
+void cb_nccl_gather(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
+  rooted_call(ctx, c, s, ROOTED_FN(ncclGather), "ncclGather", 1);
+}
+
 void cb_nccl_scatter(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
-  cb_nccl_state *st = state_of(ctx);
-  if (c->count == 0) return; /* as nccl-tests: no call at all */
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-  if (HAS_2_28(ncclScatter)) {
-    CB_NCCL_WATCHED(
-        st, "ncclScatter",
-        ncclScatter(c->send, c->recv, c->count, nccl_types[c->dtype], c->root, st->comm, s));
-    return;
-  }
-#endif
-  size_t block = c->count * cb_dtype_size(c->dtype);
-  group_start(st);
-  if (ctx->rank == c->root)
-    for (int r = 0; r < ctx->nranks; r++)
-      CB_NCCL(ncclSend((const char *)c->send + r * block, c->count, nccl_types[c->dtype], r,
-                       st->comm, s));
-  CB_NCCL(ncclRecv(c->recv, c->count, nccl_types[c->dtype], c->root, st->comm, s));
-  group_end();
+  rooted_call(ctx, c, s, ROOTED_FN(ncclScatter), "ncclScatter", 0);
 }
 
 /* Every piece goes out of our input and comes into our output in rank
