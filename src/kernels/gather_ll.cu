@@ -25,7 +25,7 @@
  * output (a.recv: block q is rank q's input). */
 struct gall_take {
   const cb_ll_rooted_args &a;
-  __device__ void operator()(uint64_t epoch, size_t i) const {
+  __device__ __forceinline__ void operator()(uint64_t epoch, size_t i) const {
     const cb_ll_mesh &m = a.v.ll;
     if (a.copy_own)
       cb_store_pack8(a.recv + (size_t)m.rank * a.bytes, i, a.bytes,

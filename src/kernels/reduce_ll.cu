@@ -30,7 +30,7 @@
  * them). */
 template <typename T, int OP> struct rdll_take {
   const cb_ll_rooted_args &a;
-  __device__ void operator()(uint64_t epoch, size_t i) const {
+  __device__ __forceinline__ void operator()(uint64_t epoch, size_t i) const {
     const uint2 mine = cb_load_pack8(a.send, i, a.bytes);
     cb_store_pack8(a.recv, i, a.bytes,
                    cb_ll_reduce_ranks<T, OP>(a.v.ll, epoch, cb_ll_flag(epoch), i, mine, a.spin));
