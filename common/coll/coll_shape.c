@@ -154,12 +154,15 @@ const cb_coll_shape cb_shape_hypercube = {.name = "hypercube",
                                           .counts = counts_all_gather,
                                           .bus_factor = factor_one,
                                           .algbw_bytes = algbw_param_times_n_minus_1,
-                                          .no_op_name = "",
+                                          .no_op_column = "",
                                           .pow2_ranks = 1};
 
 const char *cb_shape_op_name(const cb_coll_shape *s, int op) {
-  if (cb_shape_loops_ops(s)) return cb_redop_name((cb_redop)op);
-  return s->no_op_name ? s->no_op_name : "none";
+  return cb_shape_loops_ops(s) ? cb_redop_name((cb_redop)op) : "none";
+}
+
+const char *cb_shape_op_column(const cb_coll_shape *s, int op) {
+  return !cb_shape_loops_ops(s) && s->no_op_column ? s->no_op_column : cb_shape_op_name(s, op);
 }
 
 size_t cb_counts_table_bytes(const cb_counts *c, size_t elem) {

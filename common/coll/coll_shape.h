@@ -55,9 +55,10 @@ typedef struct cb_coll_shape {
   double (*bus_factor)(int nranks);
   /* Bytes that algbw divides by time (nccl-tests' choice per collective). */
   size_t (*algbw_bytes)(const cb_counts *c, size_t elem_size, int nranks);
-  /* The redop column of a collective without an op: "none" when NULL
-   * (hypercube_perf prints an empty word, as nccl-tests does). */
-  const char *no_op_name;
+  /* The text table's redop column of a collective without an op: "none"
+   * when NULL (hypercube_perf prints an empty word there, as nccl-tests
+   * does; its JSON and CSV still say "none"). */
+  const char *no_op_column;
   int pow2_ranks; /* runs only on a power-of-two rank count (hypercube) */
   /* The collective's own environment, read once before any rank starts:
    * NULL when usable, else why not (err, len bytes). Optional. */
@@ -76,9 +77,11 @@ extern const cb_coll_shape cb_shape_scatter;
 extern const cb_coll_shape cb_shape_alltoallv;
 extern const cb_coll_shape cb_shape_hypercube;
 
-/* The redop column: the op's name, or no_op_name ("none") for collectives
- * without one. */
+/* The redop of a row (JSON, CSV, messages): the op's name, or "none" for
+ * collectives without one. */
 const char *cb_shape_op_name(const cb_coll_shape *s, int op);
+/* The same in the text table's redop column (no_op_column where set). */
+const char *cb_shape_op_column(const cb_coll_shape *s, int op);
 /* Whether the sweep runs once per op of -o. */
 static inline int cb_shape_loops_ops(const cb_coll_shape *s) {
   return s->reduces || s->op_column;

@@ -96,11 +96,11 @@ void cb_text_row(FILE *out, const cb_report *r, const cb_row *row) {
   if (!m[CB_OOP].ran && !m[CB_INP].ran && strcmp(m[CB_OOP].skip, m[CB_INP].skip) == 0) {
     /* A size the kernel cannot serve at all: a note, not a row of N/A. */
     fprintf(out, "# %10zu  %12zu  %8s  %6s  skipped: %s\n", row->bytes, row->count,
-            cb_dtype_name(row->dtype), cb_shape_op_name(s, row->op), m[CB_OOP].skip);
+            cb_dtype_name(row->dtype), cb_shape_op_column(s, row->op), m[CB_OOP].skip);
     return;
   }
   fprintf(out, "%12zu  %12zu  %8s  %6s  %6d", row->bytes, row->count, cb_dtype_name(row->dtype),
-          cb_shape_op_name(s, row->op), row->root);
+          cb_shape_op_column(s, row->op), row->root);
   text_measure(out, &m[CB_OOP]);
   text_measure(out, &m[CB_INP]);
   for (int p = 0; p < 2; p++)
@@ -161,7 +161,7 @@ static void text_summary(FILE *out, const cb_report *r) {
     if (seen_before(r, i)) continue;
     const cb_row *x = &r->rows[i];
     fprintf(out, "# %10zu  %8s  %6s", x->bytes, cb_dtype_name(x->dtype),
-            cb_shape_op_name(r->coll->shape, x->op));
+            cb_shape_op_column(r->coll->shape, x->op));
     if (rooted) fprintf(out, "  %6d", x->root);
     summary_cell(out, r, i, CB_OOP);
     summary_cell(out, r, i, CB_INP);

@@ -300,9 +300,10 @@ static void test_new_shapes_examples(void) {
   CHECK_EQ_U64(cb_shape_hypercube.algbw_bytes(&c, 4, 8), 7u * 131072);
   CHECK_NEAR(cb_shape_hypercube.bus_factor(8), 1.0, 1e-12);
   CHECK(cb_shape_hypercube.pow2_ranks && !cb_shape_hypercube.rooted);
-  CHECK_STR(cb_shape_op_name(&cb_shape_hypercube, 0), "");
-  CHECK_STR(cb_shape_op_name(&cb_shape_gather, 0), "none");
-  CHECK_STR(cb_shape_op_name(&cb_shape_reduce, 3), "max");
+  CHECK_STR(cb_shape_op_column(&cb_shape_hypercube, 0), "");
+  CHECK_STR(cb_shape_op_name(&cb_shape_hypercube, 0), "none"); /* JSON, CSV: our schema */
+  CHECK_STR(cb_shape_op_column(&cb_shape_gather, 0), "none");
+  CHECK_STR(cb_shape_op_column(&cb_shape_reduce, 3), "max");
   /* alltoallv, spread 1, 1 MiB float on 4 ranks: 65536 elements a peer
    * (the count column), a total of 1 MiB cut by distance 0..3 into 0,
    * 1/6, 2/6 and 3/6 of it, each rounded down to 16 bytes:

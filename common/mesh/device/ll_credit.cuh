@@ -57,17 +57,22 @@
  * completes. Otherwise (the sender changed: a broadcast's root) r stores
  * e - 1 for it when it starts call e, before polling, which needs only r's
  * earlier calls to complete. (A receiver of many senders, a gather's or a
- * reduce's root, stores e - 1 for every one of them at the start of call e,
- * cb_ll_return_credit_all: the same case, sender by sender.) By induction on calls every credit
- * wait ends, so every push is made and every poll served: no credit wait ever waits for a push of
- * its own call, whatever the grids of the ranks and the order in which their warps take tiles.
- * (Without the rule: a receiver warp taking tile a then b, polling a before returning b's credit,
- * and a new sender warp taking b then a, waiting for b's credit before pushing a, would wait for
- * each other. Our warps take tiles in increasing order, which avoids that too, but the proof does
- * not lean on it.) Polls still wait on peers' warps of the same call, so every warp of the grid
- * must be resident (cb_ll_fit). tests/unit/test_ll_credit_model.c runs this protocol as a model
- * under random schedules, grids, tile orders, sizes and roots: nothing lost, nothing stuck; and
- * without the credit wait, or with credit returned late, it sees the loss or the hang.
+ * reduce's root, stores e - 1 for every one of them at the start of call
+ * e, cb_ll_return_credit_all: the same case, sender by sender.) By
+ * induction on calls every credit wait ends, so every push is made and
+ * every poll served: no credit wait ever waits for a push of its own call,
+ * whatever the grids of the ranks and the order in which their warps take
+ * tiles. (Without the rule: a receiver warp taking tile a then b, polling a
+ * before returning b's credit, and a new sender warp taking b then a,
+ * waiting for b's credit before pushing a, would wait for each other. Our
+ * warps take tiles in increasing order, which avoids that too, but the
+ * proof does not lean on it.) Polls still wait on peers' warps of the same
+ * call, so every warp of the grid must be resident (cb_ll_fit).
+ * tests/unit/test_ll_credit_model.c runs this protocol as a model
+ * (sendrecv's, broadcast's and gather's patterns) under random schedules,
+ * grids, tile orders, sizes and roots: nothing lost, nothing stuck; and
+ * without the credit wait, or with credit returned late, it sees the loss
+ * or the hang.
  *
  * Cost. The sender's first credit load is issued while its epoch and input
  * loads are in flight (call cb_ll_await_credit after issuing them: the
