@@ -1,4 +1,5 @@
 /* broadcast_perf: every rank ends with the root's (-r) input. */
+#include "ce_rooted.h"
 #include "collective.h"
 #include "direct_mesh.h"
 #include "kernels/broadcast_kernels.h"
@@ -49,7 +50,7 @@ static const cb_kernel kernels[] = {
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
-     .setup = cb_bc_ce_setup, .teardown = cb_bc_ce_teardown, .launch = cb_bc_ce_launch},
+     .setup = cb_bc_ce_setup, .teardown = cb_ce_rooted_teardown, .launch = cb_bc_ce_launch},
     CB_NCCL_SYM_KERNEL("ncclBroadcast", cb_nccl_broadcast, CB_BOTH_PLACEMENTS),
     CB_NCCL_NO_CE_KERNEL("ncclBroadcast", cb_nccl_broadcast, CB_BOTH_PLACEMENTS),
 };

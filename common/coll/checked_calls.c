@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alltoallv_env.h"
 #include "cuda_check.h"
 #include "error.h"
 #include "gpu.h"
@@ -32,6 +33,12 @@ cb_data_spec cb_spec_for(const cb_rank_state *st, const cb_call *call, const cb_
                        .nranks = st->me->nranks,
                        .root = call->root,
                        .param_count = c->param_count,
+                       .in_place = call->in_place,
+                       .input_offset = c->send_inplace_offset > c->recv_inplace_offset
+                                           ? c->send_inplace_offset - c->recv_inplace_offset
+                                           : 0,
+                       .input_count = c->send_count,
+                       .spread = cb_alltoallv_spread(),
                        .kind = st->run->opts.data,
                        .seed = seed,
                        .round = NULL};

@@ -23,14 +23,22 @@ typedef struct {
 } cb_counts;
 
 /* How output element j of rank `me` is formed from inputs in(r, i), read by
- * the validation kernel. p = param_count, n = ranks. */
+ * the validation kernel. p = param_count, n = ranks. "Untouched" (the rooted
+ * collectives whose output is the root's alone): what the rank's output held
+ * before the call, the poison the harness writes there, and in place its own
+ * input where the input lies, as nccl-tests checks it. */
 typedef enum {
   CB_EXPECT_REDUCE,       /* op over all r of in(r, j)                (all_reduce) */
   CB_EXPECT_REDUCE_BLOCK, /* op over all r of in(r, me*p + j)         (reduce_scatter) */
-  CB_EXPECT_GATHER,       /* in(j / p, j % p)                         (all_gather) */
+  CB_EXPECT_GATHER,       /* in(j / p, j % p)                         (all_gather, hypercube) */
   CB_EXPECT_ALLTOALL,     /* in(j / p, me*p + j % p)                  (alltoall) */
   CB_EXPECT_FROM_PREV,    /* in((me - 1 + n) % n, j)                  (sendrecv) */
-  CB_EXPECT_FROM_ROOT     /* in(root, j)                              (broadcast) */
+  CB_EXPECT_FROM_ROOT,    /* in(root, j)                              (broadcast) */
+  CB_EXPECT_REDUCE_ROOT,  /* root: op over all r of in(r, j); others untouched      (reduce) */
+  CB_EXPECT_GATHER_ROOT,  /* root: in(j / p, j % p); others untouched               (gather) */
+  CB_EXPECT_SCATTER,      /* in(root, me*p + j)                                     (scatter) */
+  CB_EXPECT_ALLTOALLV     /* the run from rank s, at the end of the runs of ranks before s: the
+                             piece of s's input for me (alltoallv_pattern.h)        (alltoallv) */
 } cb_expect;
 
 typedef struct cb_coll_shape {
@@ -47,6 +55,14 @@ typedef struct cb_coll_shape {
   double (*bus_factor)(int nranks);
   /* Bytes that algbw divides by time (nccl-tests' choice per collective). */
   size_t (*algbw_bytes)(const cb_counts *c, size_t elem_size, int nranks);
+  /* The text table's redop column of a collective without an op: "none"
+   * when NULL (hypercube_perf prints an empty word there, as nccl-tests
+   * does; its JSON and CSV still say "none"). */
+  const char *no_op_column;
+  int pow2_ranks; /* runs only on a power-of-two rank count (hypercube) */
+  /* The collective's own environment, read once before any rank starts:
+   * NULL when usable, else why not (err, len bytes). Optional. */
+  const char *(*environment)(char *err, size_t len);
 } cb_coll_shape;
 
 extern const cb_coll_shape cb_shape_all_reduce;
@@ -55,9 +71,17 @@ extern const cb_coll_shape cb_shape_reduce_scatter;
 extern const cb_coll_shape cb_shape_alltoall;
 extern const cb_coll_shape cb_shape_sendrecv;
 extern const cb_coll_shape cb_shape_broadcast;
+extern const cb_coll_shape cb_shape_reduce;
+extern const cb_coll_shape cb_shape_gather;
+extern const cb_coll_shape cb_shape_scatter;
+extern const cb_coll_shape cb_shape_alltoallv;
+extern const cb_coll_shape cb_shape_hypercube;
 
-/* The redop column: the op's name, or "none" for collectives without one. */
+/* The redop of a row (JSON, CSV, messages): the op's name, or "none" for
+ * collectives without one. */
 const char *cb_shape_op_name(const cb_coll_shape *s, int op);
+/* The same in the text table's redop column (no_op_column where set). */
+const char *cb_shape_op_column(const cb_coll_shape *s, int op);
 /* Whether the sweep runs once per op of -o. */
 static inline int cb_shape_loops_ops(const cb_coll_shape *s) {
   return s->reduces || s->op_column;

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "alltoallv_pattern.h"
 #include "cuda_check.h"
 #include "datagen.h"
 #include "device/dispatch.cuh"
@@ -218,6 +219,40 @@ template <typename T> __device__ T reduce_in_type(const cb_data_spec &s, uint64_
   return s.op == CB_AVG ? divide<T>(acc, s.nranks) : acc;
 }
 
+/* The output of this rank is not the call's to write: a rooted collective
+ * whose output is the root's alone, on another rank. */
+__device__ bool untouched_rank(const cb_data_spec &s) {
+  return (s.expect == CB_EXPECT_REDUCE_ROOT || s.expect == CB_EXPECT_GATHER_ROOT) &&
+         s.rank != s.root;
+}
+
+/* Every byte 0xFF: the poison cb_data_poison writes. */
+template <typename T> __device__ uint64_t poison_bits() {
+  return sizeof(T) >= 8 ? ~0ull : (1ull << (8 * sizeof(T))) - 1;
+}
+
+/* alltoallv: output element j is element k of the piece from rank *src. The
+ * pieces sit in rank order; a piece starts in its sender's input after the
+ * sender's pieces for the ranks before us. */
+template <typename T>
+__device__ size_t alltoallv_source(const cb_data_spec &s, size_t j, int *src) {
+  const size_t total = s.param_count * (size_t)s.nranks * sizeof(T);
+  size_t at = 0;
+  for (int from = 0; from < s.nranks; from++) {
+    size_t len = cb_a2av_peer_bytes(from, s.rank, s.nranks, total, s.spread) / sizeof(T);
+    if (j < at + len) {
+      size_t start = 0;
+      for (int to = 0; to < s.rank; to++)
+        start += cb_a2av_peer_bytes(from, to, s.nranks, total, s.spread) / sizeof(T);
+      *src = from;
+      return start + (j - at);
+    }
+    at += len;
+  }
+  *src = 0; /* past every piece: no element of the output, never asked for */
+  return j;
+}
+
 /* The input index a reduced output element j comes from. */
 __device__ size_t reduced_index(const cb_data_spec &s, size_t j) {
   size_t p = s.param_count ? s.param_count : 1;
@@ -229,9 +264,18 @@ template <typename T> __device__ T expected(const cb_data_spec &s, uint64_t seed
   switch (s.expect) {
   case CB_EXPECT_REDUCE:
   case CB_EXPECT_REDUCE_BLOCK:
+  case CB_EXPECT_REDUCE_ROOT:
     return reduce_in_type<T>(s, seed, reduced_index(s, j));
   case CB_EXPECT_GATHER:
+  case CB_EXPECT_GATHER_ROOT:
     return input_value<T>(s, seed, (int)(j / p), j % p);
+  case CB_EXPECT_SCATTER:
+    return input_value<T>(s, seed, s.root, (size_t)s.rank * p + j);
+  case CB_EXPECT_ALLTOALLV: {
+    int src;
+    size_t i = alltoallv_source<T>(s, j, &src);
+    return input_value<T>(s, seed, src, i);
+  }
   case CB_EXPECT_ALLTOALL:
     return input_value<T>(s, seed, (int)(j / p), (size_t)s.rank * p + j % p);
   case CB_EXPECT_FROM_PREV:
@@ -299,6 +343,11 @@ __host__ __device__ float_limits limits_of(cb_dtype t) {
 template <typename T>
 __device__ bool element_ok(const cb_data_spec &s, uint64_t seed, size_t j, T got,
                            float_limits lim) {
+  if (untouched_rank(s)) {
+    if (s.in_place && j >= s.input_offset && j - s.input_offset < s.input_count)
+      return bits_of<T>(got) == bits_of<T>(input_value<T>(s, seed, s.rank, j - s.input_offset));
+    return bits_of<T>(got) == poison_bits<T>();
+  }
   if (s.reduces && s.kind == CB_DATA_RANDOM && is_float_type<T>::value) {
     double abs_sum, ref = reference<T>(s, seed, reduced_index(s, j), &abs_sum);
     return fabs(to_double<T>(got) - ref) <=

@@ -59,6 +59,13 @@ typedef struct {
   int reduces;
   int rank, nranks, root;
   size_t param_count;
+  /* Rooted collectives whose output is the root's alone: what the other
+   * ranks' output must still hold (coll_shape.h, "untouched"). In place,
+   * their input lies at elements [input_offset, input_offset + input_count)
+   * of the output. */
+  int in_place;
+  size_t input_offset, input_count;
+  double spread; /* alltoallv's pattern (alltoallv_pattern.h) */
   cb_data_kind kind;
   uint64_t seed;         /* the round; 0 is the timed data */
   const uint64_t *round; /* NULL, or a device word the GPU adds to seed when it runs */

@@ -90,10 +90,11 @@ void cb_measure_call(cb_rank_state *st, cb_launch *l, const cb_counts *c, cb_mea
   const cb_call *call = &l->call;
   size_t elem = cb_dtype_size(call->dtype);
   int n = st->me->nranks;
-  char what[192], why[128];
-  snprintf(what, sizeof what, "kernel %d (%s) %s %s %s %zu B %s", l->kernel->id, l->kernel->name,
+  char what[192], why[128], root[24] = "";
+  if (shape->rooted) snprintf(root, sizeof root, " root %d", call->root);
+  snprintf(what, sizeof what, "kernel %d (%s) %s %s %s %zu B %s%s", l->kernel->id, l->kernel->name,
            shape->name, cb_dtype_name(call->dtype), cb_shape_op_name(shape, call->op),
-           cb_counts_table_bytes(c, elem), call->in_place ? "in-place" : "out-of-place");
+           cb_counts_table_bytes(c, elem), call->in_place ? "in-place" : "out-of-place", root);
   memset(m, 0, sizeof *m);
   const char *skip = cb_kernel_call_reason(l->kernel, l->ctx, shape, call,
                                            cb_counts_table_bytes(c, elem), why, sizeof why);

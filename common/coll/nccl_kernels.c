@@ -6,6 +6,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "alltoallv_env.h"
+#include "alltoallv_pattern.h"
 #include "cuda_check.h"
 #include "error.h"
 #include "options.h" /* CB_CTA_POLICY_UNSET */
@@ -159,11 +161,28 @@ void cb_nccl_sendrecv(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
 void cb_nccl_broadcast(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
   no_nccl(c, k, s);
 }
+void cb_nccl_reduce(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
+  no_nccl(c, k, s);
+}
+void cb_nccl_gather(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
+  no_nccl(c, k, s);
+}
+void cb_nccl_scatter(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
+  no_nccl(c, k, s);
+}
+void cb_nccl_alltoallv(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
+  no_nccl(c, k, s);
+}
+void cb_nccl_hypercube(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
+  no_nccl(c, k, s);
+}
 
 #else
 
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
 #pragma weak ncclAlltoAll
+#pragma weak ncclGather
+#pragma weak ncclScatter
 #endif
 
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 11, 0)
@@ -347,6 +366,103 @@ void cb_nccl_sendrecv(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
   CB_NCCL(ncclSend(c->send, c->count, nccl_types[c->dtype], next, st->comm, s));
   CB_NCCL(ncclRecv(c->recv, c->count, nccl_types[c->dtype], prev, st->comm, s));
   group_end();
+}
+
+void cb_nccl_reduce(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
+  cb_nccl_state *st = state_of(ctx);
+  ncclRedOp_t op = op_begin(st, ctx, c);
+  CB_NCCL_WATCHED(
+      st, "ncclReduce",
+      ncclReduce(c->send, c->recv, c->count, nccl_types[c->dtype], op, c->root, st->comm, s));
+  op_end(st, op, c);
+}
+
+/* ncclGather or ncclScatter where the headers and the library have them
+ * (NCCL 2.28; weak symbols), NULL otherwise. */
+typedef ncclResult_t (*rooted_fn)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t,
+                                  cudaStream_t);
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+#define ROOTED_FN(fn)                                                                              \
+  (cb_nccl_library_version() >= NCCL_VERSION(2, 28, 0) ? (rooted_fn)(fn) : (rooted_fn)NULL)
+#else
+#define ROOTED_FN(fn) ((rooted_fn)NULL)
+#endif
+
+/* Gather (to_root) or scatter, as nccl-tests 2.19 calls them: NCCL's own
+ * call (fn, named name) from 2.28 on, the only way to its copy-engine path;
+ * before, grouped point-to-point calls between the root and every rank,
+ * the root included (block r of the root's buffer is rank r's). Nothing at
+ * all for 0 elements, as nccl-tests. */
+static void rooted_call(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s, rooted_fn fn,
+                        const char *name, int to_root) {
+  cb_nccl_state *st = state_of(ctx);
+  const ncclDataType_t t = nccl_types[c->dtype];
+  if (c->count == 0) return;
+  if (fn) {
+    CB_NCCL_WATCHED(st, name, fn(c->send, c->recv, c->count, t, c->root, st->comm, s));
+    return;
+  }
+  const size_t block = c->count * cb_dtype_size(c->dtype);
+  group_start(st);
+  if (to_root) CB_NCCL(ncclSend(c->send, c->count, t, c->root, st->comm, s));
+  for (int r = 0; ctx->rank == c->root && r < ctx->nranks; r++) {
+    if (to_root)
+      CB_NCCL(ncclRecv((char *)c->recv + r * block, c->count, t, r, st->comm, s));
+    else
+      CB_NCCL(ncclSend((const char *)c->send + r * block, c->count, t, r, st->comm, s));
+  }
+  if (!to_root) CB_NCCL(ncclRecv(c->recv, c->count, t, c->root, st->comm, s));
+  group_end();
+}
+
+void cb_nccl_gather(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
+  rooted_call(ctx, c, s, ROOTED_FN(ncclGather), "ncclGather", 1);
+}
+
+void cb_nccl_scatter(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
+  rooted_call(ctx, c, s, ROOTED_FN(ncclScatter), "ncclScatter", 0);
+}
+
+/* Every piece goes out of our input and comes into our output in rank
+ * order; empty pieces are not posted (nccl-tests does the same). */
+void cb_nccl_alltoallv(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
+  cb_nccl_state *st = state_of(ctx);
+  const int n = ctx->nranks, me = ctx->rank;
+  const size_t elem = cb_dtype_size(c->dtype), total = c->count * (size_t)n * elem;
+  const double spread = cb_alltoallv_spread();
+  const char *send = (const char *)c->send;
+  char *recv = (char *)c->recv;
+  group_start(st);
+  for (int r = 0; r < n; r++) {
+    size_t out = cb_a2av_peer_bytes(me, r, n, total, spread) / elem;
+    size_t in = cb_a2av_peer_bytes(r, me, n, total, spread) / elem;
+    if (out) CB_NCCL(ncclSend(send, out, nccl_types[c->dtype], r, st->comm, s));
+    if (in) CB_NCCL(ncclRecv(recv, in, nccl_types[c->dtype], r, st->comm, s));
+    send += out * elem;
+    recv += in * elem;
+  }
+  group_end();
+}
+
+/* Dimension by dimension (mask = 1, 2, 4, ...), we hold the run of `mask`
+ * blocks starting at our rank with its low bits cleared, and swap it with
+ * the rank across the dimension for theirs (nccl-tests' hypercube.cu). */
+void cb_nccl_hypercube(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
+  cb_nccl_state *st = state_of(ctx);
+  const int me = ctx->rank;
+  const size_t block = c->count * cb_dtype_size(c->dtype);
+  char *out = (char *)c->recv;
+  if (out + (size_t)me * block != (const char *)c->send)
+    CB_CUDA(cudaMemcpyAsync(out + (size_t)me * block, c->send, block, cudaMemcpyDeviceToDevice, s));
+  for (int mask = 1; mask < ctx->nranks; mask <<= 1) {
+    const int ours = me & ~(mask - 1), theirs = ours ^ mask, peer = me ^ mask;
+    group_start(st);
+    CB_NCCL(ncclSend(out + (size_t)ours * block, c->count * (size_t)mask, nccl_types[c->dtype],
+                     peer, st->comm, s));
+    CB_NCCL(ncclRecv(out + (size_t)theirs * block, c->count * (size_t)mask, nccl_types[c->dtype],
+                     peer, st->comm, s));
+    group_end();
+  }
 }
 
 #endif

@@ -59,6 +59,16 @@ void cb_nccl_reduce_scatter(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
 void cb_nccl_alltoall(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 void cb_nccl_sendrecv(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 void cb_nccl_broadcast(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+void cb_nccl_reduce(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+/* ncclGather / ncclScatter from NCCL 2.28 on (their copy-engine path needs
+ * them), grouped ncclSend/ncclRecv before, as nccl-tests 2.19 calls them. */
+void cb_nccl_gather(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+void cb_nccl_scatter(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+/* nccl-tests' alltoallv: grouped ncclSend/ncclRecv of the pattern's pieces. */
+void cb_nccl_alltoallv(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+/* nccl-tests' hypercube all-gather: our block copied into place, then log2(n)
+ * grouped exchanges of doubling runs with the rank across each dimension. */
+void cb_nccl_hypercube(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
 #define CB_BOTH_PLACEMENTS (CB_OUT_OF_PLACE | CB_IN_PLACE)
 

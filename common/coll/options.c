@@ -95,7 +95,9 @@ cb_opts_result cb_options_parse(int argc, char **argv, cb_options *o, char *err,
                           NULL)) != -1) {
     cb_opts_result res;
     char bad[64];
-    if (cb_common_opt(&co, c, argv, &res, err, len)) {
+    if (c == 'r' && (strcmp(optarg, "all") == 0 || strcmp(optarg, "-1") == 0)) {
+      o->root = CB_ROOT_ALL; /* nccl-tests' README says "all", its parser takes -1 */
+    } else if (cb_common_opt(&co, c, argv, &res, err, len)) {
       if (res != CB_OPTS_RUN) return res;
     } else if (c == 'd') {
       char names[160];
@@ -138,7 +140,8 @@ void cb_options_usage(FILE *out, const char *prog) {
           "  -d, --datatype T       int8 uint8 int32 uint32 int64 uint64 half float double\n"
           "                         bfloat16 f8e4m3 f8e5m2, a comma list, or all (float)\n"
           "  -o, --op OP            sum prod min max avg mulsum, a comma list, or all (sum)\n"
-          "  -r, --root N           root rank of rooted collectives (0)\n"
+          "  -r, --root N           root rank of rooted collectives, or all (-1): a row\n"
+          "                         per root (0)\n"
           "  -t, --nthreads N       host threads per process (1)\n"
           "  -g, --ngpus N          GPUs per thread; every GPU gets its own host thread (1)\n"
           "  -G, --cudagraph N      capture the -n iterations in a CUDA graph, launch it N times\n"

@@ -26,6 +26,9 @@ typedef enum { CB_AVG_RANK0 = 0, CB_AVG_MEAN = 1, CB_AVG_MIN = 2, CB_AVG_MAX = 3
  * excludes the wait between iterations). */
 typedef enum { CB_TIMER_HOST = 1, CB_TIMER_EVENTS = 2 } cb_timer;
 
+/* -r all (or nccl-tests' -r -1): rooted collectives run once per root. */
+#define CB_ROOT_ALL (-1)
+
 /* -x not given: the communicator's CTA policy is left to NCCL. */
 #define CB_CTA_POLICY_UNSET (-1)
 
@@ -36,7 +39,7 @@ typedef struct {
   int check;          /* -c: validation rounds after timing (0 = off) */
   uint32_t dtypes;    /* -d: mask of cb_dtype */
   uint32_t ops;       /* -o: mask of cb_redop */
-  int root;           /* -r: root rank for rooted collectives */
+  int root;           /* -r: root rank for rooted collectives, or CB_ROOT_ALL */
   int threads;        /* -t: host threads per process (each drives -g GPUs) */
   int gpus;           /* -g: GPUs per thread; each GPU is a rank with its own host thread */
   int graph_launches; /* -G: 0 = stream mode, N = capture -n iterations, launch N times */

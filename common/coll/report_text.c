@@ -96,11 +96,11 @@ void cb_text_row(FILE *out, const cb_report *r, const cb_row *row) {
   if (!m[CB_OOP].ran && !m[CB_INP].ran && strcmp(m[CB_OOP].skip, m[CB_INP].skip) == 0) {
     /* A size the kernel cannot serve at all: a note, not a row of N/A. */
     fprintf(out, "# %10zu  %12zu  %8s  %6s  skipped: %s\n", row->bytes, row->count,
-            cb_dtype_name(row->dtype), cb_shape_op_name(s, row->op), m[CB_OOP].skip);
+            cb_dtype_name(row->dtype), cb_shape_op_column(s, row->op), m[CB_OOP].skip);
     return;
   }
   fprintf(out, "%12zu  %12zu  %8s  %6s  %6d", row->bytes, row->count, cb_dtype_name(row->dtype),
-          cb_shape_op_name(s, row->op), row->root);
+          cb_shape_op_column(s, row->op), row->root);
   text_measure(out, &m[CB_OOP]);
   text_measure(out, &m[CB_INP]);
   for (int p = 0; p < 2; p++)
@@ -115,7 +115,7 @@ static int kernels_ran(const cb_report *r) {
 }
 
 static int same_case(const cb_row *a, const cb_row *b) {
-  return a->dtype == b->dtype && a->op == b->op && a->bytes == b->bytes;
+  return a->dtype == b->dtype && a->op == b->op && a->root == b->root && a->bytes == b->bytes;
 }
 
 /* One placement of the summary: the fastest kernel, its time, and its
@@ -147,18 +147,22 @@ static int seen_before(const cb_report *r, size_t i) {
   return 0;
 }
 
+/* Rooted collectives (a row per root with -r all) get a root column. */
 static void text_summary(FILE *out, const cb_report *r) {
+  const int rooted = r->coll->shape->rooted;
   fprintf(out, "#\n# Fastest kernel per size (vs nccl = the fastest NCCL variant's time / the "
                "fastest time, same placement; nccl: that variant)\n");
-  fprintf(out, "# %10s  %8s  %6s  %37s  %37s\n", "", "", "", "out-of-place", "in-place");
-  fprintf(out, "# %10s  %8s  %6s  %8s  %8s  %7s  %8s  %8s  %8s  %7s  %8s\n", "size", "type",
-          "redop", "fastest", "time(us)", "vs nccl", "nccl", "fastest", "time(us)", "vs nccl",
-          "nccl");
+  fprintf(out, "# %10s  %8s  %6s%s  %37s  %37s\n", "", "", "", rooted ? "        " : "",
+          "out-of-place", "in-place");
+  fprintf(out, "# %10s  %8s  %6s%s  %8s  %8s  %7s  %8s  %8s  %8s  %7s  %8s\n", "size", "type",
+          "redop", rooted ? "    root" : "", "fastest", "time(us)", "vs nccl", "nccl", "fastest",
+          "time(us)", "vs nccl", "nccl");
   for (size_t i = 0; i < r->nrows; i++) {
     if (seen_before(r, i)) continue;
     const cb_row *x = &r->rows[i];
     fprintf(out, "# %10zu  %8s  %6s", x->bytes, cb_dtype_name(x->dtype),
-            cb_shape_op_name(r->coll->shape, x->op));
+            cb_shape_op_column(r->coll->shape, x->op));
+    if (rooted) fprintf(out, "  %6d", x->root);
     summary_cell(out, r, i, CB_OOP);
     summary_cell(out, r, i, CB_INP);
     fputc('\n', out);

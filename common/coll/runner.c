@@ -89,7 +89,8 @@ static void allocate_buffers(cb_rank_state *st, int device) {
 
 /* ---- the sweep ---------------------------------------------------------- */
 
-static void sweep_case(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx, cb_dtype t, cb_redop op) {
+static void sweep_case(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx, cb_dtype t, cb_redop op,
+                       int root) {
   cb_run *run = st->run;
   const cb_coll_shape *shape = run->coll->shape;
   const cb_options *o = &run->opts;
@@ -101,12 +102,12 @@ static void sweep_case(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx, cb_dtype
     cb_row row = {.kernel = kidx,
                   .dtype = t,
                   .op = op,
-                  .root = shape->rooted ? o->root : -1,
+                  .root = shape->rooted ? root : -1,
                   .bytes = cb_counts_table_bytes(&c, elem),
                   .count = c.param_count};
     cb_launch l = {&run->coll->kernels[kidx],
                    ctx,
-                   {.dtype = t, .op = op, .root = o->root},
+                   {.dtype = t, .op = op, .root = root},
                    st->me->rank == run->fault_skip_rank};
     for (int p = 0; p < 2; p++) {
       cb_place_call(st, &c, elem, p == CB_INP, &l.call);
@@ -119,17 +120,23 @@ static void sweep_case(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx, cb_dtype
   }
 }
 
-/* Every datatype, op and size of the sweep, for one kernel. */
+/* Every datatype, op, root and size of the sweep, for one kernel, in
+ * nccl-tests' order: with -r all a rooted collective sweeps every size for
+ * root 0, then for root 1, ... (a row per root and size). */
 static void sweep_cases(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx) {
   cb_run *run = st->run;
   const cb_options *o = &run->opts;
+  const int every_root = run->coll->shape->rooted && o->root == CB_ROOT_ALL;
+  const int first = o->root == CB_ROOT_ALL ? 0 : o->root;
+  const int last = every_root ? st->me->nranks - 1 : first;
   if (st->me->rank == 0) cb_text_kernel_header(stdout, &run->report, kidx);
   for (int t = 0; t < CB_NUM_DTYPES; t++) {
     if (!(o->dtypes & CB_DTYPE_BIT(t))) continue;
     for (int op = 0; op < CB_NUM_OPS; op++) {
       /* Collectives without an op run once per datatype. */
       if (cb_shape_loops_ops(run->coll->shape) ? !(o->ops & CB_OP_BIT(op)) : op != CB_SUM) continue;
-      sweep_case(st, kidx, ctx, (cb_dtype)t, (cb_redop)op);
+      for (int root = first; root <= last; root++)
+        sweep_case(st, kidx, ctx, (cb_dtype)t, (cb_redop)op, root);
     }
   }
 }
@@ -297,6 +304,8 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
   if (lead && parsed == CB_OPTS_HELP) cb_options_usage(stdout, program);
   if (lead && parsed == CB_OPTS_LIST_KERNELS) cb_kernels_print(stdout, coll);
   if (!cb_run_after_parse(w, parsed, err, lead)) return 0;
+  const char *bad_env = coll->shape->environment ? coll->shape->environment(err, sizeof err) : NULL;
+  if (bad_env) CB_REFUSE(lead, "%s", bad_env);
   cb_watchdog_set_default(run.opts.timeout_s); /* bounds the MPI waits from here on */
   char canonical[512];
   cb_options_canonical(&run.opts, canonical, sizeof canonical);
@@ -304,7 +313,15 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
   int rpp = cb_options_ranks_per_proc(&run.opts);
   int nranks = cb_world_nprocs(w) * rpp;
   if (coll->shape->rooted && run.opts.root >= nranks)
-    CB_REFUSE(lead, "-r %d: the root must be a rank from 0 to %d", run.opts.root, nranks - 1);
+    CB_REFUSE(lead, "-r %d: the root must be a rank from 0 to %d, or all", run.opts.root,
+              nranks - 1);
+  if (coll->shape->pow2_ranks && (nranks & (nranks - 1))) {
+    /* nccl-tests' hypercube says this and measures nothing, with success:
+     * a script that runs every program on any rank count goes on. */
+    if (lead) printf("nRanks %d is not a power of 2, skipping\n", nranks);
+    cb_world_finalize(w);
+    return 0;
+  }
   run.share_gpus = cb_gpus_shared();
   choose_kernels(&run, program, nranks, cb_world_multi_host(w), lead);
   check_nccl_flags(&run, lead);

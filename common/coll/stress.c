@@ -57,7 +57,9 @@ static int draw_call(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx, uint64_t n
   const cb_options *o = &st->run->opts;
   const cb_coll_shape *shape = st->run->coll->shape;
   const cb_kernel *k = &st->run->coll->kernels[kidx];
-  cb_launch l = {k, ctx, {.root = o->root}, st->me->rank == st->run->fault_skip_rank};
+  /* -r all: a root per call, so back-to-back calls change roots. */
+  int root = o->root != CB_ROOT_ALL ? o->root : (int)(draw(n, 6) % (uint64_t)st->me->nranks);
+  cb_launch l = {k, ctx, {.root = root}, st->me->rank == st->run->fault_skip_rank};
   l.call.dtype = (cb_dtype)pick_bit(o->dtypes, draw(n, 0));
   l.call.op = cb_shape_loops_ops(shape) ? (cb_redop)pick_bit(o->ops, draw(n, 1)) : CB_SUM;
   size_t elem = cb_dtype_size(l.call.dtype);
@@ -79,10 +81,12 @@ static int draw_call(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx, uint64_t n
 static void describe(const cb_rank_state *st, const cb_checked_call *c, char *buf, size_t len) {
   const cb_coll_shape *shape = st->run->coll->shape;
   const cb_call *call = &c->launch.call;
-  snprintf(buf, len, "%s %s %zu B %s x%d", cb_dtype_name(call->dtype),
+  char root[24] = "";
+  if (shape->rooted) snprintf(root, sizeof root, " root %d", call->root);
+  snprintf(buf, len, "%s %s %zu B %s%s x%d", cb_dtype_name(call->dtype),
            cb_shape_op_name(shape, call->op),
            cb_counts_table_bytes(&c->counts, cb_dtype_size(call->dtype)),
-           call->in_place ? "in-place" : "out-of-place", c->reps);
+           call->in_place ? "in-place" : "out-of-place", root, c->reps);
 }
 
 /* Rank 0: one line per call of the batch that went wrong. */

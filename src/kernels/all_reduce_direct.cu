@@ -50,14 +50,8 @@ extern "C" void cb_ar_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cud
     same &= cb_same_mod16(in, a.in[k]) & cb_same_mod16(in, a.out[k]);
   }
   a.split = cb_vec_split_make(in, same, a.bytes, elem);
-  cb_direct_areas(ctx, st, a.hs.area);
-  a.epochs = st->epochs;
-  a.rank = rank;
-  a.nranks = n;
-  a.spin = CB_SPIN_INFO(ctx);
   /* Blocks by the bytes a rank loads from its peers for a whole chunk: the
    * same on every rank, whichever chunk is short. */
-  int blocks = cb_direct_blocks(st, per * elem * (size_t)(n > 1 ? n - 1 : 1));
-  CB_DISPATCH_TYPE_OP(call->dtype, call->op, cb_direct_reduce_launch, &a, blocks, stream);
-  CB_CUDA(cudaGetLastError());
+  cb_direct_reduce_enqueue(ctx, &a, call,
+                           cb_direct_blocks(st, per * elem * (size_t)(n > 1 ? n - 1 : 1)), stream);
 }

@@ -52,6 +52,7 @@
 #include "cuda_check.h"
 #include "device/dispatch.cuh"
 #include "device/ll_packet.cuh"
+#include "device/ll_reduce.cuh"
 #include "device/ll_tiles.cuh"
 #include "device/pack8.cuh"
 #include "device/reduce.cuh"
@@ -110,11 +111,7 @@ template <typename T, int OP> __global__ void ll2_kernel(ll2_args a) {
       /* Our own packet is loaded before the polls, so its latency hides
        * behind them rather than following them. */
       const uint2 mine = chunk_packet(a, r, i);
-      for (int q = 0; q < n; q++) {
-        uint2 v = q == r ? mine : cb_ll16_read(cb_ll_slot(m, 0, epoch, q, i), flag, a.spin, q);
-        acc = cb_reduce_rank_pack<T, OP>(acc, v, q);
-      }
-      acc = cb_finalize_pack<T, OP>(acc, n);
+      acc = cb_ll_reduce_ranks<T, OP>(m, epoch, flag, i, mine, a.spin);
       store_chunk_packet(a, r, i, acc);
     }
     for (int p = 1; p < n; p++) cb_ll16_write(cb_ll_slot(m, p, epoch, r, a.region2 + i), acc, flag);

@@ -21,9 +21,9 @@ void cb_bc_direct_setup(cb_kernel_ctx *ctx);
 void cb_bc_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
 /* -k ce: the root's cudaMemcpyAsync into every peer's output between two
- * flag kernels (broadcast_ce.cu). */
+ * flag kernels (broadcast_ce.cu); teardown cb_ce_rooted_teardown
+ * (ce_rooted.h). */
 void cb_bc_ce_setup(cb_kernel_ctx *ctx);
-void cb_bc_ce_teardown(cb_kernel_ctx *ctx);
 void cb_bc_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
 /* -k ring: a pipelined chain root -> root + 1 -> ..., slices through

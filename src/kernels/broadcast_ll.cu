@@ -15,7 +15,8 @@
  * credit to the call's root for all its tiles before it polls any; the
  * root's warp waits, one lane per peer, for every peer's credit of a tile
  * before pushing it. Credits go to the root of the call, so the root may
- * change from call to call.
+ * change from call to call. The root's and the peers' warps are those of
+ * device/ll_rooted.cuh's one-to-many kernels, with one run for every peer.
  *
  * In place (send == recv): the root only reads its buffer; the others
  * only write theirs, and never read their input. */
@@ -23,79 +24,28 @@
 
 #include "broadcast_kernels.h"
 #include "cuda_check.h"
-#include "device/ll_credit.cuh"
-#include "device/ll_packet.cuh"
-#include "device/ll_tiles.cuh"
-#include "device/pack8.cuh"
+#include "device/ll_rooted.cuh"
 #include "ll_mesh.h"
 
-typedef struct {
-  const char *src; /* the root's input (read on the root only) */
-  char *out;       /* our output */
-  size_t bytes;
-  int root;
-  int copy_own; /* the root, out of place: also copy its input into its output */
-  cb_ll_push_mesh v;
-  cb_spin_info spin;
-} bcll_args;
-
-/* The root's warp: its packets of each of its tiles to every peer. */
-__device__ __forceinline__ void bcll_push(const bcll_args &a, size_t npackets, size_t ntiles) {
-  const cb_ll_push_mesh &v = a.v;
-  const cb_ll_mesh &m = v.ll;
-  for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
-    const uint64_t epoch = cb_ll_epoch(m, t);
-    const uint32_t flag = cb_ll_flag(epoch);
-    const size_t i = cb_ll_packet(t);
-    const uint2 x = i < npackets ? cb_load_pack8(a.src, i, a.bytes) : make_uint2(0, 0);
-    const cb_ll_clearance c = cb_ll_await_credit(v, t, epoch, 1, m.nranks - 1, a.spin);
-    if (i < npackets) {
-      for (int p = 1; p < m.nranks; p++) cb_ll16_write(cb_ll_push_slot(v, c, p, i), x, flag);
-      if (a.copy_own) cb_store_pack8(a.out, i, a.bytes, x);
-    }
-    cb_ll_tile_done(m, t, epoch);
-  }
-}
-
-/* A peer's warp: credit for all its tiles first, then the root's packets. */
-__device__ __forceinline__ void bcll_pull(const bcll_args &a, size_t ntiles) {
-  const cb_ll_push_mesh &v = a.v;
-  const cb_ll_mesh &m = v.ll;
-  const int root_off = (a.root - m.rank + m.nranks) % m.nranks;
-  for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride())
-    cb_ll_return_credit(v, t, cb_ll_epoch(m, t), root_off);
-  cb_ll_receive_from(m, a.root, a.out, a.bytes, a.spin);
-}
-
-__global__ void bcll_kernel(bcll_args a) {
-  const size_t npackets = (a.bytes + 7) / 8;
-  const size_t ntiles = (npackets + CB_LL_TILE - 1) / CB_LL_TILE;
+__global__ void bcll_kernel(cb_ll_rooted_args a) {
   if (a.v.ll.rank == a.root)
-    bcll_push(a, npackets, ntiles);
+    cb_ll_root_push<true>(a.v, a.send, 0, a.copy_own ? a.recv : NULL, a.bytes, a.spin);
   else
-    bcll_pull(a, ntiles);
+    cb_ll_from_root(a.v, a.root, a.recv, a.bytes, a.spin);
 }
 
 extern "C" void cb_bc_ll_setup(cb_kernel_ctx *ctx) {
   uint64_t max = ctx->max_bytes < CB_BC_LL_MAX_BYTES ? ctx->max_bytes : CB_BC_LL_MAX_BYTES;
-  cb_ll_setup(ctx, (size_t)(max + 7) / 8, CB_LL_CREDITED);
   const void *func = (const void *)bcll_kernel;
-  cb_ll_fit(ctx, &func, 1);
+  cb_ll_rooted_setup(ctx, max, &func, 1);
 }
 
 extern "C" void cb_bc_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
-  const cb_ll_state *st = (const cb_ll_state *)ctx->state;
-  bcll_args a;
-  a.bytes = call->count * cb_dtype_size(call->dtype);
-  if (a.bytes == 0) return; /* see "Double buffering" in device/ll_tiles.cuh */
-  size_t packets = (a.bytes + 7) / 8;
-  a.src = (const char *)call->send;
-  a.out = (char *)call->recv;
-  a.root = call->root;
-  a.copy_own = ctx->rank == call->root && call->send != call->recv;
-  a.v = cb_ll_push_mesh_for(ctx, st, packets);
-  a.spin = CB_SPIN_INFO(ctx);
-  cb_ll_grid g = cb_ll_grid_for(st, packets);
+  cb_ll_rooted_args a;
+  cb_ll_grid g;
+  const int copy_own = ctx->rank == call->root && call->send != call->recv;
+  if (!cb_ll_rooted_args_for(ctx, call, call->count * cb_dtype_size(call->dtype), copy_own, &a, &g))
+    return;
   bcll_kernel<<<g.blocks, g.threads, 0, stream>>>(a);
   CB_CUDA(cudaGetLastError());
 }

@@ -19,6 +19,7 @@
 #include "cuda_check.h"
 #include "device/dispatch.cuh"
 #include "device/ll_packet.cuh"
+#include "device/ll_reduce.cuh"
 #include "device/ll_tiles.cuh"
 #include "device/pack8.cuh"
 #include "device/reduce.cuh"
@@ -63,12 +64,7 @@ template <typename T, int OP> __global__ void rsll_kernel(rsll_args a) {
       /* Our own block is loaded before the polls, so its latency hides
        * behind them rather than following them. */
       const uint2 mine = cb_load_pack8(own, i, a.bytes);
-      uint2 acc = make_uint2(0, 0);
-      for (int q = 0; q < m.nranks; q++) {
-        uint2 v = q == m.rank ? mine : cb_ll16_read(cb_ll_slot(m, 0, epoch, q, i), flag, a.spin, q);
-        acc = cb_reduce_rank_pack<T, OP>(acc, v, q);
-      }
-      cb_store_pack8(a.out, i, a.bytes, cb_finalize_pack<T, OP>(acc, m.nranks));
+      cb_store_pack8(a.out, i, a.bytes, cb_ll_reduce_ranks<T, OP>(m, epoch, flag, i, mine, a.spin));
     }
     cb_ll_tile_done(m, t, epoch);
   }

@@ -21,7 +21,7 @@
 #include "reduce_scatter_kernels.h"
 #include "ring_mesh.h"
 
-struct rs_ring_plan {
+struct rs_ring_plan : cb_ring_reducing_moves {
   static __device__ __forceinline__ int phases(int n) { return n; }
   /* Phase p: block r - 1 - p. */
   static __device__ __forceinline__ int kind(int p, int n, int rank, const cb_ring_chain_args &,
@@ -33,12 +33,6 @@ struct rs_ring_plan {
     *chunk = ((rank - 1 - p) % n + n) % n;
     if (p == 0) return CB_SLICE_SEND;
     return p < n - 1 ? CB_SLICE_REDUCE_SEND : CB_SLICE_FINAL;
-  }
-  template <typename T, int OP>
-  static __device__ __forceinline__ void move(int kind, const T *in, const T *fin, T *out, T *fout,
-                                              size_t len, int n, int rank) {
-    cb_ring_slice_of<T, OP, CB_SLICE_SEND, CB_SLICE_REDUCE_SEND, CB_SLICE_FINAL, CB_SLICE_LOCAL>(
-        kind, in, fin, out, fout, len, n, rank);
   }
 };
 

@@ -22,8 +22,9 @@
 # for its datatype or op (on H200 with NCCL >= 2.24 every kernel, NCCL's
 # included, must serve them all). One PASS/FAIL line per case, in
 # $LOGDIR/summary.txt; the last line counts them. RUN_CAP (300) bounds each
-# run in seconds, DEADLINE (epoch seconds) the whole. 20 runs for the six
-# programs of main; a few minutes on 2 x H200 (not yet measured).
+# run in seconds, DEADLINE (epoch seconds) the whole. 34 runs for the eleven
+# programs (6 for each of the three that reduce, 2 for each other); several
+# minutes on 2 x H200 (not yet measured).
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 BUILD=${1:-build-gpu}

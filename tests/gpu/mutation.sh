@@ -8,7 +8,8 @@
 # list): the mutant must report wrong values ("caught"). The same runs on
 # the normal build BUILD_DIR (default build-gpu) must report none.
 # One PASS/FAIL line per run. CALLS (20000) stress calls per run, CAP (300)
-# seconds per run, BUILD_CAP (600) seconds per mutant build.
+# seconds per run, BUILD_CAP (600) seconds per mutant build; EXTRA_ARGS are added to
+# every stress (e.g. "-r all": a random root per call, for the rooted programs).
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.." || exit 2
@@ -38,9 +39,11 @@ touched() {
 programs_of() {
   [ -n "${PROGRAMS:-}" ] && { echo "$PROGRAMS"; return; }
   case $1 in
-    skip_ll_credit) echo "broadcast_perf sendrecv_perf" ;; # the one-to-many LL kernels
+    # the credited LL kernels: one to many, and many to one (gather's and reduce's root)
+    skip_ll_credit) echo "broadcast_perf sendrecv_perf scatter_perf gather_perf reduce_perf" ;;
     skip_ce_landed) echo "all_reduce_perf reduce_scatter_perf" ;;
-    skip_end_wait) echo "all_reduce_perf alltoall_perf" ;;
+    # and the rooted direct and ce kernels, whose end waits only the root or only the others need
+    skip_end_wait) echo "all_reduce_perf alltoall_perf reduce_perf gather_perf scatter_perf" ;;
     *) echo "all_reduce_perf" ;;
   esac
 }
@@ -57,7 +60,7 @@ ranks_of() {
 # stress BIN KERNEL RANKS: runs the stress, sets rc, wrong and out. Ranks
 # beyond the visible GPUs share them (CB_SHARE_GPUS=1).
 stress() {
-  local cmd="$1 -g $3 -k $2 -b 8 -e 4M -G 1 -d float,int32,half -o sum,max --stress $CALLS -T 20"
+  local cmd="$1 -g $3 -k $2 -b 8 -e 4M -G 1 -d float,int32,half -o sum,max --stress $CALLS -T 20 ${EXTRA_ARGS:-}"
   local share=${CB_SHARE_GPUS:-0}
   [ "$3" -gt "$(nvidia-smi -L | wc -l)" ] && share=1
   echo "\$ CB_SHARE_GPUS=$share $cmd"

@@ -27,7 +27,8 @@ import sys
 
 # A data row of nccl-tests' table (and of collbench's, which keeps the layout):
 # size count type redop root, then time algbw busbw #wrong for each placement.
-ROW = re.compile(r"^\s+(\d+)\s+(\d+)\s+\S+\s+\S+\s+-?\d+\s+(\S+)\s+\S+\s+\S+\s+\S+"
+# hypercube_perf's redop is an empty word (both programs print it so).
+ROW = re.compile(r"^\s+(\d+)\s+(\d+)\s+\S+\s+(?:\S+\s+)?-?\d+\s+(\S+)\s+\S+\s+\S+\s+\S+"
                  r"\s+(\S+)\s+\S+\s+\S+\s+\S+")
 KERNEL = re.compile(r"^# kernel \d+ \(([^)]+)\): ")
 NAME = re.compile(r"^(?P<coll>.+)_(?P<launch>single|mpi)_(?P<mode>stream|graph)_"

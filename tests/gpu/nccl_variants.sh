@@ -23,7 +23,7 @@ mkdir -p "$LOGDIR"
 [ "$NGPUS" -ge 2 ] || { echo "nccl_variants.sh: needs 2 GPUs at least" >&2; exit 2; }
 SIZES="-b 8 -e 8M -f 16"
 CHECK="-d all -o all -n 1 -w 1 -c 1 -T 60"
-CE_PROGRAMS=" all_gather_perf alltoall_perf "
+CE_PROGRAMS=" all_gather_perf alltoall_perf gather_perf scatter_perf "
 
 for prog in "$BUILD"/*_perf; do
   name=$(basename "$prog")

@@ -27,6 +27,11 @@ for layout in "${LAYOUTS[@]}"; do
   visible=$(seq -s, 0 $((gpus - 1)))
   for prog in $(cb_programs "$BUILD"); do
     name=$(basename "$prog")
+    if [ -z "$(cb_our_kernels "$prog")" ]; then
+      # NCCL's kernels only (alltoallv, hypercube), and NCCL needs a GPU per rank.
+      echo "SKIPPED: $name $layout (NCCL's kernels only, and NCCL cannot share GPUs)"
+      continue
+    fi
     for mode in "" "-G 2"; do
       label=stream
       [ -n "$mode" ] && label=graph

@@ -14,7 +14,8 @@
 #     thread per GPU, as collbench drives them)
 #   graph mode, 8 B..64 KiB x2, -G 100 -n 20 -w 5: the same but nccl-tests -t, and collbench
 #     -k nccl --timer host instead of events (graph mode's default is events).
-# (-R 2 -x 2 only where NCCL has a copy-engine path: all_gather and alltoall.) Every raw
+# (-R 2 -x 2 only where NCCL has a copy-engine path: all_gather, alltoall, gather and scatter;
+# COLLS="reduce gather scatter alltoallv hypercube" for nccl-tests' other five programs.) Every raw
 # output is OUTDIR/COLL_LAUNCH_MODE_TOOL.txt, headed by its command line, machine and date;
 # tests/gpu/nccl_tests_digest.py OUTDIR then prints the comparisons (PASS/FAIL within 5%:
 # nccl vs -R 0, nccl-sym vs -R 2, nccl-ce vs -R 2 -x 2, at the smallest size, 64 KiB and
@@ -58,7 +59,7 @@ for coll in $COLLS; do
   ours="$BUILD/${coll}_perf" theirs="$NT/${coll}_perf"
   variants="nccl,nccl-sym"
   registrations=("0" "2")
-  if [ "$coll" = all_gather ] || [ "$coll" = alltoall ]; then
+  if [[ " all_gather alltoall gather scatter " == *" $coll "* ]]; then
     variants="nccl,nccl-sym,nccl-ce"
     registrations+=("2x2")
   fi

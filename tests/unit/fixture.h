@@ -115,8 +115,9 @@ static inline int fx_load(const char *path, fx_file *fx) {
 /* Our shape of a collective by its nccl-tests name, or NULL. */
 static inline const cb_coll_shape *fx_shape(const char *collective) {
   static const cb_coll_shape *const shapes[] = {
-      &cb_shape_all_reduce, &cb_shape_all_gather, &cb_shape_reduce_scatter,
-      &cb_shape_alltoall,   &cb_shape_sendrecv,   &cb_shape_broadcast,
+      &cb_shape_all_reduce, &cb_shape_all_gather, &cb_shape_reduce_scatter, &cb_shape_alltoall,
+      &cb_shape_sendrecv,   &cb_shape_broadcast,  &cb_shape_reduce,         &cb_shape_gather,
+      &cb_shape_scatter,    &cb_shape_alltoallv,  &cb_shape_hypercube,
   };
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
     if (strcmp(shapes[i]->name, collective) == 0) return shapes[i];

@@ -8,9 +8,10 @@
 #include "buffers.h"
 #include "check.h"
 
-static const cb_coll_shape *const shapes[] = {&cb_shape_all_reduce,     &cb_shape_all_gather,
-                                              &cb_shape_reduce_scatter, &cb_shape_alltoall,
-                                              &cb_shape_sendrecv,       &cb_shape_broadcast};
+static const cb_coll_shape *const shapes[] = {
+    &cb_shape_all_reduce, &cb_shape_all_gather, &cb_shape_reduce_scatter, &cb_shape_alltoall,
+    &cb_shape_sendrecv,   &cb_shape_broadcast,  &cb_shape_reduce,         &cb_shape_gather,
+    &cb_shape_scatter,    &cb_shape_alltoallv,  &cb_shape_hypercube};
 
 static void test_every_call_fits(void) {
   static const uint64_t maxes[] = {0, 1, 8, 100, 4096, 65537, 1u << 20, 3000007};

@@ -319,7 +319,7 @@ static void test_errors(void) {
   check_error("-w 1.5", "1.5");
   check_error("-c -1", "-c");
   check_error("-c 1001", "-c");
-  check_error("-r -1", "-r");
+  check_error("-r -2", "-r"); /* -r -1 is every root (test_root_all) */
   check_error("-t 0", "-t");
   check_error("-g abc", "abc");
   check_error("-g 0", "-g");
@@ -519,6 +519,23 @@ static void test_unalign_and_data(void) {
   check_error("--data", "--data");
 }
 
+/* -r all (nccl-tests' README) and -r -1 (what its parser takes) both mean
+ * every root; other negative or unparsable roots are refused. */
+static void test_root_all(void) {
+  cb_options o;
+  CHECK_RUN("-r all", &o);
+  CHECK_EQ_INT(o.root, CB_ROOT_ALL);
+  CHECK_RUN("-r -1", &o);
+  CHECK_EQ_INT(o.root, CB_ROOT_ALL);
+  CHECK_RUN("--root all", &o);
+  CHECK_EQ_INT(o.root, CB_ROOT_ALL);
+  CHECK_RUN("-r all -r 2", &o); /* the last one counts */
+  CHECK_EQ_INT(o.root, 2);
+  check_error("-r -2", "-r");
+  check_error("-r every", "-r");
+  check_error("-r al", "-r");
+}
+
 static void test_usage(void) {
   FILE *f = check_tmpfile();
   cb_options_usage(f, "all_reduce_perf");
@@ -581,6 +598,7 @@ int main(void) {
   test_parse_twice();
   test_canonical();
   test_unalign_and_data();
+  test_root_all();
   test_usage();
   test_types_and_ops_tables();
   return check_summary();

@@ -463,6 +463,38 @@ static void test_summary_reference(void) {
   cb_report_free(&r);
 }
 
+/* -r all: a rooted collective's rows of the same size but other roots are
+ * other cases; the summary has one line per root, with a root column. */
+static void test_summary_per_root(void) {
+  static const cb_collective coll = {&cb_shape_reduce, variant_kernels, 2};
+  static const int run[] = {1, 1};
+  cb_report r = basic_report(&coll, run);
+  r.program = "reduce_perf";
+  for (int root = 0; root < 2; root++) {
+    cb_row nccl = ran_row(0, 4096, 4.0 + root, 1.0), ll = ran_row(1, 4096, 2.0, 1.0);
+    nccl.root = ll.root = root;
+    cb_report_add(&r, &nccl);
+    cb_report_add(&r, &ll);
+  }
+  char *s = footer_text(&r);
+  CHECK_CONTAINS(s, "redop    root   fastest");
+  CHECK_CONTAINS(s, "#       4096     float     sum       0        ll      2.00    2.00x");
+  CHECK_CONTAINS(s, "#       4096     float     sum       1        ll      2.00    2.50x");
+  free(s);
+  cb_report_free(&r);
+  /* Collectives without a root keep nccl-tests-like lines, without the column. */
+  static const cb_collective ag = {&cb_shape_all_gather, variant_kernels, 2};
+  r = basic_report(&ag, run);
+  cb_row nccl = ran_row(0, 4096, 4.0, 1.0), ll = ran_row(1, 4096, 2.0, 1.0);
+  cb_report_add(&r, &nccl);
+  cb_report_add(&r, &ll);
+  s = footer_text(&r);
+  CHECK(strstr(s, "root") == NULL);
+  CHECK_CONTAINS(s, "#       4096     float    none        ll      2.00    2.00x");
+  free(s);
+  cb_report_free(&r);
+}
+
 /* The timer and kernel 0's -R/-x are named in the header only where the run
  * is not what nccl-tests does by default. */
 static char *header_for(const char *line) {
@@ -803,6 +835,7 @@ int main(int argc, char **argv) {
     test_avg_bus_bandwidth_lines();
     test_header_variants();
     test_summary_reference();
+    test_summary_per_root();
     test_header_timer_and_flags();
     return check_summary();
   }

@@ -40,6 +40,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cuda_check.h"
+#include "device/dispatch.cuh"
 #include "direct_mesh.h"
 #include "handshake.cuh"
 #include "reduce.cuh"
@@ -140,6 +142,21 @@ static inline void cb_direct_reduce_setup(cb_kernel_ctx *ctx, const char *prefix
 template <typename T, int OP>
 static void cb_direct_reduce_launch(const cb_direct_reduce_args *a, int blocks, cudaStream_t s) {
   cb_direct_reduce_kernel<T, OP><<<blocks, CB_DIRECT_THREADS, 0, s>>>(*a);
+}
+
+/* Enqueues the call a describes (its in, out, nout, bytes and split set by
+ * the caller) on `blocks` blocks, the same on every rank: the rest of a is
+ * the mesh's (handshake words, epochs) and ours (rank, spin info). */
+static inline void cb_direct_reduce_enqueue(cb_kernel_ctx *ctx, cb_direct_reduce_args *a,
+                                            const cb_call *call, int blocks, cudaStream_t stream) {
+  const cb_direct_state *st = (const cb_direct_state *)ctx->state;
+  cb_direct_areas(ctx, st, a->hs.area);
+  a->epochs = st->epochs;
+  a->rank = ctx->rank;
+  a->nranks = ctx->nranks;
+  a->spin = CB_SPIN_INFO(ctx);
+  CB_DISPATCH_TYPE_OP(call->dtype, call->op, cb_direct_reduce_launch, a, blocks, stream);
+  CB_CUDA(cudaGetLastError());
 }
 
 #endif

@@ -138,6 +138,41 @@ template <bool ONE_RUN> static void cb_direct_store_setup(cb_kernel_ctx *ctx, co
   cb_direct_fit(ctx, &func, 1);
 }
 
+/* One call: our runs (src, src_stride) into dst[q], rank q's buffer as we
+ * address it (NULL: nothing for rank q); runs of `bytes` bytes of elem-byte
+ * elements. Every rank launches the same blocks for the call, whatever it
+ * stores: blocks by the bytes of n - 1 runs. */
+template <bool ONE_RUN>
+static void cb_direct_store_launch_to(cb_kernel_ctx *ctx, const char *src, size_t src_stride,
+                                      char *const dst[CB_MAX_PEERS], size_t bytes, size_t elem,
+                                      cudaStream_t stream) {
+  if (bytes == 0) return; /* on every rank alike: nothing to move, no epoch */
+  const cb_direct_state *st = (const cb_direct_state *)ctx->state;
+  const int n = ctx->nranks;
+  cb_direct_store_args a;
+  int same = 1;
+  for (int q = 0; q < CB_MAX_PEERS; q++) {
+    a.dst[q] = q < n ? dst[q] : NULL;
+    if (a.dst[q])
+      same &= cb_same_mod16(src, a.dst[q]) &&
+              cb_same_mod16(src, src + (ONE_RUN ? 0 : (size_t)q * src_stride));
+  }
+  a.src = src;
+  a.src_stride = src_stride;
+  a.bytes = bytes;
+  a.split = cb_vec_split_make(src, same, bytes, elem);
+  cb_direct_areas(ctx, st, a.hs.area);
+  a.epochs = st->epochs;
+  a.rank = ctx->rank;
+  a.nranks = n;
+  a.spin = CB_SPIN_INFO(ctx);
+  /* Blocks by the bytes a rank sends (a run to each of n-1 peers): the same
+   * on every rank for the same call. */
+  int blocks = cb_direct_blocks(st, bytes * (size_t)(n > 1 ? n - 1 : 1));
+  cb_direct_store_kernel<ONE_RUN><<<blocks, CB_DIRECT_THREADS, 0, stream>>>(a);
+  CB_CUDA(cudaGetLastError());
+}
+
 /* One call: our runs (src, src_stride) into block `mine` of every rank's
  * output (mine: that block of our own, in the harness's buffers), ours
  * too unless skip_own; runs of `bytes` bytes of elem-byte elements. */
@@ -147,30 +182,11 @@ static void cb_direct_store_launch(cb_kernel_ctx *ctx, const char *src, size_t s
                                    cudaStream_t stream) {
   if (bytes == 0) return; /* on every rank alike: nothing to move, no epoch */
   const cb_direct_state *st = (const cb_direct_state *)ctx->state;
-  const int n = ctx->nranks, rank = ctx->rank;
-  cb_direct_store_args a;
-  int same = 1;
-  for (int q = 0; q < CB_MAX_PEERS; q++) {
-    a.dst[q] = q < n ? (char *)cb_direct_peer_ptr(ctx, st, q, mine) : NULL;
-    if (q < n)
-      same &= cb_same_mod16(src, a.dst[q]) &&
-              cb_same_mod16(src, src + (ONE_RUN ? 0 : (size_t)q * src_stride));
-  }
-  if (skip_own) a.dst[rank] = NULL;
-  a.src = src;
-  a.src_stride = src_stride;
-  a.bytes = bytes;
-  a.split = cb_vec_split_make(src, same, bytes, elem);
-  cb_direct_areas(ctx, st, a.hs.area);
-  a.epochs = st->epochs;
-  a.rank = rank;
-  a.nranks = n;
-  a.spin = CB_SPIN_INFO(ctx);
-  /* Blocks by the bytes a rank sends (a run to each of n-1 peers): the same
-   * on every rank for the same call. */
-  int blocks = cb_direct_blocks(st, bytes * (size_t)(n > 1 ? n - 1 : 1));
-  cb_direct_store_kernel<ONE_RUN><<<blocks, CB_DIRECT_THREADS, 0, stream>>>(a);
-  CB_CUDA(cudaGetLastError());
+  char *dst[CB_MAX_PEERS];
+  for (int q = 0; q < CB_MAX_PEERS; q++)
+    dst[q] = q < ctx->nranks ? (char *)cb_direct_peer_ptr(ctx, st, q, mine) : NULL;
+  if (skip_own) dst[ctx->rank] = NULL;
+  cb_direct_store_launch_to<ONE_RUN>(ctx, src, src_stride, dst, bytes, elem, stream);
 }
 
 #endif

@@ -1,6 +1,7 @@
 /* Credits for the LL kernels in which some rank writes packets and reads
  * nothing back from their receiver (CB_LL_CREDITED in ll_mesh.h: a
- * broadcast root, a sendrecv sender). Tiles, per-tile epochs, flags and
+ * broadcast or scatter root, a sendrecv sender, a gather or reduce sender;
+ * device/ll_rooted.cuh for the rooted ones). Tiles, per-tile epochs, flags and
  * the two halves of the scratch are those of ll_tiles.cuh; what this file
  * adds is the proof that a sender never overwrites packets its receiver
  * has still to read, which ll_tiles.cuh gets from reading every peer.
@@ -55,19 +56,23 @@
  * e - 1, so every push that call of r polls for has been made, and it
  * completes. Otherwise (the sender changed: a broadcast's root) r stores
  * e - 1 for it when it starts call e, before polling, which needs only r's
- * earlier calls to complete. By induction on calls every credit wait ends,
- * so every push is made and every poll served: no credit wait ever waits
- * for a push of its own call, whatever the grids of the ranks and the
- * order in which their warps take tiles. (Without the rule: a receiver
- * warp taking tile a then b, polling a before returning b's credit, and a
- * new sender warp taking b then a, waiting for b's credit before pushing
- * a, would wait for each other. Our warps take tiles in increasing order, which
- * avoids that too, but the proof does not lean on it.) Polls still wait on
- * peers' warps of the same call, so every warp of the grid must be
- * resident (cb_ll_fit). tests/unit/test_ll_credit_model.c runs this
- * protocol as a model under random schedules, grids, tile orders, sizes
- * and roots: nothing lost, nothing stuck; and without the credit wait, or
- * with credit returned late, it sees the loss or the hang.
+ * earlier calls to complete. (A receiver of many senders, a gather's or a
+ * reduce's root, stores e - 1 for every one of them at the start of call
+ * e, cb_ll_return_credit_all: the same case, sender by sender.) By
+ * induction on calls every credit wait ends, so every push is made and
+ * every poll served: no credit wait ever waits for a push of its own call,
+ * whatever the grids of the ranks and the order in which their warps take
+ * tiles. (Without the rule: a receiver warp taking tile a then b, polling a
+ * before returning b's credit, and a new sender warp taking b then a,
+ * waiting for b's credit before pushing a, would wait for each other. Our
+ * warps take tiles in increasing order, which avoids that too, but the
+ * proof does not lean on it.) Polls still wait on peers' warps of the same
+ * call, so every warp of the grid must be resident (cb_ll_fit).
+ * tests/unit/test_ll_credit_model.c runs this protocol as a model
+ * (sendrecv's, broadcast's and gather's patterns) under random schedules,
+ * grids, tile orders, sizes and roots: nothing lost, nothing stuck; and
+ * without the credit wait, or with credit returned late, it sees the loss
+ * or the hang.
  *
  * Cost. The sender's first credit load is issued while its epoch and input
  * loads are in flight (call cb_ll_await_credit after issuing them: the
@@ -111,6 +116,16 @@ __device__ __forceinline__ void cb_ll_return_credit(const cb_ll_push_mesh &v, si
                                                     uint64_t epoch, int sender) {
   if ((threadIdx.x & 31) == 0)
     cb_store_relaxed_sys(cb_ll_credit_of(v, sender) + CB_LL_CREDIT_WORD(t, v.ll.rank), epoch - 1);
+}
+
+/* Receiver of many senders (a gather's or a reduce's root), every lane of
+ * the warp, under the same rule: cb_ll_return_credit to every other rank,
+ * lane k to the rank at ring offset k + 1. */
+__device__ __forceinline__ void cb_ll_return_credit_all(const cb_ll_push_mesh &v, size_t t,
+                                                        uint64_t epoch) {
+  const int lane = threadIdx.x & 31;
+  if (lane < v.ll.nranks - 1)
+    cb_store_relaxed_sys(cb_ll_credit_of(v, lane + 1) + CB_LL_CREDIT_WORD(t, v.ll.rank), epoch - 1);
 }
 
 /* Sender, every lane of the warp, before its first store into tile t at

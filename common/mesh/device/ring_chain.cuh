@@ -51,6 +51,7 @@ typedef struct {
   size_t chunk;                 /* elements of a chunk (whole 16-byte vectors) */
   size_t in_stride, out_stride; /* chunk k at in + k * in_stride, out + k * out_stride */
   int out_of_place;             /* for plans whose first step also keeps a copy */
+  int root;                     /* for rooted plans (reduce: where the chain ends) */
   cb_ring_mesh m;
   cb_spin_info spin;
 } cb_ring_chain_args;
@@ -83,6 +84,19 @@ __global__ void __launch_bounds__(CB_RING_THREADS) cb_ring_chain_kernel(cb_ring_
   }
   cb_ring_store_pos(a.m, l, pos);
 }
+
+/* The moves of a plan that reduces along the chain (reduce_scatter, reduce):
+ * send ours, reduce and send on, reduce into the result; one rank alone
+ * only finalizes. Our input enters as our rank's (mulsum scales it). A plan
+ * takes them by deriving from this struct. */
+struct cb_ring_reducing_moves {
+  template <typename T, int OP>
+  static __device__ __forceinline__ void move(int kind, const T *in, const T *fin, T *out, T *fout,
+                                              size_t len, int n, int rank) {
+    cb_ring_slice_of<T, OP, CB_SLICE_SEND, CB_SLICE_REDUCE_SEND, CB_SLICE_FINAL, CB_SLICE_LOCAL>(
+        kind, in, fin, out, fout, len, n, rank);
+  }
+};
 
 /* Host side: one launch of the plan's kernel for type T and op OP, on the
  * setup's channels (0 elements: nothing, on every rank alike). */

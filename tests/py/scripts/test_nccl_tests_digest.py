@@ -118,3 +118,11 @@ def test_collbench_blocks_and_skipped_lines():
     text = collbench_text({"nccl": {8: (1.0, 2.0)}, "nccl-sym": {8: (3.0, None)}})
     tables = digest.parse_collbench(text.splitlines())
     assert tables == {"nccl": {8: (1.0, 2.0)}, "nccl-sym": {8: (3.0, None)}}
+
+
+def test_rows_with_an_empty_redop():
+    """hypercube_perf prints an empty redop word, in both programs; a rooted row's root too."""
+    hypercube = "%12d  %12d  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %6d  %7.2f  %6.2f  %6.2f  %6d" % (
+        1024, 128, "float", "", -1, 7.5, 1.0, 1.0, 0, 8.5, 1.0, 1.0, 0)
+    rooted = row(2048, 4.0, 5.0).replace("    -1  ", "     3  ")
+    assert digest.parse_table([hypercube, rooted]) == {1024: (7.5, 8.5), 2048: (4.0, 5.0)}

@@ -1,0 +1,72 @@
+/* Copy-engine kernels with a root (ce_rooted.h). Ordering: ce_flags.h. */
+#include "ce_rooted.h"
+
+#include <stdlib.h>
+
+#include "cuda_check.h"
+#include "device/handshake.cuh"
+#include "error.h"
+
+extern "C" void cb_ce_rooted_setup(cb_kernel_ctx *ctx) {
+  cb_ce_rooted_state *st = (cb_ce_rooted_state *)calloc(1, sizeof *st);
+  if (!st) cb_fatal("out of host memory");
+  cb_peer_share(ctx->world, ctx->recv_buf, ctx->recv_buf_bytes, &st->recv);
+  cb_ce_flags_setup(ctx, &st->flags);
+  CB_CUDA(cudaEventCreateWithFlags(&st->fork, cudaEventDisableTiming));
+  for (int p = 0; p < ctx->nranks - 1; p++) {
+    CB_CUDA(cudaStreamCreateWithFlags(&st->side[p], cudaStreamNonBlocking));
+    CB_CUDA(cudaEventCreateWithFlags(&st->join[p], cudaEventDisableTiming));
+  }
+  ctx->state = st;
+}
+
+extern "C" void cb_ce_rooted_teardown(cb_kernel_ctx *ctx) {
+  cb_ce_rooted_state *st = (cb_ce_rooted_state *)ctx->state;
+  for (int p = 0; p < ctx->nranks - 1; p++) {
+    CB_CUDA(cudaStreamDestroy(st->side[p]));
+    CB_CUDA(cudaEventDestroy(st->join[p]));
+  }
+  CB_CUDA(cudaEventDestroy(st->fork));
+  cb_peer_free(ctx->world, &st->recv); /* unmaps the peers' buffers; ours is the harness's */
+  cb_ce_flags_free(ctx, &st->flags);
+  free(st);
+  ctx->state = NULL;
+}
+
+/* The copies, after the start kernel: those to other ranks on side streams
+ * (forked right after it), ours on the call's stream; all joined back before
+ * the end kernel is enqueued. */
+static void copy_all(const cb_kernel_ctx *ctx, const cb_ce_rooted_state *st,
+                     const cb_ce_copy *copies, int ncopies, size_t bytes, cudaStream_t stream) {
+  int side = 0, remote = 0;
+  for (int k = 0; k < ncopies; k++) remote += copies[k].to != ctx->rank;
+  if (remote > ctx->nranks - 1) cb_fatal("kernel %s: more copies than peers", ctx->kernel_name);
+  if (remote) CB_CUDA(cudaEventRecord(st->fork, stream)); /* after the start kernel */
+  for (int k = 0; k < ncopies; k++) {
+    const cb_ce_copy *c = &copies[k];
+    void *dst = cb_peer_ptr_in(&st->recv, 1, c->to, c->dst);
+    if (!dst) cb_fatal("kernel %s: the output is not in the harness's buffer", ctx->kernel_name);
+    if (c->to == ctx->rank) {
+      CB_CUDA(cudaMemcpyAsync(dst, c->src, bytes, cudaMemcpyDefault, stream));
+      continue;
+    }
+    CB_CUDA(cudaStreamWaitEvent(st->side[side], st->fork, 0));
+    CB_CUDA(cudaMemcpyAsync(dst, c->src, bytes, cudaMemcpyDefault, st->side[side]));
+    CB_CUDA(cudaEventRecord(st->join[side], st->side[side]));
+    side++;
+  }
+  for (int k = 0; k < side; k++) CB_CUDA(cudaStreamWaitEvent(stream, st->join[k], 0));
+}
+
+extern "C" void cb_ce_rooted_launch(cb_kernel_ctx *ctx, int root, const cb_ce_copy *copies,
+                                    int ncopies, size_t bytes, cudaStream_t stream) {
+  const cb_ce_rooted_state *st = (const cb_ce_rooted_state *)ctx->state;
+  const int n = ctx->nranks, rank = ctx->rank;
+  if (bytes == 0) return; /* on every rank alike: nothing to move, no epoch */
+  unsigned partners = 0;  /* the root with every other rank */
+  for (int p = 1; p < n; p++)
+    if (rank == root || (rank + p) % n == root) partners |= CB_HS_OFFSET(p);
+  cb_ce_flags_launch(ctx, &st->flags, partners, 0, stream);
+  copy_all(ctx, st, copies, ncopies, bytes, stream);
+  cb_ce_flags_launch(ctx, &st->flags, partners, 1, stream);
+}

@@ -1,0 +1,69 @@
+/* -k ll: reduce by LL16 packets, for small messages.
+ *
+ * Every other rank writes its whole input, as LL16 packets, into its slot
+ * of the root's scratch; the root polls its scratch until every rank's
+ * packets carry the epoch, reduces them with its own input in rank order
+ * (0, 1, ..., n-1, as -k ll of all_reduce) and writes the result. One
+ * kernel, no handshake: the flag travels with the data.
+ *
+ * The senders read nothing back from the root, so only credits keep them
+ * from lapping it under back-to-back launches: the kernel is
+ * CB_LL_CREDITED, and its warps are device/ll_rooted.cuh's many-to-one
+ * ones (the root returns credit to every sender for all of its tiles
+ * before it polls; a sender waits for the root's credit of a tile before
+ * pushing it).
+ *
+ * In place: the root's lane reads element i of its input before it writes
+ * the result over it; the senders only read theirs. */
+#include <stdint.h>
+
+#include "cuda_check.h"
+#include "device/dispatch.cuh"
+#include "device/ll_reduce.cuh"
+#include "device/ll_rooted.cuh"
+#include "device/type_op_funcs.cuh"
+#include "ll_mesh.h"
+#include "reduce_kernels.h"
+
+/* The root's work on packet i: every rank's packet reduced in rank order,
+ * ours from our input (loaded before the polls, so its latency hides behind
+ * them). */
+template <typename T, int OP> struct rdll_take {
+  const cb_ll_rooted_args &a;
+  __device__ __forceinline__ void operator()(uint64_t epoch, size_t i) const {
+    const uint2 mine = cb_load_pack8(a.send, i, a.bytes);
+    cb_store_pack8(a.recv, i, a.bytes,
+                   cb_ll_reduce_ranks<T, OP>(a.v.ll, epoch, cb_ll_flag(epoch), i, mine, a.spin));
+  }
+};
+
+template <typename T, int OP> __global__ void rdll_kernel(cb_ll_rooted_args a) {
+  if (a.v.ll.rank != a.root) {
+    cb_ll_push_to_root(a.v, a.root, a.send, a.bytes, a.spin);
+    return;
+  }
+  cb_ll_credit_senders(a.v, a.bytes);
+  cb_ll_root_receive(a.v.ll, a.bytes, rdll_take<T, OP>{a});
+}
+
+template <typename T, int OP>
+static void launch_typed(const cb_ll_rooted_args *a, cb_ll_grid g, cudaStream_t s) {
+  rdll_kernel<T, OP><<<g.blocks, g.threads, 0, s>>>(*a);
+}
+
+CB_DEFINE_TYPE_OP_FUNCS(rdll_funcs, rdll_kernel)
+
+extern "C" void cb_rd_ll_setup(cb_kernel_ctx *ctx) {
+  uint64_t max = ctx->max_bytes < CB_RD_LL_MAX_BYTES ? ctx->max_bytes : CB_RD_LL_MAX_BYTES;
+  const void *funcs[CB_TYPE_OP_FUNCS];
+  cb_ll_rooted_setup(ctx, max, funcs, rdll_funcs(funcs));
+}
+
+extern "C" void cb_rd_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+  cb_ll_rooted_args a;
+  cb_ll_grid g;
+  if (!cb_ll_rooted_args_for(ctx, call, call->count * cb_dtype_size(call->dtype), 0, &a, &g))
+    return;
+  CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_typed, &a, g, stream);
+  CB_CUDA(cudaGetLastError());
+}

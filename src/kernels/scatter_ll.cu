@@ -1,0 +1,45 @@
+/* -k ll: scatter by LL16 packets, for small messages.
+ *
+ * The root writes block q of its input, as LL16 packets, into its slot of
+ * rank q's scratch, and out of place block r into its own output; every
+ * other rank polls its scratch until the root's packets carry the epoch and
+ * copies them into its output. One kernel, no handshake: the flag travels
+ * with the data. The root reads nothing back, so the kernel is
+ * CB_LL_CREDITED; its warps are device/ll_rooted.cuh's one-to-many ones
+ * (those of -k ll of broadcast, with a run per peer).
+ *
+ * In place: the root's output is its own block of its input, which it only
+ * reads (it is not copied); the others write only their output, and never
+ * read their input. */
+#include <stdint.h>
+
+#include "cuda_check.h"
+#include "device/ll_rooted.cuh"
+#include "ll_mesh.h"
+#include "scatter_kernels.h"
+
+/* a.send: the root's input, block q for rank q (read on the root only). */
+__global__ void scll_kernel(cb_ll_rooted_args a) {
+  if (a.v.ll.rank == a.root)
+    cb_ll_root_push<false>(a.v, a.send, a.bytes, a.copy_own ? a.recv : NULL, a.bytes, a.spin);
+  else
+    cb_ll_from_root(a.v, a.root, a.recv, a.bytes, a.spin);
+}
+
+extern "C" void cb_sc_ll_setup(cb_kernel_ctx *ctx) {
+  uint64_t max = ctx->max_bytes < CB_SC_LL_MAX_BYTES ? ctx->max_bytes : CB_SC_LL_MAX_BYTES;
+  const void *func = (const void *)scll_kernel;
+  cb_ll_rooted_setup(ctx, max / (uint64_t)ctx->nranks, &func, 1); /* the limit is on n blocks */
+}
+
+extern "C" void cb_sc_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+  const size_t bytes = call->count * cb_dtype_size(call->dtype);
+  const char *own = (const char *)call->send + (size_t)ctx->rank * bytes;
+  cb_ll_rooted_args a;
+  cb_ll_grid g;
+  if (!cb_ll_rooted_args_for(ctx, call, bytes, ctx->rank == call->root && own != call->recv, &a,
+                             &g))
+    return;
+  scll_kernel<<<g.blocks, g.threads, 0, stream>>>(a);
+  CB_CUDA(cudaGetLastError());
+}
