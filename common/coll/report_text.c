@@ -153,7 +153,9 @@ static void text_measure(FILE *out, const cb_options *o, const cb_measure *m) {
     fprintf(out, "  %7s  %6s  %6s  %6g", t, a, b, (double)m->wrong);
   else
     fprintf(out, "  %7s  %6s  %6s    N/A", t, a, b);
-  if (o->per_iter) {
+  if (o->per_iter && !m->has_stats)
+    fprintf(out, "  %7s  %7s  %7s  %7s", "N/A", "N/A", "N/A", "N/A");
+  if (o->per_iter && m->has_stats) {
     /* nccl-tests' i_min i_max i_p99 i_cv%, after the -K first samples. */
     const double v[4] = {m->stats.min_us, m->stats.max_us, m->stats.p99_us, m->stats.cv_pct};
     for (int i = 0; i < 4; i++) {
@@ -300,7 +302,8 @@ void cb_text_footer(FILE *out, const cb_report *r) {
     for (int k = 0; k < r->coll->nkernels; k++) {
       if (!r->kernels_run[k]) continue;
       char label[48];
-      snprintf(label, sizeof label, "Avg bus bandwidth %s", r->coll->kernels[k].name);
+      /* Not "Avg bus bandwidth": a script that greps that must find one line. */
+      snprintf(label, sizeof label, "Avg busbw %s", r->coll->kernels[k].name);
       avg_line(out, label, r, k, "");
     }
     text_summary(out, r);
