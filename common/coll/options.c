@@ -132,6 +132,12 @@ static cb_opts_result check_per_iter_skip(const cb_options *o, char *err, size_t
     return cb_opts_fail(err, len,
                         "-K %d would leave none of the -n %d samples: it must be below -n",
                         o->per_iter_skip, o->iters);
+  /* In graph mode -I takes one sample per graph launch. */
+  if (o->graph_launches && o->per_iter_skip >= o->graph_launches)
+    return cb_opts_fail(err, len,
+                        "-K %d would leave none of the -G %d samples (one per graph launch): it "
+                        "must be below -G",
+                        o->per_iter_skip, o->graph_launches);
   return CB_OPTS_RUN;
 }
 
@@ -251,7 +257,7 @@ void cb_options_usage(FILE *out, const char *prog) {
           "                         kernels are not carried\n"
           "      --timer T          host: the host clock around the -n launches and a stream\n"
           "                         sync (nccl-tests' method); events: CUDA events on the\n"
-          "                         stream (host in stream mode, events with -G or -z 1)\n"
+          "                         stream (host in stream mode, events with -G or -z 1..3)\n"
           "  -R, --local_register N kernel 0 (nccl) as nccl-tests' -R: 0 plain buffers,\n"
           "                         1 ncclCommRegister, 2 symmetric windows (NCCL >= 2.27) (0)\n"
           "  -x, --cta_policy N     kernel 0's CTA policy: 0 default, 1 efficiency, 2 zero\n"

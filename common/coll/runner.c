@@ -353,10 +353,11 @@ static void split_world(cb_world *w, int color, int lead) {
               uneven);
 }
 
-/* What a process says about its devices under NCCL_TESTS_DEVICE. */
+/* The devices a process's ranks drive: first .. first + count - 1. */
 typedef struct {
   char host[64];
-  int first, count;
+  int first, count, visible;
+  int named; /* by NCCL_TESTS_DEVICE */
 } device_span;
 
 typedef struct {
@@ -369,36 +370,37 @@ static int exchange_spans(cb_rank_info *me, void *arg) {
   return 0;
 }
 
-/* NCCL_TESTS_DEVICE=N: every process drives devices N.. N + (-t x -g) - 1,
- * as in nccl-tests; they must be visible, and two processes of one host
- * must not drive the same device (give each its own NCCL_TESTS_DEVICE). */
-static void check_first_device(cb_world *w, const cb_run *run, int rpp, int lead) {
-  if (run->first_device + rpp > run->visible_gpus)
-    cb_fatal("NCCL_TESTS_DEVICE=%d with -t x -g = %d GPUs needs devices %d to %d, but only %d %s "
-             "visible",
-             run->first_device, rpp, run->first_device, run->first_device + rpp - 1,
-             run->visible_gpus, run->visible_gpus == 1 ? "is" : "are");
-  int n = cb_world_nprocs(w);
-  span_exchange x = {.all = calloc((size_t)n, sizeof(device_span))};
-  if (!x.all) cb_fatal("out of host memory");
-  snprintf(x.mine.host, sizeof x.mine.host, "%s", cb_world_hostname(w));
-  x.mine.first = run->first_device;
-  x.mine.count = rpp;
-  cb_world_run(w, 1, exchange_spans, &x);
-  for (int p = 0; p < n; p++)
-    for (int q = p + 1; q < n; q++) {
-      const device_span *a = &x.all[p], *b = &x.all[q];
-      if (strcmp(a->host, b->host) == 0 && a->first < b->first + b->count &&
-          b->first < a->first + a->count)
-        CB_REFUSE(lead,
-                  "NCCL_TESTS_DEVICE puts processes %d and %d of host %s on the same devices "
-                  "(from %d and from %d, %d each): give each process of a host its own",
-                  p, q, a->host, a->first, b->first, rpp);
+/* Why the processes' devices cannot serve the run, or NULL: a device
+ * NCCL_TESTS_DEVICE names that is not visible, or two processes of a host
+ * on one device (NCCL_TESTS_DEVICE gives every process N.. N + (-t x -g)
+ * - 1, nccl-tests' meaning: processes of one host need one value each). */
+static const char *span_problem(const device_span *all, int n, char *why, size_t len) {
+  for (int p = 0; p < n; p++) {
+    const device_span *a = &all[p];
+    if (a->named && a->first + a->count > a->visible) {
+      snprintf(why, len,
+               "NCCL_TESTS_DEVICE=%d with -t x -g = %d GPUs needs devices %d to %d, but process "
+               "%d sees %d",
+               a->first, a->count, a->first, a->first + a->count - 1, p, a->visible);
+      return why;
     }
-  free(x.all);
+    for (int q = p + 1; q < n; q++) {
+      const device_span *b = &all[q];
+      if ((a->named || b->named) && strcmp(a->host, b->host) == 0 &&
+          a->first < b->first + b->count && b->first < a->first + a->count) {
+        snprintf(why, len,
+                 "NCCL_TESTS_DEVICE puts processes %d and %d of host %s on the same devices "
+                 "(from %d and from %d, %d each): give each process of a host its own",
+                 p, q, a->host, a->first, b->first, a->count);
+        return why;
+      }
+    }
+  }
+  return NULL;
 }
 
-/* Which GPUs the ranks drive, refused when the host cannot give them. */
+/* Which GPUs the ranks drive, refused when the host cannot give them. Every
+ * process takes part (the spans are exchanged whatever its environment). */
 static void check_devices(cb_world *w, cb_run *run, int rpp, int lead) {
   if (run->first_device >= 0 && run->share_gpus)
     CB_REFUSE(lead, "NCCL_TESTS_DEVICE cannot be combined with CB_SHARE_GPUS=1, which puts ranks "
@@ -407,14 +409,27 @@ static void check_devices(cb_world *w, cb_run *run, int rpp, int lead) {
     CB_REFUSE(lead, "-y 1 cannot be combined with CB_SHARE_GPUS=1: ranks sharing a GPU would share "
                     "its one legacy NULL stream, where a kernel waiting for a peer blocks the "
                     "peer's");
-  if (run->first_device >= 0)
-    check_first_device(w, run, rpp, lead);
-  else if (!run->share_gpus)
+  int n = cb_world_nprocs(w);
+  span_exchange x = {.all = calloc((size_t)n, sizeof(device_span))};
+  if (!x.all) cb_fatal("out of host memory");
+  snprintf(x.mine.host, sizeof x.mine.host, "%s", cb_world_hostname(w));
+  x.mine.named = run->first_device >= 0;
+  x.mine.first = x.mine.named ? run->first_device : cb_world_local_proc(w) * rpp;
+  x.mine.count = rpp;
+  x.mine.visible = run->visible_gpus;
+  cb_world_run(w, 1, exchange_spans, &x);
+  char why[256];
+  const char *bad = run->share_gpus ? NULL : span_problem(x.all, n, why, sizeof why);
+  free(x.all);
+  if (bad) CB_REFUSE(lead, "%s", bad);
+  if (run->share_gpus) {
+    if (lead)
+      printf("# CB_SHARE_GPUS=1: ranks share the %d visible GPU%s round robin; for correctness "
+             "checks only, times are not comparable\n",
+             run->visible_gpus, run->visible_gpus == 1 ? "" : "s");
+  } else if (run->first_device < 0) {
     cb_gpu_check_layout(run->visible_gpus, rpp, cb_world_local_nprocs(w), cb_world_hostname(w));
-  else if (lead)
-    printf("# CB_SHARE_GPUS=1: ranks share the %d visible GPU%s round robin; for correctness "
-           "checks only, times are not comparable\n",
-           run->visible_gpus, run->visible_gpus == 1 ? "" : "s");
+  }
 }
 
 static void fill_report_header(cb_run *run, const char *program, int nranks, cb_world *w,

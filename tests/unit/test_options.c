@@ -356,6 +356,7 @@ static void test_errors(void) {
   check_error("-K 2", "-I 1");
   check_error("-I 1 -K 20", "below -n");
   check_error("-I 1 -n 5 -K 5", "below -n");
+  check_error("-I 1 -G 3 -K 3", "below -G");
   check_error("-N 0 -J out.json", "-J");
   check_error("-N 0 --csv out.csv", "--csv");
   check_error("--stress 10 -N 2", "--stress");
@@ -734,6 +735,7 @@ static void test_nccl_tests_defaults(void) {
   CHECK_RUN("-I 1 -n 5 -K 4", &o);
   CHECK_EQ_INT(o.per_iter_skip, 4);
   CHECK_RUN("-I 1 -G 3", &o); /* nccl-tests turns -I off with -G; here it samples each launch */
+  CHECK_RUN("-I 1 -G 3 -K 2", &o);
 }
 
 int main(void) {
