@@ -465,9 +465,9 @@ static void test_summary_reference(void) {
   cb_report_free(&r);
 }
 
-/* The timer and kernel 0's -R/-x are named in the header only where the run
- * is not what nccl-tests does by default. */
-static char *header_for(const char *line) {
+/* What one part of the text sink (cb_text_header, or the kernel header of
+ * kernel 0) prints for a one-rank report run with the options of line. */
+static char *text_for(const char *line, int kernel_header) {
   static const cb_collective coll = {&cb_shape_all_reduce, fixture_kernels, 1};
   static const int run[] = {1};
   cb_report r = basic_report(&coll, run);
@@ -479,10 +479,19 @@ static char *header_for(const char *line) {
   r.devices = &dev;
   r.nranks = 1;
   FILE *f = check_tmpfile();
-  cb_text_header(f, &r);
+  if (kernel_header)
+    cb_text_kernel_header(f, &r, 0);
+  else
+    cb_text_header(f, &r);
   char *s = check_slurp(f);
   fclose(f);
   return s;
+}
+
+/* The timer and kernel 0's -R/-x are named in the header only where the run
+ * is not what nccl-tests does by default. */
+static char *header_for(const char *line) {
+  return text_for(line, 0);
 }
 
 static void test_header_timer_and_flags(void) {
@@ -534,18 +543,7 @@ static int line_of(const char *s, int i, char *buf, size_t len) {
 }
 
 static char *kernel_header_for(const char *line) {
-  static const cb_collective coll = {&cb_shape_all_reduce, fixture_kernels, 1};
-  static const int run[] = {1};
-  cb_report r = basic_report(&coll, run);
-  char *argv[24], err[256];
-  int argc = opts_argv("prog", line, argv, 24);
-  CHECKF(cb_options_parse(argc, argv, &r.opts, err, sizeof err) == CB_OPTS_RUN, "'%s': %s", line,
-         err);
-  FILE *f = check_tmpfile();
-  cb_text_kernel_header(f, &r, 0);
-  char *s = check_slurp(f);
-  fclose(f);
-  return s;
+  return text_for(line, 1);
 }
 
 /* The column header of -I, -S and -C: nccl-tests' writeResultHeader. */
