@@ -90,10 +90,10 @@ typedef struct {
   size_t nrows, cap;
   cb_stress_result stress[16]; /* --stress results, one per kernel run */
   int nstress;
-  int ngroups;   /* NCCL_TESTS_SPLIT: groups running the test at once (1: no split) */
+  int ngroups;      /* NCCL_TESTS_SPLIT: groups running the test at once (1: no split) */
   int check_min_bw; /* NCCL_TESTS_MIN_BW was set: the headline busbw must reach 90% of ... */
   double min_bw;    /* ... this many GB/s */
-  int has_mem;   /* -M: mem holds what the run took */
+  int has_mem;      /* -M: mem holds what the run took */
   cb_mem_use mem;
   char start_time[32];     /* local time, as nccl-tests' JSON has it: "2026-01-02 03:04:05" */
   const char *const *argv; /* the command line, for nccl-tests' JSON "args" */
