@@ -1,10 +1,37 @@
 # The front door. The real build is CMake's; this file names the commands.
-BUILD ?= build
+# nccl-tests' BUILDDIR names the build directory too.
+BUILD ?= $(or $(BUILDDIR),build)
 CMAKE ?= cmake
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
-# nvcc is found on PATH, else in the toolkit's usual place.
-NVCC := $(shell command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)
+
+# Where the toolkits are, as nccl-tests' Makefile takes them (on make's
+# command line or from the environment): CUDA_HOME (its nvcc), NCCL_HOME
+# (nccl.h, libnccl), MPI_HOME (MPI's compiler wrapper, headers and libraries).
+# Without CUDA_HOME, nvcc is found on PATH, else in the toolkit's usual place.
+NVCC := $(if $(CUDA_HOME),$(CUDA_HOME)/bin/nvcc,$(shell command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc))
+# nccl-tests' MPI=1 needs MPI (the build fails without it); MPI=0 builds
+# without it; unset, MPI is used when it is found.
+MPI_SWITCH := $(if $(filter 1,$(MPI)),-DCOLLBENCH_REQUIRE_MPI=ON,$(if $(filter 0,$(MPI)),-DCOLLBENCH_WITH_MPI=OFF))
+TOOLKITS := $(if $(CUDA_HOME),-DCUDAToolkit_ROOT=$(CUDA_HOME)) \
+  $(if $(NCCL_HOME),-DNCCL_HOME=$(NCCL_HOME)) $(if $(MPI_HOME),-DMPI_HOME=$(MPI_HOME)) \
+  $(MPI_SWITCH) $(if $(NAME_SUFFIX),-DCOLLBENCH_NAME_SUFFIX=$(NAME_SUFFIX))
+
+# The GPU architectures to build for (CMake's CUDA_ARCHITECTURES, a ;-list
+# such as 80;90): CUDA_ARCH when given; else those nccl-tests' NVCC_GENCODE
+# names (code=sm_90 gives 90, code=compute_90 gives 90-virtual, PTX); else
+# those of the GPUs nvidia-smi lists here; else 90 (Hopper), which is what a
+# machine without a GPU (CI) builds. CMAKE_FLAGS=-DCMAKE_CUDA_ARCHITECTURES=...
+# still wins.
+comma := ,
+GENCODE_ARCHS := $(patsubst code=sm_%,%,$(filter code=sm_%,$(subst $(comma), ,$(NVCC_GENCODE)))) \
+  $(patsubst code=compute_%,%-virtual,$(filter code=compute_%,$(subst $(comma), ,$(NVCC_GENCODE))))
+GPU_ARCHS := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | \
+  grep -E '^ *[0-9]+\.[0-9]+ *$$' | tr -d ' .' | sort -u)
+empty :=
+space := $(empty) $(empty)
+ARCH_LIST = $(subst $(space),;,$(strip $(1)))
+CUDA_ARCHS := $(or $(CUDA_ARCH),$(call ARCH_LIST,$(GENCODE_ARCHS)),$(call ARCH_LIST,$(GPU_ARCHS)),90)
 
 .PHONY: all build configure test run format clean
 
@@ -16,8 +43,10 @@ all: build
 # $(BUILD)/make-configuration; when it changes, BUILD is configured again
 # from scratch (cmake --fresh), so a flag left out goes back to its default
 # instead of lingering in CMake's cache.
-CONFIGURATION := $(strip -DCMAKE_CUDA_COMPILER=$(NVCC) $(CMAKE_FLAGS) \
-  mpicc=$(shell command -v mpicc 2>/dev/null) python3=$(shell command -v python3 2>/dev/null))
+CONFIGURATION := $(strip -DCMAKE_CUDA_COMPILER=$(NVCC) -DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCHS) \
+  $(TOOLKITS) $(CMAKE_FLAGS) \
+  mpicc=$(shell command -v $(if $(MPI_HOME),$(MPI_HOME)/bin/mpicc,mpicc) 2>/dev/null) \
+  python3=$(shell command -v python3 2>/dev/null))
 CONFIGURED := $(strip $(file <$(BUILD)/make-configuration))
 
 configure: export CB_CONFIGURATION = $(CONFIGURATION)
@@ -26,7 +55,8 @@ ifeq ($(CONFIGURATION)$(wildcard $(BUILD)/CMakeCache.txt),$(CONFIGURED)$(BUILD)/
 	@:
 else
 	@echo "make: configuring $(BUILD) ($(if $(CONFIGURED),its configuration changed,first time)): $(CONFIGURATION)"
-	$(CMAKE) --fresh -S . -B $(BUILD) -DCMAKE_CUDA_COMPILER=$(NVCC) $(CMAKE_FLAGS)
+	$(CMAKE) --fresh -S . -B $(BUILD) -DCMAKE_CUDA_COMPILER=$(NVCC) \
+	  '-DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCHS)' $(TOOLKITS) $(CMAKE_FLAGS)
 	@printf '%s\n' "$$CB_CONFIGURATION" > $(BUILD)/make-configuration
 endif
 
@@ -43,7 +73,7 @@ test: build
 # (nvidia-smi lists none) the program says so itself: no -g 0.
 NGPUS ?= $(shell nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 run: build
-	NCCL_NVLS_ENABLE=0 $(BUILD)/all_reduce_perf -b 8 -e 1G -f 2$(if $(filter-out 0,$(NGPUS)), -g $(NGPUS))
+	NCCL_NVLS_ENABLE=0 $(BUILD)/all_reduce_perf$(NAME_SUFFIX) -b 8 -e 1G -f 2$(if $(filter-out 0,$(NGPUS)), -g $(NGPUS))
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu' '*.cuh')

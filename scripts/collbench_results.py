@@ -1,6 +1,9 @@
 """Reading collbench result files: the one place that parses and validates them.
 
 A collbench program run with `-J FILE` writes one JSON document (common/coll/report_json.c):
+nccl-tests' own -J keys at the top level (for nccl-tests' tools), and collbench's document
+under "collbench" (files written before that have collbench's document at the top level;
+both are read):
 
     {"program", "collective", "date", "nranks", "options", "versions", "devices",
      "kernels", "results": [...], "stress": [...], "wrong_total", "avg_busbw"}
@@ -266,6 +269,8 @@ def load_result_file(path: str) -> ResultFile:
     if not isinstance(data, dict):
         raise ResultsError(f"{path}: not a collbench result document "
                            f"(top level is a {type(data).__name__}, expected an object)")
+    if isinstance(data.get("collbench"), dict):  # beside nccl-tests' -J keys
+        data = data["collbench"]
     missing = [k for k in REQUIRED_TOP_KEYS if k not in data]
     if missing:
         raise ResultsError(f"{path}: not a collbench result document: missing key(s) "

@@ -274,7 +274,8 @@ for f in sorted(glob.glob(os.path.join(out, "*.json"))):
     if os.path.basename(f) == "run.json":
         continue
     try:
-        versions = json.load(open(f)).get("versions", {})
+        doc = json.load(open(f))
+        versions = doc.get("collbench", doc).get("versions", {})  # beside nccl-tests' keys
         break
     except (OSError, ValueError):
         pass

@@ -8,7 +8,8 @@ extern "C" {
 #endif
 
 typedef struct {
-  int rank, proc, pid, device;
+  int rank, proc, pid, device; /* rank: among every rank of every group */
+  int group;                   /* the group's color (NCCL_TESTS_SPLIT), 0 without a split */
   char host[64];
   char pci[32]; /* "0000:00:06" */
   char name[256];

@@ -43,6 +43,7 @@ void cb_json_devices(cb_json *j, const cb_device_info *devices, int n) {
     cb_json_begin_object(j);
     cb_json_key(j, "rank"), cb_json_int(j, d->rank);
     cb_json_key(j, "process"), cb_json_int(j, d->proc);
+    cb_json_key(j, "group"), cb_json_int(j, d->group);
     cb_json_key(j, "pid"), cb_json_int(j, d->pid);
     cb_json_key(j, "host"), cb_json_string(j, d->host);
     cb_json_key(j, "device"), cb_json_int(j, d->device);

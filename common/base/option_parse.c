@@ -71,6 +71,11 @@ static cb_opts_result sweep_opt(const cb_common_opts *co, int c, const char *arg
                         "bad -%c '%s': above the largest byte count, %llu (" CB_SIZE_MAX_TEXT
                         "), beyond which buffer sizes would overflow",
                         c, arg, (unsigned long long)CB_SIZE_MAX);
+  if (parsed == CB_SIZE_FRACTION)
+    return cb_opts_fail(err, len,
+                        "bad -%c '%s': not a whole number of bytes (a fraction of K, M or G is "
+                        "taken where it makes whole bytes, as 1.5M)",
+                        c, arg);
   if (parsed != CB_SIZE_OK || (c != 'i' && v == 0)) {
     if (c == 'i')
       return cb_opts_fail(err, len, "bad -i '%s': expected a byte count such as 1M", arg);

@@ -28,7 +28,7 @@ typedef struct {
 
 static int exchange_words(cb_rank_info *me, void *arg) {
   word_exchange *x = arg;
-  cb_world_allgather(me, &x->mine, sizeof x->mine, x->all);
+  cb_world_allgather_all(me, &x->mine, sizeof x->mine, x->all);
   return 0;
 }
 
@@ -137,12 +137,12 @@ int cb_refuse_different_options(cb_rank_info *me, void *canonical) {
   enum { LEN = 512 };
   char mine[LEN] = {0};
   snprintf(mine, LEN, "%s", (const char *)canonical);
-  char *all = malloc((size_t)me->nranks * LEN);
+  char *all = malloc((size_t)me->world_nranks * LEN);
   if (!all) cb_fatal("out of host memory");
-  cb_world_allgather(me, mine, LEN, all);
-  for (int r = 1; r < me->nranks; r++)
+  cb_world_allgather_all(me, mine, LEN, all);
+  for (int r = 1; r < me->world_nranks; r++)
     if (strncmp(all, all + (size_t)r * LEN, LEN) != 0)
-      CB_REFUSE(me->rank == 0,
+      CB_REFUSE(me->world_rank == 0,
                 "processes were started with different options: process 0 has '%s', "
                 "process %d has '%s'",
                 all, r, all + (size_t)r * LEN);
@@ -154,13 +154,14 @@ cb_device_info *cb_gather_devices(cb_rank_info *me, int device) {
   cb_device_info mine;
   memset(&mine, 0, sizeof mine);
   cb_gpu_describe(device, &mine);
-  mine.rank = me->rank;
+  mine.rank = me->world_rank;
   mine.proc = me->proc;
+  mine.group = me->group;
   snprintf(mine.host, sizeof mine.host, "%s", cb_world_hostname(me->world));
-  cb_device_info *all = calloc((size_t)me->nranks, sizeof *all);
+  cb_device_info *all = calloc((size_t)me->world_nranks, sizeof *all);
   if (!all) cb_fatal("out of host memory");
-  cb_world_allgather(me, &mine, sizeof mine, all);
-  if (me->rank == 0) return all;
+  cb_world_allgather_all(me, &mine, sizeof mine, all);
+  if (me->world_rank == 0) return all;
   free(all);
   return NULL;
 }

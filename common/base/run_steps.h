@@ -58,8 +58,8 @@ int cb_choose_kernels(const cb_kernel_menu *m, const char *spec, int *runnable, 
  * mismatch (a launcher passing different arguments to different ranks). */
 int cb_refuse_different_options(cb_rank_info *me, void *canonical);
 
-/* Collective over the world: every rank describes the GPU it drives. Rank 0
- * gets all of them (nranks entries, to free), the others NULL. */
+/* Collective over the world: every rank describes the GPU it drives. World
+ * rank 0 gets all of them (world_nranks entries, to free), the others NULL. */
 cb_device_info *cb_gather_devices(cb_rank_info *me, int device);
 
 /* The report's stamp: CUDA's runtime and driver versions, MPI's version

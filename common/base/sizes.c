@@ -5,39 +5,61 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-cb_size_parse cb_parse_size(const char *text, uint64_t *out) {
-  if (!text || !isdigit((unsigned char)text[0])) return CB_SIZE_BAD; /* no sign, no blanks */
-  errno = 0;
-  char *end;
-  unsigned long long v = strtoull(text, &end, 10);
-  int wrapped = errno == ERANGE; /* digits beyond 2^64: still a number, just too large */
-  if (errno && !wrapped) return CB_SIZE_BAD;
-  uint64_t unit = 1;
-  switch (*end) {
+/* Bytes per unit letter (K, M, G, either case; as nccl-tests, no T: no GPU
+ * holds a TiB buffer), 1 for none; 0 for any other letter. Advances *p past it. */
+static uint64_t unit_of(const char **p) {
+  switch (**p) {
   case '\0':
-    break;
+    return 1;
   case 'k':
   case 'K':
-    unit = 1ull << 10;
-    end++;
-    break;
+    return (*p)++, 1ull << 10;
   case 'm':
   case 'M':
-    unit = 1ull << 20;
-    end++;
-    break;
+    return (*p)++, 1ull << 20;
   case 'g':
   case 'G':
-    unit = 1ull << 30;
-    end++;
-    break;
+    return (*p)++, 1ull << 30;
   default:
-    return CB_SIZE_BAD;
+    return 0;
   }
-  if (*end == 'B' || *end == 'b') end++; /* "64KB" reads as 64 KiB */
-  if (*end != '\0') return CB_SIZE_BAD;
-  if (wrapped || v > CB_SIZE_MAX / unit) return CB_SIZE_TOO_LARGE;
-  *out = (uint64_t)v * unit;
+}
+
+/* Decimal places kept after the point: 10^18 still fits in 64 bits. */
+#define FRACTION_DIGITS 18
+
+cb_size_parse cb_parse_size(const char *text, uint64_t *out) {
+  /* No sign, no blanks: a digit, or a point and a digit (".5K"). */
+  if (!text ||
+      !(isdigit((unsigned char)text[0]) || (text[0] == '.' && isdigit((unsigned char)text[1]))))
+    return CB_SIZE_BAD;
+  errno = 0;
+  char *end = (char *)text;
+  unsigned long long whole = 0;
+  if (isdigit((unsigned char)text[0])) whole = strtoull(text, &end, 10);
+  int wrapped = errno == ERANGE; /* digits beyond 2^64: still a number, just too large */
+  if (errno && !wrapped) return CB_SIZE_BAD;
+  /* A fraction, as nccl-tests takes "-b 1.5M": digits after the point. */
+  uint64_t frac = 0, scale = 1;
+  if (*end == '.') {
+    for (end++; isdigit((unsigned char)*end); end++) {
+      if (scale == 1000000000000000000ull) return CB_SIZE_BAD; /* more than FRACTION_DIGITS */
+      frac = frac * 10 + (uint64_t)(*end - '0');
+      scale *= 10;
+    }
+  }
+  const char *p = end;
+  uint64_t unit = unit_of(&p);
+  if (!unit) return CB_SIZE_BAD;
+  if (*p == 'B' || *p == 'b') p++; /* "64KB" reads as 64 KiB */
+  if (*p != '\0') return CB_SIZE_BAD;
+  /* frac / scale of a unit must be whole bytes: 1.5K is 1536, 1.3K is not a byte count. */
+  unsigned __int128 part = (unsigned __int128)frac * unit;
+  if (part % scale != 0) return CB_SIZE_FRACTION;
+  uint64_t part_bytes = (uint64_t)(part / scale);
+  if (wrapped || whole > CB_SIZE_MAX / unit || whole * unit > CB_SIZE_MAX - part_bytes)
+    return CB_SIZE_TOO_LARGE;
+  *out = (uint64_t)whole * unit + part_bytes;
   return CB_SIZE_OK;
 }
 

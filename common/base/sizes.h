@@ -21,11 +21,14 @@ typedef enum {
   CB_SIZE_OK = 0,
   CB_SIZE_BAD = -1,       /* not a byte count */
   CB_SIZE_TOO_LARGE = -2, /* a byte count above CB_SIZE_MAX */
+  CB_SIZE_FRACTION = -3,  /* a fraction that is no whole number of bytes: 1.3K */
 } cb_size_parse;
 
 /* Parses a byte count (0 included: -i may be 0) with an optional K, M or G
- * suffix (binary units; as nccl-tests, no T: no GPU holds a TiB buffer).
- * Sets *out only on CB_SIZE_OK. */
+ * suffix (binary units; as nccl-tests, no T: no GPU holds a TiB buffer) and,
+ * as nccl-tests, an optional fraction ("1.5M", ".5K") where it makes whole
+ * bytes (nccl-tests truncates 1.3K to 1331; that is refused here). Sets
+ * *out only on CB_SIZE_OK. */
 cb_size_parse cb_parse_size(const char *text, uint64_t *out);
 
 /* Formats bytes compactly for messages: "512 B", "64 KiB", "1 GiB", "1.50 MiB". */

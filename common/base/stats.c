@@ -29,6 +29,9 @@ void cb_stats_compute(double *samples, size_t n, cb_iter_stats *out) {
   out->min_us = samples[0];
   out->max_us = samples[n - 1];
   out->p50_us = nearest_rank(samples, n, 50.0);
+  out->p95_us = nearest_rank(samples, n, 95.0);
   out->p99_us = nearest_rank(samples, n, 99.0);
-  out->cv_pct = mean > 0 ? 100.0 * sqrt(sq / (double)n) / mean : 0.0;
+  out->avg_us = mean;
+  out->stdev_us = sqrt(sq / (double)n);
+  out->cv_pct = mean > 0 ? 100.0 * out->stdev_us / mean : 0.0;
 }

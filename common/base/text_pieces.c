@@ -13,8 +13,8 @@ void cb_text_devices(FILE *out, const cb_device_info *devices, int n) {
   fprintf(out, "#\n# Using devices\n");
   for (int i = 0; i < n; i++) {
     const cb_device_info *d = &devices[i];
-    fprintf(out, "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%s] %s\n", d->rank, 0, d->pid,
-            d->host, d->device, d->pci, d->name);
+    fprintf(out, "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%s] %s\n", d->rank, d->group,
+            d->pid, d->host, d->device, d->pci, d->name);
   }
 }
 

@@ -12,6 +12,9 @@ extern "C" {
 #endif
 
 #define CB_VERSION "0.1.0"
+/* The nccl-tests whose options and output collbench follows: the version its
+ * header's first line and its JSON's nccl-tests fields are those of. */
+#define CB_NCCL_TESTS_VERSION "2.19.6"
 
 /* nccl-tests' number format: %.2f, then fewer decimals, then %e to fit width. */
 void cb_format_fixed(double v, int width, char *buf);

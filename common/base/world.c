@@ -28,6 +28,12 @@
 
 struct cb_world {
   int proc, nprocs, local_proc, local_nprocs, multi_host, mpi_started;
+  /* This process's group (cb_world_split); the world until it is split. */
+  int color, ngroups, group_proc, group_nprocs, group_multi_host;
+  char uneven[160];
+#ifdef CB_HAVE_MPI
+  MPI_Comm group_comm;
+#endif
   char hostname[HOST_MAX];
   char mpi_version[256];
   char waiter[64]; /* who waits in an MPI collective, for the watchdog's message */
@@ -47,6 +53,18 @@ typedef struct {
 } thread_slot;
 
 #ifdef CB_HAVE_MPI
+/* Whether the nprocs processes of comm run on more than one host. */
+static int spans_hosts(cb_world *w, MPI_Comm comm, int nprocs) {
+  char *hosts = malloc((size_t)nprocs * HOST_MAX);
+  if (!hosts) cb_fatal("out of host memory");
+  CB_MPI(MPI_Allgather(w->hostname, HOST_MAX, MPI_CHAR, hosts, HOST_MAX, MPI_CHAR, comm));
+  int multi = 0;
+  for (int p = 0; p < nprocs; p++)
+    if (strncmp(hosts + (size_t)p * HOST_MAX, w->hostname, HOST_MAX) != 0) multi = 1;
+  free(hosts);
+  return multi;
+}
+
 /* Local rank and host count from a shared-memory split and a hostname gather. */
 static void mpi_layout(cb_world *w) {
   MPI_Comm node;
@@ -54,12 +72,7 @@ static void mpi_layout(cb_world *w) {
   CB_MPI(MPI_Comm_rank(node, &w->local_proc));
   CB_MPI(MPI_Comm_size(node, &w->local_nprocs));
   CB_MPI(MPI_Comm_free(&node));
-  char *hosts = malloc((size_t)w->nprocs * HOST_MAX);
-  if (!hosts) cb_fatal("out of host memory");
-  CB_MPI(MPI_Allgather(w->hostname, HOST_MAX, MPI_CHAR, hosts, HOST_MAX, MPI_CHAR, MPI_COMM_WORLD));
-  for (int p = 0; p < w->nprocs; p++)
-    if (strncmp(hosts + (size_t)p * HOST_MAX, w->hostname, HOST_MAX) != 0) w->multi_host = 1;
-  free(hosts);
+  w->multi_host = spans_hosts(w, MPI_COMM_WORLD, w->nprocs);
 }
 #endif
 
@@ -85,15 +98,22 @@ cb_world *cb_world_init(int *argc, char ***argv) {
   mpi_layout(w);
   snprintf(w->waiter, sizeof w->waiter, "process %d of %d, waiting for the others", w->proc,
            w->nprocs);
+  w->group_comm = MPI_COMM_WORLD;
 #else
   (void)argc;
   (void)argv;
 #endif
+  /* One group, the world, until cb_world_split. */
+  w->ngroups = 1;
+  w->group_proc = w->proc;
+  w->group_nprocs = w->nprocs;
+  w->group_multi_host = w->multi_host;
   return w;
 }
 
 void cb_world_finalize(cb_world *w) {
 #ifdef CB_HAVE_MPI
+  if (w->group_comm != MPI_COMM_WORLD) MPI_Comm_free(&w->group_comm);
   if (w->mpi_started) MPI_Finalize();
 #endif
   free(w->local_buf);
@@ -114,7 +134,7 @@ int cb_world_local_nprocs(const cb_world *w) {
   return w->local_nprocs;
 }
 int cb_world_multi_host(const cb_world *w) {
-  return w->multi_host;
+  return w->group_multi_host;
 }
 const char *cb_world_hostname(const cb_world *w) {
   return w->hostname;
@@ -143,11 +163,14 @@ int cb_world_run(cb_world *w, int ranks_per_proc, int (*fn)(cb_rank_info *, void
     r->thread = t;
     r->proc = w->proc;
     r->nprocs = w->nprocs;
-    r->rank = w->proc * ranks_per_proc + t;
-    r->nranks = w->nprocs * ranks_per_proc;
+    r->rank = w->group_proc * ranks_per_proc + t;
+    r->nranks = w->group_nprocs * ranks_per_proc;
+    r->world_rank = w->proc * ranks_per_proc + t;
+    r->world_nranks = w->nprocs * ranks_per_proc;
+    r->group = w->color;
     r->local_proc = w->local_proc;
     r->local_nprocs = w->local_nprocs;
-    r->multi_host = w->multi_host;
+    r->multi_host = w->group_multi_host;
     slots[t].fn = fn;
     slots[t].arg = arg;
   }
@@ -181,13 +204,36 @@ void cb_world_local_barrier(cb_rank_info *me) {
     cb_watchdog_disarm();                                                                          \
   } while (0)
 
-void cb_world_barrier(cb_rank_info *me) {
+/* Which ranks a collective call spans: the rank's group, or the world. */
+typedef enum { SCOPE_GROUP, SCOPE_WORLD } scope;
+
+static int scope_nprocs(const cb_world *w, scope sc) {
+  return sc == SCOPE_GROUP ? w->group_nprocs : w->nprocs;
+}
+
+#ifdef CB_HAVE_MPI
+static MPI_Comm scope_comm(const cb_world *w, scope sc) {
+  return sc == SCOPE_GROUP ? w->group_comm : MPI_COMM_WORLD;
+}
+#endif
+
+static void barrier(cb_rank_info *me, scope sc) {
   cb_world_local_barrier(me);
 #ifdef CB_HAVE_MPI
-  if (me->thread == 0 && me->nprocs > 1)
-    CB_MPI_BOUNDED(me->world, "MPI_Barrier", MPI_Barrier(MPI_COMM_WORLD));
+  if (me->thread == 0 && scope_nprocs(me->world, sc) > 1)
+    CB_MPI_BOUNDED(me->world, "MPI_Barrier", MPI_Barrier(scope_comm(me->world, sc)));
   cb_world_local_barrier(me);
+#else
+  (void)sc;
 #endif
+}
+
+void cb_world_barrier(cb_rank_info *me) {
+  barrier(me, SCOPE_GROUP);
+}
+
+void cb_world_barrier_all(cb_rank_info *me) {
+  barrier(me, SCOPE_WORLD);
 }
 
 static void grow(char **buf, size_t *cap, size_t need) {
@@ -198,14 +244,15 @@ static void grow(char **buf, size_t *cap, size_t need) {
   *cap = need;
 }
 
-void cb_world_allgather(cb_rank_info *me, const void *mine, size_t bytes, void *all) {
+static void allgather(cb_rank_info *me, const void *mine, size_t bytes, void *all, scope sc) {
   cb_world *w = me->world;
   size_t local_bytes = (size_t)w->nthreads * bytes;
+  int nprocs = scope_nprocs(w, sc);
   /* 1: thread 0 sizes the buffers while nobody uses them. */
   cb_world_local_barrier(me);
   if (me->thread == 0) {
     grow(&w->local_buf, &w->local_cap, local_bytes);
-    grow(&w->global_buf, &w->global_cap, local_bytes * (size_t)w->nprocs);
+    grow(&w->global_buf, &w->global_cap, local_bytes * (size_t)nprocs);
   }
   cb_world_local_barrier(me);
   /* 2: every thread deposits its bytes; thread 0 exchanges between processes. */
@@ -213,16 +260,94 @@ void cb_world_allgather(cb_rank_info *me, const void *mine, size_t bytes, void *
   cb_world_local_barrier(me);
   if (me->thread == 0) {
 #ifdef CB_HAVE_MPI
-    if (w->nprocs > 1)
+    if (nprocs > 1)
       CB_MPI_BOUNDED(w, "MPI_Allgather",
                      MPI_Allgather(w->local_buf, (int)local_bytes, MPI_BYTE, w->global_buf,
-                                   (int)local_bytes, MPI_BYTE, MPI_COMM_WORLD));
+                                   (int)local_bytes, MPI_BYTE, scope_comm(w, sc)));
     else
 #endif
       memcpy(w->global_buf, w->local_buf, local_bytes);
   }
   cb_world_local_barrier(me);
   /* 3: everyone reads; the closing barrier keeps the next call from overwriting. */
-  memcpy(all, w->global_buf, local_bytes * (size_t)w->nprocs);
+  memcpy(all, w->global_buf, local_bytes * (size_t)nprocs);
   cb_world_local_barrier(me);
+}
+
+void cb_world_allgather(cb_rank_info *me, const void *mine, size_t bytes, void *all) {
+  allgather(me, mine, bytes, all, SCOPE_GROUP);
+}
+
+void cb_world_allgather_all(cb_rank_info *me, const void *mine, size_t bytes, void *all) {
+  allgather(me, mine, bytes, all, SCOPE_WORLD);
+}
+
+/* ---- groups ------------------------------------------------------------- */
+
+/* Counts the groups of colors (n processes) and notes in w->uneven when
+ * they differ in size. */
+static void count_groups(cb_world *w, const int *colors, int n) {
+  int *sizes = calloc((size_t)n, sizeof *sizes), *seen = calloc((size_t)n, sizeof *seen);
+  if (!sizes || !seen) cb_fatal("out of host memory");
+  int ngroups = 0;
+  for (int p = 0; p < n; p++) {
+    int g = 0;
+    while (g < ngroups && seen[g] != colors[p]) g++;
+    if (g == ngroups) seen[ngroups++] = colors[p];
+    sizes[g]++;
+  }
+  w->ngroups = ngroups;
+  w->uneven[0] = '\0';
+  int even = 1;
+  for (int g = 1; g < ngroups; g++) even &= sizes[g] == sizes[0];
+  if (!even) {
+    size_t len = (size_t)snprintf(w->uneven, sizeof w->uneven, "groups of");
+    for (int g = 0; g < ngroups && len < sizeof w->uneven; g++)
+      len += (size_t)snprintf(w->uneven + len, sizeof w->uneven - len, "%s%d",
+                              g == 0             ? " "
+                              : g == ngroups - 1 ? " and "
+                                                 : ", ",
+                              sizes[g]);
+    if (len < sizeof w->uneven) snprintf(w->uneven + len, sizeof w->uneven - len, " processes");
+  }
+  free(sizes);
+  free(seen);
+}
+
+void cb_world_split(cb_world *w, int color) {
+  w->color = color;
+#ifdef CB_HAVE_MPI
+  if (w->mpi_started) {
+    int *colors = malloc((size_t)w->nprocs * sizeof *colors);
+    if (!colors) cb_fatal("out of host memory");
+    CB_MPI_BOUNDED(w, "MPI_Allgather",
+                   MPI_Allgather(&color, 1, MPI_INT, colors, 1, MPI_INT, MPI_COMM_WORLD));
+    count_groups(w, colors, w->nprocs);
+    free(colors);
+    /* Ordered by process, so a group's ranks keep the processes' order. */
+    CB_MPI_BOUNDED(w, "MPI_Comm_split",
+                   MPI_Comm_split(MPI_COMM_WORLD, color, w->proc, &w->group_comm));
+    CB_MPI(MPI_Comm_rank(w->group_comm, &w->group_proc));
+    CB_MPI(MPI_Comm_size(w->group_comm, &w->group_nprocs));
+    w->group_multi_host = spans_hosts(w, w->group_comm, w->group_nprocs);
+    return;
+  }
+#endif
+  count_groups(w, &color, 1);
+}
+
+int cb_world_color(const cb_world *w) {
+  return w->color;
+}
+int cb_world_group_nprocs(const cb_world *w) {
+  return w->group_nprocs;
+}
+int cb_world_group_proc(const cb_world *w) {
+  return w->group_proc;
+}
+int cb_world_ngroups(const cb_world *w) {
+  return w->ngroups;
+}
+const char *cb_world_uneven_groups(const cb_world *w) {
+  return w->uneven[0] ? w->uneven : NULL;
 }

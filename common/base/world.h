@@ -1,7 +1,16 @@
 /* The world: every rank of the run, whether it is an MPI process, a host
  * thread inside one, or both. Each rank is one GPU driven by its own host
  * thread; rank = process * ranks_per_process + thread. This layer has no CUDA
- * in it, so it is tested under mpirun on machines without a GPU. */
+ * in it, so it is tested under mpirun on machines without a GPU.
+ *
+ * Groups (nccl-tests' NCCL_TESTS_SPLIT): the processes may be split into
+ * disjoint groups that run the same test at once, each on its own ranks. A
+ * rank's rank and nranks, and the collective calls cb_world_barrier and
+ * cb_world_allgather, are then its group's, so a kernel (which sees its
+ * world through cb_kernel_ctx) works within its group unchanged; the
+ * harness, which keeps every group in step and reports for all of them,
+ * uses world_rank and the _all calls. Without a split the group is the
+ * world. */
 #ifndef CB_WORLD_H
 #define CB_WORLD_H
 
@@ -16,14 +25,17 @@ typedef struct cb_world cb_world;
 /* One rank's handle: what a thread knows about itself and the world. */
 typedef struct {
   cb_world *world;
-  int rank;   /* global rank, 0 .. nranks-1 */
-  int nranks; /* processes * ranks per process */
-  int thread; /* index of this rank inside its process */
-  int proc;   /* MPI rank of the process (0 without MPI) */
-  int nprocs;
+  int rank;         /* rank in its group, 0 .. nranks-1 (the world's rank without a split) */
+  int nranks;       /* ranks of its group: the group's processes * ranks per process */
+  int thread;       /* index of this rank inside its process */
+  int proc;         /* MPI rank of the process (0 without MPI) */
+  int nprocs;       /* processes of the world */
   int local_proc;   /* index of the process among those on its host */
   int local_nprocs; /* processes on this host */
-  int multi_host;   /* 1 if the processes span several hosts */
+  int multi_host;   /* 1 if the processes of its group span several hosts */
+  int world_rank;   /* rank among every rank of every group */
+  int world_nranks;
+  int group; /* the group's color (nccl-tests' "Group" column); 0 without a split */
 } cb_rank_info;
 
 /* Starts MPI when it was built in (a plain launch without mpirun is a world
@@ -35,10 +47,25 @@ int cb_world_proc(const cb_world *w);
 int cb_world_nprocs(const cb_world *w);
 int cb_world_local_proc(const cb_world *w);
 int cb_world_local_nprocs(const cb_world *w);
+/* Whether the processes of this process's group span several hosts. */
 int cb_world_multi_host(const cb_world *w);
 const char *cb_world_hostname(const cb_world *w);
 /* The MPI library's version line, or "none". */
 const char *cb_world_mpi_version(const cb_world *w);
+
+/* Collective over the processes, once, before cb_world_run: puts this
+ * process into the group of the processes with the same color (ordered by
+ * process). Without MPI (one process) the group is the process. */
+void cb_world_split(cb_world *w, int color);
+/* This process's group: its color, its processes, this process's index in
+ * it, and the number of groups. */
+int cb_world_color(const cb_world *w);
+int cb_world_group_nprocs(const cb_world *w);
+int cb_world_group_proc(const cb_world *w);
+int cb_world_ngroups(const cb_world *w);
+/* NULL when every group has as many processes, else what they hold
+ * ("groups of 2, 1 and 1 processes"). */
+const char *cb_world_uneven_groups(const cb_world *w);
 
 /* Runs fn on ranks_per_proc threads of this process (the calling thread is
  * thread 0, so MPI is only ever called from the thread that initialised it)
@@ -46,10 +73,16 @@ const char *cb_world_mpi_version(const cb_world *w);
 int cb_world_run(cb_world *w, int ranks_per_proc, int (*fn)(cb_rank_info *me, void *arg),
                  void *arg);
 
-/* Collective calls: every rank of the world must make them, in the same order. */
+/* Collective calls over the rank's group: every rank of the group must make
+ * them, in the same order. */
 void cb_world_barrier(cb_rank_info *me);
-/* Gathers bytes from every rank into all (nranks * bytes), in rank order. */
+/* Gathers bytes from every rank of the group into all (nranks * bytes), in
+ * rank order. */
 void cb_world_allgather(cb_rank_info *me, const void *mine, size_t bytes, void *all);
+/* The same over every rank of every group (world_nranks * bytes, in
+ * world-rank order): the harness's calls, which keep the groups in step. */
+void cb_world_barrier_all(cb_rank_info *me);
+void cb_world_allgather_all(cb_rank_info *me, const void *mine, size_t bytes, void *all);
 /* Process-wide, not world-wide: ranks of this process only. */
 void cb_world_local_barrier(cb_rank_info *me);
 

@@ -80,16 +80,19 @@ static void enqueue_chain(void *p, cudaStream_t s) {
   cb_data_advance_round(&c->st->bufs.check->round, (uint64_t)c->ncalls, s);
 }
 
-/* Per call: wrong elements over ranks, and which ranks' hashes differ from rank 0's. */
+/* Per call: wrong elements over ranks, and which ranks' hashes differ from
+ * rank 0's. Over every group (nccl-tests counts wrong elements over the
+ * world): groups are of one size and run the same calls, so every rank's
+ * output must agree with world rank 0's wherever a group's ranks agree. */
 static void gather_results(cb_rank_state *st, int n, cb_chain_result *out) {
-  int nranks = st->me->nranks;
+  int nranks = st->me->world_nranks;
   size_t per_rank = 2 * (size_t)n * sizeof(unsigned long long);
   unsigned long long *mine = malloc(per_rank), *all = malloc(per_rank * (size_t)nranks);
   if (!mine || !all) cb_fatal("out of host memory");
   /* The stream is idle (waited for): plain copies cannot block. */
   CB_CUDA(cudaMemcpy(mine, st->bufs.check->wrong, n * sizeof *mine, cudaMemcpyDeviceToHost));
   CB_CUDA(cudaMemcpy(mine + n, st->bufs.check->hash, n * sizeof *mine, cudaMemcpyDeviceToHost));
-  cb_world_allgather(st->me, mine, per_rank, all);
+  cb_world_allgather_all(st->me, mine, per_rank, all);
   memset(out, 0, sizeof *out);
   for (int i = 0; i < n; i++)
     for (int r = 0; r < nranks; r++) {
@@ -122,7 +125,7 @@ long long cb_chain_wrong(const cb_chain_result *r, int i) {
 }
 
 void cb_print_disagreement(const cb_rank_state *st, const char *what, const cb_disagreement *d) {
-  if (!d->count || st->me->rank != 0) return;
+  if (!d->count || st->me->world_rank != 0) return;
   char ranks[128] = "";
   size_t len = 0;
   for (int k = 0; k < d->count && k < CB_NAMED_RANKS; k++)

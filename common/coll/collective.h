@@ -131,6 +131,11 @@ typedef struct cb_kernel {
    * when the call ends on a rank, that rank's output is complete and no
    * peer reads its input any more (an end handshake). */
   void (*launch)(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+  /* Optional: opens (begin 1) and closes (begin 0) the -m launches of one
+   * timed iteration, when -m is above 1, so that they go out as one
+   * (NCCL: ncclGroupStart/ncclGroupEnd, as nccl-tests' -m). NULL: they are
+   * launched one after the other. */
+  void (*aggregate)(cb_kernel_ctx *ctx, int begin);
 } cb_kernel;
 
 typedef struct {

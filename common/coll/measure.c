@@ -14,6 +14,12 @@ void cb_enqueue_kernel(void *p, cudaStream_t s) {
   if (!l->skip) l->kernel->launch(l->ctx, &l->call, s);
 }
 
+/* cb_bracket_fn: the kernel's own bracket of -m calls (NCCL's group). */
+static void bracket_kernel(void *p, int begin) {
+  cb_launch *l = p;
+  if (!l->skip && l->kernel->aggregate) l->kernel->aggregate(l->ctx, begin);
+}
+
 void cb_place_call(cb_rank_state *st, const cb_counts *c, size_t elem, int in_place,
                    cb_call *call) {
   call->in_place = in_place;
@@ -35,7 +41,7 @@ static void prepare_data(cb_rank_state *st, const cb_data_spec *spec, const cb_c
                          const cb_counts *c, const char *what) {
   cb_enqueue_inputs(st, spec, call, c, st->stream);
   cb_gpu_wait(st->stream, st->timing.timeout_s, what);
-  cb_world_barrier(st->me);
+  cb_world_barrier_all(st->me);
 }
 
 static double combine_times(const double *t, int n, int mode) {
@@ -48,18 +54,47 @@ static double combine_times(const double *t, int n, int mode) {
   return mode == CB_AVG_MEAN ? v / n : v;
 }
 
-/* Per-iteration statistics of the slowest rank at each iteration: a
- * collective is done when its last rank is. */
+/* The slowest of ranks [first, first + count) of all (k samples per rank)
+ * at each sample, into out (k). */
+static void slowest_of(const double *all, int k, int first, int count, double *out) {
+  for (int i = 0; i < k; i++) {
+    double v = all[(size_t)first * k + i];
+    for (int r = first + 1; r < first + count; r++)
+      if (all[(size_t)r * k + i] > v) v = all[(size_t)r * k + i];
+    out[i] = v;
+  }
+}
+
+static double *alloc_doubles(size_t n) {
+  double *p = malloc((n ? n : 1) * sizeof *p);
+  if (!p) cb_fatal("out of host memory");
+  return p;
+}
+
+/* -I, as nccl-tests: at each sample the slowest rank of every group (a
+ * collective is done when its last rank is), and with several processes
+ * each process's slowest; the statistics leave the -K first samples out. */
 static void gather_stats(cb_rank_state *st, cb_timing *t, cb_measure *m) {
-  int n = st->me->nranks, k = t->nsamples;
-  double *all = malloc((size_t)n * k * sizeof *all);
-  if (!all) cb_fatal("out of host memory");
-  cb_world_allgather(st->me, t->samples, (size_t)k * sizeof *all, all);
-  for (int i = 0; i < k; i++)
-    for (int r = 1; r < n; r++)
-      if (all[(size_t)r * k + i] > all[i]) all[i] = all[(size_t)r * k + i];
-  cb_stats_compute(all, (size_t)k, &m->stats);
+  const cb_rank_info *me = st->me;
+  int n = me->world_nranks, k = t->nsamples, rpp = n / me->nprocs;
+  double *all = alloc_doubles((size_t)n * k);
+  cb_world_allgather_all(st->me, t->samples, (size_t)k * sizeof *all, all);
+  cb_iter_times *it = &m->iter;
+  it->n = k;
+  it->skipped = st->run->opts.per_iter_skip;
+  it->times = alloc_doubles((size_t)k);
+  slowest_of(all, k, 0, n, it->times);
+  it->nprocs = me->nprocs > 1 ? me->nprocs : 0;
+  if (it->nprocs) {
+    it->proc_times = alloc_doubles((size_t)it->nprocs * k);
+    for (int p = 0; p < it->nprocs; p++)
+      slowest_of(all, k, p * rpp, rpp, it->proc_times + (size_t)p * k);
+  }
+  double *kept = alloc_doubles((size_t)k); /* cb_stats_compute sorts what it is given */
+  memcpy(kept, it->times + it->skipped, (size_t)(k - it->skipped) * sizeof *kept);
+  cb_stats_compute(kept, (size_t)(k - it->skipped), &m->stats);
   m->has_stats = 1;
+  free(kept);
   free(all);
 }
 
@@ -106,12 +141,18 @@ void cb_measure_call(cb_rank_state *st, cb_launch *l, const cb_counts *c, cb_mea
   prepare_data(st, &spec, call, c, what);
   if (l->kernel->prepare) l->kernel->prepare(l->ctx, call);
   cb_timing t;
-  cb_time_iterations(st->me, st->stream, cb_enqueue_kernel, l, &st->timing, what, &t);
-  double *times = malloc((size_t)n * sizeof *times);
-  if (!times) cb_fatal("out of host memory");
-  cb_world_allgather(st->me, &t.time_us, sizeof t.time_us, times);
+  const cb_timed_op op = {cb_enqueue_kernel, bracket_kernel, l};
+  cb_time_iterations(st->me, st->stream, &op, &st->timing, what, &t);
+  /* Every group's ranks, as nccl-tests averages over the world. */
+  int all_ranks = st->me->world_nranks;
+  double mine[2] = {t.time_us, t.cpu_us}, *times = alloc_doubles(2 * (size_t)all_ranks);
+  double *latency = alloc_doubles((size_t)all_ranks);
+  cb_world_allgather_all(st->me, mine, sizeof mine, times);
+  for (int r = 0; r < all_ranks; r++) latency[r] = times[2 * r];
   m->ran = 1;
-  m->time_us = combine_times(times, n, run->opts.average);
+  m->time_us = combine_times(latency, all_ranks, run->opts.average);
+  m->cpu_us = times[1]; /* rank 0's own, as nccl-tests prints its main thread's */
+  free(latency);
   free(times);
   if (t.samples) gather_stats(st, &t, m);
   free(t.samples);

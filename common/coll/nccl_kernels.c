@@ -176,6 +176,10 @@ void cb_nccl_alltoallv(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
 void cb_nccl_hypercube(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
   no_nccl(c, k, s);
 }
+void cb_nccl_aggregate(cb_kernel_ctx *ctx, int begin) {
+  (void)ctx, (void)begin;
+  cb_fatal("NCCL kernel launched in a build without NCCL");
+}
 
 #else
 
@@ -336,6 +340,18 @@ static void group_start(cb_nccl_state *st) {
 static void group_end(void) {
   CB_NCCL(ncclGroupEnd());
   cb_watchdog_disarm();
+}
+
+/* -m > 1: the iteration's calls in one group, as nccl-tests' -m. NCCL
+ * waits, if anywhere, in ncclGroupEnd (where the group's calls launch):
+ * that end is watched. The calls inside may open groups of their own
+ * (send/receive), which nest. */
+void cb_nccl_aggregate(cb_kernel_ctx *ctx, int begin) {
+  cb_nccl_state *st = state_of(ctx);
+  if (begin)
+    CB_NCCL(ncclGroupStart());
+  else
+    CB_NCCL_WATCHED(st, "ncclGroupEnd", ncclGroupEnd());
 }
 
 /* As nccl-tests 2.19: ncclAlltoAll where the library has it (NCCL 2.28,

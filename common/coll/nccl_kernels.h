@@ -52,6 +52,8 @@ void cb_nccl_setup(cb_kernel_ctx *ctx);
 void cb_nccl_sym_setup(cb_kernel_ctx *ctx);
 void cb_nccl_ce_setup(cb_kernel_ctx *ctx);
 void cb_nccl_teardown(cb_kernel_ctx *ctx);
+/* -m: the iteration's calls in one ncclGroupStart/ncclGroupEnd. */
+void cb_nccl_aggregate(cb_kernel_ctx *ctx, int begin);
 
 void cb_nccl_all_reduce(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 void cb_nccl_all_gather(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
@@ -86,7 +88,8 @@ void cb_nccl_hypercube(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t str
                      .memory = CB_MEM_NCCL, .unavailable = unavailable_,                           \
                      .call_unavailable = cb_nccl_call_unavailable,                                 \
                      .run_limits = CB_NCCL_RUN_LIMITS, .setup = setup_,                            \
-                     .teardown = cb_nccl_teardown, .launch = launch_                               \
+                     .teardown = cb_nccl_teardown, .launch = launch_,                              \
+                     .aggregate = cb_nccl_aggregate                                                \
   }
 
 /* Kernel 0: NCCL's call (summary_ says which) on -R/-x buffers. */

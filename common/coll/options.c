@@ -27,12 +27,20 @@ void cb_options_defaults(cb_options *o) {
   o->threads = 1;
   o->gpus = 1;
   o->average = CB_AVG_MEAN;
+  o->agg_iters = 1;
+  o->run_cycles = 1;
   o->timeout_s = 300;
   o->cta_policy = CB_CTA_POLICY_UNSET;
   snprintf(o->kernels, sizeof o->kernels, "all");
 }
 
 enum { OPT_STRESS = CB_OPT_CSV + 1, OPT_DATA, OPT_TIMER };
+
+/* nccl-tests' -V: the CTAs of its device-API kernels (-D), which collbench
+ * does not carry, so no value of it means anything here. */
+#define NO_DEVICE_API_KERNELS                                                                      \
+  "nccl-tests' device-API kernels (NCCL >= 2.28 device communicators), which collbench does "      \
+  "not carry; its own kernels are picked with -k (-k list)"
 
 const char *cb_timer_name(int timer) {
   return timer == CB_TIMER_EVENTS ? "events" : "host";
@@ -55,6 +63,16 @@ static const struct option long_opts[] = {
     {"local_register", required_argument, 0, 'R'},
     {"cta_policy", required_argument, 0, 'x'},
     {"timer", required_argument, 0, OPT_TIMER},
+    {"agg_iters", required_argument, 0, 'm'},
+    {"run_cycles", required_argument, 0, 'N'},
+    {"parallel_init", required_argument, 0, 'p'},
+    {"stream_null", required_argument, 0, 'y'},
+    {"report_cputime", required_argument, 0, 'C'},
+    {"report_timestamps", required_argument, 0, 'S'},
+    {"memory", required_argument, 0, 'M'},
+    {"per_iter_skip", required_argument, 0, 'K'},
+    {"device_implementation", required_argument, 0, 'D'},
+    {"device_cta_count", required_argument, 0, 'V'},
     {0, 0, 0, 0},
 };
 
@@ -65,7 +83,18 @@ static const cb_int_opt int_opts[] = {
     {'g', "GPUs per thread (-g)", 1, 1024, offsetof(cb_options, gpus)},
     {'G', "CUDA graph launches (-G)", 0, INT_MAX, offsetof(cb_options, graph_launches)},
     {'a', "average mode (-a: 0 rank0, 1 avg, 2 min, 3 max)", 0, 3, offsetof(cb_options, average)},
-    {'z', "blocking (-z: 0 or 1)", 0, 1, offsetof(cb_options, blocking)},
+    {'z',
+     "blocking (-z: 0 none, 1 wait and meet after each operation, 2 wait after each, 3 "
+     "wait and meet after each iteration)",
+     0, 3, offsetof(cb_options, blocking)},
+    {'m', "aggregated operations per iteration (-m)", 1, 65536, offsetof(cb_options, agg_iters)},
+    {'N', "run cycles (-N: 0 = until stopped)", 0, INT_MAX, offsetof(cb_options, run_cycles)},
+    {'p', "parallel init (-p: 0 or 1)", 0, 1, offsetof(cb_options, parallel_init)},
+    {'y', "NULL stream (-y: 0 or 1)", 0, 1, offsetof(cb_options, stream_null)},
+    {'C', "CPU time report (-C: 0 or 1)", 0, 1, offsetof(cb_options, report_cputime)},
+    {'S', "timestamps (-S: 0 or 1)", 0, 1, offsetof(cb_options, report_timestamps)},
+    {'M', "memory report (-M: 0 or 1)", 0, 1, offsetof(cb_options, memory_report)},
+    {'K', "per-iteration skip (-K)", 0, INT_MAX, offsetof(cb_options, per_iter_skip)},
     {'I', "per-iteration statistics (-I: 0 or 1)", 0, 1, offsetof(cb_options, per_iter)},
     {OPT_STRESS, "stress iterations (--stress)", 1, INT_MAX, offsetof(cb_options, stress)},
     {'u', "unalign (-u: elements the buffers start in)", 0, 1 << 20, offsetof(cb_options, unalign)},
@@ -75,15 +104,72 @@ static const cb_int_opt int_opts[] = {
      offsetof(cb_options, cta_policy)},
 };
 
+/* What -G cannot be combined with: a graph runs its iterations without the
+ * host in between, and CUDA cannot capture the legacy NULL stream. */
+static cb_opts_result check_graph(const cb_options *o, char *err, size_t len) {
+  if (o->graph_launches == 0) return CB_OPTS_RUN;
+  if (o->blocking)
+    return cb_opts_fail(err, len,
+                        "-G (CUDA graph) cannot be combined with -z %d (blocking): a graph "
+                        "runs its iterations without the host in between",
+                        o->blocking);
+  if (o->stream_null)
+    return cb_opts_fail(err, len,
+                        "-G (CUDA graph) cannot be combined with -y 1: CUDA cannot capture the "
+                        "legacy NULL stream into a graph");
+  return CB_OPTS_RUN;
+}
+
+/* -K leaves out leading samples of -I's statistics (nccl-tests ignores a -K
+ * it cannot use, with a message; here it is refused). */
+static cb_opts_result check_per_iter_skip(const cb_options *o, char *err, size_t len) {
+  if (o->per_iter_skip && !o->per_iter)
+    return cb_opts_fail(err, len,
+                        "-K %d leaves samples out of -I's per-iteration statistics: give -I 1 "
+                        "too",
+                        o->per_iter_skip);
+  if (o->per_iter_skip >= o->iters)
+    return cb_opts_fail(err, len,
+                        "-K %d would leave none of the -n %d samples: it must be below -n",
+                        o->per_iter_skip, o->iters);
+  /* In graph mode -I takes one sample per graph launch. */
+  if (o->graph_launches && o->per_iter_skip >= o->graph_launches)
+    return cb_opts_fail(err, len,
+                        "-K %d would leave none of the -G %d samples (one per graph launch): it "
+                        "must be below -G",
+                        o->per_iter_skip, o->graph_launches);
+  return CB_OPTS_RUN;
+}
+
+/* --stress times nothing and runs no sweep; -N 0 never ends. */
+static cb_opts_result check_run_shape(const cb_options *o, char *err, size_t len) {
+  if (o->stress && o->run_cycles != 1)
+    return cb_opts_fail(err, len, "-N repeats the sweep, and --stress runs none");
+  if (o->stress && o->agg_iters != 1)
+    return cb_opts_fail(err, len, "-m aggregates timed operations, and --stress times none");
+  if (o->run_cycles == 0 && (o->json_path[0] || o->csv_path[0]))
+    return cb_opts_fail(err, len,
+                        "-N 0 runs until it is stopped, so the %s file, written at the end, "
+                        "would never be written",
+                        o->json_path[0] ? "-J" : "--csv");
+  return CB_OPTS_RUN;
+}
+
 static cb_opts_result check_combinations(cb_options *o, char *err, size_t len) {
   if (cb_sweep_check(&o->sweep, err, len) != CB_OPTS_RUN) return CB_OPTS_ERROR;
-  if (o->graph_launches > 0 && o->blocking)
-    return cb_opts_fail(err, len,
-                        "-G (CUDA graph) cannot be combined with -z 1 (blocking): a graph "
-                        "runs its iterations without the host in between");
+  if (check_graph(o, err, len) != CB_OPTS_RUN || check_per_iter_skip(o, err, len) != CB_OPTS_RUN ||
+      check_run_shape(o, err, len) != CB_OPTS_RUN)
+    return CB_OPTS_ERROR;
   /* The default timer depends on the mode, whatever order the options came in. */
   if (!o->timer) o->timer = o->graph_launches > 0 || o->blocking ? CB_TIMER_EVENTS : CB_TIMER_HOST;
   return CB_OPTS_RUN;
+}
+
+/* nccl-tests' -D: 0 is NCCL's host API, which kernel 0 calls; its other
+ * values pick nccl-tests' own device-API kernels. */
+static cb_opts_result device_impl_opt(const char *arg, char *err, size_t len) {
+  if (strcmp(arg, "0") == 0) return CB_OPTS_RUN;
+  return cb_opts_fail(err, len, "-D %s is refused: it selects " NO_DEVICE_API_KERNELS, arg);
 }
 
 cb_opts_result cb_options_parse(int argc, char **argv, cb_options *o, char *err, size_t len) {
@@ -91,8 +177,9 @@ cb_opts_result cb_options_parse(int argc, char **argv, cb_options *o, char *err,
   cb_options_defaults(o);
   cb_common_opts_begin(&co, err);
   int c;
-  while ((c = getopt_long(argc, argv, ":b:e:i:f:n:w:c:d:o:r:t:g:G:a:z:T:I:J:k:u:R:x:h", long_opts,
-                          NULL)) != -1) {
+  while ((c = getopt_long(argc, argv,
+                          ":b:e:i:f:n:w:c:d:o:r:t:g:G:a:z:T:I:J:k:u:R:x:m:N:p:y:C:S:M:K:D:V:h",
+                          long_opts, NULL)) != -1) {
     cb_opts_result res;
     char bad[64];
     if (c == 'r' && (strcmp(optarg, "all") == 0 || strcmp(optarg, "-1") == 0)) {
@@ -114,6 +201,11 @@ cb_opts_result cb_options_parse(int argc, char **argv, cb_options *o, char *err,
       if (kind < 0)
         return cb_opts_fail(err, len, "unknown --data '%s' (it takes exact or random)", optarg);
       o->data = (cb_data_kind)kind;
+    } else if (c == 'D') {
+      if (device_impl_opt(optarg, err, len) != CB_OPTS_RUN) return CB_OPTS_ERROR;
+    } else if (c == 'V') {
+      return cb_opts_fail(err, len, "-V %s is refused: it sets the CTAs of " NO_DEVICE_API_KERNELS,
+                          optarg);
     } else if (c == OPT_TIMER) {
       if (strcmp(optarg, "host") == 0)
         o->timer = CB_TIMER_HOST;
@@ -147,12 +239,26 @@ void cb_options_usage(FILE *out, const char *prog) {
           "  -G, --cudagraph N      capture the -n iterations in a CUDA graph, launch it N times\n"
           "                         (0 = stream mode)\n"
           "  -a, --average N        time across ranks: 0 rank 0, 1 mean, 2 min, 3 max (1)\n"
-          "  -z, --blocking N       1 = wait for each iteration before the next (0)\n"
+          "  -m, --agg_iters N      operations per timed iteration; NCCL's in one group (1)\n"
+          "  -N, --run_cycles N     run the sweep N times, printing each; 0 = until stopped (1)\n"
+          "  -z, --blocking N       0 launch back to back; 1 wait and barrier after each\n"
+          "                         operation (-m); 2 wait after each, no barrier; 3 wait and\n"
+          "                         barrier after each iteration, time without the barrier (0)\n"
+          "  -y, --stream_null N    1 = run on the legacy NULL stream (0)\n"
+          "  -p, --parallel_init N  accepted: every rank's own thread always sets up its\n"
+          "                         communicators, in parallel (0)\n"
+          "  -C, --report_cputime N 1 = the time column is the host's time to launch (0)\n"
+          "  -S, --report_timestamps N  1 = each row ends with the local time (0)\n"
+          "  -M, --memory N         1 = report GPU memory usage (0)\n"
           "  -T, --timeout S        fail, naming who waited for whom, after S seconds (300)\n"
-          "  -I, --per_iter_timing N  1 = per-iteration min/p50/p99/max/cv%% in JSON and CSV (0)\n"
+          "  -I, --per_iter_timing N  1 = per-iteration min/max/p99/cv%% in the table, JSON and\n"
+          "                         CSV (0)\n"
+          "  -K, --per_iter_skip N  leading samples -I's statistics leave out (0)\n"
+          "  -D, --device_implementation N  0 only (NCCL's host API); nccl-tests' device-API\n"
+          "                         kernels are not carried\n"
           "      --timer T          host: the host clock around the -n launches and a stream\n"
           "                         sync (nccl-tests' method); events: CUDA events on the\n"
-          "                         stream (host in stream mode, events with -G or -z 1)\n"
+          "                         stream (host in stream mode, events with -G or -z 1..3)\n"
           "  -R, --local_register N kernel 0 (nccl) as nccl-tests' -R: 0 plain buffers,\n"
           "                         1 ncclCommRegister, 2 symmetric windows (NCCL >= 2.27) (0)\n"
           "  -x, --cta_policy N     kernel 0's CTA policy: 0 default, 1 efficiency, 2 zero\n"
@@ -174,11 +280,13 @@ void cb_options_usage(FILE *out, const char *prog) {
 void cb_options_canonical(const cb_options *o, char *buf, size_t len) {
   snprintf(buf, len,
            "b=%llu e=%llu i=%llu f=%llu n=%d w=%d c=%d d=%x o=%x r=%d t=%d g=%d G=%d a=%d z=%d "
-           "T=%d I=%d k=%s stress=%d u=%d data=%s R=%d x=%d timer=%d",
+           "T=%d I=%d k=%s stress=%d u=%d data=%s R=%d x=%d timer=%d m=%d N=%d y=%d C=%d S=%d M=%d "
+           "K=%d p=%d",
            (unsigned long long)o->sweep.min_bytes, (unsigned long long)o->sweep.max_bytes,
            (unsigned long long)o->sweep.step_bytes, (unsigned long long)o->sweep.step_factor,
            o->iters, o->warmup, o->check, o->dtypes, o->ops, o->root, o->threads, o->gpus,
            o->graph_launches, o->average, o->blocking, o->timeout_s, o->per_iter, o->kernels,
            o->stress, o->unalign, cb_data_kind_name(o->data), o->local_register, o->cta_policy,
-           o->timer);
+           o->timer, o->agg_iters, o->run_cycles, o->stream_null, o->report_cputime,
+           o->report_timestamps, o->memory_report, o->per_iter_skip, o->parallel_init);
 }

@@ -29,32 +29,50 @@ typedef enum { CB_TIMER_HOST = 1, CB_TIMER_EVENTS = 2 } cb_timer;
 /* -r all (or nccl-tests' -r -1): rooted collectives run once per root. */
 #define CB_ROOT_ALL (-1)
 
+/* -z, as nccl-tests: when the host waits for the operations it launches. */
+typedef enum {
+  CB_BLOCK_NONE = 0,       /* launch the -n iterations back to back, wait once */
+  CB_BLOCK_OP_BARRIER = 1, /* wait for each operation (each of -m), then all ranks meet */
+  CB_BLOCK_OP = 2,         /* wait for each operation, no meeting */
+  CB_BLOCK_ITERATION = 3,  /* wait for each iteration (its -m operations), then all ranks
+                              meet; the time leaves the meeting out */
+} cb_blocking;
+
 /* -x not given: the communicator's CTA policy is left to NCCL. */
 #define CB_CTA_POLICY_UNSET (-1)
 
 typedef struct {
-  cb_sweep sweep;     /* -b -e -i -f */
-  int iters;          /* -n: timed iterations per size */
-  int warmup;         /* -w: warm-up iterations per size */
-  int check;          /* -c: validation rounds after timing (0 = off) */
-  uint32_t dtypes;    /* -d: mask of cb_dtype */
-  uint32_t ops;       /* -o: mask of cb_redop */
-  int root;           /* -r: root rank for rooted collectives, or CB_ROOT_ALL */
-  int threads;        /* -t: host threads per process (each drives -g GPUs) */
-  int gpus;           /* -g: GPUs per thread; each GPU is a rank with its own host thread */
-  int graph_launches; /* -G: 0 = stream mode, N = capture -n iterations, launch N times */
-  int average;        /* -a: a cb_average */
-  int blocking;       /* -z: wait for each iteration to finish before the next */
-  int timeout_s;      /* -T: bound on any wait for a GPU or a peer */
-  int per_iter;       /* -I: per-iteration statistics in JSON and CSV */
-  int stress;         /* --stress N: N random validated calls per kernel instead of the sweep */
-  int unalign;        /* -u: every call's buffers start this many elements in (nccl-tests') */
-  cb_data_kind data;  /* --data: exact small integers, or random values (datagen.h) */
-  int local_register; /* -R: kernel 0's buffers as nccl-tests' -R: 0 plain, 1 ncclCommRegister,
-                          2 symmetric windows (ncclCommWindowRegister) */
-  int cta_policy;     /* -x: kernel 0's ncclConfig_t.CTAPolicy (0..2), or CB_CTA_POLICY_UNSET */
-  int timer;          /* --timer: a cb_timer (resolved from the mode when not given) */
-  char kernels[256];  /* -k: as typed; resolved against the collective's table */
+  cb_sweep sweep;        /* -b -e -i -f */
+  int iters;             /* -n: timed iterations per size */
+  int warmup;            /* -w: warm-up iterations per size */
+  int check;             /* -c: validation rounds after timing (0 = off) */
+  uint32_t dtypes;       /* -d: mask of cb_dtype */
+  uint32_t ops;          /* -o: mask of cb_redop */
+  int root;              /* -r: root rank for rooted collectives, or CB_ROOT_ALL */
+  int threads;           /* -t: host threads per process (each drives -g GPUs) */
+  int gpus;              /* -g: GPUs per thread; each GPU is a rank with its own host thread */
+  int graph_launches;    /* -G: 0 = stream mode, N = capture -n iterations, launch N times */
+  int average;           /* -a: a cb_average */
+  int blocking;          /* -z: a cb_blocking */
+  int agg_iters;         /* -m: operations per timed iteration (NCCL's in one group) */
+  int run_cycles;        /* -N: times the sweep of every size runs, printed each time; 0 = until
+                            stopped */
+  int parallel_init;     /* -p: recorded (each rank's own thread always sets its kernels up) */
+  int stream_null;       /* -y: time on the legacy NULL stream instead of a stream of our own */
+  int report_cputime;    /* -C: the time column is the host's time to launch, not the latency */
+  int report_timestamps; /* -S: each row ends with the local time */
+  int memory_report;     /* -M: a GPU memory usage line closes the report */
+  int per_iter_skip;     /* -K: leading samples -I's statistics leave out */
+  int timeout_s;         /* -T: bound on any wait for a GPU or a peer */
+  int per_iter;          /* -I: per-iteration statistics in the table, JSON and CSV */
+  int stress;            /* --stress N: N random validated calls per kernel instead of the sweep */
+  int unalign;           /* -u: every call's buffers start this many elements in (nccl-tests') */
+  cb_data_kind data;     /* --data: exact small integers, or random values (datagen.h) */
+  int local_register;    /* -R: kernel 0's buffers as nccl-tests' -R: 0 plain, 1 ncclCommRegister,
+                             2 symmetric windows (ncclCommWindowRegister) */
+  int cta_policy;        /* -x: kernel 0's ncclConfig_t.CTAPolicy (0..2), or CB_CTA_POLICY_UNSET */
+  int timer;             /* --timer: a cb_timer (resolved from the mode when not given) */
+  char kernels[256];     /* -k: as typed; resolved against the collective's table */
   char json_path[CB_PATH_MAX]; /* -J */
   char csv_path[CB_PATH_MAX];  /* --csv */
 } cb_options;

@@ -12,7 +12,15 @@ cb_row *cb_report_add(cb_report *r, const cb_row *row) {
   return &r->rows[r->nrows++];
 }
 
+void cb_measure_free(cb_measure *m) {
+  free(m->iter.times);
+  free(m->iter.proc_times);
+  m->iter.times = m->iter.proc_times = NULL;
+}
+
 void cb_report_free(cb_report *r) {
+  for (size_t i = 0; i < r->nrows; i++)
+    for (int p = 0; p < 2; p++) cb_measure_free(&r->rows[i].m[p]);
   free(r->rows);
   free(r->devices);
   r->rows = NULL;
@@ -49,4 +57,23 @@ double cb_report_avg_busbw(const cb_report *r, int kernel) {
       }
   }
   return n ? sum / n : NAN;
+}
+
+int cb_report_headline_kernel(const cb_report *r) {
+  int first = -1;
+  for (int k = 0; k < r->coll->nkernels; k++) {
+    if (!r->kernels_run[k]) continue;
+    if (r->coll->kernels[k].id == CB_KID_NCCL) return k;
+    if (first < 0) first = k;
+  }
+  return first;
+}
+
+double cb_report_headline_busbw(const cb_report *r) {
+  int k = cb_report_headline_kernel(r);
+  return k >= 0 ? cb_report_avg_busbw(r, k) : NAN;
+}
+
+int cb_report_all_ranks(const cb_report *r) {
+  return r->nranks * (r->ngroups > 1 ? r->ngroups : 1);
 }

@@ -9,6 +9,7 @@
 
 #include "collective.h"
 #include "device_info.h"
+#include "json_writer.h"
 #include "options.h"
 #include "rows.h"
 #include "text_pieces.h"
@@ -21,18 +22,33 @@ extern "C" {
 
 enum { CB_OOP = 0, CB_INP = 1 }; /* index of cb_row.m: out-of-place, in-place */
 
+/* -I's samples, as nccl-tests' JSON carries them. */
+typedef struct {
+  int n;              /* samples: iterations (graph launches in graph mode) */
+  int skipped;        /* -K: leading samples the statistics leave out */
+  int nprocs;         /* rows of proc_times: the processes, when more than one; else 0 */
+  double *times;      /* n: each sample's slowest rank, us per operation */
+  double *proc_times; /* nprocs x n: each process's slowest rank, row by row */
+} cb_iter_times;
+
 typedef struct {
   int ran; /* 0: skipped, reason in skip */
   char skip[96];
-  double time_us;      /* per iteration, combined across ranks by -a */
+  double time_us;      /* per operation, combined across ranks by -a */
+  double cpu_us;       /* -C: rank 0's host time to launch, per operation (timing.h) */
   double algbw, busbw; /* GB/s */
   long long wrong;     /* wrong elements summed over ranks; -1 = not checked */
   int has_stats;       /* -I */
-  cb_iter_stats stats;
+  cb_iter_stats stats; /* of iter.times, the -K first left out */
+  cb_iter_times iter;  /* owned: cb_measure_free */
 } cb_measure;
 
+/* Frees what a measurement owns (its -I samples). */
+void cb_measure_free(cb_measure *m);
+
 typedef struct {
-  int kernel; /* index into the collective's kernel table */
+  char stamp[24]; /* -S: the local time the row was measured ("2026-01-02 03:04:05") */
+  int kernel;     /* index into the collective's kernel table */
   cb_dtype dtype;
   cb_redop op;
   int root;     /* -1 for collectives without a root */
@@ -50,12 +66,20 @@ typedef struct {
   int batch, replays; /* different calls back to back at most, and runs of each batch */
 } cb_stress_result;
 
+/* -M, as nccl-tests' "GPU memory usage" line (bytes, the most any rank took):
+ * init what the kernels' setups took (NCCL's communicators, our kernels'
+ * scratch and peer mappings), user the harness's buffers, coll what a
+ * kernel's sweep took beyond its setup. */
+typedef struct {
+  long long init, user, coll;
+} cb_mem_use;
+
 typedef struct {
   const char *program; /* "all_reduce_perf" */
   const cb_collective *coll;
   cb_options opts;
-  int nranks;
-  cb_device_info *devices;       /* nranks entries */
+  int nranks;                    /* ranks of a group (of the world without a split) */
+  cb_device_info *devices;       /* cb_report_all_ranks entries */
   int nccl_header, nccl_library; /* version codes, 0 = none */
   int cuda_runtime, cuda_driver;
   char mpi[128];
@@ -66,6 +90,15 @@ typedef struct {
   size_t nrows, cap;
   cb_stress_result stress[16]; /* --stress results, one per kernel run */
   int nstress;
+  int ngroups;      /* NCCL_TESTS_SPLIT: groups running the test at once (1: no split) */
+  int check_min_bw; /* NCCL_TESTS_MIN_BW was set: the headline busbw must reach 90% of ... */
+  double min_bw;    /* ... this many GB/s */
+  int has_mem;      /* -M: mem holds what the run took */
+  cb_mem_use mem;
+  char start_time[32];     /* local time, as nccl-tests' JSON has it: "2026-01-02 03:04:05" */
+  const char *const *argv; /* the command line, for nccl-tests' JSON "args" */
+  int argc;
+  char *const *envp; /* the environment, for nccl-tests' JSON "env" (NULL: none) */
 } cb_report;
 
 /* Appends a row (copied) and returns the stored copy. */
@@ -80,6 +113,18 @@ long long cb_report_wrong(const cb_report *r);
 /* Mean busbw of one kernel's measurements (-1: all kernels); NAN when none ran. */
 double cb_report_avg_busbw(const cb_report *r, int kernel /* -1 = all */);
 
+/* The kernel whose mean the first "# Avg bus bandwidth" line gives (and
+ * nccl-tests' JSON "average_bus_bandwidth", and NCCL_TESTS_MIN_BW's gate):
+ * the line keeps nccl-tests' meaning (NCCL's average over the run) for
+ * scripts that read it, so it is NCCL's (kernel id 0) when NCCL ran, else
+ * the first kernel of the table that ran (the only one, when one ran); -1
+ * when none ran. */
+int cb_report_headline_kernel(const cb_report *r);
+/* Ranks of every group: the devices the report lists. */
+int cb_report_all_ranks(const cb_report *r);
+/* That kernel's mean busbw; NAN when it measured nothing (or none ran). */
+double cb_report_headline_busbw(const cb_report *r);
+
 /* Text sink, in nccl-tests' layout column for column. */
 void cb_text_header(FILE *out, const cb_report *r);
 void cb_text_kernel_header(FILE *out, const cb_report *r, int kernel);
@@ -89,6 +134,8 @@ void cb_text_footer(FILE *out, const cb_report *r);
 void cb_text_stress(FILE *out, const cb_report *r, const cb_stress_result *s);
 
 int cb_json_write(FILE *out, const cb_report *r);
+/* nccl-tests' -J keys, written into the object j has open (report_json_nccl_tests.c). */
+void cb_json_nccl_tests_keys(cb_json *j, const cb_report *r);
 int cb_csv_write(FILE *out, const cb_report *r);
 /* The CSV header line, without newline. */
 extern const char cb_csv_header[];

@@ -1,8 +1,14 @@
-/* The JSON sink: one document holding the run's setup and every measurement. */
+/* The JSON sink (-J): one document that is nccl-tests 2.19.6's -J document
+ * (report_json_nccl_tests.c: its keys at the top level, so its
+ * tools/analyze_perf_json.py and scripts written for nccl-tests read it)
+ * with collbench's own, richer document beside them under "collbench"
+ * (what scripts/collbench_results.py reads). */
 #include "json_pieces.h"
 #include "report.h"
 
 static const char *const placement_names[2] = {"out-of-place", "in-place"};
+
+/* ---- collbench's document ------------------------------------------------ */
 
 static void json_options(cb_json *j, const cb_options *o) {
   cb_json_key(j, "options");
@@ -28,6 +34,11 @@ static void json_options(cb_json *j, const cb_options *o) {
     cb_json_null(j);
   else
     cb_json_int(j, o->cta_policy);
+  cb_json_key(j, "agg_iters"), cb_json_int(j, o->agg_iters);
+  cb_json_key(j, "run_cycles"), cb_json_int(j, o->run_cycles);
+  cb_json_key(j, "stream_null"), cb_json_int(j, o->stream_null);
+  cb_json_key(j, "report_cputime"), cb_json_int(j, o->report_cputime);
+  cb_json_key(j, "per_iter_skip"), cb_json_int(j, o->per_iter_skip);
   cb_json_end_object(j);
 }
 
@@ -62,37 +73,49 @@ static void json_measure(cb_json *j, const cb_report *r, const cb_row *row, int 
   cb_json_end_object(j);
 }
 
+static void json_stress(cb_json *j, const cb_report *r) {
+  cb_json_key(j, "stress");
+  cb_json_begin_array(j);
+  for (int i = 0; i < r->nstress; i++) {
+    const cb_stress_result *s = &r->stress[i];
+    cb_json_begin_object(j);
+    cb_json_key(j, "kernel"), cb_json_int(j, r->coll->kernels[s->kernel].id);
+    cb_json_key(j, "kernel_name"), cb_json_string(j, r->coll->kernels[s->kernel].name);
+    cb_json_key(j, "calls"), cb_json_int(j, s->calls);
+    cb_json_key(j, "skipped"), cb_json_int(j, s->skipped);
+    cb_json_key(j, "wrong"), cb_json_int(j, s->wrong);
+    cb_json_key(j, "seconds"), cb_json_double(j, s->seconds);
+    cb_json_end_object(j);
+  }
+  cb_json_end_array(j);
+}
+
+static void json_collbench(cb_json *j, const cb_report *r) {
+  cb_json_begin_object(j);
+  cb_json_run_head(j, r->program, r->coll->shape->name, r->date, r->nranks);
+  json_options(j, &r->opts);
+  const int nccl[2] = {r->nccl_header, r->nccl_library};
+  cb_json_versions(j, nccl, r->cuda_runtime, r->cuda_driver, r->mpi);
+  cb_json_devices(j, r->devices, cb_report_all_ranks(r));
+  json_kernels(j, r);
+  cb_json_key(j, "results");
+  cb_json_begin_array(j);
+  for (size_t i = 0; i < r->nrows; i++)
+    for (int p = 0; p < 2; p++) json_measure(j, r, &r->rows[i], p);
+  cb_json_end_array(j);
+  json_stress(j, r);
+  cb_json_key(j, "wrong_total"), cb_json_int(j, cb_report_wrong(r));
+  cb_json_key(j, "avg_busbw"), cb_json_double(j, cb_report_avg_busbw(r, -1));
+  cb_json_end_object(j);
+}
+
 int cb_json_write(FILE *out, const cb_report *r) {
   cb_json j;
   cb_json_init(&j, out);
   cb_json_begin_object(&j);
-  cb_json_run_head(&j, r->program, r->coll->shape->name, r->date, r->nranks);
-  json_options(&j, &r->opts);
-  const int nccl[2] = {r->nccl_header, r->nccl_library};
-  cb_json_versions(&j, nccl, r->cuda_runtime, r->cuda_driver, r->mpi);
-  cb_json_devices(&j, r->devices, r->nranks);
-  json_kernels(&j, r);
-  cb_json_key(&j, "results");
-  cb_json_begin_array(&j);
-  for (size_t i = 0; i < r->nrows; i++)
-    for (int p = 0; p < 2; p++) json_measure(&j, r, &r->rows[i], p);
-  cb_json_end_array(&j);
-  cb_json_key(&j, "stress");
-  cb_json_begin_array(&j);
-  for (int i = 0; i < r->nstress; i++) {
-    const cb_stress_result *s = &r->stress[i];
-    cb_json_begin_object(&j);
-    cb_json_key(&j, "kernel"), cb_json_int(&j, r->coll->kernels[s->kernel].id);
-    cb_json_key(&j, "kernel_name"), cb_json_string(&j, r->coll->kernels[s->kernel].name);
-    cb_json_key(&j, "calls"), cb_json_int(&j, s->calls);
-    cb_json_key(&j, "skipped"), cb_json_int(&j, s->skipped);
-    cb_json_key(&j, "wrong"), cb_json_int(&j, s->wrong);
-    cb_json_key(&j, "seconds"), cb_json_double(&j, s->seconds);
-    cb_json_end_object(&j);
-  }
-  cb_json_end_array(&j);
-  cb_json_key(&j, "wrong_total"), cb_json_int(&j, cb_report_wrong(r));
-  cb_json_key(&j, "avg_busbw"), cb_json_double(&j, cb_report_avg_busbw(r, -1));
+  cb_json_nccl_tests_keys(&j, r);
+  cb_json_key(&j, "collbench");
+  json_collbench(&j, r);
   cb_json_end_object(&j);
   return ferror(out) ? -1 : 0;
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "nccl_tests_env.h" /* cb_min_bw_failed */
 #include "report.h"
 #include "sizes.h"
 
@@ -29,65 +30,140 @@ static void text_timer_and_nccl_flags(FILE *out, const cb_options *o) {
   }
 }
 
-void cb_text_header(FILE *out, const cb_report *r) {
+/* nccl-tests' lines between its "# nThread" line and "# Using devices",
+ * for the -z, -I and -p that ask for them, word for word. */
+static void text_nccl_tests_modes(FILE *out, const cb_options *o) {
+  if (o->blocking == CB_BLOCK_OP_BARRIER)
+    fprintf(out, "# Blocking Enabled: wait and barrier after each inner iteration (-m) \n");
+  if (o->blocking == CB_BLOCK_OP)
+    fprintf(out, "# Blocking Enabled: wait after each inner iteration (-m), no barrier \n");
+  if (o->blocking == CB_BLOCK_ITERATION)
+    fprintf(out, "# Blocking Enabled: wait and barrier after each outer iteration (-n); time "
+                 "excludes barrier \n");
+  if (o->per_iter) {
+    fprintf(out, "# Per-Iteration Report: CUDA event timing; i_* uses max over process rows");
+    if (o->per_iter_skip) fprintf(out, "; summary skips first %d iterations", o->per_iter_skip);
+    fprintf(out, " \n");
+  }
+  if (o->parallel_init)
+    fprintf(out, "# Parallel Init Enabled: threads call into NcclInitRank concurrently \n");
+}
+
+/* Our lines, after nccl-tests' header: what collbench is, and where the run
+ * differs from what nccl-tests would do. */
+static void text_collbench_lines(FILE *out, const cb_report *r) {
   const cb_options *o = &r->opts;
-  int factor = o->sweep.step_factor > 1;
-  fprintf(out, "# collbench version %s nccl-headers=%d nccl-library=%d\n", CB_VERSION,
-          r->nccl_header, r->nccl_library);
-  fprintf(out, "# Collective test starting: %s\n", r->program);
-  fprintf(out,
-          "# nThread %d nGpus %d minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d "
-          "iters: %d agg iters: 1 validation: %d graph: %d unalign: %d\n",
-          o->threads, o->gpus, (unsigned long long)o->sweep.min_bytes,
-          (unsigned long long)o->sweep.max_bytes,
-          (unsigned long long)(factor ? o->sweep.step_factor : o->sweep.step_bytes),
-          factor ? "factor" : "bytes", o->warmup, o->iters, o->check, o->graph_launches,
-          o->unalign);
+  fprintf(out, "# collbench version %s: nccl-tests %s's options and output, kernels by -k\n",
+          CB_VERSION, CB_NCCL_TESTS_VERSION);
 #ifdef CB_MUTATION
   fprintf(out,
           "# MUTANT BUILD (COLLBENCH_MUTATE=%s): a wait was removed on purpose; its results "
           "are wrong by design\n",
           CB_MUTATION);
 #endif
+  if (r->ngroups > 1)
+    fprintf(out,
+            "# Groups: %d (NCCL_TESTS_SPLIT) run the test at once; bandwidths are per group, "
+            "times averaged over every rank of every group (-a)\n",
+            r->ngroups);
   if (o->data == CB_DATA_RANDOM)
     fprintf(out, "# data: random values; floating-point reductions within a tolerance of a "
                  "float64 reference, everything else bit for bit\n");
-  if (o->blocking) fprintf(out, "# Blocking Enabled: wait for each iteration before the next\n");
   text_timer_and_nccl_flags(out, o);
-  cb_text_devices(out, r->devices, r->nranks);
+}
+
+void cb_text_header(FILE *out, const cb_report *r) {
+  const cb_options *o = &r->opts;
+  int factor = o->sweep.step_factor > 1;
+  fprintf(out, "# nccl-tests version %s nccl-headers=%d nccl-library=%d\n", CB_NCCL_TESTS_VERSION,
+          r->nccl_header, r->nccl_library);
+  fprintf(out, "# Collective test starting: %s\n", r->program);
+  fprintf(out,
+          "# nThread %d nGpus %d minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d "
+          "iters: %d agg iters: %d validation: %d graph: %d unalign: %d\n",
+          o->threads, o->gpus, (unsigned long long)o->sweep.min_bytes,
+          (unsigned long long)o->sweep.max_bytes,
+          (unsigned long long)(factor ? o->sweep.step_factor : o->sweep.step_bytes),
+          factor ? "factor" : "bytes", o->warmup, o->iters, o->agg_iters, o->check,
+          o->graph_launches, o->unalign);
+  text_nccl_tests_modes(out, o);
+  cb_text_devices(out, r->devices, cb_report_all_ranks(r));
+  text_collbench_lines(out, r);
   for (int k = 0; k < r->coll->nkernels; k++)
     if (r->kernel_skips && r->kernel_skips[k])
       cb_text_kernel_skipped(out, r->coll->kernels[k].id, r->coll->kernels[k].name,
                              r->kernel_skips[k]);
 }
 
+/* The timestamp column of -S: its label right-aligned over 19 characters, as
+ * nccl-tests pads it ("%*s"); nothing without -S. */
+static void column_tail(FILE *out, const cb_options *o, const char *label) {
+  fprintf(out, " %*s\n", o->report_timestamps ? 19 : 0, o->report_timestamps ? label : "");
+}
+
 void cb_text_kernel_header(FILE *out, const cb_report *r, int kernel) {
   const cb_kernel *k = &r->coll->kernels[kernel];
+  const cb_options *o = &r->opts;
+  const char *time = o->report_cputime ? "cputime" : "time";
   fprintf(out, "#\n# kernel %d (%s): %s\n", k->id, k->name, k->summary);
+  if (o->per_iter) {
+    fprintf(out,
+            "# %10s  %12s  %8s  %6s  %6s              out-of-place (+ per-iteration)          "
+            "                      in-place (+ per-iteration)\n",
+            "", "", "", "", "");
+    fprintf(out,
+            "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s  %7s  %6s  "
+            "%6s  %6s  %7s  %7s  %7s  %7s",
+            "size", "count", "type", "redop", "root", time, "algbw", "busbw", "#wrong", "i_min",
+            "i_max", "i_p99", "i_cv%", time, "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99",
+            "i_cv%");
+    column_tail(out, o, "timestamp");
+    fprintf(out,
+            "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s  %7s  %6s  "
+            "%6s  %6s  %7s  %7s  %7s  %7s",
+            "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)",
+            "(%)", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)", "(%)");
+    column_tail(out, o, "%Y-%m-%d %H:%M:%S");
+    return;
+  }
   fprintf(out,
           "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place  "
           "        \n",
           "", "", "", "", "");
-  fprintf(out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s \n", "size",
-          "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
+  fprintf(out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s", "size",
+          "count", "type", "redop", "root", time, "algbw", "busbw", "#wrong", time, "algbw",
           "busbw", "#wrong");
-  fprintf(out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s \n", "(B)",
+  column_tail(out, o, "timestamp");
+  fprintf(out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s", "(B)",
           "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+  column_tail(out, o, "%Y-%m-%d %H:%M:%S");
 }
 
-static void text_measure(FILE *out, const cb_measure *m) {
+static void text_measure(FILE *out, const cb_options *o, const cb_measure *m) {
   if (!m->ran) {
     fprintf(out, "  %7s  %6s  %6s  %6s", "N/A", "N/A", "N/A", "N/A");
+    if (o->per_iter) fprintf(out, "  %7s  %7s  %7s  %7s", "N/A", "N/A", "N/A", "N/A");
     return;
   }
   char t[16], a[16], b[16];
-  cb_format_fixed(m->time_us, 7, t);
+  cb_format_fixed(o->report_cputime ? m->cpu_us : m->time_us, 7, t);
   cb_format_fixed(m->algbw, 6, a);
   cb_format_fixed(m->busbw, 6, b);
   if (m->wrong >= 0)
     fprintf(out, "  %7s  %6s  %6s  %6g", t, a, b, (double)m->wrong);
   else
     fprintf(out, "  %7s  %6s  %6s    N/A", t, a, b);
+  if (o->per_iter && !m->has_stats)
+    fprintf(out, "  %7s  %7s  %7s  %7s", "N/A", "N/A", "N/A", "N/A");
+  if (o->per_iter && m->has_stats) {
+    /* nccl-tests' i_min i_max i_p99 i_cv%, after the -K first samples. */
+    const double v[4] = {m->stats.min_us, m->stats.max_us, m->stats.p99_us, m->stats.cv_pct};
+    for (int i = 0; i < 4; i++) {
+      char c[16];
+      cb_format_fixed(v[i], 7, c);
+      fprintf(out, "  %7s", c);
+    }
+  }
 }
 
 void cb_text_row(FILE *out, const cb_report *r, const cb_row *row) {
@@ -101,8 +177,9 @@ void cb_text_row(FILE *out, const cb_report *r, const cb_row *row) {
   }
   fprintf(out, "%12zu  %12zu  %8s  %6s  %6d", row->bytes, row->count, cb_dtype_name(row->dtype),
           cb_shape_op_column(s, row->op), row->root);
-  text_measure(out, &m[CB_OOP]);
-  text_measure(out, &m[CB_INP]);
+  text_measure(out, &r->opts, &m[CB_OOP]);
+  text_measure(out, &r->opts, &m[CB_INP]);
+  if (r->opts.report_timestamps) fprintf(out, "%21s", row->stamp);
   for (int p = 0; p < 2; p++)
     if (!m[p].ran) fprintf(out, "  # %s: %s", p ? "in-place" : "out-of-place", m[p].skip);
   fputc('\n', out);
@@ -185,41 +262,57 @@ void cb_text_stress(FILE *out, const cb_report *r, const cb_stress_result *s) {
           cb_data_kind_name(r->opts.data), s->batch, s->replays);
 }
 
-/* The kernel whose mean the first "# Avg bus bandwidth" line gives: the
- * line keeps nccl-tests' meaning (NCCL's average over the run) for scripts
- * that grep it, so it is NCCL's (kernel id 0) when NCCL ran, else the first
- * kernel of the table that ran (the only one, when one ran). -1: none ran. */
-static int first_avg_kernel(const cb_report *r) {
-  int first = -1;
-  for (int k = 0; k < r->coll->nkernels; k++) {
-    if (!r->kernels_run[k]) continue;
-    if (r->coll->kernels[k].id == 0) return k;
-    if (first < 0) first = k;
-  }
-  return first;
-}
-
 /* "# Avg bus bandwidth    : 79.4945 " as nccl-tests prints it; "n/a" for
- * a kernel that measured nothing. */
-static void avg_line(FILE *out, const char *label, const cb_report *r, int k) {
+ * a kernel that measured nothing. verdict: NCCL_TESTS_MIN_BW's OK or
+ * FAILED, or "" unchecked. */
+static void avg_line(FILE *out, const char *label, const cb_report *r, int k, const char *verdict) {
   double avg = k >= 0 ? cb_report_avg_busbw(r, k) : NAN;
   if (isfinite(avg))
-    fprintf(out, "# %-20s : %g \n", label, avg);
+    fprintf(out, "# %-20s : %g %s\n", label, avg, verdict);
   else
-    fprintf(out, "# %-20s : n/a \n", label);
+    fprintf(out, "# %-20s : n/a %s\n", label, verdict);
+}
+
+/* nccl-tests' getMemString: binary units, 2 decimals below 10, 1 below 100. */
+static void format_mem(long long bytes, char *buf, size_t len) {
+  static const char *const units[] = {" B", " KB", " MB", " GB"};
+  double v = (double)bytes;
+  int u = 0;
+  while (u < 3 && fabs(v) >= 1024.0) {
+    v /= 1024.0;
+    u++;
+  }
+  snprintf(buf, len, "%.*f%s", fabs(v) < 10.0 ? 2 : fabs(v) < 100.0 ? 1 : 0, v, units[u]);
+}
+
+/* -M: nccl-tests' "GPU memory usage" line (report.h says what each part is). */
+static void memory_line(FILE *out, const cb_mem_use *m) {
+  char init[32], user[32], coll[32], total[32];
+  format_mem(m->init, init, sizeof init);
+  format_mem(m->user, user, sizeof user);
+  format_mem(m->coll, coll, sizeof coll);
+  format_mem(m->init + m->user + m->coll, total, sizeof total);
+  fprintf(out, "# %-20s : Initialization %s | User-Allocated %s | Collective %s | Total  %s\n",
+          "GPU memory usage", init, user, coll, total);
 }
 
 void cb_text_footer(FILE *out, const cb_report *r) {
   cb_text_wrong_total(out, cb_report_wrong(r));
-  avg_line(out, "Avg bus bandwidth", r, first_avg_kernel(r));
+  const char *verdict = "";
+  if (r->check_min_bw)
+    verdict = cb_min_bw_failed(cb_report_headline_busbw(r), r->min_bw) ? "FAILED" : "OK";
+  avg_line(out, "Avg bus bandwidth", r, cb_report_headline_kernel(r), verdict);
   if (kernels_ran(r) > 1) {
     for (int k = 0; k < r->coll->nkernels; k++) {
       if (!r->kernels_run[k]) continue;
       char label[48];
-      snprintf(label, sizeof label, "Avg bus bandwidth %s", r->coll->kernels[k].name);
-      avg_line(out, label, r, k);
+      /* Not "Avg bus bandwidth": a script that greps that must find one line. */
+      snprintf(label, sizeof label, "Avg busbw %s", r->coll->kernels[k].name);
+      avg_line(out, label, r, k, "");
     }
     text_summary(out, r);
   }
-  fprintf(out, "#\n# Collective test concluded: %s\n#\n", r->program);
+  fprintf(out, "#\n# Collective test concluded: %s\n", r->program);
+  if (r->has_mem) memory_line(out, &r->mem);
+  fprintf(out, "#\n");
 }

@@ -24,8 +24,15 @@ typedef struct {
   int fault_skip_rank; /* CB_FAULT_SKIP_RANK: this rank never launches (-1: none) */
   int share_gpus;      /* CB_SHARE_GPUS: ranks share GPUs round robin (gpu.h) */
   int visible_gpus;
-  int local_ranks; /* ranks of this host (processes x ranks per process) */
+  int local_ranks;  /* ranks of this host (processes x ranks per process) */
+  int first_device; /* NCCL_TESTS_DEVICE: every process's first device; -1: by local rank */
 } cb_run;
+
+/* -M: GPU memory a rank's run took, in bytes (the largest over kernels). */
+typedef struct {
+  long long base_free; /* free device memory before the harness allocated anything */
+  cb_mem_use use;
+} cb_mem_probe;
 
 /* One rank's view during the sweep. */
 typedef struct {
@@ -34,6 +41,7 @@ typedef struct {
   cb_buffers bufs;
   cudaStream_t stream;
   cb_timing_opts timing;
+  cb_mem_probe mem; /* -M */
 } cb_rank_state;
 
 /* One kernel call as the timer and the validation enqueue it. */

@@ -5,15 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "cuda_check.h"
 #include "error.h"
 #include "gpu.h"
+#include "nccl_tests_env.h"
 #include "run_steps.h"
 #include "nccl_kernels.h"
 #include "options.h"
 #include "sizes.h"
 #include "run_state.h"
 #include "watchdog.h"
+
+extern char **environ; /* POSIX: the process's environment */
 
 /* Memory left to NCCL and the CUDA context beyond our buffers. */
 #define CB_MEM_HEADROOM (1ull << 30)
@@ -67,6 +71,17 @@ static void check_nccl_flags(const cb_run *run, int lead) {
 
 /* ---- per rank setup ---------------------------------------------------- */
 
+/* -M: free memory on the current device. */
+static long long device_free(void) {
+  size_t free_b, total_b;
+  CB_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  return (long long)free_b;
+}
+
+static void note_most(long long *most, long long v) {
+  if (v > *most) *most = v;
+}
+
 static void allocate_buffers(cb_rank_state *st, int device) {
   const cb_options *o = &st->run->opts;
   const cb_coll_shape *shape = st->run->coll->shape;
@@ -89,35 +104,50 @@ static void allocate_buffers(cb_rank_state *st, int device) {
 
 /* ---- the sweep ---------------------------------------------------------- */
 
-static void sweep_case(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx, cb_dtype t, cb_redop op,
-                       int root) {
+/* One size of the sweep for one root: both placements measured, the row
+ * printed and (keep) recorded by world rank 0. */
+static void sweep_size(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx, cb_dtype t, cb_redop op,
+                       int root, uint64_t size, int keep) {
   cb_run *run = st->run;
   const cb_coll_shape *shape = run->coll->shape;
   const cb_options *o = &run->opts;
   size_t elem = cb_dtype_size(t);
-  size_t nsizes = cb_sweep_count(&o->sweep);
-  for (size_t i = 0; i < nsizes; i++) {
-    cb_counts c;
-    shape->counts((size_t)cb_sweep_size(&o->sweep, i), elem, st->me->nranks, st->me->rank, &c);
-    cb_row row = {.kernel = kidx,
-                  .dtype = t,
-                  .op = op,
-                  .root = shape->rooted ? root : -1,
-                  .bytes = cb_counts_table_bytes(&c, elem),
-                  .count = c.param_count};
-    cb_launch l = {&run->coll->kernels[kidx],
-                   ctx,
-                   {.dtype = t, .op = op, .root = root},
-                   st->me->rank == run->fault_skip_rank};
-    for (int p = 0; p < 2; p++) {
-      cb_place_call(st, &c, elem, p == CB_INP, &l.call);
-      cb_measure_call(st, &l, &c, &row.m[p]);
-    }
-    if (st->me->rank == 0) {
-      cb_text_row(stdout, &run->report, cb_report_add(&run->report, &row));
-      fflush(stdout);
-    }
+  cb_counts c;
+  shape->counts((size_t)size, elem, st->me->nranks, st->me->rank, &c);
+  cb_row row = {.kernel = kidx,
+                .dtype = t,
+                .op = op,
+                .root = shape->rooted ? root : -1,
+                .bytes = cb_counts_table_bytes(&c, elem),
+                .count = c.param_count};
+  cb_launch l = {&run->coll->kernels[kidx],
+                 ctx,
+                 {.dtype = t, .op = op, .root = root},
+                 st->me->rank == run->fault_skip_rank};
+  for (int p = 0; p < 2; p++) {
+    cb_place_call(st, &c, elem, p == CB_INP, &l.call);
+    cb_measure_call(st, &l, &c, &row.m[p]);
   }
+  if (st->me->world_rank == 0) {
+    if (o->report_timestamps) cb_local_time(row.stamp, sizeof row.stamp); /* -S */
+    cb_text_row(stdout, &run->report, keep ? cb_report_add(&run->report, &row) : &row);
+    fflush(stdout);
+  }
+  if (!keep || st->me->world_rank != 0)
+    for (int p = 0; p < 2; p++) cb_measure_free(&row.m[p]);
+}
+
+/* Every size of the sweep for one root, -N times (0: until the program is stopped, the
+ * rows printed but not kept, so memory does not grow), as nccl-tests
+ * repeats its sweep. */
+static void sweep_case(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx, cb_dtype t, cb_redop op,
+                       int root) {
+  const cb_options *o = &st->run->opts;
+  size_t nsizes = cb_sweep_count(&o->sweep);
+  int forever = o->run_cycles == 0;
+  for (int cycle = 0; forever || cycle < o->run_cycles; cycle++)
+    for (size_t i = 0; i < nsizes; i++)
+      sweep_size(st, kidx, ctx, t, op, root, cb_sweep_size(&o->sweep, i), !forever);
 }
 
 /* Every datatype, op, root and size of the sweep, for one kernel, in
@@ -129,7 +159,7 @@ static void sweep_cases(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx) {
   const int every_root = run->coll->shape->rooted && o->root == CB_ROOT_ALL;
   const int first = o->root == CB_ROOT_ALL ? 0 : o->root;
   const int last = every_root ? st->me->nranks - 1 : first;
-  if (st->me->rank == 0) cb_text_kernel_header(stdout, &run->report, kidx);
+  if (st->me->world_rank == 0) cb_text_kernel_header(stdout, &run->report, kidx);
   for (int t = 0; t < CB_NUM_DTYPES; t++) {
     if (!(o->dtypes & CB_DTYPE_BIT(t))) continue;
     for (int op = 0; op < CB_NUM_OPS; op++) {
@@ -170,18 +200,18 @@ static char *naming_rank(const char *text, int rank) {
  * refusal's reason, naming the rank, or else the first note. Returns
  * whether the kernel is out. */
 static int refused_anywhere(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx) {
-  int n = st->me->nranks;
+  int n = st->me->world_nranks; /* every group runs the same kernels */
   setup_word mine, *all = malloc((size_t)n * sizeof *all);
   if (!all) cb_fatal("out of host memory");
   memcpy(mine.refused, ctx->refused, sizeof mine.refused);
   memcpy(mine.note, ctx->note, sizeof mine.note);
-  cb_world_allgather(st->me, &mine, sizeof mine, all);
+  cb_world_allgather_all(st->me, &mine, sizeof mine, all);
   int who = -1, noted = -1;
   for (int r = 0; r < n; r++) {
     if (who < 0 && all[r].refused[0]) who = r;
     if (noted < 0 && all[r].note[0]) noted = r;
   }
-  if (st->me->rank == 0) {
+  if (st->me->world_rank == 0) {
     cb_run *run = st->run;
     const cb_kernel *k = &run->coll->kernels[kidx];
     if (who >= 0) {
@@ -197,7 +227,7 @@ static int refused_anywhere(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx) {
     fflush(stdout);
   }
   free(all);
-  cb_world_barrier(st->me);
+  cb_world_barrier_all(st->me);
   return who >= 0;
 }
 
@@ -223,7 +253,11 @@ static void run_kernel(cb_rank_state *st, int kidx) {
                        .local_register = o->local_register,
                        .cta_policy = o->cta_policy};
   ctx.ranks_on_device = ranks_on_device(run, device);
+  cb_mem_probe *mem = &st->mem;
+  long long before_setup = o->memory_report ? device_free() : 0;
+  if (o->memory_report) note_most(&mem->use.user, mem->base_free - before_setup);
   if (k->setup) k->setup(&ctx);
+  long long after_setup = o->memory_report ? device_free() : 0;
   if (refused_anywhere(st, kidx, &ctx)) {
     if (k->teardown) k->teardown(&ctx);
     return;
@@ -232,36 +266,190 @@ static void run_kernel(cb_rank_state *st, int kidx) {
     cb_stress_kernel(st, kidx, &ctx);
   else
     sweep_cases(st, kidx, &ctx);
-  cb_world_barrier(st->me);
+  if (o->memory_report) {
+    note_most(&mem->use.init, before_setup - after_setup);
+    note_most(&mem->use.coll, after_setup - device_free());
+  }
+  cb_world_barrier_all(st->me);
   if (k->teardown) k->teardown(&ctx);
+}
+
+/* -M: the most any rank took, into world rank 0's report. */
+static void gather_memory(cb_rank_state *st) {
+  int n = st->me->world_nranks;
+  cb_mem_use *all = malloc((size_t)n * sizeof *all);
+  if (!all) cb_fatal("out of host memory");
+  cb_world_allgather_all(st->me, &st->mem.use, sizeof st->mem.use, all);
+  if (st->me->world_rank == 0) {
+    cb_report *r = &st->run->report;
+    r->has_mem = 1;
+    for (int i = 0; i < n; i++) {
+      note_most(&r->mem.init, all[i].init);
+      note_most(&r->mem.user, all[i].user);
+      note_most(&r->mem.coll, all[i].coll);
+    }
+  }
+  free(all);
+}
+
+/* The device a rank drives: NCCL_TESTS_DEVICE plus its index in the
+ * process (nccl-tests' meaning), else by its index on the host. */
+static int device_of(const cb_run *run, const cb_rank_info *me) {
+  if (run->first_device >= 0) return run->first_device + me->thread;
+  return cb_gpu_for_local_rank(me->local_proc * cb_options_ranks_per_proc(&run->opts) + me->thread,
+                               run->visible_gpus, run->share_gpus);
 }
 
 static int rank_main(cb_rank_info *me, void *arg) {
   cb_run *run = arg;
   const cb_options *o = &run->opts;
-  int device = cb_gpu_for_local_rank(me->local_proc * cb_options_ranks_per_proc(o) + me->thread,
-                                     run->visible_gpus, run->share_gpus);
+  int device = device_of(run, me);
   CB_CUDA(cudaSetDevice(device));
   cb_rank_state st = {.me = me, .run = run};
-  st.timing = (cb_timing_opts){o->iters,    o->warmup,    o->graph_launches,        o->blocking,
-                               o->per_iter, o->timeout_s, o->timer == CB_TIMER_HOST};
+  st.timing = (cb_timing_opts){o->iters,    o->warmup,    o->graph_launches,         o->blocking,
+                               o->per_iter, o->timeout_s, o->timer == CB_TIMER_HOST, o->agg_iters};
   cb_device_info *devices = cb_gather_devices(me, device);
   if (devices) run->report.devices = devices;
+  if (o->memory_report) st.mem.base_free = device_free();
   allocate_buffers(&st, device);
-  CB_CUDA(cudaStreamCreateWithFlags(&st.stream, cudaStreamNonBlocking));
-  if (me->rank == 0) cb_text_header(stdout, &run->report);
+  /* -y 1: the legacy NULL stream, as nccl-tests' stream_null. */
+  if (!o->stream_null) CB_CUDA(cudaStreamCreateWithFlags(&st.stream, cudaStreamNonBlocking));
+  if (me->world_rank == 0) cb_text_header(stdout, &run->report);
   for (int k = 0; k < run->coll->nkernels; k++)
     if (run->runnable[k]) run_kernel(&st, k);
-  CB_CUDA(cudaStreamDestroy(st.stream));
+  if (o->memory_report) gather_memory(&st);
+  if (st.stream) CB_CUDA(cudaStreamDestroy(st.stream));
   cb_buffers_free(&st.bufs);
   return 0;
 }
 
 /* ---- the program -------------------------------------------------------- */
 
-static void fill_report_header(cb_run *run, const char *program, int nranks, cb_world *w) {
+/* nccl-tests' environment variables (nccl_tests_env.h), read before any GPU
+ * work. */
+typedef struct {
+  int color;        /* NCCL_TESTS_SPLIT(_MASK): this process's group */
+  int first_device; /* NCCL_TESTS_DEVICE, -1 unset */
+  double min_bw;    /* NCCL_TESTS_MIN_BW, -1 unset */
+} nccl_tests_vars;
+
+/* A bad value is refused like a bad option (parsed becomes CB_OPTS_ERROR,
+ * err says why), so that every process agrees before anything runs. */
+static cb_opts_result read_nccl_tests_vars(cb_world *w, cb_opts_result parsed, nccl_tests_vars *v,
+                                           char *err, size_t len) {
+  *v = (nccl_tests_vars){0, -1, -1};
+  if (parsed != CB_OPTS_RUN) return parsed;
+  const char *bad = cb_env_split_color(getenv("NCCL_TESTS_SPLIT"), getenv("NCCL_TESTS_SPLIT_MASK"),
+                                       cb_world_proc(w), &v->color, err, len);
+  if (!bad) bad = cb_env_first_device(getenv("NCCL_TESTS_DEVICE"), &v->first_device, err, len);
+  if (!bad) bad = cb_env_min_bw(getenv("NCCL_TESTS_MIN_BW"), &v->min_bw, err, len);
+  return bad ? CB_OPTS_ERROR : CB_OPTS_RUN;
+}
+
+/* NCCL_TESTS_SPLIT: the processes split into groups of one size, each
+ * running the test on its own ranks. Groups of different sizes would run
+ * different calls (sizes per rank, kernels that fit), which one table
+ * cannot report: refused. */
+static void split_world(cb_world *w, int color, int lead) {
+  cb_world_split(w, color);
+  const char *uneven = cb_world_uneven_groups(w);
+  if (uneven)
+    CB_REFUSE(lead,
+              "NCCL_TESTS_SPLIT puts the processes into %s: collbench needs groups of one size, "
+              "which all run the same calls and are reported as one",
+              uneven);
+}
+
+/* The devices a process's ranks drive: first .. first + count - 1. */
+typedef struct {
+  char host[64];
+  int first, count, visible;
+  int named; /* by NCCL_TESTS_DEVICE */
+} device_span;
+
+typedef struct {
+  device_span mine, *all;
+} span_exchange;
+
+static int exchange_spans(cb_rank_info *me, void *arg) {
+  span_exchange *x = arg;
+  cb_world_allgather_all(me, &x->mine, sizeof x->mine, x->all);
+  return 0;
+}
+
+/* Why the processes' devices cannot serve the run, or NULL: a device
+ * NCCL_TESTS_DEVICE names that is not visible, or two processes of a host
+ * on one device (NCCL_TESTS_DEVICE gives every process N.. N + (-t x -g)
+ * - 1, nccl-tests' meaning: processes of one host need one value each). */
+static const char *span_problem(const device_span *all, int n, char *why, size_t len) {
+  for (int p = 0; p < n; p++) {
+    const device_span *a = &all[p];
+    if (a->named && a->first + a->count > a->visible) {
+      snprintf(why, len,
+               "NCCL_TESTS_DEVICE=%d with -t x -g = %d GPUs needs devices %d to %d, but process "
+               "%d sees %d",
+               a->first, a->count, a->first, a->first + a->count - 1, p, a->visible);
+      return why;
+    }
+    for (int q = p + 1; q < n; q++) {
+      const device_span *b = &all[q];
+      if ((a->named || b->named) && strcmp(a->host, b->host) == 0 &&
+          a->first < b->first + b->count && b->first < a->first + a->count) {
+        snprintf(why, len,
+                 "NCCL_TESTS_DEVICE puts processes %d and %d of host %s on the same devices "
+                 "(from %d and from %d, %d each): give each process of a host its own",
+                 p, q, a->host, a->first, b->first, a->count);
+        return why;
+      }
+    }
+  }
+  return NULL;
+}
+
+/* Which GPUs the ranks drive, refused when the host cannot give them. Every
+ * process takes part (the spans are exchanged whatever its environment). */
+static void check_devices(cb_world *w, cb_run *run, int rpp, int lead) {
+  if (run->first_device >= 0 && run->share_gpus)
+    CB_REFUSE(lead, "NCCL_TESTS_DEVICE cannot be combined with CB_SHARE_GPUS=1, which puts ranks "
+                    "on the visible GPUs round robin");
+  if (run->opts.stream_null && run->share_gpus)
+    CB_REFUSE(lead, "-y 1 cannot be combined with CB_SHARE_GPUS=1: ranks sharing a GPU would share "
+                    "its one legacy NULL stream, where a kernel waiting for a peer blocks the "
+                    "peer's");
+  int n = cb_world_nprocs(w);
+  span_exchange x = {.all = calloc((size_t)n, sizeof(device_span))};
+  if (!x.all) cb_fatal("out of host memory");
+  snprintf(x.mine.host, sizeof x.mine.host, "%s", cb_world_hostname(w));
+  x.mine.named = run->first_device >= 0;
+  x.mine.first = x.mine.named ? run->first_device : cb_world_local_proc(w) * rpp;
+  x.mine.count = rpp;
+  x.mine.visible = run->visible_gpus;
+  cb_world_run(w, 1, exchange_spans, &x);
+  char why[256];
+  const char *bad = run->share_gpus ? NULL : span_problem(x.all, n, why, sizeof why);
+  free(x.all);
+  if (bad) CB_REFUSE(lead, "%s", bad);
+  if (run->share_gpus) {
+    if (lead)
+      printf("# CB_SHARE_GPUS=1: ranks share the %d visible GPU%s round robin; for correctness "
+             "checks only, times are not comparable\n",
+             run->visible_gpus, run->visible_gpus == 1 ? "" : "s");
+  } else if (run->first_device < 0) {
+    cb_gpu_check_layout(run->visible_gpus, rpp, cb_world_local_nprocs(w), cb_world_hostname(w));
+  }
+}
+
+static void fill_report_header(cb_run *run, const char *program, int nranks, cb_world *w,
+                               double min_bw, int argc, char **argv) {
   cb_report *r = &run->report;
   r->program = program;
+  r->ngroups = cb_world_ngroups(w);
+  r->check_min_bw = min_bw >= 0;
+  r->min_bw = min_bw;
+  r->argc = argc;
+  r->argv = (const char *const *)argv;
+  r->envp = environ;
+  cb_local_time(r->start_time, sizeof r->start_time);
   r->coll = run->coll;
   r->opts = run->opts;
   r->nranks = nranks;
@@ -303,6 +491,8 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
   cb_opts_result parsed = cb_options_parse(argc, argv, &run.opts, err, sizeof err);
   if (lead && parsed == CB_OPTS_HELP) cb_options_usage(stdout, program);
   if (lead && parsed == CB_OPTS_LIST_KERNELS) cb_kernels_print(stdout, coll);
+  nccl_tests_vars vars;
+  parsed = read_nccl_tests_vars(w, parsed, &vars, err, sizeof err);
   if (!cb_run_after_parse(w, parsed, err, lead)) return 0;
   const char *bad_env = coll->shape->environment ? coll->shape->environment(err, sizeof err) : NULL;
   if (bad_env) CB_REFUSE(lead, "%s", bad_env);
@@ -310,8 +500,10 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
   char canonical[512];
   cb_options_canonical(&run.opts, canonical, sizeof canonical);
   cb_world_run(w, 1, cb_refuse_different_options, canonical); /* a process-level check */
+  split_world(w, vars.color, lead);
+  run.first_device = vars.first_device;
   int rpp = cb_options_ranks_per_proc(&run.opts);
-  int nranks = cb_world_nprocs(w) * rpp;
+  int nranks = cb_world_group_nprocs(w) * rpp; /* a group's: what every kernel works with */
   if (coll->shape->rooted && run.opts.root >= nranks)
     CB_REFUSE(lead, "-r %d: the root must be a rank from 0 to %d, or all", run.opts.root,
               nranks - 1);
@@ -331,26 +523,23 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
   }
   run.visible_gpus = cb_run_visible_gpus(w, lead);
   run.local_ranks = cb_world_local_nprocs(w) * rpp;
-  if (!run.share_gpus)
-    cb_gpu_check_layout(run.visible_gpus, rpp, cb_world_local_nprocs(w), cb_world_hostname(w));
-  else if (lead)
-    printf("# CB_SHARE_GPUS=1: ranks share the %d visible GPU%s round robin; for correctness "
-           "checks only, times are not comparable\n",
-           run.visible_gpus, run.visible_gpus == 1 ? "" : "s");
-  if (lead) fill_report_header(&run, program, nranks, w);
+  check_devices(w, &run, rpp, lead);
+  if (lead) fill_report_header(&run, program, nranks, w, vars.min_bw, argc, argv);
   cb_world_run(w, rpp, rank_main, &run);
-  long long wrong = 0;
+  int failed = 0;
   if (lead) {
     cb_text_footer(stdout, &run.report);
     fflush(stdout);
     write_sink(run.opts.json_path, "-J", &run.report, cb_json_write);
     write_sink(run.opts.csv_path, "--csv", &run.report, cb_csv_write);
-    wrong = cb_report_wrong(&run.report);
+    /* Wrong values, or NCCL_TESTS_MIN_BW not met: nccl-tests' failures. */
+    failed = cb_report_wrong(&run.report) ||
+             cb_min_bw_failed(cb_report_headline_busbw(&run.report), vars.min_bw);
   }
   for (int k = 0; k < coll->nkernels; k++) free(run.report.kernel_skips[k]);
   free(run.report.kernel_skips);
   cb_report_free(&run.report);
   free(run.runnable);
   cb_world_finalize(w);
-  return wrong ? 1 : 0;
+  return failed ? 1 : 0;
 }

@@ -93,7 +93,7 @@ static void describe(const cb_rank_state *st, const cb_checked_call *c, char *bu
 static void report_batch(const cb_rank_state *st, const cb_kernel *k, uint64_t first,
                          const cb_checked_call *calls, int n, int replays,
                          const cb_chain_result *res) {
-  if (st->me->rank != 0) return;
+  if (st->me->world_rank != 0) return;
   char call[96], what[256];
   for (int i = 0; i < n; i++) {
     if (!cb_chain_wrong(res, i)) continue;
@@ -135,7 +135,7 @@ long long cb_stress_kernel(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx) {
     left -= (long long)got * replays;
   }
   res.seconds = cb_monotonic_s() - start;
-  if (st->me->rank == 0) {
+  if (st->me->world_rank == 0) {
     cb_report_add_stress(&st->run->report, &res);
     cb_text_stress(stdout, &st->run->report, &res);
     fflush(stdout);

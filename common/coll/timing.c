@@ -7,13 +7,17 @@
 #include "cuda_check.h"
 #include "error.h"
 #include "gpu.h"
+#include "options.h" /* cb_blocking */
 
-static cudaGraphExec_t capture(cudaStream_t s, cb_enqueue_fn fn, void *arg, int iters) {
+/* What a capture enqueues: body(ctx, stream). */
+typedef void (*capture_body)(void *ctx, cudaStream_t s);
+
+static cudaGraphExec_t capture(cudaStream_t s, capture_body body, void *ctx) {
   cudaGraph_t graph;
   cudaGraphExec_t exec;
   /* Thread-local capture: the ranks of one process capture concurrently. */
   CB_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-  for (int i = 0; i < iters; i++) fn(arg, s);
+  body(ctx, s);
   CB_CUDA(cudaStreamEndCapture(s, &graph));
   CB_CUDA(cudaGraphInstantiate(&exec, graph, 0));
   CB_CUDA(cudaGraphDestroy(graph));
@@ -27,7 +31,6 @@ static double elapsed_us(cudaEvent_t a, cudaEvent_t b) {
   return 1000.0 * ms;
 }
 
-/* Events marks[0..nmarks-1] are recorded between the timed units. */
 static cudaEvent_t *make_events(int n) {
   cudaEvent_t *ev = malloc((size_t)n * sizeof *ev);
   if (!ev) cb_fatal("out of host memory");
@@ -40,102 +43,190 @@ static void free_events(cudaEvent_t *ev, int n) {
   free(ev);
 }
 
-/* marks[0..spans] were recorded around spans equal spans of iters_per_span
- * iterations each; keep one sample per span when asked. */
-static void collect(cudaEvent_t *marks, int spans, double iters_per_span, int keep,
-                    cb_timing *out) {
-  out->time_us = elapsed_us(marks[0], marks[spans]) / (spans * iters_per_span);
-  out->samples = NULL;
-  out->nsamples = 0;
-  if (!keep) return;
-  out->samples = malloc((size_t)spans * sizeof *out->samples);
-  if (!out->samples) cb_fatal("out of host memory");
-  for (int i = 0; i < spans; i++)
-    out->samples[i] = elapsed_us(marks[i], marks[i + 1]) / iters_per_span;
-  out->nsamples = spans;
+static double *make_samples(int n) {
+  double *s = malloc((size_t)n * sizeof *s);
+  if (!s) cb_fatal("out of host memory");
+  return s;
 }
 
 static double host_us_since(double t0) {
   return (cb_monotonic_s() - t0) * 1e6;
 }
 
-/* Blocking mode: each iteration completes, and all ranks meet, before the
- * next starts; the time excludes the barrier, and with events the wait too
- * (the host timer takes launch to end of wait: nccl-tests' -z 3). */
-static void time_blocking(cb_rank_info *me, cudaStream_t s, cb_enqueue_fn fn, void *arg,
-                          const cb_timing_opts *o, const char *what, cb_timing *out) {
-  cudaEvent_t *ev = o->host_timer ? NULL : make_events(2);
-  double total = 0;
-  out->samples = o->per_iter ? malloc((size_t)o->iters * sizeof *out->samples) : NULL;
-  if (o->per_iter && !out->samples) cb_fatal("out of host memory");
-  for (int i = 0; i < o->iters; i++) {
-    double t0 = cb_monotonic_s();
-    if (ev) CB_CUDA(cudaEventRecord(ev[0], s));
-    fn(arg, s);
-    if (ev) CB_CUDA(cudaEventRecord(ev[1], s));
-    cb_gpu_wait(s, o->timeout_s, what);
-    double t = ev ? elapsed_us(ev[0], ev[1]) : host_us_since(t0);
-    total += t;
-    if (out->samples) out->samples[i] = t;
-    cb_world_barrier(me);
+/* One measurement's fixed parts, for the pieces below. */
+typedef struct {
+  cb_rank_info *me;
+  cudaStream_t s;
+  const cb_timed_op *op;
+  const cb_timing_opts *o;
+  const char *what;
+} timed;
+
+/* One iteration, as nccl-tests' loop body: its -m operations (in one
+ * bracket when there are several), and with -z 1 or 2 the host's wait for
+ * each operation (with -z 1 all ranks then meet), as its startColl does.
+ * stop, when given, is recorded once the last operation is enqueued, before
+ * the host waits for it. */
+static void enqueue_iteration(const timed *t, cudaEvent_t stop) {
+  const cb_timed_op *op = t->op;
+  int m = t->o->agg, z = t->o->blocking;
+  int grouped = op->bracket && m > 1;
+  if (grouped) op->bracket(op->arg, 1);
+  for (int a = 0; a < m; a++) {
+    op->enqueue(op->arg, t->s);
+    if (stop && !grouped && a == m - 1) CB_CUDA(cudaEventRecord(stop, t->s));
+    /* Inside a bracket NCCL has launched nothing yet: the wait returns at
+     * once, as nccl-tests' does there. */
+    if (z == CB_BLOCK_OP || z == CB_BLOCK_OP_BARRIER) cb_gpu_wait(t->s, t->o->timeout_s, t->what);
+    if (z == CB_BLOCK_OP_BARRIER) cb_world_barrier_all(t->me);
   }
-  out->time_us = total / o->iters;
-  out->nsamples = o->per_iter ? o->iters : 0;
-  if (ev) free_events(ev, 2);
+  if (grouped) op->bracket(op->arg, 0);
+  if (stop && grouped) CB_CUDA(cudaEventRecord(stop, t->s));
 }
 
-void cb_time_iterations(cb_rank_info *me, cudaStream_t s, cb_enqueue_fn fn, void *arg,
-                        const cb_timing_opts *o, const char *what, cb_timing *out) {
-  for (int i = 0; i < o->warmup; i++) fn(arg, s);
-  cb_gpu_wait(s, o->timeout_s, what);
-  if (o->blocking) {
-    cb_world_barrier(me);
-    time_blocking(me, s, fn, arg, o, what, out);
-    return;
+static void enqueue_iterations(void *ctx, cudaStream_t s) {
+  const timed *t = ctx;
+  (void)s;
+  for (int i = 0; i < t->o->iters; i++) enqueue_iteration(t, NULL);
+}
+
+/* Events of the launch loop. Marks (stream mode, and the host timer's -I
+ * samples with -z 1 or 2, as nccl-tests records them): one when each
+ * iteration starts and one after the last, or only the first and the last
+ * without -I. Pairs (-z 3, and the event timer with -z 1..3): one around
+ * each iteration, read before the next, which leaves out the host's waits
+ * and the ranks' meetings between iterations. */
+typedef struct {
+  cudaEvent_t *marks, *pair;
+  int nmarks;
+} loop_events;
+
+static loop_events loop_events_for(const cb_timing_opts *o) {
+  loop_events e = {0};
+  int paired = o->blocking == CB_BLOCK_ITERATION || (o->blocking && !o->host_timer);
+  if (paired)
+    e.pair = make_events(2);
+  else if (o->per_iter || !o->host_timer)
+    e.nmarks = o->per_iter ? o->iters + 1 : 2;
+  if (e.nmarks) e.marks = make_events(e.nmarks);
+  return e;
+}
+
+static void loop_events_free(loop_events *e) {
+  if (e->pair) free_events(e->pair, 2);
+  if (e->marks) free_events(e->marks, e->nmarks);
+}
+
+/* Stream and blocking modes: nccl-tests' loop, its clock started after the
+ * ranks meet. */
+static void time_launches(const timed *t, cb_timing *out) {
+  const cb_timing_opts *o = t->o;
+  int n = o->iters, z = o->blocking;
+  double ops = (double)n * o->agg;
+  loop_events ev = loop_events_for(o);
+  double *samples = o->per_iter ? make_samples(n) : NULL;
+  double between_meetings = 0, event_us = 0; /* -z 3's host time, the pairs' sum */
+  cb_world_barrier_all(t->me);
+  double t0 = cb_monotonic_s();
+  if (ev.marks) CB_CUDA(cudaEventRecord(ev.marks[0], t->s));
+  for (int i = 0; i < n; i++) {
+    double ti = cb_monotonic_s();
+    if (ev.marks && o->per_iter && i > 0) CB_CUDA(cudaEventRecord(ev.marks[i], t->s));
+    if (ev.pair) CB_CUDA(cudaEventRecord(ev.pair[0], t->s));
+    enqueue_iteration(t, ev.pair ? ev.pair[1] : NULL);
+    if (z == CB_BLOCK_ITERATION || ev.pair) cb_gpu_wait(t->s, o->timeout_s, t->what);
+    if (ev.pair) {
+      double us = elapsed_us(ev.pair[0], ev.pair[1]);
+      event_us += us;
+      if (samples) samples[i] = us / o->agg;
+    }
+    if (z == CB_BLOCK_ITERATION) {
+      between_meetings += host_us_since(ti); /* the meeting is left out */
+      cb_world_barrier_all(t->me);
+    }
   }
-  int graph = o->graph_launches > 0;
-  cudaGraphExec_t exec = NULL;
-  if (graph) {
-    exec = capture(s, fn, arg, o->iters);
-    CB_CUDA(cudaGraphLaunch(exec, s)); /* first launch of a graph costs extra: keep it untimed */
-    cb_gpu_wait(s, o->timeout_s, what);
-  }
-  /* Units between events: iterations in stream mode, graph launches in graph
-   * mode. The host timer records no event unless -I asks for the samples
-   * (nccl-tests records them only then, in the same places). */
-  int units = graph ? o->graph_launches : o->iters;
+  if (ev.marks) CB_CUDA(cudaEventRecord(ev.marks[ev.nmarks - 1], t->s));
+  double launched_us = host_us_since(t0);
+  /* nccl-tests skips its final sync when each operation was waited for. */
+  int waited_each = z != CB_BLOCK_NONE && o->agg <= 1;
+  if (!waited_each) cb_gpu_wait(t->s, o->timeout_s, t->what);
+  double host_us = z == CB_BLOCK_ITERATION ? between_meetings : host_us_since(t0);
+  if (waited_each) cb_gpu_wait(t->s, o->timeout_s, t->what); /* the last marks */
+  out->cpu_us = (z == CB_BLOCK_ITERATION ? between_meetings : launched_us) / ops;
+  if (o->host_timer)
+    out->time_us = host_us / ops;
+  else
+    out->time_us = (ev.pair ? event_us : elapsed_us(ev.marks[0], ev.marks[ev.nmarks - 1])) / ops;
+  if (samples && ev.marks)
+    for (int i = 0; i < n; i++) samples[i] = elapsed_us(ev.marks[i], ev.marks[i + 1]) / o->agg;
+  out->samples = samples;
+  out->nsamples = samples ? n : 0;
+  loop_events_free(&ev);
+}
+
+/* Graph mode: the -n iterations captured once, the graph launched -G
+ * times; one sample per launch. */
+static void time_graph(const timed *t, cb_timing *out) {
+  const cb_timing_opts *o = t->o;
+  int units = o->graph_launches;
+  double ops_per_launch = (double)o->iters * o->agg;
+  cudaGraphExec_t exec = capture(t->s, enqueue_iterations, (void *)t);
+  CB_CUDA(cudaGraphLaunch(exec, t->s)); /* first launch of a graph costs extra: keep it untimed */
+  cb_gpu_wait(t->s, o->timeout_s, t->what);
+  /* The host timer records no event unless -I asks for the samples. */
   int nmarks = o->per_iter ? units + 1 : 2;
   int events = !o->host_timer || o->per_iter;
   cudaEvent_t *marks = events ? make_events(nmarks) : NULL;
-  cb_world_barrier(me);
+  cb_world_barrier_all(t->me);
   double t0 = cb_monotonic_s(); /* nccl-tests starts its clock here, after its barrier */
-  if (events) CB_CUDA(cudaEventRecord(marks[0], s));
+  if (events) CB_CUDA(cudaEventRecord(marks[0], t->s));
   for (int u = 0; u < units; u++) {
-    if (graph)
-      CB_CUDA(cudaGraphLaunch(exec, s));
-    else
-      fn(arg, s);
-    if (o->per_iter) CB_CUDA(cudaEventRecord(marks[u + 1], s));
+    CB_CUDA(cudaGraphLaunch(exec, t->s));
+    if (o->per_iter) CB_CUDA(cudaEventRecord(marks[u + 1], t->s));
   }
-  if (events && !o->per_iter) CB_CUDA(cudaEventRecord(marks[1], s));
-  cb_gpu_wait(s, o->timeout_s, what);
+  if (events && !o->per_iter) CB_CUDA(cudaEventRecord(marks[1], t->s));
+  /* As nccl-tests: the time to launch the graphs over -n x -m, not over -G too. */
+  out->cpu_us = host_us_since(t0) / ops_per_launch;
+  cb_gpu_wait(t->s, o->timeout_s, t->what);
   double host_us = host_us_since(t0); /* ... and stops it when the stream sync returns */
-  double per_unit = graph ? o->iters : 1;
-  out->samples = NULL;
-  out->nsamples = 0;
-  if (o->per_iter)
-    collect(marks, units, per_unit, 1, out);
-  else if (events)
-    collect(marks, 1, units * per_unit, 0, out);
-  if (o->host_timer) out->time_us = host_us / (units * per_unit);
+  out->samples = o->per_iter ? make_samples(units) : NULL;
+  out->nsamples = o->per_iter ? units : 0;
+  for (int u = 0; u < out->nsamples; u++)
+    out->samples[u] = elapsed_us(marks[u], marks[u + 1]) / ops_per_launch;
+  double total_us = o->host_timer ? host_us : elapsed_us(marks[0], marks[nmarks - 1]);
+  out->time_us = total_us / (units * ops_per_launch);
   if (events) free_events(marks, nmarks);
-  if (exec) CB_CUDA(cudaGraphExecDestroy(exec));
+  CB_CUDA(cudaGraphExecDestroy(exec));
+}
+
+void cb_time_iterations(cb_rank_info *me, cudaStream_t s, const cb_timed_op *op,
+                        const cb_timing_opts *o, const char *what, cb_timing *out) {
+  const timed t = {me, s, op, o, what};
+  /* Warm-up: single operations, as nccl-tests warms up. */
+  for (int i = 0; i < o->warmup; i++) op->enqueue(op->arg, s);
+  cb_gpu_wait(s, o->timeout_s, what);
+  if (o->graph_launches > 0)
+    time_graph(&t, out);
+  else
+    time_launches(&t, out);
+}
+
+/* A replayed function, as capture_body. */
+typedef struct {
+  cb_enqueue_fn fn;
+  void *arg;
+} one_call;
+
+static void enqueue_one(void *ctx, cudaStream_t s) {
+  const one_call *c = ctx;
+  c->fn(c->arg, s);
 }
 
 void cb_run_replayed(cudaStream_t s, cb_enqueue_fn fn, void *arg, int replays,
                      const cb_timing_opts *o, const char *what) {
   if (o->graph_launches > 0) {
-    cudaGraphExec_t exec = capture(s, fn, arg, 1);
+    one_call c = {fn, arg};
+    cudaGraphExec_t exec = capture(s, enqueue_one, &c);
     for (int i = 0; i < replays; i++) CB_CUDA(cudaGraphLaunch(exec, s));
     cb_gpu_wait(s, o->timeout_s, what);
     CB_CUDA(cudaGraphExecDestroy(exec));

@@ -29,7 +29,7 @@ result "make run" $rc "exit $rc, $(grep -c '^ *[0-9]' "$OUT/make_run.log") rows"
 
 # 3: the first "# Avg bus bandwidth" line is NCCL's when NCCL ran.
 first=$(grep -m1 '^# Avg bus bandwidth    :' "$OUT/make_run.log" | awk '{print $NF}')
-nccl=$(grep -m1 '^# Avg bus bandwidth nccl :' "$OUT/make_run.log" | awk '{print $NF}')
+nccl=$(grep -m1 '^# Avg busbw nccl  *:' "$OUT/make_run.log" | awk '{print $NF}')
 [ -n "$first" ] && [ "$first" = "$nccl" ]
 result "first Avg bus bandwidth line is NCCL's" $? "first $first, nccl ${nccl:-absent}"
 

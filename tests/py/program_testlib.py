@@ -43,15 +43,17 @@ def run_program(program, *args, timeout=30, env_extra=None):
                           env=_env(env_extra))
 
 
-def mpirun_program(mpiexec, program, *args, timeout=60):
-    """Two processes of program with args, or a list of argument lists (one per process)."""
-    env = _env({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
+def mpirun_program(mpiexec, program, *args, timeout=60, nprocs=2, env_extra=None):
+    """nprocs processes of program with args, or a list of argument lists (one per
+    process); env_extra is every process's environment too (mpirun passes its own on)."""
+    env = _env({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+                **(env_extra or {})})
     cmd = [mpiexec, "--oversubscribe"]
     if args and isinstance(args[0], list):
         for i, per_proc in enumerate(args):
             cmd += ([":"] if i else []) + ["-n", "1", program, *per_proc]
     else:
-        cmd += ["-n", "2", program, *args]
+        cmd += ["-n", str(nprocs), program, *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
 
 

@@ -50,6 +50,16 @@ class Scratch(unittest.TestCase):
         self.log = os.path.join(self.tmp, "log")
         write_exe(os.path.join(self.bin, "cmake"), FAKE_CMAKE)
         write_exe(os.path.join(self.bin, "ctest"), FAKE_CTEST)
+        self.gpus()  # no GPU here, whatever machine runs the test
+
+    def gpus(self, *caps):
+        """nvidia-smi as on a machine with GPUs of these compute capabilities
+        ("9.0"), or, with none, as on one without a driver."""
+        if caps:
+            text = "#!/bin/sh\n" + "".join(f"echo '{c}'\n" for c in caps)
+        else:
+            text = "#!/bin/sh\necho 'NVIDIA-SMI has failed' >&2\nexit 9\n"
+        write_exe(os.path.join(self.bin, "nvidia-smi"), text)
 
     def tearDown(self):
         shutil.rmtree(self.tmp)
@@ -57,6 +67,9 @@ class Scratch(unittest.TestCase):
     def make(self, *args, env=None):
         e = dict(os.environ, FAKE_LOG=self.log, PATH=f"{self.bin}:{os.environ['PATH']}",
                  CUDA_VISIBLE_DEVICES="-1")
+        for var in ("CUDA_HOME", "NCCL_HOME", "MPI_HOME", "MPI", "CUDA_ARCH", "NVCC_GENCODE",
+                    "NAME_SUFFIX", "BUILDDIR"):
+            e.pop(var, None)  # the build variables below are the test's own
         e.update(env or {})
         return subprocess.run(["make", "--no-print-directory", "-C", REPO, f"BUILD={self.build}",
                                f"CMAKE={self.bin}/cmake", *args],
@@ -95,9 +108,13 @@ class MakeFlags(Scratch):
         self.assertNotIn("COLLBENCH_WITH_NCCL", again)
         self.assertIn("configuration changed", p.stdout)
 
+        # CMAKE_FLAGS come after the architectures make picks, so theirs win.
+        self.assertLess(again.index("-DCMAKE_CUDA_ARCHITECTURES=90"),
+                        again.index("-DCMAKE_CUDA_ARCHITECTURES=80"))
+
         self.assertEqual(self.make("build").returncode, 0)
         (plain,) = self.configures()
-        self.assertNotIn("ARCHITECTURES", plain)
+        self.assertNotIn("ARCHITECTURES=80", plain)
 
     def test_flags_with_blanks_and_quotes_round_trip(self):
         flags = "CMAKE_FLAGS=-DPython3_EXECUTABLE='/opt/my python/bin/python' -DX=\"a b\""
@@ -112,6 +129,66 @@ class MakeFlags(Scratch):
         os.remove(os.path.join(self.build, "CMakeCache.txt"))
         self.assertEqual(self.make("build").returncode, 0)
         self.assertEqual(len(self.configures()), 1)
+
+
+class BuildVariables(Scratch):
+    """Issue 16: nccl-tests' build variables, and the GPUs present."""
+
+    def configure_with(self, *args, env=None):
+        p = self.make("build", *args, env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        configures = self.configures()
+        self.assertEqual(len(configures), 1, configures)
+        return configures[0]
+
+    def test_toolkit_homes(self):
+        c = self.configure_with("CUDA_HOME=/opt/cuda-x", "NCCL_HOME=/opt/nccl",
+                                "MPI_HOME=/opt/mpi")
+        for flag in ("-DCMAKE_CUDA_COMPILER=/opt/cuda-x/bin/nvcc", "-DCUDAToolkit_ROOT=/opt/cuda-x",
+                     "-DNCCL_HOME=/opt/nccl", "-DMPI_HOME=/opt/mpi"):
+            self.assertIn(flag, c)
+        # From the environment, as nccl-tests users export them; a change configures again.
+        c = self.configure_with(env={"NCCL_HOME": "/opt/nccl-2.28"})
+        self.assertIn("-DNCCL_HOME=/opt/nccl-2.28", c)
+        self.assertNotIn("/opt/cuda-x", c)
+
+    def test_mpi_switch(self):
+        self.assertIn("-DCOLLBENCH_REQUIRE_MPI=ON", self.configure_with("MPI=1"))
+        self.assertIn("-DCOLLBENCH_WITH_MPI=OFF", self.configure_with("MPI=0"))
+        c = self.configure_with()
+        self.assertNotIn("COLLBENCH_REQUIRE_MPI", c)
+        self.assertNotIn("COLLBENCH_WITH_MPI", c)
+
+    def test_architectures_of_the_gpus_present(self):
+        self.assertIn("-DCMAKE_CUDA_ARCHITECTURES=90 ", self.configure_with() + " ")
+        self.gpus("9.0", "9.0")  # H200s: the same architecture, nothing to configure again
+        self.assertEqual(self.make("build").returncode, 0)
+        self.assertEqual(self.configures(), [])
+        self.gpus("8.0", "9.0", "12.0")
+        self.assertIn("-DCMAKE_CUDA_ARCHITECTURES=120;80;90 ", self.configure_with() + " ")
+        self.gpus("[N/A]")  # nothing usable: Hopper, as without a GPU
+        self.assertIn("-DCMAKE_CUDA_ARCHITECTURES=90 ", self.configure_with() + " ")
+
+    def test_architectures_named(self):
+        self.gpus("8.0")
+        self.assertIn("-DCMAKE_CUDA_ARCHITECTURES=90;100 ",
+                      self.configure_with("CUDA_ARCH=90;100") + " ")
+        gencode = ("NVCC_GENCODE=-gencode=arch=compute_80,code=sm_80 "
+                   "-gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90")
+        self.assertIn("-DCMAKE_CUDA_ARCHITECTURES=80;90;90-virtual ",
+                      self.configure_with(gencode) + " ")
+
+    def test_name_suffix_and_builddir(self):
+        self.assertIn("-DCOLLBENCH_NAME_SUFFIX=_mpi", self.configure_with("NAME_SUFFIX=_mpi"))
+        p = self.make("-n", "run", "NGPUS=2", "NAME_SUFFIX=_mpi")
+        self.assertIn("all_reduce_perf_mpi -b 8", p.stdout)
+        other = os.path.join(self.tmp, "other")
+        p = subprocess.run(["make", "--no-print-directory", "-C", REPO, f"BUILDDIR={other}",
+                            f"CMAKE={self.bin}/cmake", "build"], capture_output=True, text=True,
+                           timeout=120, env=dict(os.environ, FAKE_LOG=self.log,
+                                                 PATH=f"{self.bin}:{os.environ['PATH']}"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(os.path.exists(os.path.join(other, "CMakeCache.txt")))
 
 
 class MakeRun(Scratch):

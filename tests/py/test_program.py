@@ -125,6 +125,23 @@ class BadInput(ErrorAssertions, unittest.TestCase):
         self.assertOneLineError(run("-u", "-1"), "-u")
         self.assertOneLineError(run("--data", "fuzzy"), "fuzzy", "exact or random")
 
+    def test_nccl_tests_options_refused_with_the_reason(self):
+        """nccl-tests' -V and -D > 0 pick its device-API kernels, which are not here."""
+        self.assertOneLineError(run("-V", "16"), "-V 16", "device-API kernels")
+        self.assertOneLineError(run("-D", "1", "-R", "2"), "-D 1", "device-API kernels")
+        self.assertOneLineError(run("-b", "1.3K"), "whole number of bytes")
+        self.assertOneLineError(run("-G", "2", "-z", "3"), "-z 3")
+        self.assertOneLineError(run("-K", "2"), "-I 1")
+        self.assertOneLineError(run("-N", "0", "-J", "x.json"), "-N 0")
+
+    def test_nccl_tests_environment_refused(self):
+        """nccl-tests' variables, read strictly: one line naming the variable."""
+        for var, value in (("NCCL_TESTS_SPLIT", "XOR 3"), ("NCCL_TESTS_SPLIT", "MOD 0"),
+                           ("NCCL_TESTS_SPLIT_MASK", "0xzz"), ("NCCL_TESTS_DEVICE", "one"),
+                           ("NCCL_TESTS_MIN_BW", "fast")):
+            self.assertOneLineError(run("-b", "8", "-e", "8", env_extra={var: value}),
+                                    f"{var}='{value}'")
+
 
 class WithoutGpu(ErrorAssertions, unittest.TestCase):
     """A valid run on a machine without a GPU stops with one clear line."""
@@ -150,6 +167,21 @@ class WithoutGpu(ErrorAssertions, unittest.TestCase):
         self.assertOneLineError(p, "CB_SHARE_GPUS=2", "from 0 to 1")
         p = run("-g", "4", "-b", "8", "-e", "8", env_extra={"CB_SHARE_GPUS": "1"})
         self.assertOneLineError(p, NO_GPU, gpu_message=True)
+
+    def test_nccl_tests_command_lines_then_no_gpu(self):
+        """nccl-tests' options and variables, as its users type them, are taken:
+        the run gets as far as looking for a GPU."""
+        for argv in (["-b", "8", "-e", "8G", "-f", "2", "-g", "8"],
+                     ["-b", "1.5M", "-e", "128M", "-f", "2", "-m", "4", "-N", "2", "-z", "3",
+                      "-y", "1", "-C", "1", "-S", "1", "-M", "1", "-I", "1", "-K", "2", "-p",
+                      "1", "-D", "0"],
+                     ["--agg_iters", "2", "--blocking", "2", "--report_timestamps", "1",
+                      "--memory", "1", "--run_cycles", "0", "--stream_null", "0"]):
+            self.assertOneLineError(run(*argv), NO_GPU, gpu_message=True)
+        for env in ({"NCCL_TESTS_SPLIT": "MOD 2"}, {"NCCL_TESTS_SPLIT_MASK": "0x7"},
+                    {"NCCL_TESTS_DEVICE": "1"}, {"NCCL_TESTS_MIN_BW": "300"}):
+            self.assertOneLineError(run("-b", "8", "-e", "8", env_extra=env), NO_GPU,
+                                    gpu_message=True)
 
     def test_writable_json_path_then_no_gpu(self):
         with tempfile.TemporaryDirectory() as d:
@@ -182,9 +214,10 @@ class OutputFilesOfFailedRun(unittest.TestCase):
         self.check_kept("--csv")
 
 
-def mpirun(*args, timeout=60):
-    """Two processes of PROGRAM with args, or a list of argument lists (one per process)."""
-    return mpirun_program(MPIEXEC, PROGRAM, *args, timeout=timeout)
+def mpirun(*args, timeout=60, nprocs=2, env_extra=None):
+    """Processes of PROGRAM (two) with args, or a list of argument lists (one per process)."""
+    return mpirun_program(MPIEXEC, PROGRAM, *args, timeout=timeout, nprocs=nprocs,
+                          env_extra=env_extra)
 
 
 class UnderMpirun(ErrorAssertions, unittest.TestCase):
@@ -221,6 +254,21 @@ class UnderMpirun(ErrorAssertions, unittest.TestCase):
 
     def test_no_gpu_said_once(self):
         self.assertNoGpuOnce(mpirun("-b", "8", "-e", "8"))
+
+    def test_split_into_groups(self):
+        """NCCL_TESTS_SPLIT: two groups of one process each are split (MPI_Comm_split
+        under the world) and the run goes on to the GPU check; groups of different
+        sizes are refused, once, saying what they hold."""
+        self.assertNoGpuOnce(mpirun("-b", "8", "-e", "8", env_extra={"NCCL_TESTS_SPLIT": "MOD 2"}))
+        self.assertNoGpuOnce(mpirun("-b", "8", "-e", "8",
+                                    env_extra={"NCCL_TESTS_SPLIT_MASK": "0x1"}))
+        p = mpirun("-b", "8", "-e", "8", nprocs=3, env_extra={"NCCL_TESTS_SPLIT": "MOD 2"})
+        self.assertRefusedOnce(p, "groups of 2 and 1 processes")
+
+    def test_environment_refused_once(self):
+        self.assertRefusedOnce(mpirun("-b", "8", "-e", "8",
+                                      env_extra={"NCCL_TESTS_SPLIT": "DIV 0"}),
+                               "NCCL_TESTS_SPLIT='DIV 0'", "division by 0")
 
 
 if __name__ == "__main__":

@@ -4,9 +4,11 @@
     python3 tests/py/test_report_files.py BUILD/tests/emit_report
 
 emit_report (tests/unit/emit_report.c) writes a known report; this script
-checks every field and value of the JSON document and of the CSV file. The
-expected values below mirror emit_report.c: change both together.
-Standard library only (unittest, json, csv), so CI needs nothing extra.
+checks every field and value of the JSON document (collbench's, under
+"collbench"; nccl-tests' keys around it are checked by
+test_nccl_tests_dropin.py) and of the CSV file. The expected values below
+mirror emit_report.c: change both together. Standard library only
+(unittest, json, csv), so CI needs nothing extra.
 """
 
 import csv
@@ -107,8 +109,12 @@ class ReportFilesBase:
 
     # ---- helpers ---------------------------------------------------------
 
-    def doc(self):
+    def whole(self):
         return json.loads(self.json_bytes.decode("utf-8"), parse_constant=reject_constant)
+
+    def doc(self):
+        """collbench's own document, beside nccl-tests' keys."""
+        return self.whole()["collbench"]
 
     def assertNumber(self, got, want, where):
         """JSON and CSV numbers carry 6 significant digits (%.6g)."""
@@ -127,8 +133,9 @@ class ReportFilesBase:
         text = self.json_bytes.decode("utf-8")
         self.assertTrue(text.endswith("}\n"), "the document ends with '}' and a newline")
         # json.loads refuses trailing data, and reject_constant refuses NaN/Infinity.
-        doc = self.doc()
+        doc = self.whole()
         self.assertIsInstance(doc, dict)
+        self.assertIsInstance(doc["collbench"], dict)
         for bad in ("NaN", "nan", "Infinity", "inf"):
             self.assertNotRegex(text, r"[:\[,]\s*-?" + bad + r"\b")
 
@@ -153,7 +160,8 @@ class ReportFilesBase:
                 "iters": 7, "warmup_iters": 2, "check": 3, "root": 1, "nthreads": 1,
                 "ngpus": 2, "cudagraph": 5 if self.GRAPH else 0, "average": 2, "blocking": 0,
                 "timeout": 60, "per_iter_timing": 1, "stress": 0, "unalign": 3,
-                "local_register": 0 if self.GRAPH else 2}
+                "local_register": 0 if self.GRAPH else 2, "agg_iters": 1, "run_cycles": 1,
+                "stream_null": 0, "report_cputime": 0, "per_iter_skip": 0}
         self.assertEqual(set(opts), set(want) | {"kernel", "data", "timer", "cta_policy"})
         # -x: 1 in stream mode, not given (null) in graph mode.
         if self.GRAPH:
@@ -181,10 +189,10 @@ class ReportFilesBase:
     def test_json_devices(self):
         devices = self.doc()["devices"]
         want = [
-            {"rank": 0, "process": 0, "pid": 4242, "host": "node-a", "device": 0,
+            {"rank": 0, "process": 0, "group": 0, "pid": 4242, "host": "node-a", "device": 0,
              "pci": "0000:00:06", "name": "NVIDIA H200"},
-            {"rank": 1, "process": 0, "pid": 4242, "host": "back\\slash", "device": 1,
-             "pci": "0000:00:07", "name": 'GPU "quoted"\ttab'},
+            {"rank": 1, "process": 0, "group": 0, "pid": 4242, "host": "back\\slash",
+             "device": 1, "pci": "0000:00:07", "name": 'GPU "quoted"\ttab'},
         ]
         self.assertEqual(devices, want)
 

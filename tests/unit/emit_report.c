@@ -1,10 +1,11 @@
-/* Writes a known report through the JSON and CSV sinks, for
- * tests/py/test_report_files.py to read back with real parsers.
+/* Writes a known report through the JSON, CSV and text sinks, for
+ * tests/py/test_report_files.py and tests/py/test_nccl_tests_dropin.py to
+ * read back with real parsers (and as nccl-tests users' scripts read them).
  *
- *   emit_report JSON_PATH CSV_PATH [graph]
+ *   emit_report JSON_PATH CSV_PATH [graph|stream [TEXT_PATH]]
  *
  * Prints cb_csv_header on stdout. Every value here is mirrored in the
- * Python test: change both together. */
+ * Python tests: change them together. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,9 +40,40 @@ static cb_measure skipped(const char *why) {
   return m;
 }
 
+/* The environment nccl-tests' "env" is written from: the variables that
+ * steer NCCL, CUDA and collbench are kept, the others (a secret) left out. */
+static char *const fake_env[] = {"NCCL_DEBUG=INFO",
+                                 "HOME=/root",
+                                 "CUDA_VISIBLE_DEVICES=0,1",
+                                 "AWS_SECRET_ACCESS_KEY=hunter2",
+                                 "CB_SHARE_GPUS=0",
+                                 "NCCL_TESTS_SPLIT=MOD 2",
+                                 NULL};
+
+/* -I's samples of a measurement (not computed here: the sinks only write them). */
+static const double oop_times[7] = {20.5, 10.25, 11.0, 12.0, 12.0, 11.5, 10.5};
+static const double inp_times[5] = {1400.5, 1200.0, 1250.0, 1300.0, 1210.0};
+static const double inp_proc_times[2][5] = {{1400.5, 1100.0, 1250.0, 1300.0, 1210.0},
+                                            {1000.0, 1200.0, 1240.0, 1200.0, 1200.0}};
+
+/* The text report, as the program prints it: header, each kernel's table, footer. */
+static int write_text(const char *path, const cb_report *r) {
+  FILE *f = fopen(path, "w");
+  if (!f) return 1;
+  cb_text_header(f, r);
+  for (int k = 0; k < r->coll->nkernels; k++) {
+    if (!r->kernels_run[k]) continue;
+    cb_text_kernel_header(f, r, k);
+    for (size_t i = 0; i < r->nrows; i++)
+      if (r->rows[i].kernel == k) cb_text_row(f, r, &r->rows[i]);
+  }
+  cb_text_footer(f, r);
+  return fclose(f) != 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: %s JSON_PATH CSV_PATH [graph]\n", argv[0]);
+    fprintf(stderr, "usage: %s JSON_PATH CSV_PATH [graph|stream [TEXT_PATH]]\n", argv[0]);
     return 2;
   }
   int graph = argc > 3 && strcmp(argv[3], "graph") == 0;
@@ -74,6 +106,7 @@ int main(int argc, char **argv) {
        .name = "NVIDIA H200"},
       {.rank = 1,
        .proc = 0,
+       .group = 0,
        .pid = 4242,
        .device = 1,
        .host = "back\\slash",
@@ -87,6 +120,14 @@ int main(int argc, char **argv) {
   r.cuda_driver = 13010;
   snprintf(r.mpi, sizeof r.mpi, "Open MPI v4.1.4");
   snprintf(r.date, sizeof r.date, "2025-01-02T03:04:05Z");
+  snprintf(r.start_time, sizeof r.start_time, "2025-01-02 04:04:05");
+  r.argc = opt_argc;
+  r.argv = (const char *const *)opt_argv;
+  r.envp = fake_env;
+  r.ngroups = 1;
+  /* NCCL_TESTS_MIN_BW: met in stream mode, not in graph mode. */
+  r.check_min_bw = 1;
+  r.min_bw = graph ? 1000.0 : 0.5;
   static const int run[] = {1, 1, 0, 0};
   r.kernels_run = run;
   /* Kernel 7 was picked by -k all but cannot run in this world. */
@@ -105,7 +146,8 @@ int main(int argc, char **argv) {
   row.count = 2;
   row.m[CB_OOP] = ran(12.5, 0.00064, 0.00064, 0);
   row.m[CB_OOP].has_stats = 1;
-  row.m[CB_OOP].stats = (cb_iter_stats){7, 10.25, 12.0, 20.5, 20.5, 15.5};
+  row.m[CB_OOP].stats = (cb_iter_stats){7, 10.25, 12.0, 20.5, 20.5, 15.5, 12.5, 20.5, 3.5};
+  row.m[CB_OOP].iter = (cb_iter_times){7, 0, 0, (double *)oop_times, NULL};
   row.m[CB_INP] = ran(13.25, 0.000603774, 0.000603774, -1);
   cb_report_add(&r, &row);
 
@@ -133,7 +175,9 @@ int main(int argc, char **argv) {
   row.m[CB_OOP] = ran(1234.5678, 869.75, 869.75, 0);
   row.m[CB_INP] = ran(1300.125, 825.875, 825.875, 0);
   row.m[CB_INP].has_stats = 1;
-  row.m[CB_INP].stats = (cb_iter_stats){5, 1200.0, 1300.0, 1400.5, 1400.5, 6.25};
+  row.m[CB_INP].stats =
+      (cb_iter_stats){5, 1200.0, 1300.0, 1400.5, 1400.5, 6.25, 1240.0, 1300.0, 77.5};
+  row.m[CB_INP].iter = (cb_iter_times){5, 1, 2, (double *)inp_times, (double *)inp_proc_times};
   cb_report_add(&r, &row);
 
   /* 4. kernel 3, bfloat16 avg: both skipped for one reason. */
@@ -156,7 +200,10 @@ int main(int argc, char **argv) {
   }
   int rc = cb_json_write(json, &r) | cb_csv_write(csv, &r);
   rc |= fclose(json) | fclose(csv);
-  r.devices = NULL; /* on the stack: not for cb_report_free */
+  if (argc > 4) rc |= write_text(argv[4], &r);
+  r.devices = NULL;                    /* on the stack: not for cb_report_free */
+  for (size_t i = 0; i < r.nrows; i++) /* static samples: not for cb_report_free */
+    for (int p = 0; p < 2; p++) r.rows[i].m[p].iter = (cb_iter_times){0};
   cb_report_free(&r);
   printf("%s\n", cb_csv_header);
   return rc ? 1 : 0;

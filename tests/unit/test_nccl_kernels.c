@@ -108,7 +108,9 @@ static void dummy_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t s
 }
 
 /* The rows: catalogue ids and names, NCCL's memory, a GPU per rank; copy
- * engines on one host only; the CE row where NCCL has no path is unavailable. */
+ * engines on one host only; the CE row where NCCL has no path is unavailable;
+ * every row asks NCCL whether it can serve a call (fp8, mulsum) and groups
+ * -m's calls. */
 static void test_rows(void) {
   static const cb_kernel rows[] = {
       CB_NCCL_KERNEL("NCCL ncclAllGather", dummy_launch),
@@ -127,6 +129,7 @@ static void test_rows(void) {
     CHECK(rows[i].setup && rows[i].teardown == cb_nccl_teardown);
     CHECK_EQ_INT(rows[i].limits.single_host, rows[i].id == CB_KID_NCCL_CE);
     CHECK(rows[i].call_unavailable == cb_nccl_call_unavailable);
+    CHECK(rows[i].aggregate == cb_nccl_aggregate); /* -m: one ncclGroupStart/End */
     CHECK(rows[i].run_limits != NULL);
     if (rows[i].run_limits) CHECK_CONTAINS(rows[i].run_limits, "f8e4m3");
   }

@@ -58,6 +58,17 @@ static void test_defaults(void) {
   CHECK_STR(o.kernels, "all");
   CHECK_EQ_INT(o.local_register, 0);
   CHECK_EQ_INT(o.cta_policy, CB_CTA_POLICY_UNSET);
+  /* nccl-tests' defaults of its other options (the README's table lists
+   * where collbench's differ: -w, -T, -k, the timer). */
+  CHECK_EQ_INT(o.agg_iters, 1);
+  CHECK_EQ_INT(o.run_cycles, 1);
+  CHECK_EQ_INT(o.parallel_init, 0);
+  CHECK_EQ_INT(o.blocking, CB_BLOCK_NONE);
+  CHECK_EQ_INT(o.stream_null, 0);
+  CHECK_EQ_INT(o.report_cputime, 0);
+  CHECK_EQ_INT(o.report_timestamps, 0);
+  CHECK_EQ_INT(o.memory_report, 0);
+  CHECK_EQ_INT(o.per_iter_skip, 0);
   CHECK_STR(o.json_path, "");
   CHECK_STR(o.csv_path, "");
   CHECK_EQ_INT(cb_options_ranks_per_proc(&o), 1);
@@ -290,7 +301,9 @@ static void test_errors(void) {
   check_error("-b -8", "-b");
   check_error("-b 12X", "12X");
   check_error("-b K", "-b");
-  check_error("-b 1.5K", "-b");
+  check_error("-b 1.3K", "whole number of bytes");
+  check_error("-e 0.1M", "-e '0.1M'");
+  check_error("-b 1.5", "-b");
   check_error("-e 99999999999G", "-e");
   check_error("-i -1", "-i");
   check_error("-i 1Q", "-i");
@@ -326,7 +339,17 @@ static void test_errors(void) {
   check_error("-G -1", "-G");
   check_error("-a 4", "-a");
   check_error("-a -1", "-a");
-  check_error("-z 2", "-z");
+  check_error("-z 4", "-z");
+  check_error("-z -1", "-z");
+  check_error("-m 0", "-m");
+  check_error("-m 65537", "-m");
+  check_error("-N -1", "-N");
+  check_error("-p 2", "-p");
+  check_error("-y 2", "-y");
+  check_error("-C 2", "-C");
+  check_error("-S -1", "-S");
+  check_error("-M 2", "-M");
+  check_error("-K -1", "-K");
   check_error("-T 0", "-T");
   check_error("-I 2", "-I");
   check_error("--iters 0", "-n");
@@ -345,6 +368,17 @@ static void test_errors(void) {
   /* Combinations. */
   check_error("-G 5 -z 1", "-G");
   check_error("-z 1 -G 1", "-z");
+  check_error("-G 5 -z 2", "-z 2");
+  check_error("-G 5 -z 3", "-z 3");
+  check_error("-G 2 -y 1", "NULL stream");
+  check_error("-K 2", "-I 1");
+  check_error("-I 1 -K 20", "below -n");
+  check_error("-I 1 -n 5 -K 5", "below -n");
+  check_error("-I 1 -G 3 -K 3", "below -G");
+  check_error("-N 0 -J out.json", "-J");
+  check_error("-N 0 --csv out.csv", "--csv");
+  check_error("--stress 10 -N 2", "--stress");
+  check_error("--stress 10 -m 2", "--stress");
 
   /* Shape of the command line. */
   check_error("-q", "-q");
@@ -459,10 +493,12 @@ static void canonical_of(const char *line, char *buf, size_t len) {
 static void test_canonical(void) {
   /* One change to each option that alters what runs. */
   static const char *const variants[] = {
-      "",        "-b 1K",         "-e 64M", "-i 2M",  "-f 2", "-n 21", "-w 6",           "-c 0",
-      "-d half", "-d all",        "-o max", "-o all", "-r 1", "-t 2",  "-g 2",           "-G 1",
-      "-a 0",    "-a 2",          "-z 1",   "-T 10",  "-I 1", "-k 1",  "-k 0,1",         "-u 1",
-      "-u 8",    "--data random", "-R 1",   "-R 2",   "-x 0", "-x 2",  "--timer events",
+      "",     "-b 1K",   "-e 64M",         "-i 2M",  "-f 2",          "-n 21", "-w 6",
+      "-c 0", "-d half", "-d all",         "-o max", "-o all",        "-r 1",  "-t 2",
+      "-g 2", "-G 1",    "-a 0",           "-a 2",   "-z 1",          "-T 10", "-I 1",
+      "-k 1", "-k 0,1",  "-u 1",           "-u 8",   "--data random", "-R 1",  "-R 2",
+      "-x 0", "-x 2",    "--timer events", "-z 2",   "-z 3",          "-m 2",  "-N 2",
+      "-N 0", "-y 1",    "-C 1",           "-S 1",   "-M 1",          "-p 1",  "-I 1 -K 1",
   };
   enum { N = sizeof variants / sizeof variants[0], LEN = 1024 };
   static char canon[N][LEN];
@@ -542,10 +578,10 @@ static void test_usage(void) {
   char *text = check_slurp(f);
   fclose(f);
   CHECK_CONTAINS(text, "usage: all_reduce_perf");
-  static const char *const flags[] = {"-b,", "-e,",    "-i,", "-f,", "-n,",    "-w,", "-c,",
-                                      "-d,", "-o,",    "-r,", "-t,", "-g,",    "-G,", "-a,",
-                                      "-z,", "-T,",    "-I,", "-J,", "--csv",  "-k,", "-h,",
-                                      "-u,", "--data", "-R,", "-x,", "--timer"};
+  static const char *const flags[] = {
+      "-b,", "-e,",     "-i,", "-f,", "-n,", "-w,", "-c,",   "-d,", "-o,", "-r,", "-t,",    "-g,",
+      "-G,", "-a,",     "-z,", "-T,", "-I,", "-J,", "--csv", "-k,", "-h,", "-u,", "--data", "-R,",
+      "-x,", "--timer", "-m,", "-N,", "-p,", "-y,", "-C,",   "-S,", "-M,", "-K,", "-D,"};
   for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) CHECK_CONTAINS(text, flags[i]);
   /* Every datatype and op -d and -o take (types.c's tables). */
   char word[32];
@@ -585,6 +621,182 @@ static void test_types_and_ops_tables(void) {
   for (int r = 0; r < 9; r++) CHECK_EQ_INT(cb_mulsum_scalar(r), r % 2 ? 2 : 1);
 }
 
+/* ---- nccl-tests 2.19.6's whole option list ------------------------------ */
+
+/* One option of nccl-tests (its src/common.cu, longopts), with a value to
+ * give it: supported options must parse, under both their names, and land
+ * in the struct (recorded); refused ones must be refused with one line
+ * naming why (refusal). extra: other options the value needs. */
+typedef struct {
+  char letter;
+  const char *name, *value, *extra;
+  int (*recorded)(const cb_options *o);
+  const char *refusal;
+} nccl_tests_option;
+
+/* clang-format off */
+static int rec_t(const cb_options *o) { return o->threads == 2; }
+static int rec_g(const cb_options *o) { return o->gpus == 2; }
+static int rec_b(const cb_options *o) { return o->sweep.min_bytes == (3ull << 19); }
+static int rec_e(const cb_options *o) { return o->sweep.max_bytes == (2ull << 30); }
+static int rec_i(const cb_options *o) { return o->sweep.step_bytes == (3ull << 20); }
+static int rec_f(const cb_options *o) { return o->sweep.step_factor == 3; }
+static int rec_n(const cb_options *o) { return o->iters == 7; }
+static int rec_m(const cb_options *o) { return o->agg_iters == 4; }
+static int rec_w(const cb_options *o) { return o->warmup == 3; }
+static int rec_N(const cb_options *o) { return o->run_cycles == 5; }
+static int rec_p(const cb_options *o) { return o->parallel_init == 1; }
+static int rec_c(const cb_options *o) { return o->check == 2; }
+static int rec_o(const cb_options *o) { return o->ops == CB_OP_BIT(CB_MAX); }
+static int rec_d(const cb_options *o) { return o->dtypes == CB_DTYPE_BIT(CB_HALF); }
+static int rec_r(const cb_options *o) { return o->root == 1; }
+static int rec_z(const cb_options *o) { return o->blocking == CB_BLOCK_ITERATION; }
+static int rec_y(const cb_options *o) { return o->stream_null == 1; }
+static int rec_T(const cb_options *o) { return o->timeout_s == 9; }
+static int rec_G(const cb_options *o) { return o->graph_launches == 4; }
+static int rec_C(const cb_options *o) { return o->report_cputime == 1; }
+static int rec_S(const cb_options *o) { return o->report_timestamps == 1; }
+static int rec_J(const cb_options *o) { return strcmp(o->json_path, "out.json") == 0; }
+static int rec_a(const cb_options *o) { return o->average == CB_AVG_MIN; }
+static int rec_R(const cb_options *o) { return o->local_register == 1; }
+static int rec_x(const cb_options *o) { return o->cta_policy == 1; }
+static int rec_D(const cb_options *o) { return o->graph_launches == 0; } /* nothing to record */
+static int rec_M(const cb_options *o) { return o->memory_report == 1; }
+static int rec_u(const cb_options *o) { return o->unalign == 2; }
+static int rec_I(const cb_options *o) { return o->per_iter == 1; }
+static int rec_K(const cb_options *o) { return o->per_iter_skip == 3 && o->per_iter == 1; }
+/* clang-format on */
+
+static const nccl_tests_option nccl_tests_options[] = {
+    {'t', "nthreads", "2", "", rec_t, NULL},
+    {'g', "ngpus", "2", "", rec_g, NULL},
+    {'b', "minbytes", "1.5M", "", rec_b, NULL},
+    {'e', "maxbytes", "2G", "", rec_e, NULL},
+    {'i', "stepbytes", "3M", "", rec_i, NULL},
+    {'f', "stepfactor", "3", "", rec_f, NULL},
+    {'n', "iters", "7", "", rec_n, NULL},
+    {'m', "agg_iters", "4", "", rec_m, NULL},
+    {'w', "warmup_iters", "3", "", rec_w, NULL},
+    {'N', "run_cycles", "5", "", rec_N, NULL},
+    {'p', "parallel_init", "1", "", rec_p, NULL},
+    {'c', "check", "2", "", rec_c, NULL},
+    {'o', "op", "max", "", rec_o, NULL},
+    {'d', "datatype", "half", "", rec_d, NULL},
+    {'r', "root", "1", "", rec_r, NULL},
+    {'z', "blocking", "3", "", rec_z, NULL},
+    {'y', "stream_null", "1", "", rec_y, NULL},
+    {'T', "timeout", "9", "", rec_T, NULL},
+    {'G', "cudagraph", "4", "", rec_G, NULL},
+    {'C', "report_cputime", "1", "", rec_C, NULL},
+    {'S', "report_timestamps", "1", "", rec_S, NULL},
+    {'J', "output_file", "out.json", "", rec_J, NULL},
+    {'a', "average", "2", "", rec_a, NULL},
+    {'R', "local_register", "1", "", rec_R, NULL},
+    {'x', "cta_policy", "1", "", rec_x, NULL},
+    {'D', "device_implementation", "0", "", rec_D, NULL},
+    {'D', "device_implementation", "1", "", NULL, "device-API kernels"},
+    {'V', "device_cta_count", "16", "", NULL, "device-API kernels"},
+    {'M', "memory", "1", "", rec_M, NULL},
+    {'u', "unalign", "2", "", rec_u, NULL},
+    {'I', "per_iter_timing", "1", "", rec_I, NULL},
+    {'K', "per_iter_skip", "3", "-I 1", rec_K, NULL},
+    {'h', "help", NULL, "", NULL, NULL},
+};
+
+/* Every option of nccl-tests 2.19.6, by its long name: the list above must
+ * hold each of them (the -D and -h rows included). */
+static const char *const nccl_tests_long_names[] = {
+    "nthreads",
+    "ngpus",
+    "minbytes",
+    "maxbytes",
+    "stepbytes",
+    "stepfactor",
+    "iters",
+    "agg_iters",
+    "warmup_iters",
+    "run_cycles",
+    "parallel_init",
+    "check",
+    "op",
+    "datatype",
+    "root",
+    "blocking",
+    "stream_null",
+    "timeout",
+    "cudagraph",
+    "report_cputime",
+    "report_timestamps",
+    "output_file",
+    "average",
+    "local_register",
+    "cta_policy",
+    "device_implementation",
+    "device_cta_count",
+    "memory",
+    "unalign",
+    "per_iter_timing",
+    "per_iter_skip",
+    "help",
+};
+
+static void check_nccl_tests_option(const nccl_tests_option *t, const char *line) {
+  cb_options o;
+  cb_opts_result r = parse(line, &o);
+  if (!t->value) {
+    CHECKF(r == CB_OPTS_HELP, "'%s': expected the usage", line);
+  } else if (t->refusal) {
+    check_refused(line, r, err, t->refusal);
+    CHECKF(err[0] == '-' && err[1] == t->letter, "'%s': the refusal should start with -%c: '%s'",
+           line, t->letter, err);
+  } else {
+    CHECKF(r == CB_OPTS_RUN, "'%s' should parse, got '%s'", line, err);
+    if (r == CB_OPTS_RUN)
+      CHECKF(t->recorded(&o), "'%s' parsed, but its value was not recorded", line);
+  }
+}
+
+static void test_nccl_tests_option_list(void) {
+  size_t n = sizeof nccl_tests_options / sizeof nccl_tests_options[0];
+  for (size_t i = 0; i < sizeof nccl_tests_long_names / sizeof nccl_tests_long_names[0]; i++) {
+    int found = 0;
+    for (size_t k = 0; k < n; k++)
+      found |= strcmp(nccl_tests_options[k].name, nccl_tests_long_names[i]) == 0;
+    CHECKF(found, "nccl-tests' --%s is not checked", nccl_tests_long_names[i]);
+  }
+  for (size_t k = 0; k < n; k++) {
+    const nccl_tests_option *t = &nccl_tests_options[k];
+    char line[160];
+    /* -X value, --name value and --name=value. */
+    snprintf(line, sizeof line, "%s -%c %s", t->extra, t->letter, t->value ? t->value : "");
+    check_nccl_tests_option(t, line);
+    snprintf(line, sizeof line, "%s --%s %s", t->extra, t->name, t->value ? t->value : "");
+    check_nccl_tests_option(t, line);
+    if (t->value) {
+      snprintf(line, sizeof line, "%s --%s=%s", t->extra, t->name, t->value);
+      check_nccl_tests_option(t, line);
+    }
+  }
+}
+
+/* nccl-tests' values of -z, -N and -K (their defaults are test_defaults'). */
+static void test_nccl_tests_values(void) {
+  cb_options o;
+  /* -z 1..3 and -N 0 as nccl-tests has them. */
+  for (int z = 0; z <= 3; z++) {
+    char line[16];
+    snprintf(line, sizeof line, "-z %d", z);
+    CHECK_RUN(line, &o);
+    CHECK_EQ_INT(o.blocking, z);
+  }
+  CHECK_RUN("-N 0", &o);
+  CHECK_EQ_INT(o.run_cycles, 0);
+  CHECK_RUN("-I 1 -n 5 -K 4", &o);
+  CHECK_EQ_INT(o.per_iter_skip, 4);
+  CHECK_RUN("-I 1 -G 3", &o); /* nccl-tests turns -I off with -G; here it samples each launch */
+  CHECK_RUN("-I 1 -G 3 -K 2", &o);
+}
+
 int main(void) {
   test_defaults();
   test_valid_short();
@@ -601,5 +813,7 @@ int main(void) {
   test_root_all();
   test_usage();
   test_types_and_ops_tables();
+  test_nccl_tests_option_list();
+  test_nccl_tests_values();
   return check_summary();
 }

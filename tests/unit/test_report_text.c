@@ -267,8 +267,10 @@ static void test_footer(void) {
    * every kernel, 4, which no nccl-tests run would print). */
   CHECK_EQ_INT(count_of(s, "# Avg bus bandwidth    : "), 1);
   CHECK_CONTAINS(s, "# Avg bus bandwidth    : 3 \n");
-  CHECK_CONTAINS(s, "Avg bus bandwidth nccl : 3 \n");
-  CHECK_CONTAINS(s, "Avg bus bandwidth ring : 5 \n");
+  CHECK_CONTAINS(s, "# Avg busbw nccl       : 3 \n");
+  CHECK_CONTAINS(s, "# Avg busbw ring       : 5 \n");
+  /* nccl-tests users grep "Avg bus bandwidth": one line, the first. */
+  CHECK_EQ_INT(count_of(s, "Avg bus bandwidth"), 1);
   CHECK_CONTAINS(s, "Fastest kernel per size");
   n = split_lines(s, lines, 16);
   int seen1024 = 0, seen2048 = 0;
@@ -310,8 +312,8 @@ static void test_avg_bus_bandwidth_lines(void) {
   CHECK(n > 4);
   if (n > 4) {
     CHECK_STR(lines[1], "# Avg bus bandwidth    : 6 ");
-    CHECK_STR(lines[2], "# Avg bus bandwidth ring : 6 ");
-    CHECK_STR(lines[3], "# Avg bus bandwidth ll : 8 ");
+    CHECK_STR(lines[2], "# Avg busbw ring       : 6 ");
+    CHECK_STR(lines[3], "# Avg busbw ll         : 8 ");
   }
   free(s);
   cb_report_free(&r);
@@ -325,8 +327,8 @@ static void test_avg_bus_bandwidth_lines(void) {
   cb_report_add(&r, &ll);
   s = footer_text(&r);
   CHECK_CONTAINS(s, "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : n/a \n");
-  CHECK_CONTAINS(s, "# Avg bus bandwidth nccl : n/a \n");
-  CHECK_CONTAINS(s, "# Avg bus bandwidth ll : 8 \n");
+  CHECK_CONTAINS(s, "# Avg busbw nccl       : n/a \n");
+  CHECK_CONTAINS(s, "# Avg busbw ll         : 8 \n");
   free(s);
   cb_report_free(&r);
 
@@ -335,7 +337,7 @@ static void test_avg_bus_bandwidth_lines(void) {
   r = basic_report(&coll, only_ring);
   s = footer_text(&r);
   CHECK_CONTAINS(s, "# Avg bus bandwidth    : n/a \n");
-  CHECK(strstr(s, "Avg bus bandwidth ring") == NULL);
+  CHECK(strstr(s, "Avg busbw ring") == NULL);
   free(s);
   cb_report_free(&r);
 }
@@ -495,9 +497,54 @@ static void test_summary_per_root(void) {
   cb_report_free(&r);
 }
 
-/* The timer and kernel 0's -R/-x are named in the header only where the run
- * is not what nccl-tests does by default. */
-static char *header_for(const char *line) {
+/* -J's top level is nccl-tests' document: a row's redop and root are the
+ * table's columns as printed (hypercube's redop empty, nccl-tests' too; a
+ * rooted row's root "%6i"), while collbench's own document beside it keeps
+ * "none" for a collective without an op. */
+static void test_json_rows_as_printed(void) {
+  static const struct {
+    const cb_coll_shape *shape;
+    int root;
+    const char *table, *json, *collbench;
+  } cases[] = {
+      {&cb_shape_hypercube, -1, "   float              -1", "\"redop\":\"\",\"root\":\"    -1\"",
+       "\"redop\":\"none\""},
+      {&cb_shape_reduce, 1, "   float     sum       1", "\"redop\":\"sum\",\"root\":\"     1\"",
+       "\"redop\":\"sum\""},
+      {&cb_shape_all_gather, -1, "   float    none      -1",
+       "\"redop\":\"none\",\"root\":\"    -1\"", "\"redop\":\"none\""},
+  };
+  static const int run[] = {1};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const cb_collective coll = {cases[i].shape, fixture_kernels, 1};
+    cb_report r = basic_report(&coll, run);
+    cb_row row = ran_row(0, 4096, 2.0, 1.0);
+    row.root = cases[i].root;
+    cb_report_add(&r, &row);
+    char *text = row_text(&r, &r.rows[0]);
+    CHECKF(strstr(text, cases[i].table) != NULL, "%s: no '%s' in the row '%s'",
+           cases[i].shape->name, cases[i].table, text);
+    FILE *f = check_tmpfile();
+    CHECK_EQ_INT(cb_json_write(f, &r), 0);
+    char *json = check_slurp(f);
+    fclose(f);
+    const char *ours = strstr(json, "\"collbench\":");
+    CHECKF(ours != NULL, "%s: no collbench document", cases[i].shape->name);
+    const char *nt = strstr(json, cases[i].json);
+    CHECKF(nt != NULL && (!ours || nt < ours), "%s: nccl-tests' row lacks '%s' in:\n%s",
+           cases[i].shape->name, cases[i].json, json);
+    if (ours)
+      CHECKF(strstr(ours, cases[i].collbench) != NULL, "%s: collbench's rows lack '%s'",
+             cases[i].shape->name, cases[i].collbench);
+    free(json);
+    free(text);
+    cb_report_free(&r);
+  }
+}
+
+/* What one part of the text sink (cb_text_header, or the kernel header of
+ * kernel 0) prints for a one-rank report run with the options of line. */
+static char *text_for(const char *line, int kernel_header) {
   static const cb_collective coll = {&cb_shape_all_reduce, fixture_kernels, 1};
   static const int run[] = {1};
   cb_report r = basic_report(&coll, run);
@@ -509,10 +556,19 @@ static char *header_for(const char *line) {
   r.devices = &dev;
   r.nranks = 1;
   FILE *f = check_tmpfile();
-  cb_text_header(f, &r);
+  if (kernel_header)
+    cb_text_kernel_header(f, &r, 0);
+  else
+    cb_text_header(f, &r);
   char *s = check_slurp(f);
   fclose(f);
   return s;
+}
+
+/* The timer and kernel 0's -R/-x are named in the header only where the run
+ * is not what nccl-tests does by default. */
+static char *header_for(const char *line) {
+  return text_for(line, 0);
 }
 
 static void test_header_timer_and_flags(void) {
@@ -547,6 +603,211 @@ static void test_header_timer_and_flags(void) {
              cases[i].line, s);
     free(s);
   }
+}
+
+/* ---- nccl-tests 2.19.6's optional columns and lines ---------------------- */
+
+/* Line i (0-based) of s, into buf; 0 when s has fewer lines. */
+static int line_of(const char *s, int i, char *buf, size_t len) {
+  for (; i > 0 && s; i--) {
+    s = strchr(s, '\n');
+    if (s) s++;
+  }
+  if (!s || !*s) return 0;
+  size_t n = strcspn(s, "\n");
+  snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), s);
+  return 1;
+}
+
+static char *kernel_header_for(const char *line) {
+  return text_for(line, 1);
+}
+
+/* The column header of -I, -S and -C: nccl-tests' writeResultHeader. */
+static void test_column_headers(void) {
+  static const struct {
+    const char *line;
+    const char *want[3]; /* the three lines after "# kernel ..." */
+  } cases[] = {
+      {"-I 1",
+       {"#                                                                 out-of-place (+ "
+        "per-iteration)                                in-place (+ per-iteration)",
+        "#       size         count      type   redop    root     time   algbw   busbw  #wrong    "
+        "i_min    i_max    i_p99    i_cv%     time   algbw   busbw  #wrong    i_min    i_max    "
+        "i_p99    i_cv% ",
+        "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             "
+        "(us)     (us)     (us)      (%)     (us)  (GB/s)  (GB/s)             (us)     (us)     "
+        "(us)      (%) "}},
+      {"-I 1 -S 1",
+       {"#                                                                 out-of-place (+ "
+        "per-iteration)                                in-place (+ per-iteration)",
+        "#       size         count      type   redop    root     time   algbw   busbw  #wrong    "
+        "i_min    i_max    i_p99    i_cv%     time   algbw   busbw  #wrong    i_min    i_max    "
+        "i_p99    i_cv%           timestamp",
+        "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             "
+        "(us)     (us)     (us)      (%)     (us)  (GB/s)  (GB/s)             (us)     (us)     "
+        "(us)      (%)   %Y-%m-%d %H:%M:%S"}},
+      {"-C 1 -S 1",
+       {"#                                                              out-of-place              "
+        "         in-place          ",
+        "#       size         count      type   redop    root  cputime   algbw   busbw  #wrong  "
+        "cputime   algbw   busbw  #wrong           timestamp",
+        "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             "
+        "(us)  (GB/s)  (GB/s)           %Y-%m-%d %H:%M:%S"}},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    char *s = kernel_header_for(cases[c].line);
+    for (int i = 0; i < 3; i++) {
+      char got[512] = "";
+      line_of(s, 2 + i, got, sizeof got);
+      CHECKF(strcmp(got, cases[c].want[i]) == 0,
+             "'%s': column header line %d\n  got:      [%s]\n  expected: [%s]", cases[c].line,
+             i + 1, got, cases[c].want[i]);
+    }
+    free(s);
+  }
+}
+
+/* A row with -I and -S: nccl-tests' per-iteration columns after each
+ * placement, the local time at the end; -C puts the CPU time in the time
+ * column. */
+static void test_optional_row_columns(void) {
+  static const cb_collective coll = {&cb_shape_all_reduce, fixture_kernels, 1};
+  static const int run[] = {1};
+  cb_report r = basic_report(&coll, run);
+  char err[256], *argv[8];
+  int argc = opts_argv("prog", "-I 1 -S 1", argv, 8);
+  CHECK(cb_options_parse(argc, argv, &r.opts, err, sizeof err) == CB_OPTS_RUN);
+  cb_row row = ran_row(0, 1048576, 12.5, 83.89);
+  snprintf(row.stamp, sizeof row.stamp, "2026-01-02 03:04:05");
+  row.m[CB_INP].time_us = 13.25;
+  row.m[CB_INP].algbw = row.m[CB_INP].busbw = 79.14;
+  row.m[CB_OOP].has_stats = row.m[CB_INP].has_stats = 1;
+  row.m[CB_OOP].stats =
+      (cb_iter_stats){.min_us = 11.0, .max_us = 20.25, .p99_us = 20.25, .cv_pct = 5.5};
+  row.m[CB_INP].stats =
+      (cb_iter_stats){.min_us = 12.0, .max_us = 1234.5, .p99_us = 1234.5, .cv_pct = 150.25};
+  char *s = row_text(&r, &row);
+  CHECK_STR(s,
+            "     1048576        262144     float     sum      -1    12.50   83.89   83.89       "
+            "0    11.00    20.25    20.25     5.50    13.25   79.14   79.14       0    12.00  "
+            "1234.50  1234.50   150.25  2026-01-02 03:04:05\n");
+  free(s);
+  /* A placement skipped: N/A in its per-iteration columns too, the widths kept. */
+  cb_row half = row;
+  half.m[CB_INP].ran = 0;
+  snprintf(half.m[CB_INP].skip, sizeof half.m[CB_INP].skip, "in place not served");
+  s = row_text(&r, &half);
+  CHECK_EQ_INT(count_of(s, "N/A"), 8);
+  CHECK_CONTAINS(s, "2026-01-02 03:04:05  # in-place: in place not served\n");
+  CHECK_EQ_INT((int)(strstr(s, "2026") - s),
+               12 + 2 + 12 + 2 + 8 + 2 + 6 + 2 + 6 + 2 * (33 + 36) + 2);
+  free(s);
+  /* -C: the host's time to launch, not the latency. */
+  argc = opts_argv("prog", "-C 1", argv, 8);
+  CHECK(cb_options_parse(argc, argv, &r.opts, err, sizeof err) == CB_OPTS_RUN);
+  row.m[CB_OOP].cpu_us = 3.75;
+  row.m[CB_INP].cpu_us = 4.5;
+  s = row_text(&r, &row);
+  CHECK_STR(s,
+            "     1048576        262144     float     sum      -1     3.75   83.89   83.89       "
+            "0     4.50   79.14   79.14       0\n");
+  free(s);
+}
+
+/* nccl-tests' lines for -z, -I and -p, between its "# nThread" line and
+ * "# Using devices"; none by default. */
+static void test_header_nccl_tests_modes(void) {
+  static const struct {
+    const char *line, *want;
+  } cases[] = {
+      {"", "# nThread"},
+      {"-z 1", "# Blocking Enabled: wait and barrier after each inner iteration (-m) \n"},
+      {"-z 2", "# Blocking Enabled: wait after each inner iteration (-m), no barrier \n"},
+      {"-z 3", "# Blocking Enabled: wait and barrier after each outer iteration (-n); time "
+               "excludes barrier \n"},
+      {"-I 1", "# Per-Iteration Report: CUDA event timing; i_* uses max over process rows \n"},
+      {"-I 1 -K 3", "# Per-Iteration Report: CUDA event timing; i_* uses max over process rows; "
+                    "summary skips first 3 iterations \n"},
+      {"-p 1", "# Parallel Init Enabled: threads call into NcclInitRank concurrently \n"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    char *s = header_for(cases[c].line);
+    const char *at = strstr(s, cases[c].want), *devices = strstr(s, "#\n# Using devices\n");
+    CHECKF(at && devices && at < devices, "'%s': no [%s] before the devices in:\n%s", cases[c].line,
+           cases[c].want, s);
+    /* Only the lines asked for. */
+    CHECKF(count_of(s, "Blocking Enabled") == (strstr(cases[c].line, "-z") != NULL),
+           "'%s': blocking lines in:\n%s", cases[c].line, s);
+    CHECKF(count_of(s, "Per-Iteration Report") == (strstr(cases[c].line, "-I") != NULL),
+           "'%s': per-iteration lines in:\n%s", cases[c].line, s);
+    CHECKF(count_of(s, "Parallel Init") == (strstr(cases[c].line, "-p") != NULL),
+           "'%s': parallel init lines in:\n%s", cases[c].line, s);
+    free(s);
+  }
+  /* -m in the nThread line. */
+  char *s = header_for("-m 4");
+  CHECK_CONTAINS(s, " agg iters: 4 validation: 1 ");
+  free(s);
+}
+
+/* NCCL_TESTS_SPLIT: the Group column holds each rank's group, and our line
+ * says bandwidths are per group. */
+static void test_header_groups(void) {
+  static const cb_collective coll = {&cb_shape_all_reduce, fixture_kernels, 1};
+  static const int run[] = {1};
+  cb_report r = basic_report(&coll, run);
+  r.nranks = 1;
+  r.ngroups = 2;
+  cb_device_info dev[2] = {
+      {.rank = 0, .group = 0, .pid = 7, .device = 0, .host = "h", .pci = "p", .name = "n"},
+      {.rank = 1, .group = 1, .pid = 8, .device = 1, .host = "h", .pci = "p", .name = "n"}};
+  r.devices = dev;
+  FILE *f = check_tmpfile();
+  cb_text_header(f, &r);
+  char *s = check_slurp(f);
+  fclose(f);
+  CHECK_CONTAINS(s, "#  Rank  0 Group  0 Pid      7 on          h device  0 [p] n\n"
+                    "#  Rank  1 Group  1 Pid      8 on          h device  1 [p] n\n");
+  CHECK_CONTAINS(s, "# Groups: 2 (NCCL_TESTS_SPLIT) run the test at once; bandwidths are per "
+                    "group");
+  free(s);
+}
+
+/* NCCL_TESTS_MIN_BW's verdict on the first average line, and -M's line. */
+static void test_footer_min_bw_and_memory(void) {
+  static const cb_collective coll = {&cb_shape_all_reduce, fixture_kernels, 1};
+  static const int run[] = {1};
+  cb_report r = basic_report(&coll, run);
+  cb_row a = ran_row(0, 1024, 10.0, 100.0);
+  cb_report_add(&r, &a);
+  static const struct {
+    double min_bw;
+    const char *line;
+  } cases[] = {
+      {100.0, "# Avg bus bandwidth    : 100 OK\n"},
+      {111.0, "# Avg bus bandwidth    : 100 OK\n"}, /* 90% of 111 is below 100 */
+      {112.0, "# Avg bus bandwidth    : 100 FAILED\n"},
+      {0.0, "# Avg bus bandwidth    : 100 OK\n"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    r.check_min_bw = 1;
+    r.min_bw = cases[c].min_bw;
+    char *s = footer_text(&r);
+    CHECKF(strstr(s, cases[c].line) != NULL, "NCCL_TESTS_MIN_BW=%g: no [%s] in:\n%s",
+           cases[c].min_bw, cases[c].line, s);
+    free(s);
+  }
+  r.check_min_bw = 0;
+  r.has_mem = 1;
+  r.mem = (cb_mem_use){.init = 3ll << 29, .user = 64ll << 20, .coll = 512};
+  char *s = footer_text(&r);
+  CHECK_CONTAINS(s, "# Avg bus bandwidth    : 100 \n");
+  CHECK_CONTAINS(s, "# Collective test concluded: all_reduce_perf\n# GPU memory usage     : "
+                    "Initialization 1.50 GB | User-Allocated 64.0 MB | Collective 512 B | Total  "
+                    "1.56 GB\n#\n");
+  free(s);
+  cb_report_free(&r);
 }
 
 /* ---- one reference file ------------------------------------------------ */
@@ -719,11 +980,15 @@ static void test_fixture_header(fixture_ctx *c) {
   CHECKF(n >= 3 && nthread >= 0 && strcmp(lines[2], fx->lines[nthread]) == 0,
          "%s (options %s): nThread line differs\n  got:      [%s]\n  expected: [%s]",
          fx_base(fx->path), line, n >= 3 ? lines[2] : "", nthread >= 0 ? fx->lines[nthread] : "");
-  /* Everything but the version line, devices included. */
-  CHECK(strncmp(lines[0], "# collbench version ", 20) == 0);
+  /* nccl-tests' header, its first line and devices included, word for word;
+   * then ours, after it: the collbench line (and none other for this run). */
   int dev_end = fixture_line_index(fx, "#  Rank") + fx->nranks;
-  CHECKF(n == dev_end, "%s: header has %d lines, the reference %d", fx_base(fx->path), n, dev_end);
-  for (int i = 1; i < n && i < dev_end; i++)
+  CHECKF(n == dev_end + 1, "%s: header has %d lines, the reference %d and ours 1",
+         fx_base(fx->path), n, dev_end);
+  CHECKF(n > dev_end && strncmp(lines[dev_end], "# collbench version ", 20) == 0,
+         "%s: our line after nccl-tests' header: [%s]", fx_base(fx->path),
+         n > dev_end ? lines[dev_end] : "");
+  for (int i = 0; i < n && i < dev_end; i++)
     CHECKF(strcmp(lines[i], fx->lines[i]) == 0,
            "%s: header line %d differs\n  got:      [%s]\n  expected: [%s]", fx_base(fx->path),
            i + 1, lines[i], fx->lines[i]);
@@ -771,8 +1036,8 @@ static void test_fixture_footer(fixture_ctx *c) {
   cb_report_free(&r);
 }
 
-/* The whole output against the whole reference: only the version line, our
- * kernel line and the average's last digits may differ. */
+/* The whole output against the whole reference: only our lines (the
+ * collbench and kernel lines) and the average's last digits may differ. */
 static void test_fixture_document(fixture_ctx *c) {
   fx_file *fx = c->fx;
   cb_report r = c->report;
@@ -794,14 +1059,11 @@ static void test_fixture_document(fixture_ctx *c) {
   while (ref_n > 0 && fx->lines[ref_n - 1][0] == '\0') ref_n--; /* trailing blank lines */
   int j = 0, first_diff = -1, kernel_lines = 0;
   for (int i = 0; i < n; i++) {
-    if (i == 0) { /* version line */
-      j++;
-      continue;
-    }
     if (strncmp(lines[i], "# kernel ", 9) == 0) {
       kernel_lines++;
       continue;
     }
+    if (strncmp(lines[i], "# collbench ", 12) == 0) continue; /* ours, after the devices */
     if (j >= ref_n) {
       first_diff = i;
       break;
@@ -836,7 +1098,13 @@ int main(int argc, char **argv) {
     test_header_variants();
     test_summary_reference();
     test_summary_per_root();
+    test_json_rows_as_printed();
     test_header_timer_and_flags();
+    test_column_headers();
+    test_optional_row_columns();
+    test_header_nccl_tests_modes();
+    test_header_groups();
+    test_footer_min_bw_and_memory();
     return check_summary();
   }
   for (int i = 1; i < argc; i++) {

@@ -30,6 +30,16 @@ static void check_too_large(const char *text) {
   CHECKF(v == 12345, "cb_parse_size(\"%s\") wrote %llu on failure", text, (unsigned long long)v);
 }
 
+/* A fraction that makes no whole number of bytes: refused, not cut as
+ * nccl-tests cuts it (1.3K would be 1331 there). */
+static void check_fraction(const char *text) {
+  uint64_t v = 12345;
+  int rc = cb_parse_size(text, &v);
+  CHECKF(rc == CB_SIZE_FRACTION, "cb_parse_size(\"%s\") should be no whole byte count, returned %d",
+         text, rc);
+  CHECKF(v == 12345, "cb_parse_size(\"%s\") wrote %llu on failure", text, (unsigned long long)v);
+}
+
 static void test_parse_size(void) {
   check_size("8", 8);
   check_size("1", 1);
@@ -53,6 +63,16 @@ static void test_parse_size(void) {
   check_size("4398046511104M", CB_SIZE_MAX);
   check_size(CB_SIZE_MAX_TEXT, CB_SIZE_MAX);
   CHECK_EQ_U64(CB_SIZE_MAX, 4294967296ull << 30);
+  /* Fractions, as nccl-tests' -b 1.5M: taken where they make whole bytes. */
+  check_size("1.5M", 3ull << 19);
+  check_size("1.5K", 1536);
+  check_size(".5K", 512);
+  check_size("0.25G", 1ull << 28);
+  check_size("2.0", 2);
+  check_size("3.", 3);
+  check_size("1.500000000000000000M", 3ull << 19);
+  check_size("0.0009765625M", 1024);
+  check_size("4294967295.75G", CB_SIZE_MAX - (1ull << 28));
 
   check_bad_size("");
   check_bad_size(NULL);
@@ -65,7 +85,12 @@ static void test_parse_size(void) {
   check_bad_size("KB");
   check_bad_size("1KK");
   check_bad_size("1KBB");
-  check_bad_size("1.5K");
+  check_bad_size(".");
+  check_bad_size(".K");
+  check_bad_size("1.5.5K");
+  check_bad_size("1e3");
+  check_bad_size("1,5K");
+  check_bad_size("0.0000000000000000001K"); /* more decimals than are kept */
   check_bad_size("0x10");
   check_bad_size("12X");
   /* No T: as nccl-tests, K, M and G only. */
@@ -74,7 +99,13 @@ static void test_parse_size(void) {
   check_bad_size("8388608T");
   check_bad_size("1TB");
 
+  check_fraction("1.5");
+  check_fraction("1.3K");
+  check_fraction("0.1M");
+  check_fraction("0.0000000001G");
+
   check_too_large("4611686018427387905");      /* 2^62 + 1 */
+  check_too_large("4294967296.5G");            /* 2^62 + 0.5 GiB */
   check_too_large("4294967297G");              /* 2^62 + 1 GiB */
   check_too_large("8589934592G");              /* 2^63: send + receive buffers wrap to 0 */
   check_too_large("99999999999G");             /* above 2^64 after the unit */

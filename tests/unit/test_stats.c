@@ -73,6 +73,14 @@ int main(void) {
          sq = 19 * (10 - mean) * (10 - mean) + (1000 - mean) * (1000 - mean);
   check_stats(spike, 20, 10, 10, 1000, 1000, 100.0 * sqrt(sq / 20) / mean, "spike");
 
+  /* The mean, p95 and standard deviation nccl-tests' JSON carries. */
+  double b[] = {9, 4, 2, 4, 5, 7, 4, 5};
+  cb_iter_stats t;
+  cb_stats_compute(b, N_OF(b), &t);
+  CHECK(t.avg_us == 5.0 && t.stdev_us == 2.0 && t.p95_us == 9.0);
+  cb_stats_compute(hundred, 100, &t);
+  CHECK(t.p95_us == 95.0 && t.avg_us == 50.5);
+
   /* No samples: all zero. */
   cb_iter_stats s;
   memset(&s, 0x55, sizeof s);
@@ -87,8 +95,8 @@ int main(void) {
   for (int n = 1; n <= 1000; n++) {
     for (int i = 0; i < n; i++) v[i] = n - i;
     cb_stats_compute(v, (size_t)n, &s);
-    int p50 = (50 * n + 99) / 100, p99 = (99 * n + 99) / 100;
-    if ((s.p50_us != p50 || s.p99_us != p99) && bad++ < 10)
+    int p50 = (50 * n + 99) / 100, p95 = (95 * n + 99) / 100, p99 = (99 * n + 99) / 100;
+    if ((s.p50_us != p50 || s.p95_us != p95 || s.p99_us != p99) && bad++ < 10)
       CHECKF(0, "n=%d: p50 %g p99 %g, expected %d %d", n, s.p50_us, s.p99_us, p50, p99);
   }
   CHECKF(bad == 0, "%d sample counts with a wrong percentile", bad);

@@ -54,6 +54,10 @@ static void check_info(cb_rank_info *me, const test_ctx *ctx) {
   CHECKF(me->local_proc == me->proc, "rank %d: local_proc %d, proc %d", me->rank, me->local_proc,
          me->proc);
   CHECKF(me->multi_host == 0, "rank %d: multi_host %d", me->rank, me->multi_host);
+  /* Not split: the group is the world. */
+  CHECKF(me->world_rank == me->rank && me->world_nranks == me->nranks && me->group == 0,
+         "rank %d: world rank %d of %d, group %d", me->rank, me->world_rank, me->world_nranks,
+         me->group);
 }
 
 /* Every rank sees every rank's bytes, in rank order. */
@@ -148,6 +152,51 @@ static int rank_main_one(cb_rank_info *me, void *arg) {
   return 0;
 }
 
+/* After cb_world_split(w, proc): every process is a group of its own. A
+ * rank's rank, nranks and the plain calls are its group's; world_rank and
+ * the _all calls span every group. */
+static int rank_main_split(cb_rank_info *me, void *arg) {
+  const test_ctx *ctx = arg;
+  int p = ctx->expect_procs;
+  CHECKF(me->nranks == THREADS && me->rank == me->thread,
+         "split: group rank %d of %d, thread %d (expected the process's own ranks)", me->rank,
+         me->nranks, me->thread);
+  CHECKF(me->world_nranks == p * THREADS && me->world_rank == me->proc * THREADS + me->thread,
+         "split: world rank %d of %d, proc %d thread %d", me->world_rank, me->world_nranks,
+         me->proc, me->thread);
+  CHECKF(me->group == me->proc, "split: group %d, proc %d", me->group, me->proc);
+  /* The group's exchange holds this process's ranks only... */
+  int mine[2] = {me->world_rank, me->group}, group[2 * THREADS], *world;
+  cb_world_allgather(me, mine, sizeof mine, group);
+  for (int r = 0; r < THREADS; r++)
+    CHECKF(group[2 * r] == me->proc * THREADS + r && group[2 * r + 1] == me->proc,
+           "split: group slot %d holds world rank %d of group %d", r, group[2 * r],
+           group[2 * r + 1]);
+  /* ... the world's every rank, in world order. */
+  world = malloc(sizeof mine * (size_t)me->world_nranks);
+  if (!world) abort();
+  cb_world_allgather_all(me, mine, sizeof mine, world);
+  for (int r = 0; r < me->world_nranks; r++)
+    CHECKF(world[2 * r] == r && world[2 * r + 1] == r / THREADS,
+           "split: world slot %d holds world rank %d of group %d", r, world[2 * r],
+           world[2 * r + 1]);
+  free(world);
+  /* A late rank holds the world barrier for everyone. */
+  double t_enter = 0;
+  if (me->world_rank == me->world_nranks - 1) sleep_ms(100);
+  t_enter = now_s();
+  cb_world_barrier_all(me);
+  double times[2] = {t_enter, now_s()}, *all = malloc(sizeof times * (size_t)me->world_nranks);
+  if (!all) abort();
+  cb_world_allgather_all(me, times, sizeof times, all);
+  int late = me->world_nranks - 1;
+  for (int r = 0; r < me->world_nranks; r++)
+    CHECKF(all[2 * r + 1] >= all[2 * late], "split: world barrier left by rank %d too early", r);
+  free(all);
+  cb_world_barrier(me);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   cb_world *w = cb_world_init(&argc, &argv);
   test_ctx ctx = {w, argc > 1 ? atoi(argv[1]) : 2};
@@ -178,6 +227,17 @@ int main(int argc, char **argv) {
     CHECK_EQ_INT(rc, 10 + proc * THREADS + THREADS - 1);
     /* A second run in the same world, with one thread. */
     rc = cb_world_run(w, 1, rank_main_one, &ctx);
+    CHECK_EQ_INT(rc, 0);
+    /* Split into one group per process (NCCL_TESTS_SPLIT="MOD nprocs"). */
+    CHECK_EQ_INT(cb_world_ngroups(w), 1);
+    cb_world_split(w, proc);
+    CHECK_EQ_INT(cb_world_ngroups(w), nprocs);
+    CHECK_EQ_INT(cb_world_color(w), proc);
+    CHECK_EQ_INT(cb_world_group_nprocs(w), 1);
+    CHECK_EQ_INT(cb_world_group_proc(w), 0);
+    CHECK(cb_world_uneven_groups(w) == NULL);
+    CHECK_EQ_INT(cb_world_multi_host(w), 0);
+    rc = cb_world_run(w, THREADS, rank_main_split, &ctx);
     CHECK_EQ_INT(rc, 0);
   }
   cb_world_finalize(w);

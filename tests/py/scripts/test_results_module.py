@@ -30,6 +30,19 @@ def test_real_file_loads_every_row():
             assert r.wrong == src["wrong"]
 
 
+def test_document_beside_nccl_tests_keys(tmp_path):
+    """Since -J writes nccl-tests' document with collbench's under "collbench",
+    the module reads that one: the same rows as the document alone."""
+    raw = load_json(REAL_GRAPH)
+    wrapped = {"version": 3, "config": {"iterations": 20}, "results": [{"size": 8}],
+               "collbench": raw}
+    path = tmp_path / "all_reduce_perf_single_graph.json"
+    write_json(path, wrapped)
+    f, plain = cr.load_result_file(str(path)), cr.load_result_file(REAL_GRAPH)
+    assert (f.program, f.nranks, f.launch, len(f.rows)) == ("all_reduce_perf", 2, "single", 168)
+    assert [(r.key, r.time_us) for r in f.rows] == [(r.key, r.time_us) for r in plain.rows]
+
+
 def test_real_skipped_rows_keep_their_reason():
     f = cr.load_result_file(REAL_GRAPH)
     skipped = [r for r in f.rows if r.skipped is not None]
