@@ -37,15 +37,16 @@ clean() { [ "$(cb_wrong_of "$OUT/$1.log")" = 0 ]; }
 [ -x "$AR" ] || { echo "FAIL: no $AR (run tests/gpu/build.sh first)"; exit 1; }
 
 # 1. The README's nccl-tests command, unchanged but for -g: one 'Avg bus
-#    bandwidth' line, its sixth field NCCL's average.
-run readme 420 sh -c "\"$AR\" -b 8 -e 8G -f 2 -g $NGPUS | tee \"$OUT/readme_full.log\" | grep 'Avg bus bandwidth'"
+#    bandwidth' line, its sixth field NCCL's average. README_E (8G) is its
+#    -e (a smaller one fits a short device call).
+run readme 420 sh -c "\"$AR\" -b 8 -e ${README_E:-8G} -f 2 -g $NGPUS | tee \"$OUT/readme_full.log\" | grep 'Avg bus bandwidth'"
 rc=$?
 n=$(wc -l <"$OUT/readme.log")
 avg=$(awk '{print $6}' "$OUT/readme.log")
 nccl=$(awk '/^# Avg busbw nccl /{print $NF}' "$OUT/readme_full.log")
 [ $rc -eq 0 ] && [ "$n" -eq 1 ] && [ -n "$avg" ] && [ "$avg" = "$nccl" ] && clean readme_full &&
   grep -q '^# Collective test concluded: all_reduce_perf' "$OUT/readme_full.log"
-result "all_reduce_perf -b 8 -e 8G -f 2 -g $NGPUS | grep 'Avg bus bandwidth'" $? \
+result "all_reduce_perf -b 8 -e ${README_E:-8G} -f 2 -g $NGPUS | grep 'Avg bus bandwidth'" $? \
   "exit $rc, $n line(s), field 6 '$avg', NCCL's average '${nccl:-absent}', $(cb_wrong_of "$OUT/readme_full.log") wrong"
 
 # 2. The header as nccl-tests prints it.
