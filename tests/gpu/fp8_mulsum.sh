@@ -59,11 +59,13 @@ served_problems() {
     function close_block() {
       if (kernel != "" && served == 0) print "kernel " kernel " served no fp8 or mulsum call"
     }
+    /^# kernel [0-9]+ \([^)]*\): note:/ { next } # a residency note before its header
     /^# kernel [0-9]+ \([^)]*\):/ { close_block(); kernel = $3 " " $4; sub(/:$/, "", kernel); served = 0; next }
     /^# kernel [0-9]+ \([^)]*\) skipped:/ { close_block(); kernel = ""; next }
     /skipped: .*(f8e4m3|f8e5m2|mulsum)|skipped: NCCL reduces|# [a-z-]+: .*(f8e|mulsum)/ {
       print "kernel " kernel ": " $0 }
-    /^ *[0-9]+ +[0-9]+ +[a-z0-9]+ +[a-z]+/ && ($3 ~ /^f8e/ || $4 == "mulsum") { served++ }
+    # A row: size count type [redop] root ... (hypercube has no redop).
+    /^ *[0-9]+ +[0-9]+ +[a-z0-9]+ / && ($3 ~ /^f8e/ || $4 == "mulsum") { served++ }
     END { close_block() }' "$1"
 }
 
