@@ -45,7 +45,7 @@ static const cb_kernel kernels[] = {
                 .single_host = 1},
      .setup = cb_ce_rooted_setup, .teardown = cb_ce_rooted_teardown, .launch = cb_sc_ce_launch},
     CB_NCCL_SYM_KERNEL(NCCL_SCATTER, cb_nccl_scatter, CB_BOTH_PLACEMENTS),
-    CB_NCCL_CE_KERNEL(NCCL_SCATTER, cb_nccl_scatter, CB_BOTH_PLACEMENTS),
+    CB_NCCL_CE_SCATTER_KERNEL(NCCL_SCATTER, cb_nccl_scatter, CB_BOTH_PLACEMENTS),
 };
 
 static const cb_collective scatter = {

@@ -47,6 +47,19 @@ const char *cb_nccl_call_unavailable(const cb_kernel_ctx *ctx, const cb_coll_sha
 #define CB_NCCL_RUN_LIMITS                                                                         \
   "f8e4m3 f8e5m2 with NCCL >= 2.24 (reducing: sm_90 GPUs); mulsum with NCCL >= 2.11"
 
+/* cb_nccl_call_unavailable, and a known NCCL bug: NCCL 2.28.3's copy-engine
+ * scatter (symmetric windows, CTA policy zero) leaves a non-root rank's block
+ * wrong in place when the root is not rank 0 -- nccl-tests 2.19.6
+ * `scatter_perf -R 2 -x 2 -r 1` shows the same wrong values
+ * (results/h200x2/2026-11-30-s5/callJ). Skipped for libraries up to 2.28.3,
+ * with that reason, unless CB_NCCL_CE_SCATTER_IN_PLACE=1 asks to see it. */
+int cb_nccl_ce_scatter_is_wrong(int library_version, const cb_call *call);
+const char *cb_nccl_ce_scatter_call_unavailable(const cb_kernel_ctx *ctx,
+                                                const cb_coll_shape *shape, const cb_call *call);
+#define CB_NCCL_CE_SCATTER_RUN_LIMITS                                                              \
+  CB_NCCL_RUN_LIMITS "; in place with root != 0 only with NCCL > 2.28.3 (its copy-engine "         \
+                     "scatter is wrong there)"
+
 /* Setups, called on every rank together: the communicator of each variant. */
 void cb_nccl_setup(cb_kernel_ctx *ctx);
 void cb_nccl_sym_setup(cb_kernel_ctx *ctx);
@@ -78,6 +91,12 @@ void cb_nccl_hypercube(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t str
  * collective, the placements it is validated in, its availability and setup.
  * NCCL needs a GPU per rank; copy engines move data within a node only. */
 #define CB_NCCL_ROW(kind, summary_, launch_, placements_, unavailable_, setup_, one_host_)         \
+  CB_NCCL_ROW_CHECKED(kind, summary_, launch_, placements_, unavailable_, setup_, one_host_,       \
+                      cb_nccl_call_unavailable, CB_NCCL_RUN_LIMITS)
+/* ... with its own per-call check (call_unavailable_, run_limits_: a known
+ * bug of one collective's NCCL path, say). */
+#define CB_NCCL_ROW_CHECKED(kind, summary_, launch_, placements_, unavailable_, setup_, one_host_, \
+                            call_unavailable_, run_limits_)                                        \
   {                                                                                                \
     CB_KERNEL(kind), .summary = summary_,                                                          \
                      .limits = {.placements = placements_,                                         \
@@ -86,9 +105,8 @@ void cb_nccl_hypercube(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t str
                                 .single_host = one_host_,                                          \
                                 .gpu_per_rank = 1},                                                \
                      .memory = CB_MEM_NCCL, .unavailable = unavailable_,                           \
-                     .call_unavailable = cb_nccl_call_unavailable,                                 \
-                     .run_limits = CB_NCCL_RUN_LIMITS, .setup = setup_,                            \
-                     .teardown = cb_nccl_teardown, .launch = launch_,                              \
+                     .call_unavailable = call_unavailable_, .run_limits = run_limits_,             \
+                     .setup = setup_, .teardown = cb_nccl_teardown, .launch = launch_,             \
                      .aggregate = cb_nccl_aggregate                                                \
   }
 
@@ -111,6 +129,13 @@ void cb_nccl_hypercube(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t str
               "NCCL " call_ " on copy engines: symmetric windows and CTA policy "                  \
               "zero (nccl-tests -R 2 -x 2)",                                                       \
               launch_, placements_, cb_nccl_ce_unavailable, cb_nccl_ce_setup, 1)
+/* ... scatter's, with NCCL 2.28.3's in-place bug skipped (see above) ... */
+#define CB_NCCL_CE_SCATTER_KERNEL(call_, launch_, placements_)                                     \
+  CB_NCCL_ROW_CHECKED(NCCL_CE,                                                                     \
+                      "NCCL " call_ " on copy engines: symmetric windows and CTA policy "          \
+                      "zero (nccl-tests -R 2 -x 2)",                                               \
+                      launch_, placements_, cb_nccl_ce_unavailable, cb_nccl_ce_setup, 1,           \
+                      cb_nccl_ce_scatter_call_unavailable, CB_NCCL_CE_SCATTER_RUN_LIMITS)
 /* ... and where it has none: listed, unavailable, with the reason. */
 #define CB_NCCL_NO_CE_KERNEL(call_, launch_, placements_)                                          \
   CB_NCCL_ROW(NCCL_CE,                                                                             \

@@ -2,6 +2,8 @@
  * availability against the headers and library this was built with, the
  * refusal of -R/-x an NCCL cannot do, and the rows the macros make. No CUDA
  * or NCCL call is made but ncclGetVersion. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -142,11 +144,60 @@ static void test_rows(void) {
   CHECK_CONTAINS(rows[2].summary, "-R 2 -x 2");
 }
 
+/* scatter's copy-engine row: NCCL <= 2.28.3 is wrong in place at root != 0
+ * (nccl-tests shows it too): exactly those calls are skipped, naming the
+ * bug, unless CB_NCCL_CE_SCATTER_IN_PLACE=1; every other call as any row. */
+static void test_ce_scatter_bug(void) {
+  cb_kernel_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+#ifdef CB_HAVE_NCCL
+  cb_nccl_state st;
+  memset(&st, 0, sizeof st);
+  st.min_arch = 90;
+  ctx.state = &st;
+#endif
+  int lib = cb_nccl_library_version(), bad = lib > 0 && lib <= 22803;
+  for (int in_place = 0; in_place < 2; in_place++)
+    for (int root = 0; root < 3; root++) {
+      cb_call call = {.dtype = CB_FLOAT, .op = CB_SUM, .root = root, .in_place = in_place};
+      unsetenv("CB_NCCL_CE_SCATTER_IN_PLACE");
+      const char *why = cb_nccl_ce_scatter_call_unavailable(&ctx, &cb_shape_scatter, &call);
+      int skipped = bad && in_place && root != 0;
+      CHECKF((why != NULL) == skipped, "in_place %d root %d, NCCL %d: %s", in_place, root, lib,
+             why ? why : "served");
+      if (why) CHECK_CONTAINS(why, "2.28.3");
+      setenv("CB_NCCL_CE_SCATTER_IN_PLACE", "1", 1);
+      CHECK(cb_nccl_ce_scatter_call_unavailable(&ctx, &cb_shape_scatter, &call) == NULL);
+    }
+  unsetenv("CB_NCCL_CE_SCATTER_IN_PLACE");
+  /* The rule itself, whatever library this machine has. */
+  static const struct {
+    int lib, in_place, root, wrong;
+  } rule[] = {{22803, 1, 1, 1}, {22803, 1, 0, 0}, {22803, 0, 1, 0},
+              {22800, 1, 2, 1}, {22804, 1, 1, 0}, {22809, 1, 1, 0}};
+  for (size_t i = 0; i < sizeof rule / sizeof rule[0]; i++) {
+    cb_call call = {.dtype = CB_FLOAT, .root = rule[i].root, .in_place = rule[i].in_place};
+    CHECK_EQ_INT(cb_nccl_ce_scatter_is_wrong(rule[i].lib, &call), rule[i].wrong);
+  }
+  /* fp8 and mulsum still go through the common check. */
+  cb_call mulsum = {.dtype = CB_FLOAT, .op = CB_MULSUM};
+  const char *a = cb_nccl_ce_scatter_call_unavailable(&ctx, &cb_shape_all_reduce, &mulsum);
+  const char *b = cb_nccl_call_unavailable(&ctx, &cb_shape_all_reduce, &mulsum);
+  CHECK((a == NULL) == (b == NULL));
+  static const cb_kernel row =
+      CB_NCCL_CE_SCATTER_KERNEL("ncclScatter", dummy_launch, CB_BOTH_PLACEMENTS);
+  CHECK_EQ_INT(row.id, CB_KID_NCCL_CE);
+  CHECK(row.call_unavailable == cb_nccl_ce_scatter_call_unavailable);
+  CHECK_CONTAINS(row.run_limits, "2.28.3");
+  CHECK(row.setup == cb_nccl_ce_setup && row.aggregate == cb_nccl_aggregate);
+}
+
 int main(void) {
   test_version_text();
   test_availability();
   test_flags_problem();
   test_rows();
   test_call_unavailable();
+  test_ce_scatter_bug();
   return check_summary();
 }
