@@ -78,13 +78,17 @@ static void *exit_hook_main(void *arg) {
   return NULL;
 }
 
-/* The hook may itself wait on a lost peer: it gets 5 s, then the exit goes on. */
+/* The hook may itself wait on a lost peer: it gets 2 s, then the exit goes
+ * on. ncclCommAbort with a stopped peer had not returned after 5 s on
+ * 2 x H200 (results/h200x2/2026-11-30-s5); the exit itself tears down the
+ * CUDA context, which stops NCCL's kernels as well, so a longer wait only
+ * delays the end past -T + 5 s. */
 static void run_exit_hook(void) {
   if (!atomic_load(&exit_hook)) return;
   pthread_t t;
   if (pthread_create(&t, NULL, exit_hook_main, NULL) != 0) return;
   const struct timespec tick = {0, 50000000L};
-  for (int i = 0; i < 100 && !atomic_load(&exit_hook_done); i++) nanosleep(&tick, NULL);
+  for (int i = 0; i < 40 && !atomic_load(&exit_hook_done); i++) nanosleep(&tick, NULL);
 }
 
 /* Other ranks' threads may be inside CUDA or NCCL: leave without running

@@ -8,6 +8,7 @@
 
 #include "clock.h"
 #include "error.h"
+#include "liveness.h"
 
 /* One thread's watch. Only its thread writes it: call, who and the timeout
  * with release stores, then seq with a release store that makes it odd
@@ -34,6 +35,9 @@ static _Thread_local watch *mine;
 
 /* How often the watchdog looks: a timeout fires at most this late. */
 #define CHECK_PERIOD_NS 250000000L
+/* A heartbeat older than this (eight periods) marks a process that is not
+ * running: its watchdog thread, which beats every period, did not run. */
+#define STALE_S 2.0
 
 static void check(watch *w, double now) {
   unsigned long s = atomic_load_explicit(&w->seq, memory_order_acquire);
@@ -51,9 +55,12 @@ static void check(watch *w, double now) {
   const char *who = atomic_load_explicit(&w->who, memory_order_acquire);
   if (atomic_load_explicit(&w->seq, memory_order_acquire) != s) return; /* it moved on */
   if (now - w->seen_since < timeout_s) return;
+  /* Name the peers that stopped running, where the board knows them. */
+  char stale[512];
+  int n = cb_liveness_stale(STALE_S, stale, sizeof stale);
   cb_fatal("timed out after %d s (-T) in %s, %s: it waited on the host for a peer that did "
-           "not answer",
-           timeout_s, call, who);
+           "not answer%s%s",
+           timeout_s, call, who, n ? "; " : "", stale);
 }
 
 static void *watchdog_main(void *arg) {
@@ -61,6 +68,7 @@ static void *watchdog_main(void *arg) {
   const struct timespec period = {0, CHECK_PERIOD_NS};
   for (;;) {
     nanosleep(&period, NULL);
+    cb_liveness_beat();
     double now = cb_monotonic_s();
     pthread_mutex_lock(&list_lock);
     watch *head = watches;
@@ -78,6 +86,10 @@ static void start_watchdog(void) {
   int rc = pthread_create(&t, &attr, watchdog_main, NULL);
   pthread_attr_destroy(&attr);
   if (rc != 0) cb_fatal("cannot start the watchdog thread that bounds host waits (-T)");
+}
+
+void cb_watchdog_start(void) {
+  pthread_once(&started, start_watchdog);
 }
 
 static watch *my_watch(void) {

@@ -24,6 +24,10 @@ extern "C" {
 void cb_watchdog_arm(int timeout_s, const char *call, const char *who);
 void cb_watchdog_disarm(void);
 
+/* Starts the watchdog thread now rather than at the first arm: it also
+ * writes this process's heartbeat on the liveness board (liveness.h). */
+void cb_watchdog_start(void);
+
 /* The timeout for waits whose caller does not know -T (the world's MPI
  * collectives): 0 (unbounded) until the program sets it from its options. */
 void cb_watchdog_set_default(int timeout_s);

@@ -15,6 +15,7 @@
 #include "options.h"
 #include "sizes.h"
 #include "run_state.h"
+#include "liveness.h"
 #include "watchdog.h"
 
 extern char **environ; /* POSIX: the process's environment */
@@ -460,6 +461,12 @@ static void fill_report_header(cb_run *run, const char *program, int nranks, cb_
                sizeof r->date);
 }
 
+/* A process-level step: every process maps the liveness board. */
+static int join_liveness(cb_rank_info *me, void *arg) {
+  cb_liveness_join(me, *(const int *)arg);
+  return 0;
+}
+
 int cb_main(const cb_collective *coll, int argc, char **argv) {
   char program[64], err[512];
   snprintf(program, sizeof program, "%s_perf", coll->shape->name);
@@ -503,6 +510,7 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
   split_world(w, vars.color, lead);
   run.first_device = vars.first_device;
   int rpp = cb_options_ranks_per_proc(&run.opts);
+  cb_world_run(w, 1, join_liveness, &rpp);     /* lets a -T timeout name a stopped peer */
   int nranks = cb_world_group_nprocs(w) * rpp; /* a group's: what every kernel works with */
   if (coll->shape->rooted && run.opts.root >= nranks)
     CB_REFUSE(lead, "-r %d: the root must be a rank from 0 to %d, or all", run.opts.root,
