@@ -133,6 +133,36 @@ static void test_listener(void) {
   close(dummy);
 }
 
+/* What the exchange in peer_memory.c relies on: every rank sends to every
+ * peer before it accepts anything, so a send must not wait for the
+ * receiver's accept (the kernel queues the connection and the message, the
+ * descriptor included, even after the sender closed its end). Two ranks'
+ * listeners of one run live side by side. */
+static void test_send_before_accept(void) {
+  uint64_t id = cb_fd_run_id();
+  char n0[64], n1[64];
+  cb_fd_socket_name(id, 0, n0, sizeof n0);
+  cb_fd_socket_name(id, 1, n1, sizeof n1);
+  int l0 = cb_fd_listen(n0, 8, why, sizeof why), l1 = cb_fd_listen(n1, 8, why, sizeof why);
+  CHECK(l0 >= 0 && l1 >= 0);
+  if (l0 < 0 || l1 < 0) return;
+  int a = file_with("rank 0's"), b = file_with("rank 1's");
+  CHECKF(cb_fd_send_to(n1, id, 0, a, 1000, why, sizeof why) == 0, "0 -> 1: %s", why);
+  CHECKF(cb_fd_send_to(n0, id, 1, b, 1000, why, sizeof why) == 0, "1 -> 0: %s", why);
+  close(a); /* as the exchange closes its export once sent */
+  close(b);
+  int rank = -1, fd = -1;
+  CHECKF(cb_fd_accept_recv(l1, id, 1000, &rank, &fd, why, sizeof why) == 0, "at 1: %s", why);
+  CHECK_EQ_INT(rank, 0);
+  if (fd >= 0) check_holds(fd, "rank 0's"), close(fd);
+  fd = -1;
+  CHECKF(cb_fd_accept_recv(l0, id, 1000, &rank, &fd, why, sizeof why) == 0, "at 0: %s", why);
+  CHECK_EQ_INT(rank, 1);
+  if (fd >= 0) check_holds(fd, "rank 1's"), close(fd);
+  close(l0);
+  close(l1);
+}
+
 /* A peer that dies without sending: an error at once, not at the timeout. */
 static void test_peer_gone(void) {
   int sv[2];
@@ -200,6 +230,7 @@ int main(void) {
   test_names();
   test_socketpair();
   test_listener();
+  test_send_before_accept();
   test_peer_gone();
   test_peer_silent();
   test_bad_messages();
