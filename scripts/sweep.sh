@@ -121,6 +121,11 @@ if [ -n "$LAUNCHER" ]; then
   if [[ ${LAUNCH[0]} == *mpirun* ]] && [[ $LAUNCHER != *NCCL_NVLS_ENABLE* ]]; then
     LAUNCH+=(-x NCCL_NVLS_ENABLE)
   fi
+  # Every rank needs the run's peer mapping (README, Peer memory).
+  if [[ ${LAUNCH[0]} == *mpirun* ]] && [ -n "${CB_PEER_MAPPING:-}" ] &&
+    [[ $LAUNCHER != *CB_PEER_MAPPING* ]]; then
+    LAUNCH+=(-x CB_PEER_MAPPING)
+  fi
 fi
 
 # The runs: each launch of each program in graph mode up to --graph-max, then
@@ -270,14 +275,18 @@ def ce_ceiling():
         return None, entry
     return max(bw, key=lambda r: r["size"])["algbw"], entry
 versions = {}
+peer_mapping = os.environ.get("CB_PEER_MAPPING") or "ipc"
 for f in sorted(glob.glob(os.path.join(out, "*.json"))):
     if os.path.basename(f) == "run.json":
         continue
     try:
         doc = json.load(open(f))
         versions = doc.get("collbench", doc).get("versions", {})  # beside nccl-tests' keys
+        # How our kernels mapped peer memory, as the program recorded it.
+        peer_mapping = doc.get("collbench", doc).get("options", {}).get("peer_mapping",
+                                                                         peer_mapping)
         break
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):
         pass
 manifest = {
     "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -290,6 +299,7 @@ manifest = {
     "nccl": versions.get("nccl_library"),
     "mpi": mpi or versions.get("mpi") or "none",
     "launchers": launchers.splitlines(),
+    "peer_mapping": peer_mapping,
     "commands": [c for c in open(cmdfile).read().splitlines() if c],
     "exit_status": [int(s) for s in status.split()],
 }

@@ -3,7 +3,9 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda_check.h"
+#include "cumem.h"
 #include "nccl_comm.h"
+#include "peer_mapping.h"
 
 /* The widest element: -u N moves a call's pointers by at most 8 N bytes. */
 #define WIDEST_ELEMENT 8
@@ -43,27 +45,38 @@ void cb_buffers_init(cb_buffers *b, size_t send_bytes, size_t recv_bytes, int un
   CB_CUDA(cudaMemset(b->check, 0, sizeof *b->check));
 }
 
-/* At least one byte, so pointers are valid even for empty messages. */
-static void *alloc_kind(cb_buffer_kind kind, size_t bytes) {
+/* At least one byte, so pointers are valid even for empty messages. Our
+ * kernels' buffers (CB_MEM_CUDA) come from cuMem when the run maps peer
+ * memory with it (CB_PEER_MAPPING=cumem or fabric), since CUDA IPC is the
+ * only mapping that takes cudaMalloc memory. */
+static void *alloc_kind(const cb_buffers *b, size_t bytes) {
   void *p = NULL;
-  if (kind == CB_MEM_NCCL)
-    cb_nccl_mem_alloc(&p, bytes ? bytes : 1);
-  else
-    CB_CUDA(cudaMalloc(&p, bytes ? bytes : 1));
+  size_t n = bytes ? bytes : 1;
+  if (b->kind == CB_MEM_NCCL) {
+    cb_nccl_mem_alloc(&p, n);
+  } else if (b->cumem) {
+    int device;
+    CB_CUDA(cudaGetDevice(&device));
+    p = cb_cumem_alloc(n, device, cb_peer_mapping_handle_types(cb_peer_mapping_current()));
+  } else {
+    CB_CUDA(cudaMalloc(&p, n));
+  }
   return p;
 }
 
-static void free_kind(cb_buffer_kind kind, void *p) {
+static void free_kind(const cb_buffers *b, void *p) {
   if (!p) return;
-  if (kind == CB_MEM_NCCL)
+  if (b->kind == CB_MEM_NCCL)
     cb_nccl_mem_free(p);
+  else if (b->cumem)
+    cb_cumem_free(p);
   else
     CB_CUDA(cudaFree(p));
 }
 
 static void release(cb_buffers *b) {
-  free_kind(b->kind, b->send);
-  free_kind(b->kind, b->recv);
+  free_kind(b, b->send);
+  free_kind(b, b->recv);
   b->send = b->recv = NULL;
 }
 
@@ -71,8 +84,9 @@ void cb_buffers_provide(cb_buffers *b, cb_buffer_kind kind) {
   if (b->send && b->kind == kind) return;
   release(b); /* first, so that the two kinds never take memory at once */
   b->kind = kind;
-  b->send = alloc_kind(kind, b->send_bytes);
-  b->recv = alloc_kind(kind, b->recv_bytes);
+  b->cumem = kind == CB_MEM_CUDA && cb_peer_mapping_current() != CB_PEER_IPC;
+  b->send = alloc_kind(b, b->send_bytes);
+  b->recv = alloc_kind(b, b->recv_bytes);
 }
 
 void cb_buffers_free(cb_buffers *b) {

@@ -7,7 +7,9 @@
  * kernels map cudaMalloc memory into their peers with CUDA IPC, which cannot
  * map the cuMem memory that NCCL's registration and symmetric windows need,
  * so neither kind can serve both; one set at a time keeps the largest -e that
- * fits the same as before. */
+ * fits the same as before. Under CB_PEER_MAPPING=cumem or fabric our
+ * kernels' buffers are cuMem allocations of our own (cumem.h), exportable as
+ * the mapping's handles. */
 #ifndef CB_BUFFERS_H
 #define CB_BUFFERS_H
 
@@ -35,6 +37,7 @@ typedef struct {
   size_t send_bytes, recv_bytes;
   int unalign;           /* -u: elements every call's pointers start into the buffers */
   cb_buffer_kind kind;   /* who allocated send and recv */
+  int cumem;             /* CB_MEM_CUDA from cb_cumem_alloc (CB_PEER_MAPPING cumem, fabric) */
   cb_check_words *check; /* device words of the validation (cudaMalloc) */
 } cb_buffers;
 

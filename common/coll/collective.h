@@ -45,8 +45,12 @@ typedef struct {
 /* Who allocates the harness's send and receive buffers while a kernel runs
  * (the harness reallocates them when the next kernel wants the other kind). */
 typedef enum {
-  /* cudaMalloc: our kernels map them into their peers with CUDA IPC
-   * (mesh/peer_memory.c), which cannot map cuMem allocations. */
+  /* Our kernels' buffers, which they map into their peers
+   * (mesh/peer_memory.c) as CB_PEER_MAPPING says (peer_mapping.h):
+   * cudaMalloc for CUDA IPC (ipc, the default), which cannot map cuMem
+   * allocations; cuMem allocations of our own (cumem.h) for cumem and
+   * fabric. A row of ours with .single_host uses peer memory
+   * (cb_kernel_uses_peer_memory). */
   CB_MEM_CUDA = 0,
   /* ncclMemAlloc (cuMem), as nccl-tests allocates for every run: what NCCL's
    * buffer registration and symmetric windows need. */
@@ -178,7 +182,13 @@ void cb_kernel_note(cb_kernel_ctx *ctx, const char *fmt, ...) __attribute__((for
  * else the first disagreement (buf). */
 const char *cb_kernels_check_catalogue(const cb_collective *c, char *buf, size_t len);
 
-/* -k list: every kernel with its summary, limits and availability. */
+/* Whether the kernel maps its peers' memory (mesh/peer_memory.c), and so
+ * depends on CB_PEER_MAPPING: a row of ours (CB_MEM_CUDA buffers) that
+ * needs one host. NCCL's rows bring their own memory (CB_MEM_NCCL). */
+int cb_kernel_uses_peer_memory(const cb_kernel *k);
+
+/* -k list: every kernel with its summary, limits and availability; the
+ * kernels that use peer memory name CB_PEER_MAPPING. */
 void cb_kernels_print(FILE *out, const cb_collective *c);
 
 #ifdef __cplusplus

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "peer_mapping.h" /* CB_PEER_MAPPING_ENV */
 #include "sizes.h"
 
 static cb_kernel_key kernel_key(const void *table, int i) {
@@ -95,7 +96,12 @@ void cb_kernel_note(cb_kernel_ctx *ctx, const char *fmt, ...) {
   va_end(ap);
 }
 
-static void print_limits(FILE *out, const cb_kernel_limits *l, const char *run_limits) {
+int cb_kernel_uses_peer_memory(const cb_kernel *k) {
+  return k->memory == CB_MEM_CUDA && k->limits.single_host;
+}
+
+static void print_limits(FILE *out, const cb_kernel *k) {
+  const cb_kernel_limits *l = &k->limits;
   char lim[32];
   fprintf(out, "      %s%s", l->placements & CB_OUT_OF_PLACE ? "out-of-place" : "",
           l->placements == (CB_OUT_OF_PLACE | CB_IN_PLACE) ? " and in-place"
@@ -112,6 +118,8 @@ static void print_limits(FILE *out, const cb_kernel_limits *l, const char *run_l
   else if (l->min_ranks)
     fprintf(out, "; at least %d ranks", l->min_ranks);
   if (l->single_host) fprintf(out, "; one host only");
+  if (cb_kernel_uses_peer_memory(k))
+    fprintf(out, "; peer memory by %s=ipc|cumem|fabric", CB_PEER_MAPPING_ENV);
   if (l->align) fprintf(out, "; %u-byte aligned buffers", l->align);
   if (l->dtypes != CB_ALL_DTYPES) {
     fprintf(out, "; types:");
@@ -123,7 +131,7 @@ static void print_limits(FILE *out, const cb_kernel_limits *l, const char *run_l
     for (int o = 0; o < CB_NUM_OPS; o++)
       if (l->ops & CB_OP_BIT(o)) fprintf(out, " %s", cb_redop_name((cb_redop)o));
   }
-  if (run_limits) fprintf(out, "; %s", run_limits);
+  if (k->run_limits) fprintf(out, "; %s", k->run_limits);
   fputc('\n', out);
 }
 
@@ -134,6 +142,6 @@ void cb_kernels_print(FILE *out, const cb_collective *c) {
   for (int i = 0; i < c->nkernels; i++) {
     const cb_kernel *k = &c->kernels[i];
     cb_kernel_list_entry(out, k->id, k->name, k->summary, k->unavailable ? k->unavailable() : NULL);
-    print_limits(out, &k->limits, k->run_limits);
+    print_limits(out, k);
   }
 }

@@ -281,12 +281,13 @@ void cb_options_canonical(const cb_options *o, char *buf, size_t len) {
   snprintf(buf, len,
            "b=%llu e=%llu i=%llu f=%llu n=%d w=%d c=%d d=%x o=%x r=%d t=%d g=%d G=%d a=%d z=%d "
            "T=%d I=%d k=%s stress=%d u=%d data=%s R=%d x=%d timer=%d m=%d N=%d y=%d C=%d S=%d M=%d "
-           "K=%d p=%d",
+           "K=%d p=%d peer_mapping=%d",
            (unsigned long long)o->sweep.min_bytes, (unsigned long long)o->sweep.max_bytes,
            (unsigned long long)o->sweep.step_bytes, (unsigned long long)o->sweep.step_factor,
            o->iters, o->warmup, o->check, o->dtypes, o->ops, o->root, o->threads, o->gpus,
            o->graph_launches, o->average, o->blocking, o->timeout_s, o->per_iter, o->kernels,
            o->stress, o->unalign, cb_data_kind_name(o->data), o->local_register, o->cta_policy,
            o->timer, o->agg_iters, o->run_cycles, o->stream_null, o->report_cputime,
-           o->report_timestamps, o->memory_report, o->per_iter_skip, o->parallel_init);
+           o->report_timestamps, o->memory_report, o->per_iter_skip, o->parallel_init,
+           o->peer_mapping);
 }

@@ -4,6 +4,7 @@
  * with collbench's own, richer document beside them under "collbench"
  * (what scripts/collbench_results.py reads). */
 #include "json_pieces.h"
+#include "peer_mapping.h"
 #include "report.h"
 
 static const char *const placement_names[2] = {"out-of-place", "in-place"};
@@ -34,6 +35,9 @@ static void json_options(cb_json *j, const cb_options *o) {
     cb_json_null(j);
   else
     cb_json_int(j, o->cta_policy);
+  /* How our kernels mapped their peers' memory (CB_PEER_MAPPING). */
+  cb_json_key(j, "peer_mapping");
+  cb_json_string(j, cb_peer_mapping_name((cb_peer_mapping)o->peer_mapping));
   cb_json_key(j, "agg_iters"), cb_json_int(j, o->agg_iters);
   cb_json_key(j, "run_cycles"), cb_json_int(j, o->run_cycles);
   cb_json_key(j, "stream_null"), cb_json_int(j, o->stream_null);

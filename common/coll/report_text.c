@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "nccl_tests_env.h" /* cb_min_bw_failed */
+#include "peer_mapping.h"
 #include "report.h"
 #include "sizes.h"
 
@@ -28,6 +29,17 @@ static void text_timer_and_nccl_flags(FILE *out, const cb_options *o) {
       fprintf(out, ", CTA policy %s", cta_policy_names[o->cta_policy]);
     fputc('\n', out);
   }
+}
+
+/* How our kernels mapped their peers' memory, when not CUDA IPC (the
+ * default, which a default header leaves unsaid). */
+static void text_peer_mapping(FILE *out, const cb_options *o) {
+  static const char *const how[CB_PEER_MAPPINGS] = {
+      "", "cuMem allocations, POSIX file descriptors between processes",
+      "cuMem allocations, fabric handles between processes"};
+  if (o->peer_mapping == CB_PEER_IPC || (unsigned)o->peer_mapping >= CB_PEER_MAPPINGS) return;
+  fprintf(out, "# Peer memory of our kernels: %s=%s (%s)\n", CB_PEER_MAPPING_ENV,
+          cb_peer_mapping_name((cb_peer_mapping)o->peer_mapping), how[o->peer_mapping]);
 }
 
 /* nccl-tests' lines between its "# nThread" line and "# Using devices",
@@ -70,6 +82,7 @@ static void text_collbench_lines(FILE *out, const cb_report *r) {
     fprintf(out, "# data: random values; floating-point reductions within a tolerance of a "
                  "float64 reference, everything else bit for bit\n");
   text_timer_and_nccl_flags(out, o);
+  text_peer_mapping(out, o);
 }
 
 void cb_text_header(FILE *out, const cb_report *r) {

@@ -42,6 +42,10 @@ typedef struct {
   cudaStream_t stream;
   cb_timing_opts timing;
   cb_mem_probe mem; /* -M */
+  /* Why CB_PEER_MAPPING cannot serve the kernels that use peer memory
+   * (they are skipped with it), or NULL; the text lives in the buffer. */
+  const char *peer_mapping_why;
+  char peer_mapping_buf[160];
 } cb_rank_state;
 
 /* One kernel call as the timer and the validation enqueue it. */

@@ -13,6 +13,7 @@
 #include "run_steps.h"
 #include "nccl_kernels.h"
 #include "options.h"
+#include "peer_mapping.h"
 #include "sizes.h"
 #include "run_state.h"
 #include "liveness.h"
@@ -238,7 +239,10 @@ static void run_kernel(cb_rank_state *st, int kidx) {
   const cb_options *o = &run->opts;
   int device;
   CB_CUDA(cudaGetDevice(&device));
-  cb_buffers_provide(&st->bufs, k->memory);
+  /* A kernel that maps peer memory cannot run where the run's mapping is
+   * unavailable: skipped like a setup's refusal, without its setup. */
+  const char *no_mapping = cb_kernel_uses_peer_memory(k) ? st->peer_mapping_why : NULL;
+  if (!no_mapping) cb_buffers_provide(&st->bufs, k->memory);
   cb_kernel_ctx ctx = {.rank = st->me->rank,
                        .nranks = st->me->nranks,
                        .device = device,
@@ -257,10 +261,13 @@ static void run_kernel(cb_rank_state *st, int kidx) {
   cb_mem_probe *mem = &st->mem;
   long long before_setup = o->memory_report ? device_free() : 0;
   if (o->memory_report) note_most(&mem->use.user, mem->base_free - before_setup);
-  if (k->setup) k->setup(&ctx);
+  if (no_mapping)
+    cb_kernel_refuse(&ctx, "%s", no_mapping);
+  else if (k->setup)
+    k->setup(&ctx);
   long long after_setup = o->memory_report ? device_free() : 0;
   if (refused_anywhere(st, kidx, &ctx)) {
-    if (k->teardown) k->teardown(&ctx);
+    if (k->teardown && !no_mapping) k->teardown(&ctx);
     return;
   }
   if (o->stress)
@@ -301,6 +308,19 @@ static int device_of(const cb_run *run, const cb_rank_info *me) {
                                run->visible_gpus, run->share_gpus);
 }
 
+/* Collective: why the run's peer mapping (CB_PEER_MAPPING) cannot serve
+ * the kernels that use peer memory, or NULL. Asked only when such a kernel
+ * runs and the mapping is not ipc (which needs nothing checked), so a
+ * default run does what it always did. */
+static const char *peer_mapping_problem(cb_rank_state *st, int device) {
+  const cb_run *run = st->run;
+  int uses = 0;
+  for (int k = 0; k < run->coll->nkernels; k++)
+    uses |= run->runnable[k] && cb_kernel_uses_peer_memory(&run->coll->kernels[k]);
+  if (!uses) return NULL;
+  return cb_peer_mapping_check(st->me, device, st->peer_mapping_buf, sizeof st->peer_mapping_buf);
+}
+
 static int rank_main(cb_rank_info *me, void *arg) {
   cb_run *run = arg;
   const cb_options *o = &run->opts;
@@ -313,6 +333,7 @@ static int rank_main(cb_rank_info *me, void *arg) {
   if (devices) run->report.devices = devices;
   if (o->memory_report) st.mem.base_free = device_free();
   allocate_buffers(&st, device);
+  st.peer_mapping_why = peer_mapping_problem(&st, device);
   /* -y 1: the legacy NULL stream, as nccl-tests' stream_null. */
   if (!o->stream_null) CB_CUDA(cudaStreamCreateWithFlags(&st.stream, cudaStreamNonBlocking));
   if (me->world_rank == 0) cb_text_header(stdout, &run->report);
@@ -345,6 +366,19 @@ static cb_opts_result read_nccl_tests_vars(cb_world *w, cb_opts_result parsed, n
   if (!bad) bad = cb_env_first_device(getenv("NCCL_TESTS_DEVICE"), &v->first_device, err, len);
   if (!bad) bad = cb_env_min_bw(getenv("NCCL_TESTS_MIN_BW"), &v->min_bw, err, len);
   return bad ? CB_OPTS_ERROR : CB_OPTS_RUN;
+}
+
+/* CB_PEER_MAPPING into the options (so that processes started with
+ * different values are refused like different options) and into the peer
+ * memory calls; a bad value is refused like a bad option. */
+static cb_opts_result read_peer_mapping(cb_opts_result parsed, cb_options *o, char *err,
+                                        size_t len) {
+  if (parsed != CB_OPTS_RUN) return parsed;
+  cb_peer_mapping m = CB_PEER_IPC;
+  if (cb_peer_mapping_parse(getenv(CB_PEER_MAPPING_ENV), &m, err, len)) return CB_OPTS_ERROR;
+  o->peer_mapping = (int)m;
+  cb_peer_mapping_use(m);
+  return CB_OPTS_RUN;
 }
 
 /* NCCL_TESTS_SPLIT: the processes split into groups of one size, each
@@ -500,6 +534,7 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
   if (lead && parsed == CB_OPTS_LIST_KERNELS) cb_kernels_print(stdout, coll);
   nccl_tests_vars vars;
   parsed = read_nccl_tests_vars(w, parsed, &vars, err, sizeof err);
+  parsed = read_peer_mapping(parsed, &run.opts, err, sizeof err);
   if (!cb_run_after_parse(w, parsed, err, lead)) return 0;
   const char *bad_env = coll->shape->environment ? coll->shape->environment(err, sizeof err) : NULL;
   if (bad_env) CB_REFUSE(lead, "%s", bad_env);

@@ -1,8 +1,13 @@
 /* Memory every rank of one host can address: each rank allocates (or
  * shares) a buffer, and gets every peer's buffer mapped into its own address
  * space. Within one process the peers' pointers are used directly with peer
- * access enabled; across processes they travel as CUDA IPC handles through
- * the world's all-gather. Set up once, outside any timing. */
+ * access enabled. Across processes the run's mapping (CB_PEER_MAPPING,
+ * coll/peer_mapping.h) decides how a buffer travels:
+ *   ipc     cudaMalloc memory; CUDA IPC handles through the world's all-gather;
+ *   cumem   cuMem memory (coll/cumem.h); POSIX file descriptors over Unix
+ *           sockets (fd_pass.h), imported and mapped into a reserved range;
+ *   fabric  cuMem memory; fabric handles through the world's all-gather.
+ * Set up once, outside any timing. */
 #ifndef CB_PEER_MEMORY_H
 #define CB_PEER_MEMORY_H
 
@@ -20,16 +25,24 @@ typedef struct {
   void *ptr[CB_MAX_PEERS]; /* ptr[r]: rank r's buffer as this rank addresses it */
   size_t bytes;
   int owned;                    /* this rank allocated ptr[rank] (cb_peer_alloc) */
+  int mapping;                  /* the cb_peer_mapping it was mapped with */
   int ipc_opened[CB_MAX_PEERS]; /* ptr[r] came from cudaIpcOpenMemHandle */
+  /* cumem, fabric: rank r's allocation imported into a range of this
+   * process (its base and size; 0 bytes: nothing imported). */
+  void *import_base[CB_MAX_PEERS];
+  size_t import_bytes[CB_MAX_PEERS];
   int rank, nranks;
 } cb_peer_buffer;
 
-/* Collective: allocates bytes on the current device, zeroed, and maps every
- * rank's allocation. */
+/* Collective: allocates bytes on the current device, zeroed (cudaMalloc
+ * under ipc, cb_cumem_alloc otherwise), and maps every rank's allocation. */
 void cb_peer_alloc(cb_rank_info *me, size_t bytes, cb_peer_buffer *out);
-/* Collective: maps an allocation the rank already has (a cudaMalloc base). */
+/* Collective: maps an allocation the rank already has: a cudaMalloc base
+ * under ipc; under cumem or fabric, any pointer into a cb_cumem_alloc
+ * allocation (its offset in it is kept). */
 void cb_peer_share(cb_rank_info *me, void *local, size_t bytes, cb_peer_buffer *out);
-/* Collective: unmaps the peers' buffers and frees an owned allocation. */
+/* Collective: unmaps the peers' buffers (after a barrier, so no rank frees
+ * memory a peer still maps) and frees an owned allocation. */
 void cb_peer_free(cb_rank_info *me, cb_peer_buffer *b);
 
 /* The address on rank r of the byte that local_ptr addresses in this rank's

@@ -162,7 +162,10 @@ class ReportFilesBase:
                 "timeout": 60, "per_iter_timing": 1, "stress": 0, "unalign": 3,
                 "local_register": 0 if self.GRAPH else 2, "agg_iters": 1, "run_cycles": 1,
                 "stream_null": 0, "report_cputime": 0, "per_iter_skip": 0}
-        self.assertEqual(set(opts), set(want) | {"kernel", "data", "timer", "cta_policy"})
+        self.assertEqual(set(opts),
+                         set(want) | {"kernel", "data", "timer", "cta_policy", "peer_mapping"})
+        # CB_PEER_MAPPING: cumem in graph mode, the default (ipc) in stream mode.
+        self.assertEqual(opts["peer_mapping"], "cumem" if self.GRAPH else "ipc")
         # -x: 1 in stream mode, not given (null) in graph mode.
         if self.GRAPH:
             self.assertIsNone(opts["cta_policy"])

@@ -95,6 +95,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "emit_report: options: %s\n", err);
     return 2;
   }
+  /* CB_PEER_MAPPING (the environment, not argv): cumem in graph mode. */
+  r.opts.peer_mapping = graph ? 1 : 0;
   r.nranks = 2;
   cb_device_info devices[2] = {
       {.rank = 0,

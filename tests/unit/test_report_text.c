@@ -605,6 +605,36 @@ static void test_header_timer_and_flags(void) {
   }
 }
 
+/* CB_PEER_MAPPING: a line of ours when it is not ipc (the default header
+ * stays as it was). */
+static void test_header_peer_mapping(void) {
+  static const cb_collective coll = {&cb_shape_all_reduce, fixture_kernels, 1};
+  static const int run[] = {1};
+  static const char *const want[3] = {
+      NULL,
+      "# Peer memory of our kernels: CB_PEER_MAPPING=cumem (cuMem allocations, POSIX file "
+      "descriptors between processes)\n",
+      "# Peer memory of our kernels: CB_PEER_MAPPING=fabric (cuMem allocations, fabric handles "
+      "between processes)\n"};
+  for (int m = 0; m < 3; m++) {
+    cb_report r = basic_report(&coll, run);
+    cb_options_defaults(&r.opts);
+    r.opts.peer_mapping = m;
+    cb_device_info dev = {.rank = 0, .pid = 7, .device = 0, .host = "h", .pci = "p", .name = "n"};
+    r.devices = &dev;
+    r.nranks = 1;
+    FILE *f = check_tmpfile();
+    cb_text_header(f, &r);
+    char *s = check_slurp(f);
+    fclose(f);
+    if (want[m])
+      CHECKF(s && strstr(s, want[m]) != NULL, "mapping %d: no line '%s' in:\n%s", m, want[m], s);
+    else
+      CHECKF(s && strstr(s, "Peer memory") == NULL, "ipc: unexpected line in:\n%s", s);
+    free(s);
+  }
+}
+
 /* ---- nccl-tests 2.19.6's optional columns and lines ---------------------- */
 
 /* Line i (0-based) of s, into buf; 0 when s has fewer lines. */
@@ -1100,6 +1130,7 @@ int main(int argc, char **argv) {
     test_summary_per_root();
     test_json_rows_as_printed();
     test_header_timer_and_flags();
+    test_header_peer_mapping();
     test_column_headers();
     test_optional_row_columns();
     test_header_nccl_tests_modes();

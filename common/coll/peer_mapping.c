@@ -1,0 +1,192 @@
+#include "peer_mapping.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "cu_driver.h"
+#include "cuda_check.h"
+#include "cumem.h"
+#include "env.h"
+#include "error.h"
+
+#ifdef CB_HAVE_NVML
+#include <dlfcn.h>
+#include <nvml.h>
+#include <pthread.h>
+#endif
+
+static const char *const mapping_names[CB_PEER_MAPPINGS] = {"ipc", "cumem", "fabric"};
+
+const char *cb_peer_mapping_name(cb_peer_mapping m) {
+  return (unsigned)m < CB_PEER_MAPPINGS ? mapping_names[m] : "?";
+}
+
+const char *cb_peer_mapping_parse(const char *value, cb_peer_mapping *out, char *why, size_t len) {
+  int m = CB_PEER_IPC;
+  if (cb_env_choice_parse(CB_PEER_MAPPING_ENV, value, mapping_names, CB_PEER_MAPPINGS, CB_PEER_IPC,
+                          &m, why, len))
+    return why;
+  *out = (cb_peer_mapping)m;
+  return NULL;
+}
+
+/* Written once by the main thread before the rank threads start (their
+ * creation orders it before their reads). */
+static cb_peer_mapping current = CB_PEER_IPC;
+
+void cb_peer_mapping_use(cb_peer_mapping m) {
+  current = m;
+}
+cb_peer_mapping cb_peer_mapping_current(void) {
+  return current;
+}
+
+unsigned cb_peer_mapping_handle_types(cb_peer_mapping m) {
+  if (m == CB_PEER_CUMEM) return CB_CUMEM_POSIX_FD;
+  if (m == CB_PEER_FABRIC) return CB_CUMEM_FABRIC;
+  return 0;
+}
+
+/* ---- one rank's device ---------------------------------------------------- */
+
+static const char *device_attribute(int device, CUdevice_attribute attr, const char *what,
+                                    cb_peer_mapping_probe *p) {
+  CUdevice dev;
+  int value = 0;
+  CB_CU(cuDeviceGet, (&dev, device));
+  CB_CU(cuDeviceGetAttribute, (&value, attr, dev));
+  if (value) return NULL;
+  snprintf(p->why, sizeof p->why, "device %d does not support %s", device, what);
+  return p->why;
+}
+
+#ifdef CB_HAVE_NVML
+/* NVML, opened at run time like the driver: the programs do not link it. */
+typedef struct {
+  nvmlReturn_t (*init)(void);
+  nvmlReturn_t (*by_bus_id)(const char *, nvmlDevice_t *);
+  nvmlReturn_t (*fabric_info)(nvmlDevice_t, nvmlGpuFabricInfoV_t *);
+  const char *(*error_string)(nvmlReturn_t);
+  const char *why; /* NULL when loaded */
+} nvml_api;
+
+static nvml_api nvml;
+static pthread_once_t nvml_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t nvml_lock = PTHREAD_MUTEX_INITIALIZER; /* NVML calls from rank threads */
+
+static void *nvml_sym(void *lib, const char *name) {
+  void *s = dlsym(lib, name);
+  if (!s && !nvml.why) nvml.why = "libnvidia-ml.so.1 lacks nvmlDeviceGetGpuFabricInfoV";
+  return s;
+}
+
+static void nvml_load(void) {
+  void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    nvml.why = "libnvidia-ml.so.1 cannot be loaded";
+    return;
+  }
+  void *s[4] = {nvml_sym(lib, "nvmlInit_v2"), nvml_sym(lib, "nvmlDeviceGetHandleByPciBusId_v2"),
+                nvml_sym(lib, "nvmlDeviceGetGpuFabricInfoV"), nvml_sym(lib, "nvmlErrorString")};
+  if (nvml.why) return;
+  memcpy(&nvml.init, &s[0], sizeof s[0]);
+  memcpy(&nvml.by_bus_id, &s[1], sizeof s[1]);
+  memcpy(&nvml.fabric_info, &s[2], sizeof s[2]);
+  memcpy(&nvml.error_string, &s[3], sizeof s[3]);
+  if (nvml.init() != NVML_SUCCESS) nvml.why = "nvmlInit failed";
+}
+
+/* The device's NVLink domain from NVML: its cluster UUID and clique id,
+ * once the fabric manager has registered the GPU. */
+static const char *fabric_domain(int device, cb_peer_mapping_probe *p) {
+  pthread_once(&nvml_once, nvml_load);
+  if (nvml.why) {
+    snprintf(p->why, sizeof p->why, "fabric handles need NVML: %s", nvml.why);
+    return p->why;
+  }
+  char bus[32];
+  CB_CUDA(cudaDeviceGetPCIBusId(bus, sizeof bus, device));
+  nvmlDevice_t dev;
+  nvmlGpuFabricInfoV_t info;
+  memset(&info, 0, sizeof info);
+  info.version = nvmlGpuFabricInfo_v2;
+  pthread_mutex_lock(&nvml_lock);
+  nvmlReturn_t rc = nvml.by_bus_id(bus, &dev);
+  if (rc == NVML_SUCCESS) rc = nvml.fabric_info(dev, &info);
+  pthread_mutex_unlock(&nvml_lock);
+  if (rc != NVML_SUCCESS)
+    snprintf(p->why, sizeof p->why, "device %d (%s): NVML has no fabric information (%s)", device,
+             bus, nvml.error_string(rc));
+  else if (info.state != NVML_GPU_FABRIC_STATE_COMPLETED || info.status != NVML_SUCCESS)
+    snprintf(p->why, sizeof p->why,
+             "device %d (%s) is not registered with an NVLink fabric (NVML fabric state %u)",
+             device, bus, (unsigned)info.state);
+  if (p->why[0]) return p->why;
+  memcpy(p->cluster, info.clusterUuid, sizeof p->cluster);
+  p->clique = info.cliqueId;
+  return NULL;
+}
+#else
+static const char *fabric_domain(int device, cb_peer_mapping_probe *p) {
+  (void)device;
+  snprintf(p->why, sizeof p->why,
+           "fabric handles need NVML (to compare NVLink domains); this build had no nvml.h");
+  return p->why;
+}
+#endif
+
+const char *cb_peer_mapping_probe_device(cb_peer_mapping m, int device, cb_peer_mapping_probe *p) {
+  memset(p, 0, sizeof *p);
+  if (m == CB_PEER_IPC) return NULL;
+  const char *missing;
+  if (!cb_cu_load(&missing)) {
+    snprintf(p->why, sizeof p->why, "%s", missing);
+    return p->why;
+  }
+  if (device_attribute(device, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED,
+                       "virtual memory management (cuMem)", p))
+    return p->why;
+  if (m == CB_PEER_CUMEM)
+    return device_attribute(device, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED,
+                            "POSIX file descriptor handles", p);
+  if (device_attribute(device, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED, "fabric handles",
+                       p))
+    return p->why;
+  return fabric_domain(device, p);
+}
+
+const char *cb_peer_mapping_agree(cb_peer_mapping m, const cb_peer_mapping_probe *all, int n,
+                                  char *why, size_t len) {
+  for (int r = 0; r < n; r++)
+    if (all[r].why[0]) {
+      snprintf(why, len, "%s=%s is unavailable: %s (rank %d)", CB_PEER_MAPPING_ENV,
+               cb_peer_mapping_name(m), all[r].why, r);
+      return why;
+    }
+  if (m != CB_PEER_FABRIC) return NULL;
+  for (int r = 1; r < n; r++)
+    if (memcmp(all[r].cluster, all[0].cluster, sizeof all[0].cluster) != 0 ||
+        all[r].clique != all[0].clique) {
+      snprintf(why, len,
+               "%s=fabric is unavailable: ranks 0 and %d are in different NVLink domains "
+               "(cluster UUID or clique id %u vs %u differ)",
+               CB_PEER_MAPPING_ENV, r, all[0].clique, all[r].clique);
+      return why;
+    }
+  return NULL;
+}
+
+const char *cb_peer_mapping_check(cb_rank_info *me, int device, char *why, size_t len) {
+  cb_peer_mapping m = cb_peer_mapping_current();
+  if (m == CB_PEER_IPC) return NULL;
+  cb_peer_mapping_probe mine, *all = calloc((size_t)me->nranks, sizeof *all);
+  if (!all) cb_fatal("out of host memory");
+  cb_peer_mapping_probe_device(m, device, &mine);
+  cb_world_allgather(me, &mine, sizeof mine, all);
+  const char *bad = cb_peer_mapping_agree(m, all, me->nranks, why, len);
+  free(all);
+  return bad;
+}
