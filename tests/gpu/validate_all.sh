@@ -16,6 +16,7 @@
 #   programs   new_programs.sh: issue 16's programs, every root, check + stress
 #   fp8        fp8_mulsum.sh: f8e4m3, f8e5m2 and mulsum in every program
 #   dropin     nccl_tests_dropin.sh: nccl-tests users' commands, options, -J
+#   mapping    peer_mapping.sh: CB_PEER_MAPPING=ipc and cumem, correctness and 1 GiB
 # STEPS (default: all of the above, in that order) picks and orders them.
 # Writes LOGDIR/<step>.txt and LOGDIR/summary.txt: one line per step,
 # PASS/FAIL/SKIPPED with its seconds. Exits non-zero unless every step passed.
@@ -28,7 +29,7 @@ export DEADLINE=$((START + $1))
 LOGDIR=$2
 BUILD=${3:-build-gpu}
 NGPUS=${4:-$(nvidia-smi -L 2>/dev/null | wc -l)}
-STEPS=${STEPS:-random stress mutation unaligned shared stopped lost exact headline programs fp8 dropin}
+STEPS=${STEPS:-random stress mutation unaligned shared stopped lost exact headline programs fp8 dropin mapping}
 mkdir -p "$LOGDIR"
 LOGDIR=$(cd "$LOGDIR" && pwd)
 cd "$HERE/../.." || exit 2
@@ -80,6 +81,7 @@ for s in $STEPS; do
     programs) step programs 900 env LOGDIR="$LOGDIR/programs" "$HERE/new_programs.sh" "$BUILD" "$NGPUS" ;;
     fp8) step fp8 900 env LOGDIR="$LOGDIR/fp8" "$HERE/fp8_mulsum.sh" "$BUILD" "$NGPUS" ;;
     dropin) step dropin 600 "$HERE/nccl_tests_dropin.sh" "$BUILD" "$NGPUS" "$LOGDIR/dropin" ;;
+    mapping) step mapping 900 env LOGDIR="$LOGDIR/mapping" "$HERE/peer_mapping.sh" "$BUILD" "$NGPUS" ;;
     *) note "FAIL: unknown step '$s'" ;;
   esac
 done
