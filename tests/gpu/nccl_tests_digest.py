@@ -6,7 +6,10 @@
 Reads the raw outputs that tests/gpu/vs_nccl_tests.sh writes into OUTDIR, named
 COLL_LAUNCH_MODE_TOOL.txt (LAUNCH: single or mpi; MODE: stream or graph; TOOL: collbench,
 collbench-othertimer, nccltests-R0, nccltests-R2, nccltests-R2x2, nccltests-R0-threads), and
-prints one line per comparison, time per call in µs, both placements:
+prints one line per comparison, time per call in µs, both placements. A run repeated
+(COLL_LAUNCH_MODE_TOOL.r2.txt, .r3.txt, ...: vs_nccl_tests.sh's REPEAT) counts with the
+median of its repeats at each size and placement, on both sides alike (the line says
+"median of N"): one stray run does not decide a comparison.
 
   PASS/FAIL  collbench's nccl, nccl-sym, nccl-ce against nccl-tests -R 0, -R 2, -R 2 -x 2
              (same collective, launch and mode), at the smallest non-zero size, 64 KiB and
@@ -33,7 +36,7 @@ ROW = re.compile(r"^\s+(\d+)\s+(\d+)\s+\S+\s+(?:\S+\s+)?-?\d+\s+(\S+)\s+\S+\s+\S
 KERNEL = re.compile(r"^# kernel \d+ \(([^)]+)\): ")
 NAME = re.compile(r"^(?P<coll>.+)_(?P<launch>single|mpi)_(?P<mode>stream|graph)_"
                   r"(?P<tool>collbench(?:-othertimer)?|nccltests-R0-threads|nccltests-R2x2|"
-                  r"nccltests-R[02])\.txt$")
+                  r"nccltests-R[02])(?:\.r(?P<repeat>\d+))?\.txt$")
 # collbench's kernel against the nccl-tests run it must match.
 PAIRS = (("nccl", "nccltests-R0"), ("nccl-sym", "nccltests-R2"),
          ("nccl-ce", "nccltests-R2x2"))
@@ -72,9 +75,35 @@ def parse_collbench(lines):
     return {k: parse_table(v) for k, v in blocks.items()}
 
 
+def median(values):
+    """The median of the values that are not None, or None."""
+    v = sorted(x for x in values if x is not None)
+    if not v:
+        return None
+    mid = len(v) // 2
+    return v[mid] if len(v) % 2 else (v[mid - 1] + v[mid]) / 2
+
+
+def median_table(tables):
+    """{size: (oop, inp)}: each cell the median over the tables that have the size."""
+    sizes = dict.fromkeys(s for t in tables for s in t)
+    return {s: tuple(median(t[s][p] for t in tables if s in t) for p in range(2))
+            for s in sizes}
+
+
+def combine(tool, repeats):
+    """One table (or {kernel: table}) of a tool's repeated runs, and their count."""
+    if tool.startswith("collbench"):
+        kernels = dict.fromkeys(k for r in repeats for k in r)
+        return {k: median_table([r[k] for r in repeats if k in r]) for k in kernels}
+    return median_table(repeats)
+
+
 def load(outdir):
-    """{(coll, launch, mode): {tool: table or {kernel: table}}} of the files in outdir."""
-    runs = {}
+    """{(coll, launch, mode): {tool: table or {kernel: table}}} of the files in outdir,
+    repeated runs reduced to their median, and {(coll, launch, mode): repeats} (the
+    fewest of any tool there)."""
+    raw = {}
     for fname in sorted(os.listdir(outdir)):
         m = NAME.match(fname)
         if not m:
@@ -83,8 +112,12 @@ def load(outdir):
             lines = f.read().splitlines()
         tool = m.group("tool")
         table = parse_collbench(lines) if tool.startswith("collbench") else parse_table(lines)
-        runs.setdefault((m.group("coll"), m.group("launch"), m.group("mode")), {})[tool] = table
-    return runs
+        key = (m.group("coll"), m.group("launch"), m.group("mode"))
+        raw.setdefault(key, {}).setdefault(tool, []).append(table)
+    runs = {key: {tool: combine(tool, reps) for tool, reps in tools.items()}
+            for key, tools in raw.items()}
+    repeats = {key: min(len(reps) for reps in tools.values()) for key, tools in raw.items()}
+    return runs, repeats
 
 
 def sizes_to_compare(mode, a, b):
@@ -111,13 +144,14 @@ def compare(label, mine, ref, mode, tolerance, verdict=True):
     return lines, failed
 
 
-def digest(runs, tolerance):
+def digest(runs, tolerance, repeats=None):
     """The report's lines and the number of failed comparisons (-1: nothing compared)."""
     lines = [f"#    {'collective launch mode: ours vs theirs':<62} {'size':>12} {'placement':<12} "
              f"{'ours(us)':>10} {'theirs':>10} {'diff':>8}"]
     failed, compared = 0, 0
     for (coll, launch, mode), tools in sorted(runs.items()):
-        where = f"{coll} {launch} {mode}:"
+        n = (repeats or {}).get((coll, launch, mode), 1)
+        where = f"{coll} {launch} {mode}{f' (median of {n})' if n > 1 else ''}:"
         ours = tools.get("collbench", {})
         for kernel, ref in PAIRS:
             if kernel in ours and ref in tools:
@@ -146,7 +180,8 @@ def main(argv=None):
     if not os.path.isdir(args.outdir):
         print(f"nccl_tests_digest.py: {args.outdir}: not a directory", file=sys.stderr)
         return 2
-    lines, failed = digest(load(args.outdir), args.tolerance)
+    runs, repeats = load(args.outdir)
+    lines, failed = digest(runs, args.tolerance, repeats)
     print("\n".join(lines))
     if failed < 0:
         print("FAIL nothing to compare: no pair of collbench and nccl-tests outputs in "

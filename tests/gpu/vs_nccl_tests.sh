@@ -20,8 +20,11 @@
 # tests/gpu/nccl_tests_digest.py OUTDIR then prints the comparisons (PASS/FAIL within 5%:
 # nccl vs -R 0, nccl-sym vs -R 2, nccl-ce vs -R 2 -x 2, at the smallest size, 64 KiB and
 # 1 GiB; INFO: the other timer and nccl-tests' -t against -g). Each run is bounded by
-# `timeout`. About 100 s per collective and launch on 2 x H200 (10 minutes for the default
-# set): split it over calls with COLLS and LAUNCHES (e.g. one collective per call).
+# `timeout`. REPEAT (default 3) runs every command that many times, the two tools in
+# turn (repeat k >= 2 writes ...TOOL.rK.txt), and the digest compares the medians: on
+# 2 x H200 single runs at 8 B-64 KiB in stream mode differed by up to 50% run to run,
+# both tools alike (results/h200x2/2026-11-30-s5). About 100 s per collective, launch
+# and repeat on 2 x H200: split it over calls with COLLS, LAUNCHES and REPEAT.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 . tests/gpu/nccl_lib.sh
@@ -55,6 +58,11 @@ run() {
   [ $rc -eq 0 ] || verdict 0 "$name: exit $rc (see $OUT/$name.txt)"
 }
 
+REPEAT=${REPEAT:-3}
+[[ "$REPEAT" =~ ^[1-9][0-9]*$ ]] || { echo "vs_nccl_tests.sh: REPEAT='$REPEAT': a count from 1" >&2; exit 2; }
+for rep in $(seq 1 "$REPEAT"); do
+sfx=""
+[ "$rep" -gt 1 ] && sfx=".r$rep"
 for coll in $COLLS; do
   ours="$BUILD/${coll}_perf" theirs="$NT/${coll}_perf"
   variants="nccl,nccl-sym"
@@ -68,11 +76,11 @@ for coll in $COLLS; do
       sizes=$STREAM
       [ "$mode" = graph ] && sizes=$GRAPH
       base="${coll}_${launch}_${mode}"
-      run "${base}_collbench" "$(launch_cmd "$launch" "$NGPUS" "$ours" -k "$variants" $sizes)"
+      run "${base}_collbench$sfx" "$(launch_cmd "$launch" "$NGPUS" "$ours" -k "$variants" $sizes)"
       for r in "${registrations[@]}"; do
         flags="-R ${r%x2}"
         [ "$r" = 2x2 ] && flags="-R 2 -x 2"
-        run "${base}_nccltests-R$r" "$(launch_cmd "$launch" "$NGPUS" "$theirs" $flags $sizes)"
+        run "${base}_nccltests-R$r$sfx" "$(launch_cmd "$launch" "$NGPUS" "$theirs" $flags $sizes)"
       done
       # The other timer than the mode's default, on kernel 0, for the INFO lines.
       if [ "$mode" = stream ]; then
@@ -80,12 +88,13 @@ for coll in $COLLS; do
       else
         other="--timer host $GRAPH"
       fi
-      run "${base}_collbench-othertimer" "$(launch_cmd "$launch" "$NGPUS" "$ours" -k nccl $other)"
+      run "${base}_collbench-othertimer$sfx" "$(launch_cmd "$launch" "$NGPUS" "$ours" -k nccl $other)"
       if [ "$mode" = stream ] && [ "$launch" = single ]; then
-        run "${base}_nccltests-R0-threads" "$theirs -t $NGPUS -g 1 -R 0 $sizes"
+        run "${base}_nccltests-R0-threads$sfx" "$theirs -t $NGPUS -g 1 -R 0 $sizes"
       fi
     done
   done
+done
 done
 
 for f in "$OUT"/*_collbench.txt "$OUT"/*_nccltests-R0.txt; do

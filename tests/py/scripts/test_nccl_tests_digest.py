@@ -78,7 +78,10 @@ def outdir(tmp_path):
 
 
 def test_verdicts_per_pair_size_and_placement(outdir):
-    lines, failed = digest.digest(digest.load(str(outdir)), 5.0)
+    runs, repeats = digest.load(str(outdir))
+    assert set(repeats.values()) == {1}
+    lines, failed = digest.digest(runs, 5.0, repeats)
+    assert not any("median of" in line for line in lines)
     text = "\n".join(lines)
     nccl = [line for line in lines if " nccl vs nccltests-R0" in line]
     # stream: the smallest non-zero size (8 B), 64 KiB and 1 GiB, both placements
@@ -126,3 +129,34 @@ def test_rows_with_an_empty_redop():
         1024, 128, "float", "", -1, 7.5, 1.0, 1.0, 0, 8.5, 1.0, 1.0, 0)
     rooted = row(2048, 4.0, 5.0).replace("    -1  ", "     3  ")
     assert digest.parse_table([hypercube, rooted]) == {1024: (7.5, 8.5), 2048: (4.0, 5.0)}
+
+
+def test_repeats_compare_by_their_medians(tmp_path):
+    """Three runs of each side: one stray run per side (40% and 60% slow) moves nothing;
+    a kernel 10% slower in every run still fails; the lines say "median of 3"."""
+    def write(name, text):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    for i, (ours_f, sym_f, theirs_f) in enumerate([(1.03, 1.10, 1.0), (1.40, 1.11, 1.0),
+                                                   (1.02, 1.09, 1.6)]):
+        suffix = "" if i == 0 else f".r{i + 1}"
+        write(f"all_reduce_mpi_graph_nccltests-R0{suffix}.txt",
+              nccl_tests_text(scaled(THEIRS, theirs_f)))
+        write(f"all_reduce_mpi_graph_nccltests-R2{suffix}.txt",
+              nccl_tests_text(scaled(THEIRS, theirs_f)))
+        write(f"all_reduce_mpi_graph_collbench{suffix}.txt", collbench_text({
+            "nccl": scaled(THEIRS, ours_f), "nccl-sym": scaled(THEIRS, sym_f)}))
+    runs, repeats = digest.load(str(tmp_path))
+    assert repeats == {("all_reduce", "mpi", "graph"): 3}
+    lines, failed = digest.digest(runs, 5.0, repeats)
+    nccl = [line for line in lines if " nccl vs nccltests-R0" in line]
+    assert len(nccl) == 4 and all(line.startswith("PASS") and "+3.0%" in line for line in nccl)
+    assert all("(median of 3)" in line for line in nccl)
+    sym = [line for line in lines if "nccl-sym vs nccltests-R2" in line]
+    assert len(sym) == 4 and all(line.startswith("FAIL") and "+10.0%" in line for line in sym)
+    assert failed == 4
+
+
+def test_median():
+    assert digest.median([3.0, None, 1.0, 2.0]) == 2.0
+    assert digest.median([4.0, 1.0]) == 2.5
+    assert digest.median([None]) is None
