@@ -22,9 +22,10 @@
 # 1 GiB; INFO: the other timer and nccl-tests' -t against -g). Each run is bounded by
 # `timeout`. REPEAT (default 3) runs every command that many times, the two tools in
 # turn (repeat k >= 2 writes ...TOOL.rK.txt), and the digest compares the medians: on
-# 2 x H200 single runs at 8 B-64 KiB in stream mode differed by up to 50% run to run,
-# both tools alike (results/h200x2/2026-11-30-s5). About 100 s per collective, launch
-# and repeat on 2 x H200: split it over calls with COLLS, LAUNCHES and REPEAT.
+# 2 x H200 single stream-mode runs at 8 B-64 KiB put collbench from 41% faster to 152%
+# slower than nccl-tests, and one nccl-tests run's two placements of a size 44% apart
+# (results/h200x2/2026-11-30-s5). About 100 s per collective, launch and repeat on
+# 2 x H200: split it over calls with COLLS, LAUNCHES and REPEAT.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 . tests/gpu/nccl_lib.sh
