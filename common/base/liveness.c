@@ -19,13 +19,19 @@
 
 typedef struct {
   _Atomic int64_t beat_ns; /* CLOCK_MONOTONIC, the same clock for every process of a host */
-  int32_t pid;             /* 0: no process here (another host, or not joined yet) */
+  _Atomic int32_t pid;     /* 0: no process here (another host, or not joined yet) */
   int32_t first_rank, nranks;
   int32_t pad;
 } slot;
 
-static slot *board;
+/* Published with a release store after board_slots and my_slot: the
+ * watchdog thread, which may already run (an MPI wait armed it), reads it. */
+static slot *_Atomic board;
 static int board_slots, my_slot = -1;
+
+static slot *the_board(void) {
+  return atomic_load_explicit(&board, memory_order_acquire);
+}
 
 static int64_t now_ns(void) {
   struct timespec t;
@@ -50,26 +56,28 @@ int cb_liveness_open(const char *path, int nprocs, int proc, int first_rank, int
   close(fd);
   if (p == MAP_FAILED) return -1;
   cb_liveness_close();
-  board = p;
   board_slots = nprocs;
   my_slot = proc;
-  slot *s = &board[proc];
+  slot *s = &((slot *)p)[proc];
   s->first_rank = first_rank;
   s->nranks = nranks;
   atomic_store(&s->beat_ns, now_ns());
-  s->pid = (int32_t)getpid();
+  atomic_store(&s->pid, (int32_t)getpid()); /* last: the slot is complete for the others */
+  atomic_store_explicit(&board, (slot *)p, memory_order_release);
   return 0;
 }
 
+/* For tests and for a second open: not while the watchdog thread may beat. */
 void cb_liveness_close(void) {
-  if (board) munmap(board, (size_t)board_slots * sizeof(slot));
-  board = NULL;
+  slot *b = atomic_exchange(&board, NULL);
+  if (b) munmap(b, (size_t)board_slots * sizeof(slot));
   board_slots = 0;
   my_slot = -1;
 }
 
 void cb_liveness_beat(void) {
-  if (board) atomic_store_explicit(&board[my_slot].beat_ns, now_ns(), memory_order_relaxed);
+  slot *b = the_board();
+  if (b) atomic_store_explicit(&b[my_slot].beat_ns, now_ns(), memory_order_relaxed);
 }
 
 /* snprintf at buf + *used, keeping *used within the buffer. */
@@ -87,21 +95,23 @@ int cb_liveness_stale(double stale_s, char *buf, size_t len) {
   size_t used = 0;
   int count = 0;
   if (len) buf[0] = '\0';
-  if (!board) return 0;
+  slot *b = the_board();
+  if (!b) return 0;
   int64_t now = now_ns();
   for (int i = 0; i < board_slots; i++) {
-    const slot *s = &board[i];
-    if (i == my_slot || s->pid == 0) continue;
+    slot *s = &b[i];
+    int pid = atomic_load(&s->pid);
+    if (i == my_slot || pid == 0) continue;
     double idle = (double)(now - atomic_load_explicit(&s->beat_ns, memory_order_relaxed)) * 1e-9;
     if (idle <= stale_s) continue;
-    const char *state = kill(s->pid, 0) != 0 && errno == ESRCH ? "gone" : "stopped";
+    const char *state = kill(pid, 0) != 0 && errno == ESRCH ? "gone" : "stopped";
     if (count) add(buf, len, &used, "; ");
     if (s->nranks > 1)
       add(buf, len, &used, "ranks %d-%d (pid %d) have not run for %.1f s (%s)", s->first_rank,
-          s->first_rank + s->nranks - 1, s->pid, idle, state);
+          s->first_rank + s->nranks - 1, pid, idle, state);
     else
-      add(buf, len, &used, "rank %d (pid %d) has not run for %.1f s (%s)", s->first_rank, s->pid,
-          idle, state);
+      add(buf, len, &used, "rank %d (pid %d) has not run for %.1f s (%s)", s->first_rank, pid, idle,
+          state);
     count++;
   }
   return count;
