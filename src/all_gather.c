@@ -9,14 +9,12 @@
 #include "ring_mesh.h"
 #include "runner.h"
 
-#define BOTH_PLACEMENTS (CB_OUT_OF_PLACE | CB_IN_PLACE)
-
 static const cb_kernel kernels[] = {
     CB_NCCL_KERNEL("NCCL ncclAllGather", cb_nccl_all_gather),
     {CB_KERNEL(RING),
      .summary = "Simple ring: every block travels n-1 hops around the ring, chunked and "
                 "pipelined, one ring per block (channel), through FIFOs in the next rank's memory",
-     .limits = {.placements = BOTH_PLACEMENTS,
+     .limits = {.placements = CB_BOTH_PLACEMENTS,
                 .dtypes = CB_ALL_DTYPES,
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
@@ -26,7 +24,7 @@ static const cb_kernel kernels[] = {
     {CB_KERNEL(LL),
      .summary = "LL16: every rank pushes its block to every peer as packets, each rank "
                 "copies the packets it receives into its output",
-     .limits = {.placements = BOTH_PLACEMENTS,
+     .limits = {.placements = CB_BOTH_PLACEMENTS,
                 .dtypes = CB_ALL_DTYPES,
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
@@ -36,7 +34,7 @@ static const cb_kernel kernels[] = {
     {CB_KERNEL(DIRECT),
      .summary = "every rank stores its block with 16-byte stores straight into every "
                 "peer's output, start and end flag handshakes per block",
-     .limits = {.placements = BOTH_PLACEMENTS,
+     .limits = {.placements = CB_BOTH_PLACEMENTS,
                 .dtypes = CB_ALL_DTYPES,
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
@@ -45,14 +43,14 @@ static const cb_kernel kernels[] = {
     {CB_KERNEL(CE),
      .summary = "copy engines: cudaMemcpyAsync of every rank's block into every peer's "
                 "output, between two one-block flag kernels",
-     .limits = {.placements = BOTH_PLACEMENTS,
+     .limits = {.placements = CB_BOTH_PLACEMENTS,
                 .dtypes = CB_ALL_DTYPES,
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
      .setup = cb_ag_ce_setup, .teardown = cb_ce_push_teardown, .launch = cb_ag_ce_launch},
-    CB_NCCL_SYM_KERNEL("ncclAllGather", cb_nccl_all_gather, BOTH_PLACEMENTS),
-    CB_NCCL_CE_KERNEL("ncclAllGather", cb_nccl_all_gather, BOTH_PLACEMENTS),
+    CB_NCCL_SYM_KERNEL("ncclAllGather", cb_nccl_all_gather, CB_BOTH_PLACEMENTS),
+    CB_NCCL_CE_KERNEL("ncclAllGather", cb_nccl_all_gather, CB_BOTH_PLACEMENTS),
 };
 
 static const cb_collective all_gather = {

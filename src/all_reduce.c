@@ -9,15 +9,13 @@
 #include "ring_mesh.h"
 #include "runner.h"
 
-#define BOTH_PLACEMENTS (CB_OUT_OF_PLACE | CB_IN_PLACE)
-
 static const cb_kernel kernels[] = {
     CB_NCCL_KERNEL("NCCL ncclAllReduce (its own choice of algorithm and protocol)",
                    cb_nccl_all_reduce),
     {CB_KERNEL(RING),
      .summary = "Simple ring: chunked, pipelined reduce-scatter then all-gather, one ring "
                 "per block (channel), through FIFOs in the next rank's memory",
-     .limits = {.placements = BOTH_PLACEMENTS,
+     .limits = {.placements = CB_BOTH_PLACEMENTS,
                 .dtypes = CB_ALL_DTYPES,
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
@@ -27,7 +25,7 @@ static const cb_kernel kernels[] = {
     {CB_KERNEL(LL),
      .summary = "one-shot LL16: every rank pushes its input to every peer as packets, "
                 "each rank reduces",
-     .limits = {.placements = BOTH_PLACEMENTS,
+     .limits = {.placements = CB_BOTH_PLACEMENTS,
                 .dtypes = CB_ALL_DTYPES,
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
@@ -38,7 +36,7 @@ static const cb_kernel kernels[] = {
      .summary = "two-shot LL16: reduce-scatter in packets (each rank reduces its chunk in "
                 "rank order), then all-gather of the results in packets; for 3-8 ranks (at 2 "
                 "ranks it is the one-shot ll)",
-     .limits = {.placements = BOTH_PLACEMENTS,
+     .limits = {.placements = CB_BOTH_PLACEMENTS,
                 .dtypes = CB_ALL_DTYPES,
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
@@ -49,7 +47,7 @@ static const cb_kernel kernels[] = {
      .summary = "all-pairs in one pass: each rank loads its chunk of every peer's input "
                 "over NVLink, reduces, and stores the result into every peer's output; "
                 "a flag handshake before and after",
-     .limits = {.placements = BOTH_PLACEMENTS,
+     .limits = {.placements = CB_BOTH_PLACEMENTS,
                 .dtypes = CB_ALL_DTYPES,
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
@@ -58,14 +56,14 @@ static const cb_kernel kernels[] = {
     {CB_KERNEL(CE),
      .summary = "copy engines push every byte (reduce-scatter pieces into the peers' "
                 "scratch, then the results into the peers' outputs); SMs only reduce",
-     .limits = {.placements = BOTH_PLACEMENTS,
+     .limits = {.placements = CB_BOTH_PLACEMENTS,
                 .dtypes = CB_ALL_DTYPES,
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
      .setup = cb_ce_reduce_setup, .teardown = cb_ce_reduce_teardown, .launch = cb_ar_ce_launch},
-    CB_NCCL_SYM_KERNEL("ncclAllReduce", cb_nccl_all_reduce, BOTH_PLACEMENTS),
-    CB_NCCL_NO_CE_KERNEL("ncclAllReduce", cb_nccl_all_reduce, BOTH_PLACEMENTS),
+    CB_NCCL_SYM_KERNEL("ncclAllReduce", cb_nccl_all_reduce, CB_BOTH_PLACEMENTS),
+    CB_NCCL_NO_CE_KERNEL("ncclAllReduce", cb_nccl_all_reduce, CB_BOTH_PLACEMENTS),
 };
 
 static const cb_collective all_reduce = {

@@ -9,14 +9,12 @@
 #include "ring_mesh.h"
 #include "runner.h"
 
-#define BOTH_PLACEMENTS (CB_OUT_OF_PLACE | CB_IN_PLACE)
-
 static const cb_kernel kernels[] = {
     CB_NCCL_KERNEL("NCCL ncclBroadcast", cb_nccl_broadcast),
     {CB_KERNEL(RING),
      .summary = "Simple protocol: a pipelined chain root -> root+1 -> ..., slices through FIFOs "
                 "in the next rank's memory (one per channel), each rank keeping and forwarding",
-     .limits = {.placements = BOTH_PLACEMENTS,
+     .limits = {.placements = CB_BOTH_PLACEMENTS,
                 .dtypes = CB_ALL_DTYPES,
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
@@ -26,7 +24,7 @@ static const cb_kernel kernels[] = {
     {CB_KERNEL(LL),
      .summary = "LL16: the root pushes its input to every peer as packets, each peer copies "
                 "them into its output; peers return credits to the root",
-     .limits = {.placements = BOTH_PLACEMENTS,
+     .limits = {.placements = CB_BOTH_PLACEMENTS,
                 .dtypes = CB_ALL_DTYPES,
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
@@ -36,7 +34,7 @@ static const cb_kernel kernels[] = {
     {CB_KERNEL(DIRECT),
      .summary = "the root stores its input with 16-byte stores straight into every peer's "
                 "output, start and end flag handshakes per block between the root and each peer",
-     .limits = {.placements = BOTH_PLACEMENTS,
+     .limits = {.placements = CB_BOTH_PLACEMENTS,
                 .dtypes = CB_ALL_DTYPES,
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
@@ -45,7 +43,7 @@ static const cb_kernel kernels[] = {
     {CB_KERNEL(CE),
      .summary = "copy engines: cudaMemcpyAsync of the root's input into every peer's output "
                 "(one side stream per peer), between two one-block flag kernels",
-     .limits = {.placements = BOTH_PLACEMENTS,
+     .limits = {.placements = CB_BOTH_PLACEMENTS,
                 .dtypes = CB_ALL_DTYPES,
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,

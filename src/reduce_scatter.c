@@ -9,15 +9,13 @@
 #include "ring_mesh.h"
 #include "runner.h"
 
-#define BOTH_PLACEMENTS (CB_OUT_OF_PLACE | CB_IN_PLACE)
-
 static const cb_kernel kernels[] = {
     CB_NCCL_KERNEL("NCCL ncclReduceScatter", cb_nccl_reduce_scatter),
     {CB_KERNEL(RING),
      .summary = "Simple ring: block k is reduced along a chain of n-1 hops ending at rank k, "
                 "chunked and pipelined, one ring per block (channel), through FIFOs in the next "
                 "rank's memory",
-     .limits = {.placements = BOTH_PLACEMENTS,
+     .limits = {.placements = CB_BOTH_PLACEMENTS,
                 .dtypes = CB_ALL_DTYPES,
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
@@ -27,7 +25,7 @@ static const cb_kernel kernels[] = {
     {CB_KERNEL(LL),
      .summary = "LL16: every rank pushes each peer's block to it as packets, each rank "
                 "reduces what it receives with its own block, in rank order",
-     .limits = {.placements = BOTH_PLACEMENTS,
+     .limits = {.placements = CB_BOTH_PLACEMENTS,
                 .dtypes = CB_ALL_DTYPES,
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
@@ -37,7 +35,7 @@ static const cb_kernel kernels[] = {
     {CB_KERNEL(DIRECT),
      .summary = "every rank loads its block of every peer's input with 16-byte loads and "
                 "reduces in rank order, start and end flag handshakes per block",
-     .limits = {.placements = BOTH_PLACEMENTS,
+     .limits = {.placements = CB_BOTH_PLACEMENTS,
                 .dtypes = CB_ALL_DTYPES,
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
@@ -46,14 +44,14 @@ static const cb_kernel kernels[] = {
     {CB_KERNEL(CE),
      .summary = "copy engines push block q of every rank's input, piece by piece, into rank "
                 "q's scratch with a landed flag per piece; SMs only reduce, in rank order",
-     .limits = {.placements = BOTH_PLACEMENTS,
+     .limits = {.placements = CB_BOTH_PLACEMENTS,
                 .dtypes = CB_ALL_DTYPES,
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
                 .single_host = 1},
      .setup = cb_ce_reduce_setup, .teardown = cb_ce_reduce_teardown, .launch = cb_rs_ce_launch},
-    CB_NCCL_SYM_KERNEL("ncclReduceScatter", cb_nccl_reduce_scatter, BOTH_PLACEMENTS),
-    CB_NCCL_NO_CE_KERNEL("ncclReduceScatter", cb_nccl_reduce_scatter, BOTH_PLACEMENTS),
+    CB_NCCL_SYM_KERNEL("ncclReduceScatter", cb_nccl_reduce_scatter, CB_BOTH_PLACEMENTS),
+    CB_NCCL_NO_CE_KERNEL("ncclReduceScatter", cb_nccl_reduce_scatter, CB_BOTH_PLACEMENTS),
 };
 
 static const cb_collective reduce_scatter = {

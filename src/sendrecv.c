@@ -8,8 +8,6 @@
 #include "ring_mesh.h"
 #include "runner.h"
 
-#define BOTH_PLACEMENTS (CB_OUT_OF_PLACE | CB_IN_PLACE)
-
 static const cb_kernel kernels[] = {
     CB_NCCL_KERNEL_PLACED("NCCL grouped ncclSend/ncclRecv around the ring (out of place: send and "
                           "receive would share one buffer)",
@@ -17,7 +15,7 @@ static const cb_kernel kernels[] = {
     {CB_KERNEL(RING),
      .summary = "Simple protocol: every rank pushes its input in slices through FIFOs in the "
                 "next rank's memory (one per channel), the receiver copies them into its output",
-     .limits = {.placements = BOTH_PLACEMENTS,
+     .limits = {.placements = CB_BOTH_PLACEMENTS,
                 .dtypes = CB_ALL_DTYPES,
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,
@@ -27,7 +25,7 @@ static const cb_kernel kernels[] = {
     {CB_KERNEL(LL),
      .summary = "LL16: every rank pushes its input to the next rank as packets and copies the "
                 "packets it receives into its output; receivers return credits",
-     .limits = {.placements = BOTH_PLACEMENTS,
+     .limits = {.placements = CB_BOTH_PLACEMENTS,
                 .dtypes = CB_ALL_DTYPES,
                 .ops = CB_ALL_OPS,
                 .max_ranks = CB_MAX_PEERS,

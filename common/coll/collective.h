@@ -23,8 +23,9 @@ extern "C" {
 #endif
 
 /* Placements a kernel supports. */
-#define CB_OUT_OF_PLACE 1u
-#define CB_IN_PLACE     2u
+#define CB_OUT_OF_PLACE    1u
+#define CB_IN_PLACE        2u
+#define CB_BOTH_PLACEMENTS (CB_OUT_OF_PLACE | CB_IN_PLACE)
 
 /* What a kernel can serve. The harness skips, with the reason in the table,
  * a (size, datatype, op, placement) it cannot; it refuses a run whose rank

@@ -85,8 +85,6 @@ void cb_nccl_alltoallv(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t str
  * grouped exchanges of doubling runs with the rank across each dimension. */
 void cb_nccl_hypercube(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
-#define CB_BOTH_PLACEMENTS (CB_OUT_OF_PLACE | CB_IN_PLACE)
-
 /* One NCCL row: its catalogue kind, one line for -k list, the launch of its
  * collective, the placements it is validated in, its availability and setup.
  * NCCL needs a GPU per rank; copy engines move data within a node only. */
