@@ -126,6 +126,8 @@ static void board_path(char *path, size_t len) {
 }
 
 void cb_liveness_join(cb_rank_info *me, int ranks_per_proc) {
+  /* One process has no peer process to name: its ranks are its own threads. */
+  if (me->nprocs < 2) return;
   char mine[PATH_MAX_LEN] = {0};
   if (me->proc == 0) board_path(mine, sizeof mine);
   char *all = calloc((size_t)me->world_nranks, sizeof mine);

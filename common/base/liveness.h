@@ -22,7 +22,8 @@ extern "C" {
  * maps it, fills this process's slot (ranks_per_proc ranks from
  * proc * ranks_per_proc), starts the heartbeat, and unlinks the board's
  * file once every process has mapped it, so nothing is left behind. Without
- * shared memory it prints nothing and the board stays off. */
+ * shared memory it prints nothing and the board stays off; a world of one
+ * process (every rank a thread of it) has no board. */
 void cb_liveness_join(cb_rank_info *me, int ranks_per_proc);
 
 /* The pieces, for tests: maps the board file path (created if absent) with
