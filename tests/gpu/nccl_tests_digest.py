@@ -26,6 +26,7 @@ Standard library only.
 import argparse
 import os
 import re
+import statistics
 import sys
 
 # A data row of nccl-tests' table (and of collbench's, which keeps the layout):
@@ -77,11 +78,8 @@ def parse_collbench(lines):
 
 def median(values):
     """The median of the values that are not None, or None."""
-    v = sorted(x for x in values if x is not None)
-    if not v:
-        return None
-    mid = len(v) // 2
-    return v[mid] if len(v) % 2 else (v[mid - 1] + v[mid]) / 2
+    v = [x for x in values if x is not None]
+    return statistics.median(v) if v else None
 
 
 def median_table(tables):
