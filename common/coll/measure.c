@@ -119,17 +119,26 @@ static long long validate_rounds(cb_rank_state *st, const cb_launch *l, const cb
   return wrong;
 }
 
+void cb_call_what(const cb_rank_state *st, const cb_launch *l, const cb_counts *c, const char *tail,
+                  char *buf, size_t len) {
+  const cb_coll_shape *shape = st->run->coll->shape;
+  const cb_call *call = &l->call;
+  char root[24] = "";
+  if (shape->rooted) snprintf(root, sizeof root, " root %d", call->root);
+  snprintf(buf, len, "kernel %d (%s) %s %s %s %zu B %s%s%s", l->kernel->id, l->kernel->name,
+           shape->name, cb_dtype_name(call->dtype), cb_shape_op_name(shape, call->op),
+           cb_counts_table_bytes(c, cb_dtype_size(call->dtype)),
+           call->in_place ? "in-place" : "out-of-place", root, tail);
+}
+
 void cb_measure_call(cb_rank_state *st, cb_launch *l, const cb_counts *c, cb_measure *m) {
   const cb_run *run = st->run;
   const cb_coll_shape *shape = run->coll->shape;
   const cb_call *call = &l->call;
   size_t elem = cb_dtype_size(call->dtype);
   int n = st->me->nranks;
-  char what[192], why[128], root[24] = "";
-  if (shape->rooted) snprintf(root, sizeof root, " root %d", call->root);
-  snprintf(what, sizeof what, "kernel %d (%s) %s %s %s %zu B %s%s", l->kernel->id, l->kernel->name,
-           shape->name, cb_dtype_name(call->dtype), cb_shape_op_name(shape, call->op),
-           cb_counts_table_bytes(c, elem), call->in_place ? "in-place" : "out-of-place", root);
+  char what[192], why[128];
+  cb_call_what(st, l, c, "", what, sizeof what);
   memset(m, 0, sizeof *m);
   const char *skip = cb_kernel_call_reason(l->kernel, l->ctx, shape, call,
                                            cb_counts_table_bytes(c, elem), why, sizeof why);

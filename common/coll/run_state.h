@@ -103,6 +103,11 @@ long long cb_chain_wrong(const cb_chain_result *r, int i);
 /* Rank 0: a "# rank agreement" line naming the ranks, when there are any. */
 void cb_print_disagreement(const cb_rank_state *st, const char *what, const cb_disagreement *d);
 
+/* Names a placed call in waits' timeout messages: "kernel 1 (ring) gather
+ * float sum 32 B out-of-place root 0", then tail (may be ""). */
+void cb_call_what(const cb_rank_state *st, const cb_launch *l, const cb_counts *c, const char *tail,
+                  char *buf, size_t len);
+
 /* Collective: times and validates one (kernel, call) as the table shows it. */
 void cb_measure_call(cb_rank_state *st, cb_launch *l, const cb_counts *c, cb_measure *m);
 
