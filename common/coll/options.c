@@ -21,6 +21,7 @@ void cb_options_defaults(cb_options *o) {
   o->sweep.step_bytes = 1ull << 20;
   o->iters = 20;
   o->warmup = 5;
+  o->all_sizes_warmup = 1; /* nccl-tests warms every size up before it times the first */
   o->check = 1;
   o->dtypes = CB_DTYPE_BIT(CB_FLOAT);
   o->ops = CB_OP_BIT(CB_SUM);
@@ -34,7 +35,7 @@ void cb_options_defaults(cb_options *o) {
   snprintf(o->kernels, sizeof o->kernels, "all");
 }
 
-enum { OPT_STRESS = CB_OPT_CSV + 1, OPT_DATA, OPT_TIMER };
+enum { OPT_STRESS = CB_OPT_CSV + 1, OPT_DATA, OPT_TIMER, OPT_ALL_SIZES_WARMUP };
 
 /* nccl-tests' -V: the CTAs of its device-API kernels (-D), which collbench
  * does not carry, so no value of it means anything here. */
@@ -63,6 +64,7 @@ static const struct option long_opts[] = {
     {"local_register", required_argument, 0, 'R'},
     {"cta_policy", required_argument, 0, 'x'},
     {"timer", required_argument, 0, OPT_TIMER},
+    {"all_sizes_warmup", required_argument, 0, OPT_ALL_SIZES_WARMUP},
     {"agg_iters", required_argument, 0, 'm'},
     {"run_cycles", required_argument, 0, 'N'},
     {"parallel_init", required_argument, 0, 'p'},
@@ -97,6 +99,8 @@ static const cb_int_opt int_opts[] = {
     {'K', "per-iteration skip (-K)", 0, INT_MAX, offsetof(cb_options, per_iter_skip)},
     {'I', "per-iteration statistics (-I: 0 or 1)", 0, 1, offsetof(cb_options, per_iter)},
     {OPT_STRESS, "stress iterations (--stress)", 1, INT_MAX, offsetof(cb_options, stress)},
+    {OPT_ALL_SIZES_WARMUP, "warm-up for all sizes (--all_sizes_warmup: 0 or 1)", 0, 1,
+     offsetof(cb_options, all_sizes_warmup)},
     {'u', "unalign (-u: elements the buffers start in)", 0, 1 << 20, offsetof(cb_options, unalign)},
     {'R', "registration (-R: 0 none, 1 ncclCommRegister, 2 symmetric windows)", 0, 2,
      offsetof(cb_options, local_register)},
@@ -228,6 +232,9 @@ void cb_options_usage(FILE *out, const char *prog) {
           "  -f, --stepfactor N     multiply the size by N at each step (1 = use -i)\n"
           "  -n, --iters N          timed iterations per size (20)\n"
           "  -w, --warmup_iters N   warm-up iterations per size (5)\n"
+          "      --all_sizes_warmup N  1 = before the first size is timed, -w calls at\n"
+          "                         every size from -b to -e by a factor of 2, as\n"
+          "                         nccl-tests; 0 = only -w calls before each size (1)\n"
           "  -c, --check N          validation rounds after timing, 0 = off (1)\n"
           "  -d, --datatype T       int8 uint8 int32 uint32 int64 uint64 half float double\n"
           "                         bfloat16 f8e4m3 f8e5m2, a comma list, or all (float)\n"
@@ -281,7 +288,7 @@ void cb_options_canonical(const cb_options *o, char *buf, size_t len) {
   snprintf(buf, len,
            "b=%llu e=%llu i=%llu f=%llu n=%d w=%d c=%d d=%x o=%x r=%d t=%d g=%d G=%d a=%d z=%d "
            "T=%d I=%d k=%s stress=%d u=%d data=%s R=%d x=%d timer=%d m=%d N=%d y=%d C=%d S=%d M=%d "
-           "K=%d p=%d peer_mapping=%d",
+           "K=%d p=%d peer_mapping=%d asw=%d",
            (unsigned long long)o->sweep.min_bytes, (unsigned long long)o->sweep.max_bytes,
            (unsigned long long)o->sweep.step_bytes, (unsigned long long)o->sweep.step_factor,
            o->iters, o->warmup, o->check, o->dtypes, o->ops, o->root, o->threads, o->gpus,
@@ -289,5 +296,5 @@ void cb_options_canonical(const cb_options *o, char *buf, size_t len) {
            o->stress, o->unalign, cb_data_kind_name(o->data), o->local_register, o->cta_policy,
            o->timer, o->agg_iters, o->run_cycles, o->stream_null, o->report_cputime,
            o->report_timestamps, o->memory_report, o->per_iter_skip, o->parallel_init,
-           o->peer_mapping);
+           o->peer_mapping, o->all_sizes_warmup);
 }

@@ -45,6 +45,8 @@ typedef struct {
   cb_sweep sweep;        /* -b -e -i -f */
   int iters;             /* -n: timed iterations per size */
   int warmup;            /* -w: warm-up iterations per size */
+  int all_sizes_warmup;  /* --all_sizes_warmup: 1 = nccl-tests' warm-up of every size (-b to -e by
+                            2, -w calls each) before the first size is timed */
   int check;             /* -c: validation rounds after timing (0 = off) */
   uint32_t dtypes;       /* -d: mask of cb_dtype */
   uint32_t ops;          /* -o: mask of cb_redop */

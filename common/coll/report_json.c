@@ -15,6 +15,8 @@ static void json_options(cb_json *j, const cb_options *o) {
   cb_json_key(j, "options");
   cb_json_begin_object(j);
   cb_json_sweep_options(j, &o->sweep, o->iters, o->warmup, o->check);
+  /* 1: nccl-tests' warm-up of every size before the first is timed. */
+  cb_json_key(j, "all_sizes_warmup"), cb_json_int(j, o->all_sizes_warmup);
   cb_json_key(j, "root"), cb_json_int(j, o->root);
   cb_json_key(j, "nthreads"), cb_json_int(j, o->threads);
   cb_json_key(j, "ngpus"), cb_json_int(j, o->gpus);

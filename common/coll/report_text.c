@@ -31,6 +31,17 @@ static void text_timer_and_nccl_flags(FILE *out, const cb_options *o) {
   }
 }
 
+/* --all_sizes_warmup 0, where the run differs from nccl-tests, which warms
+ * every size up before it times the first (a default header leaves it
+ * unsaid: nccl-tests' "# nThread" line, which tests and scripts parse word
+ * for word, has no place for it). */
+static void text_all_sizes_warmup(FILE *out, const cb_options *o) {
+  if (o->all_sizes_warmup) return;
+  fprintf(out,
+          "# Warm-up for all sizes off (--all_sizes_warmup 0): a size is warmed up only by its "
+          "own -w calls, just before it is timed\n");
+}
+
 /* How our kernels mapped their peers' memory, when not CUDA IPC (the
  * default, which a default header leaves unsaid). */
 static void text_peer_mapping(FILE *out, const cb_options *o) {
@@ -82,6 +93,7 @@ static void text_collbench_lines(FILE *out, const cb_report *r) {
     fprintf(out, "# data: random values; floating-point reductions within a tolerance of a "
                  "float64 reference, everything else bit for bit\n");
   text_timer_and_nccl_flags(out, o);
+  text_all_sizes_warmup(out, o);
   text_peer_mapping(out, o);
 }
 

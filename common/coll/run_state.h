@@ -111,6 +111,13 @@ void cb_call_what(const cb_rank_state *st, const cb_launch *l, const cb_counts *
 /* Collective: times and validates one (kernel, call) as the table shows it. */
 void cb_measure_call(cb_rank_state *st, cb_launch *l, const cb_counts *c, cb_measure *m);
 
+/* Collective (warmup.h): nccl-tests' warm-up for all sizes of proto's
+ * kernel, datatype, op and root: -w single calls at every size from -b to
+ * -e by a factor of 2, each size placed and skipped as the sweep places and
+ * skips it, then waited for (-T). Leaves the buffers' contents undefined:
+ * every measurement writes its inputs afterwards. */
+void cb_warm_up_sizes(cb_rank_state *st, const cb_launch *proto);
+
 /* Collective: --stress N random calls of one kernel, validated back to back.
  * Returns the wrong values found. */
 long long cb_stress_kernel(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx);

@@ -106,26 +106,24 @@ static void allocate_buffers(cb_rank_state *st, int device) {
 
 /* ---- the sweep ---------------------------------------------------------- */
 
-/* One size of the sweep for one root: both placements measured, the row
- * printed and (keep) recorded by world rank 0. */
-static void sweep_size(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx, cb_dtype t, cb_redop op,
-                       int root, uint64_t size, int keep) {
+/* One size of the sweep for one root: both placements of the case's call
+ * (proto) measured, the row printed and (keep) recorded by world rank 0. */
+static void sweep_size(cb_rank_state *st, int kidx, const cb_launch *proto, uint64_t size,
+                       int keep) {
   cb_run *run = st->run;
   const cb_coll_shape *shape = run->coll->shape;
   const cb_options *o = &run->opts;
-  size_t elem = cb_dtype_size(t);
+  const cb_call *call = &proto->call;
+  size_t elem = cb_dtype_size(call->dtype);
   cb_counts c;
   shape->counts((size_t)size, elem, st->me->nranks, st->me->rank, &c);
   cb_row row = {.kernel = kidx,
-                .dtype = t,
-                .op = op,
-                .root = shape->rooted ? root : -1,
+                .dtype = call->dtype,
+                .op = call->op,
+                .root = shape->rooted ? call->root : -1,
                 .bytes = cb_counts_table_bytes(&c, elem),
                 .count = c.param_count};
-  cb_launch l = {&run->coll->kernels[kidx],
-                 ctx,
-                 {.dtype = t, .op = op, .root = root},
-                 st->me->rank == run->fault_skip_rank};
+  cb_launch l = *proto;
   for (int p = 0; p < 2; p++) {
     cb_place_call(st, &c, elem, p == CB_INP, &l.call);
     cb_measure_call(st, &l, &c, &row.m[p]);
@@ -141,15 +139,21 @@ static void sweep_size(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx, cb_dtype
 
 /* Every size of the sweep for one root, -N times (0: until the program is stopped, the
  * rows printed but not kept, so memory does not grow), as nccl-tests
- * repeats its sweep. */
+ * repeats its sweep; first, unless --all_sizes_warmup 0, nccl-tests' warm-up
+ * of every size, once for all the cycles as nccl-tests does it. */
 static void sweep_case(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx, cb_dtype t, cb_redop op,
                        int root) {
   const cb_options *o = &st->run->opts;
+  const cb_launch proto = {&st->run->coll->kernels[kidx],
+                           ctx,
+                           {.dtype = t, .op = op, .root = root},
+                           st->me->rank == st->run->fault_skip_rank};
+  if (o->all_sizes_warmup) cb_warm_up_sizes(st, &proto);
   size_t nsizes = cb_sweep_count(&o->sweep);
   int forever = o->run_cycles == 0;
   for (int cycle = 0; forever || cycle < o->run_cycles; cycle++)
     for (size_t i = 0; i < nsizes; i++)
-      sweep_size(st, kidx, ctx, t, op, root, cb_sweep_size(&o->sweep, i), !forever);
+      sweep_size(st, kidx, &proto, cb_sweep_size(&o->sweep, i), !forever);
 }
 
 /* Every datatype, op, root and size of the sweep, for one kernel, in

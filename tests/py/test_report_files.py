@@ -161,7 +161,9 @@ class ReportFilesBase:
                 "ngpus": 2, "cudagraph": 5 if self.GRAPH else 0, "average": 2, "blocking": 0,
                 "timeout": 60, "per_iter_timing": 1, "stress": 0, "unalign": 3,
                 "local_register": 0 if self.GRAPH else 2, "agg_iters": 1, "run_cycles": 1,
-                "stream_null": 0, "report_cputime": 0, "per_iter_skip": 0}
+                "stream_null": 0, "report_cputime": 0, "per_iter_skip": 0,
+                # --all_sizes_warmup 0 in stream mode, the default (1) in graph mode.
+                "all_sizes_warmup": 1 if self.GRAPH else 0}
         self.assertEqual(set(opts),
                          set(want) | {"kernel", "data", "timer", "cta_policy", "peer_mapping"})
         # CB_PEER_MAPPING: cumem in graph mode, the default (ipc) in stream mode.

@@ -84,13 +84,15 @@ int main(int argc, char **argv) {
   r.coll = &coll;
   char err[256];
   /* -G picks the timer: events in graph mode, the host clock in stream mode.
-   * Kernel 0's -R 2 -x 1 in stream mode; in graph mode neither (-x unset). */
+   * Kernel 0's -R 2 -x 1 and --all_sizes_warmup 0 in stream mode; in graph
+   * mode none of them (-x unset, the warm-up of every size on). */
   char *opt_argv[] = {
       "emit_report", "-b", "8",      "-e",     "1M", "-f", "4",   "-n", "7",
       "-w",          "2",  "-c",     "3",      "-g", "2",  "-a",  "2",  "-T",
       "60",          "-I", "1",      "-r",     "1",  "-k", "0,3", "-G", graph ? "5" : "0",
-      "-u",          "3",  "--data", "random", "-R", "2",  "-x",  "1",  NULL};
-  int opt_argc = (int)(sizeof opt_argv / sizeof opt_argv[0]) - 1 - (graph ? 4 : 0);
+      "-u",          "3",  "--data", "random", "-R", "2",  "-x",  "1",  "--all_sizes_warmup",
+      "0",           NULL};
+  int opt_argc = (int)(sizeof opt_argv / sizeof opt_argv[0]) - 1 - (graph ? 6 : 0);
   if (cb_options_parse(opt_argc, opt_argv, &r.opts, err, sizeof err) != CB_OPTS_RUN) {
     fprintf(stderr, "emit_report: options: %s\n", err);
     return 2;

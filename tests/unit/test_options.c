@@ -44,6 +44,7 @@ static void test_defaults(void) {
   CHECK_EQ_U64(o.sweep.step_bytes, 1ull << 20);
   CHECK_EQ_INT(o.iters, 20);
   CHECK_EQ_INT(o.warmup, 5);
+  CHECK_EQ_INT(o.all_sizes_warmup, 1); /* nccl-tests' warm-up of every size, first */
   CHECK_EQ_INT(o.check, 1);
   CHECK_EQ_U64(o.dtypes, CB_DTYPE_BIT(CB_FLOAT));
   CHECK_EQ_U64(o.ops, CB_OP_BIT(CB_SUM));
@@ -138,6 +139,50 @@ static void test_nccl_flags_and_timer(void) {
   check_error("--timer clock", "clock");
   check_error("--timer", "--timer");
   check_error("--timer Host", "Host");
+}
+
+/* --all_sizes_warmup 0|1: nccl-tests' warm-up of every size before the
+ * first is timed, on by default. A long option only: nccl-tests has no such
+ * flag, and no letter of its own is taken for one. Its name shares no
+ * prefix with nccl-tests' names, so their abbreviations (getopt_long takes
+ * any unambiguous one, as nccl-tests' parser does) keep their meaning:
+ * --warmup is still -w. */
+static void test_all_sizes_warmup(void) {
+  cb_options o;
+  CHECK_RUN("--all_sizes_warmup 0", &o);
+  CHECK_EQ_INT(o.all_sizes_warmup, 0);
+  CHECK_EQ_INT(o.warmup, 5); /* -w is its own */
+  CHECK_RUN("--all_sizes_warmup=1", &o);
+  CHECK_EQ_INT(o.all_sizes_warmup, 1);
+  CHECK_RUN("-w 3 --all_sizes_warmup 0 -w 0", &o);
+  CHECK_EQ_INT(o.all_sizes_warmup, 0);
+  CHECK_EQ_INT(o.warmup, 0);
+  CHECK_RUN("--all_sizes_warmup 0 --all_sizes_warmup 1", &o); /* the last one counts */
+  CHECK_EQ_INT(o.all_sizes_warmup, 1);
+  /* Taken with the stress mode, which warms up nothing, and with -G, -z and -N. */
+  CHECK_RUN("--stress 5 --all_sizes_warmup 0", &o);
+  CHECK_RUN("-G 5 --all_sizes_warmup 1 -z 0 -N 3", &o);
+  CHECK_EQ_INT(o.all_sizes_warmup, 1);
+  /* nccl-tests' abbreviations of --warmup_iters still mean -w. */
+  CHECK_RUN("--warmup 3", &o);
+  CHECK_EQ_INT(o.warmup, 3);
+  CHECK_EQ_INT(o.all_sizes_warmup, 1);
+  CHECK_RUN("--warmup_ 4", &o);
+  CHECK_EQ_INT(o.warmup, 4);
+  CHECK_RUN("--all_sizes 0", &o);
+  CHECK_EQ_INT(o.all_sizes_warmup, 0);
+  check_error("--all_sizes_warmup 2", "--all_sizes_warmup");
+  check_error("--all_sizes_warmup -1", "--all_sizes_warmup");
+  check_error("--all_sizes_warmup yes", "yes");
+  check_error("--all_sizes_warmup", "--all_sizes_warmup");
+  check_error("--warmup_sizes 0", "--warmup_sizes");
+  /* -h lists it with no letter. */
+  FILE *f = check_tmpfile();
+  cb_options_usage(f, "all_reduce_perf");
+  char *text = check_slurp(f);
+  fclose(f);
+  CHECK_CONTAINS(text, "\n      --all_sizes_warmup N  ");
+  free(text);
 }
 
 static void test_valid_short(void) {
@@ -520,8 +565,11 @@ static void test_canonical(void) {
   canonical_of("-d half,float -o max,sum", b, LEN);
   CHECK_STR(a, b);
   canonical_of("", a, LEN);
-  canonical_of("-n 20 -w 5 -c 1 -a 1 -T 300 -k all", b, LEN);
+  canonical_of("-n 20 -w 5 -c 1 -a 1 -T 300 -k all --all_sizes_warmup 1", b, LEN);
   CHECK_STR(a, b);
+  /* Without nccl-tests' warm-up of every size, the first rows time something else. */
+  canonical_of("--all_sizes_warmup 0", b, LEN);
+  CHECKF(strcmp(a, b) != 0, "--all_sizes_warmup 0 has the default's canonical line '%s'", a);
 
   /* Deterministic: the same struct twice. */
   cb_options o;
@@ -801,6 +849,7 @@ int main(void) {
   test_defaults();
   test_valid_short();
   test_valid_long();
+  test_all_sizes_warmup();
   test_nccl_flags_and_timer();
   test_dtypes_and_ops();
   test_help_and_list();

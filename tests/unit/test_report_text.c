@@ -605,6 +605,25 @@ static void test_header_timer_and_flags(void) {
   }
 }
 
+/* --all_sizes_warmup: nothing by default, nccl-tests' own behaviour (its
+ * "# nThread" line, which parsers read word for word, stays as it is);
+ * a line of ours when it is off. */
+static void test_header_all_sizes_warmup(void) {
+  static const char want[] = "# Warm-up for all sizes off (--all_sizes_warmup 0): a size is warmed "
+                             "up only by its own -w calls, just before it is timed\n";
+  char *s = header_for("--all_sizes_warmup 0 -w 3");
+  CHECK_EQ_INT(count_of(s, want), 1);
+  CHECK_CONTAINS(s, " warmup iters: 3 iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0\n");
+  free(s);
+  static const char *const on[] = {"", "--all_sizes_warmup 1", "-G 5 -w 0"};
+  for (size_t i = 0; i < sizeof on / sizeof on[0]; i++) {
+    s = header_for(on[i]);
+    CHECKF(strstr(s, "Warm-up for all sizes") == NULL, "'%s': unexpected warm-up line in:\n%s",
+           on[i], s);
+    free(s);
+  }
+}
+
 /* CB_PEER_MAPPING: a line of ours when it is not ipc (the default header
  * stays as it was). */
 static void test_header_peer_mapping(void) {
@@ -1131,6 +1150,7 @@ int main(int argc, char **argv) {
     test_json_rows_as_printed();
     test_header_timer_and_flags();
     test_header_peer_mapping();
+    test_header_all_sizes_warmup();
     test_column_headers();
     test_optional_row_columns();
     test_header_nccl_tests_modes();
