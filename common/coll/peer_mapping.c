@@ -138,6 +138,41 @@ static const char *fabric_domain(int device, cb_peer_mapping_probe *p) {
 }
 #endif
 
+/* A trial allocation of the smallest size with the mapping's handle type:
+ * the attributes and NVML can say yes where the driver still refuses the
+ * allocation. Seen on 2 x H200 (NVSwitch, fabric state "completed"): fabric
+ * handles fail with CUDA_ERROR_NOT_PERMITTED when the process has no IMEX
+ * channel. Better a skip with the reason than a stop at the first buffer. */
+static const char *trial_allocation(int device, unsigned handle_types, cb_peer_mapping_probe *p) {
+  CUmemAllocationProp prop = {0};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = device;
+  prop.requestedHandleTypes = (CUmemAllocationHandleType)handle_types;
+  size_t gran = 0;
+  CUmemGenericAllocationHandle h;
+  const char *call = "cuMemGetAllocationGranularity";
+  CUresult rc =
+      cb_cu()->cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+  if (rc == CUDA_SUCCESS) {
+    call = "cuMemCreate";
+    rc = cb_cu()->cuMemCreate(&h, gran, &prop, 0);
+  }
+  if (rc == CUDA_SUCCESS) {
+    CB_CU(cuMemRelease, (h));
+    return NULL;
+  }
+  const char *text = NULL;
+  if (cb_cu()->cuGetErrorString(rc, &text) != CUDA_SUCCESS || !text) text = "unknown error";
+  snprintf(p->why, sizeof p->why,
+           "device %d: a trial %s with %s handles failed: %s (CUresult %d)%s", device, call,
+           handle_types == CB_CUMEM_FABRIC ? "fabric" : "POSIX file descriptor", text, (int)rc,
+           rc == CUDA_ERROR_NOT_PERMITTED && handle_types == CB_CUMEM_FABRIC
+               ? "; fabric handles need an IMEX channel (/dev/nvidia-caps-imex-channels)"
+               : "");
+  return p->why;
+}
+
 const char *cb_peer_mapping_probe_device(cb_peer_mapping m, int device, cb_peer_mapping_probe *p) {
   memset(p, 0, sizeof *p);
   if (m == CB_PEER_IPC) return NULL;
@@ -149,13 +184,17 @@ const char *cb_peer_mapping_probe_device(cb_peer_mapping m, int device, cb_peer_
   if (device_attribute(device, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED,
                        "virtual memory management (cuMem)", p))
     return p->why;
-  if (m == CB_PEER_CUMEM)
-    return device_attribute(device, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED,
-                            "POSIX file descriptor handles", p);
+  if (m == CB_PEER_CUMEM) {
+    if (device_attribute(device, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED,
+                         "POSIX file descriptor handles", p))
+      return p->why;
+    return trial_allocation(device, CB_CUMEM_POSIX_FD, p);
+  }
   if (device_attribute(device, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED, "fabric handles",
                        p))
     return p->why;
-  return fabric_domain(device, p);
+  if (fabric_domain(device, p)) return p->why;
+  return trial_allocation(device, CB_CUMEM_FABRIC, p);
 }
 
 const char *cb_peer_mapping_agree(cb_peer_mapping m, const cb_peer_mapping_probe *all, int n,

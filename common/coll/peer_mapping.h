@@ -43,7 +43,7 @@ unsigned cb_peer_mapping_handle_types(cb_peer_mapping m);
 
 /* What one rank found about its GPU for a mapping. */
 typedef struct {
-  char why[160];             /* empty: this rank can use the mapping */
+  char why[224];             /* empty: this rank can use the mapping */
   unsigned char cluster[16]; /* fabric only: NVML's cluster UUID */
   unsigned clique;           /* fabric only: NVML's clique id */
 } cb_peer_mapping_probe;

@@ -45,7 +45,7 @@ typedef struct {
   /* Why CB_PEER_MAPPING cannot serve the kernels that use peer memory
    * (they are skipped with it), or NULL; the text lives in the buffer. */
   const char *peer_mapping_why;
-  char peer_mapping_buf[160];
+  char peer_mapping_buf[320];
 } cb_rank_state;
 
 /* One kernel call as the timer and the validation enqueue it. */
