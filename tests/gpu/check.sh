@@ -30,6 +30,7 @@ LOGDIR=${LOGDIR:-gpu-check-logs}
 PASSES=${PASSES:-exact random u1 u4 u8}
 RUN_CAP=${RUN_CAP:-900}
 export CB_SHARE_GPUS=${CB_SHARE_GPUS:-0} # set, so that mpirun -x passes it
+export CB_PEER_MAPPING=${CB_PEER_MAPPING:-ipc} # the same (CB_PEER_MAPPING=cumem checks cuMem peer memory)
 mkdir -p "$LOGDIR"
 [ "$NGPUS" -ge 1 ] || { echo "check.sh: no GPU visible" >&2; exit 1; }
 
@@ -72,7 +73,7 @@ for pass in $PASSES; do
           if [ "$launch" = single ]; then
             cmd="$prog -g $NGPUS $args"
           else
-            cmd="mpirun --allow-run-as-root --oversubscribe -np $NGPUS -x NCCL_NVLS_ENABLE -x CB_SHARE_GPUS $prog $args"
+            cmd="mpirun --allow-run-as-root --oversubscribe -np $NGPUS -x NCCL_NVLS_ENABLE -x CB_SHARE_GPUS -x CB_PEER_MAPPING $prog $args"
           fi
           label=stream
           [ -n "$mode" ] && label=graph

@@ -78,22 +78,24 @@ def outdir(tmp_path):
 
 
 def test_verdicts_per_pair_size_and_placement(outdir):
-    runs, repeats = digest.load(str(outdir))
+    runs, repeats, spreads = digest.load(str(outdir))
     assert set(repeats.values()) == {1}
-    lines, failed = digest.digest(runs, 5.0, repeats)
+    lines, failed, within = digest.digest(runs, 5.0, repeats, spreads)
+    assert within == 0  # one run a side: no spread to compare with
+    assert all(line.split()[-1] == "-" for line in lines[1:])
     assert not any("median of" in line for line in lines)
     text = "\n".join(lines)
     nccl = [line for line in lines if " nccl vs nccltests-R0" in line]
     # stream: the smallest non-zero size (8 B), 64 KiB and 1 GiB, both placements
     assert len(nccl) == 6 and all(line.startswith("PASS") for line in nccl)
-    assert {line.split()[-6] for line in nccl} == {"8", "65536", str(GiB)}
+    assert {line.split()[-7] for line in nccl} == {"8", "65536", str(GiB)}
     sym = [line for line in lines if "nccl-sym vs nccltests-R2" in line]
     assert len(sym) == 6 and all(line.startswith("FAIL") and "+10.0%" in line for line in sym)
     # graph mode: no 1 GiB; alltoall has no in-place collbench row: out of place only
     ce = [line for line in lines if "nccl-ce vs nccltests-R2x2" in line]
     assert len(ce) == 2 and all(line.startswith("PASS") and "out-of-place" in line
                                 for line in ce)
-    assert {line.split()[-6] for line in ce} == {"8", "65536"}
+    assert {line.split()[-7] for line in ce} == {"8", "65536"}
     # the other timer (events in stream mode): INFO, never a verdict
     events = [line for line in lines if "--timer events" in line]
     assert events and all(line.startswith("INFO") and "-50.0%" in line for line in events)
@@ -145,15 +147,22 @@ def test_repeats_compare_by_their_medians(tmp_path):
               nccl_tests_text(scaled(THEIRS, theirs_f)))
         write(f"all_reduce_mpi_graph_collbench{suffix}.txt", collbench_text({
             "nccl": scaled(THEIRS, ours_f), "nccl-sym": scaled(THEIRS, sym_f)}))
-    runs, repeats = digest.load(str(tmp_path))
+    runs, repeats, spreads = digest.load(str(tmp_path))
     assert repeats == {("all_reduce", "mpi", "graph"): 3}
-    lines, failed = digest.digest(runs, 5.0, repeats)
+    lines, failed, within = digest.digest(runs, 5.0, repeats, spreads)
     nccl = [line for line in lines if " nccl vs nccltests-R0" in line]
     assert len(nccl) == 4 and all(line.startswith("PASS") and "+3.0%" in line for line in nccl)
     assert all("(median of 3)" in line for line in nccl)
     sym = [line for line in lines if "nccl-sym vs nccltests-R2" in line]
     assert len(sym) == 4 and all(line.startswith("FAIL") and "+10.0%" in line for line in sym)
     assert failed == 4
+    # nccl-tests' own repeats (1.0, 1.0, 1.6 x) lie 60% apart: the 10% misses are within it
+    assert all(line.split()[-1] == "60%" for line in sym) and within == 4
+
+
+def test_spread():
+    assert digest.spread([10.0, None, 12.0, 11.0]) == 100.0 * 2.0 / 11.0
+    assert digest.spread([5.0]) is None and digest.spread([None, None]) is None
 
 
 def test_median():

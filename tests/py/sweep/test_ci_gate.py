@@ -122,10 +122,14 @@ def test_committed_baseline_pointer_names_result_directories():
                                                                "h200x2"))]
     dirs = [l for l in lines if l]
     assert dirs
+    launches = set()
     for d in dirs:
         files = cr.load_results(os.path.join(ROOT, d))
-        assert {f.launch for f in files} == {"single", "mpi"}
-        assert not any(f.is_copy for f in files)
+        assert files and not any(f.is_copy for f in files), d
+        launches |= {f.launch for f in files}
+    # compare.py takes the best over the directories: together they cover both launches
+    # (a ci_gate run of one launch may sit beside a sweep of both).
+    assert launches == {"single", "mpi"}
 
 
 def test_report_that_cannot_be_made_keeps_the_comparison(fake, tmp_path):
