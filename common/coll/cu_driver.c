@@ -71,3 +71,12 @@ void cb_cu_die(const char *file, int line, const char *call, CUresult rc) {
   snprintf(what, sizeof what, "%s (CUresult %d)", text ? text : "unknown error", (int)rc);
   cb_die(file, line, call, what);
 }
+
+CUmemAllocationProp cb_cu_device_prop(int device, unsigned handle_types) {
+  CUmemAllocationProp prop = {0};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = device;
+  prop.requestedHandleTypes = (CUmemAllocationHandleType)handle_types;
+  return prop;
+}

@@ -43,6 +43,12 @@ const cb_cu_api *cb_cu_load(const char **why);
 /* The table; stops the program when it cannot be loaded. */
 const cb_cu_api *cb_cu(void);
 
+/* The properties of pinned device memory on device, exportable as
+ * handle_types (a CUmemAllocationHandleType mask): what every cuMem call of
+ * peer memory (allocation, granularity, import, the trial of a mapping)
+ * describes its memory with. */
+CUmemAllocationProp cb_cu_device_prop(int device, unsigned handle_types);
+
 /* Stops with "call: <the driver's error string> (CUresult N)". */
 __attribute__((noreturn)) void cb_cu_die(const char *file, int line, const char *call, CUresult rc);
 

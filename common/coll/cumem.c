@@ -65,15 +65,6 @@ int cb_cumem_find(const void *ptr, cb_cumem_region *out) {
 
 /* ---- allocation ----------------------------------------------------------- */
 
-static CUmemAllocationProp device_prop(int device, unsigned handle_types) {
-  CUmemAllocationProp prop = {0};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = device;
-  prop.requestedHandleTypes = (CUmemAllocationHandleType)handle_types;
-  return prop;
-}
-
 /* Read and write for device and every device that can reach it peer to
  * peer: the ranks of this process on other GPUs use the pointer as it is
  * (the importers in other processes set their own access). */
@@ -97,7 +88,7 @@ static void grant_access(CUdeviceptr va, size_t size, int device) {
 }
 
 void *cb_cumem_alloc(size_t bytes, int device, unsigned handle_types) {
-  CUmemAllocationProp prop = device_prop(device, handle_types);
+  CUmemAllocationProp prop = cb_cu_device_prop(device, handle_types);
   size_t gran = 0;
   CB_CU(cuMemGetAllocationGranularity, (&gran, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED));
   size_t size = cb_cumem_round_up(bytes, gran);

@@ -144,11 +144,7 @@ static const char *fabric_domain(int device, cb_peer_mapping_probe *p) {
  * handles fail with CUDA_ERROR_NOT_PERMITTED when the process has no IMEX
  * channel. Better a skip with the reason than a stop at the first buffer. */
 static const char *trial_allocation(int device, unsigned handle_types, cb_peer_mapping_probe *p) {
-  CUmemAllocationProp prop = {0};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = device;
-  prop.requestedHandleTypes = (CUmemAllocationHandleType)handle_types;
+  CUmemAllocationProp prop = cb_cu_device_prop(device, handle_types);
   size_t gran = 0;
   CUmemGenericAllocationHandle h;
   const char *call = "cuMemGetAllocationGranularity";

@@ -101,11 +101,7 @@ static void export_handle(void *ptr, CUmemAllocationHandleType type, void *out) 
  * read and write for this rank's device. */
 static void *map_imported(CUmemGenericAllocationHandle h, size_t bytes, int device,
                           unsigned handle_types) {
-  CUmemAllocationProp prop = {0};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = device;
-  prop.requestedHandleTypes = (CUmemAllocationHandleType)handle_types;
+  CUmemAllocationProp prop = cb_cu_device_prop(device, handle_types);
   size_t gran = 0;
   CB_CU(cuMemGetAllocationGranularity, (&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
   CUdeviceptr va = 0;
