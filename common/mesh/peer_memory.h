@@ -20,6 +20,14 @@ extern "C" {
 #endif
 
 #define CB_MAX_PEERS 8 /* ranks a peer-memory kernel serves: one host */
+/* The limits (cb_kernel_limits' fields, inside its braces) of a kernel of
+ * ours over peer memory that serves every datatype and op: up to
+ * CB_MAX_PEERS ranks, all on one host, in the given placements. A row adds
+ * what is its own after it: `.limits = {CB_PEER_KERNEL_LIMITS(CB_OUT_OF_PLACE),
+ * .max_bytes = ...}`. */
+#define CB_PEER_KERNEL_LIMITS(placements_)                                                         \
+  .placements = (placements_), .dtypes = CB_ALL_DTYPES, .ops = CB_ALL_OPS,                         \
+  .max_ranks = CB_MAX_PEERS, .single_host = 1
 
 typedef struct {
   void *ptr[CB_MAX_PEERS]; /* ptr[r]: rank r's buffer as this rank addresses it */
