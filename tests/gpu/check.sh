@@ -22,6 +22,9 @@
 # seconds, and DEADLINE (epoch seconds) the whole matrix.
 # More ranks than GPUs: CB_SHARE_GPUS=1 tests/gpu/check.sh build-gpu 3 all_reduce_perf
 # puts ranks on the GPUs round robin (NCCL is then listed as unavailable).
+# CB_PEER_MAPPING=cumem tests/gpu/check.sh ... checks our kernels over cuMem
+# peer memory (passed to mpirun's ranks); a run whose kernels of ours were
+# skipped because the mapping is unavailable there FAILs.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 BUILD=${1:-build-gpu}
@@ -89,6 +92,11 @@ for pass in $PASSES; do
             wrong=$(cb_wrong_of "$log")
             result=PASS
             if [ $rc -ne 0 ] || [ "$wrong" != 0 ]; then result="FAIL(rc=$rc)"; fi
+            # A check of a peer mapping that our kernels skipped for want of it
+            # checked nothing of ours: not a pass.
+            if [ "$result" = PASS ] && grep -q "CB_PEER_MAPPING=[a-z]* is unavailable" "$log"; then
+              result="FAIL(mapping unavailable)"
+            fi
           fi
           [ "$result" = PASS ] || fail=1
           printf '%-22s %-6s %-7s %-6s %-26s %6s %s\n' "$name" "$pass" "$launch" "$label" \

@@ -1,0 +1,74 @@
+"""tests/gpu/check.sh's verdicts, on a CPU: a stand-in program prints what a real run
+prints (its wrong count, and for a peer mapping that cannot serve, our kernels' skip
+line), and check.sh must call each run PASS or FAIL for the right reason."""
+
+import os
+import subprocess
+
+import pytest
+
+from collbench_testlib import REPO
+
+CHECK = os.path.join(REPO, "tests", "gpu", "check.sh")
+
+# A stand-in for a collective program: prints its arguments and the environment
+# variable that check.sh must pass to the ranks, then what STANDIN_OUTPUT says.
+STANDIN = """#!/usr/bin/env bash
+echo "# args: $*"
+echo "# CB_PEER_MAPPING=${CB_PEER_MAPPING:-unset}"
+printf '%b\\n' "$STANDIN_OUTPUT"
+exit ${STANDIN_RC:-0}
+"""
+
+
+def check(tmp_path, output, rc=0, mapping=None):
+    build = tmp_path / "build"
+    build.mkdir(exist_ok=True)
+    prog = build / "all_reduce_perf"
+    prog.write_text(STANDIN)
+    prog.chmod(0o755)
+    env = dict(os.environ, STANDIN_OUTPUT=output, STANDIN_RC=str(rc), LAUNCH="single",
+               PASSES="exact", LOGDIR=str(tmp_path / "logs"), RUN_CAP="20")
+    env.pop("CB_PEER_MAPPING", None)
+    if mapping:
+        env["CB_PEER_MAPPING"] = mapping
+    proc = subprocess.run(["bash", CHECK, str(build), "2"], capture_output=True, text=True,
+                          env=env, timeout=60, cwd=REPO)
+    rows = [line for line in proc.stdout.splitlines() if line.startswith("all_reduce_perf")]
+    logs = [(tmp_path / "logs" / n).read_text() for n in sorted(os.listdir(tmp_path / "logs"))
+            if n != "summary.txt"]
+    return proc, rows, logs
+
+
+CLEAN = "# Out of bounds values : 0 OK"
+
+
+def test_clean_runs_pass(tmp_path):
+    proc, rows, logs = check(tmp_path, CLEAN)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert len(rows) == 4 and all(r.endswith(" PASS") for r in rows)  # 2 modes x 2 size sets
+    assert all("# CB_PEER_MAPPING=ipc" in log for log in logs)  # the default, set for mpirun -x
+
+
+@pytest.mark.parametrize("output, rc, why", [
+    ("# Out of bounds values : 3 FAILED", 1, "FAIL(rc=1)"),
+    ("# Out of bounds values : 3 FAILED", 0, "FAIL(rc=0)"),
+    ("no summary line at all", 0, "FAIL(rc=0)"),
+])
+def test_wrong_values_or_no_count_fail(tmp_path, output, rc, why):
+    proc, rows, _ = check(tmp_path, output, rc)
+    assert proc.returncode == 1
+    assert rows and all(r.endswith(why) for r in rows), rows
+
+
+def test_a_mapping_our_kernels_skipped_is_no_pass(tmp_path):
+    """CB_PEER_MAPPING=fabric where it cannot serve: NCCL's rows run, 0 wrong, exit 0, but
+    nothing of ours was checked."""
+    skipped = ("# kernel 1 (ring): skipped: CB_PEER_MAPPING=fabric is unavailable: device 0: "
+               "a trial cuMemCreate with fabric handles failed\n" + CLEAN)
+    proc, rows, logs = check(tmp_path, skipped, mapping="fabric")
+    assert proc.returncode == 1
+    assert rows and all(r.endswith("FAIL(mapping unavailable)") for r in rows), rows
+    assert all("# CB_PEER_MAPPING=fabric" in log for log in logs)
+    proc, rows, _ = check(tmp_path, CLEAN, mapping="cumem")
+    assert proc.returncode == 0 and all(r.endswith(" PASS") for r in rows)
