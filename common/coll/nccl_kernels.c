@@ -159,39 +159,23 @@ static void no_nccl(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream
   (void)ctx, (void)call, (void)stream;
   cb_fatal("NCCL kernel launched in a build without NCCL");
 }
-void cb_nccl_all_reduce(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
-  no_nccl(c, k, s);
-}
-void cb_nccl_all_gather(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
-  no_nccl(c, k, s);
-}
-void cb_nccl_reduce_scatter(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
-  no_nccl(c, k, s);
-}
-void cb_nccl_alltoall(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
-  no_nccl(c, k, s);
-}
-void cb_nccl_sendrecv(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
-  no_nccl(c, k, s);
-}
-void cb_nccl_broadcast(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
-  no_nccl(c, k, s);
-}
-void cb_nccl_reduce(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
-  no_nccl(c, k, s);
-}
-void cb_nccl_gather(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
-  no_nccl(c, k, s);
-}
-void cb_nccl_scatter(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
-  no_nccl(c, k, s);
-}
-void cb_nccl_alltoallv(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
-  no_nccl(c, k, s);
-}
-void cb_nccl_hypercube(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {
-  no_nccl(c, k, s);
-}
+/* Every collective's NCCL call, as a stub that stops the program. */
+#define CB_NO_NCCL_CALL(fn)                                                                        \
+  void fn(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {                                    \
+    no_nccl(c, k, s);                                                                              \
+  }
+CB_NO_NCCL_CALL(cb_nccl_all_reduce)
+CB_NO_NCCL_CALL(cb_nccl_all_gather)
+CB_NO_NCCL_CALL(cb_nccl_reduce_scatter)
+CB_NO_NCCL_CALL(cb_nccl_alltoall)
+CB_NO_NCCL_CALL(cb_nccl_sendrecv)
+CB_NO_NCCL_CALL(cb_nccl_broadcast)
+CB_NO_NCCL_CALL(cb_nccl_reduce)
+CB_NO_NCCL_CALL(cb_nccl_gather)
+CB_NO_NCCL_CALL(cb_nccl_scatter)
+CB_NO_NCCL_CALL(cb_nccl_alltoallv)
+CB_NO_NCCL_CALL(cb_nccl_hypercube)
+#undef CB_NO_NCCL_CALL
 void cb_nccl_aggregate(cb_kernel_ctx *ctx, int begin) {
   (void)ctx, (void)begin;
   cb_fatal("NCCL kernel launched in a build without NCCL");
