@@ -64,11 +64,16 @@ const cb_cu_api *cb_cu(void) {
   return a;
 }
 
-void cb_cu_die(const char *file, int line, const char *call, CUresult rc) {
+const char *cb_cu_error_string(CUresult rc) {
   const char *text = NULL;
-  if (!api_why && api.cuGetErrorString) api.cuGetErrorString(rc, &text);
+  if (!api_why && api.cuGetErrorString && api.cuGetErrorString(rc, &text) != CUDA_SUCCESS)
+    text = NULL;
+  return text ? text : "unknown error";
+}
+
+void cb_cu_die(const char *file, int line, const char *call, CUresult rc) {
   char what[256];
-  snprintf(what, sizeof what, "%s (CUresult %d)", text ? text : "unknown error", (int)rc);
+  snprintf(what, sizeof what, "%s (CUresult %d)", cb_cu_error_string(rc), (int)rc);
   cb_die(file, line, call, what);
 }
 

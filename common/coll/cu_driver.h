@@ -49,6 +49,10 @@ const cb_cu_api *cb_cu(void);
  * describes its memory with. */
 CUmemAllocationProp cb_cu_device_prop(int device, unsigned handle_types);
 
+/* The driver's own text for rc ("unknown error" where it has none, or the
+ * table is not loaded). */
+const char *cb_cu_error_string(CUresult rc);
+
 /* Stops with "call: <the driver's error string> (CUresult N)". */
 __attribute__((noreturn)) void cb_cu_die(const char *file, int line, const char *call, CUresult rc);
 

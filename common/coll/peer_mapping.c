@@ -158,11 +158,10 @@ static const char *trial_allocation(int device, unsigned handle_types, cb_peer_m
     CB_CU(cuMemRelease, (h));
     return NULL;
   }
-  const char *text = NULL;
-  if (cb_cu()->cuGetErrorString(rc, &text) != CUDA_SUCCESS || !text) text = "unknown error";
   snprintf(p->why, sizeof p->why,
            "device %d: a trial %s with %s handles failed: %s (CUresult %d)%s", device, call,
-           handle_types == CB_CUMEM_FABRIC ? "fabric" : "POSIX file descriptor", text, (int)rc,
+           handle_types == CB_CUMEM_FABRIC ? "fabric" : "POSIX file descriptor",
+           cb_cu_error_string(rc), (int)rc,
            rc == CUDA_ERROR_NOT_PERMITTED && handle_types == CB_CUMEM_FABRIC
                ? "; fabric handles need an IMEX channel (/dev/nvidia-caps-imex-channels)"
                : "");

@@ -86,11 +86,17 @@ def median(values):
     return statistics.median(v) if v else None
 
 
+def cell_table(tables, reduce):
+    """{size: (oop, inp)}: each cell reduce() of that cell over the tables that have the
+    size."""
+    sizes = dict.fromkeys(s for t in tables for s in t)
+    return {s: tuple(reduce(t[s][p] for t in tables if s in t) for p in range(2))
+            for s in sizes}
+
+
 def median_table(tables):
     """{size: (oop, inp)}: each cell the median over the tables that have the size."""
-    sizes = dict.fromkeys(s for t in tables for s in t)
-    return {s: tuple(median(t[s][p] for t in tables if s in t) for p in range(2))
-            for s in sizes}
+    return cell_table(tables, median)
 
 
 def spread(values):
@@ -103,9 +109,7 @@ def spread(values):
 
 def spread_table(tables):
     """{size: (oop, inp)}: each cell the spread of the repeats that have the size."""
-    sizes = dict.fromkeys(s for t in tables for s in t)
-    return {s: tuple(spread(t[s][p] for t in tables if s in t) for p in range(2))
-            for s in sizes}
+    return cell_table(tables, spread)
 
 
 def combine(tool, repeats):

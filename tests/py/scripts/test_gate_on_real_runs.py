@@ -94,30 +94,31 @@ def test_healthy_pair_passes(name, base, new, kernels):
     assert int(compared["count"]) >= 100, "too few rows to prove anything"
 
 
-def first_measured(run, **where):
-    """(file name, row) of the first measured non-empty row of run that matches where."""
+def measured_rows(run, **where):
+    """(file name, row) of every measured non-empty row of run that matches where."""
     for path in sorted(glob.glob(os.path.join(run, "*.json"))):
         if os.path.basename(path) == "run.json":
             continue
         for r in rows_of(load_json(path)):
             if "time_us" in r and r["size"] > 0 and all(r.get(k) == v for k, v in where.items()):
-                return os.path.basename(path), r
-    return None, None
+                yield os.path.basename(path), r
+
+
+def first_measured(run, **where):
+    """(file name, row) of the first measured non-empty row of run that matches where."""
+    return next(measured_rows(run, **where), (None, None))
+
+
+def size_ratio(a, b):
+    """How far apart two sizes are: the larger over the smaller."""
+    return max(a, b) / min(a, b)
 
 
 def nearest_measured(run, size, **where):
     """(file name, row) of run's measured row matching where whose size is nearest to size
     (by ratio): a ci_gate group swept by -f 4 has 32 and 128 KiB, but no 64 KiB."""
-    best = (None, None)
-    for path in sorted(glob.glob(os.path.join(run, "*.json"))):
-        if os.path.basename(path) == "run.json":
-            continue
-        for r in rows_of(load_json(path)):
-            if "time_us" in r and r["size"] > 0 and all(r.get(k) == v for k, v in where.items()):
-                far = max(r["size"], size) / min(r["size"], size)
-                if best[1] is None or far < max(best[1]["size"], size) / min(best[1]["size"], size):
-                    best = (os.path.basename(path), r)
-    return best
+    return min(measured_rows(run, **where), key=lambda fr: size_ratio(fr[1]["size"], size),
+               default=(None, None))
 
 
 # One kernel near one size: a latency (graph mode) and a bandwidth (stream mode) case.
@@ -131,7 +132,7 @@ def test_planted_20_percent_slowdown_fails_and_is_named(tmp_path, name, base, ne
                                                         size, where):
     fname, row = nearest_measured(new[0], size, **where)
     assert row is not None, f"{name}: no {where} row at all"
-    assert max(row["size"], size) / min(row["size"], size) <= 4, f"{name}: no row near {size} B"
+    assert size_ratio(row["size"], size) <= 4, f"{name}: no row near {size} B"
     where = dict(where, size=row["size"])
     plant = dict(where, type=row["type"], redop=row["redop"])
     # In every NEW run (the gate takes the best of them): one file, one row.
