@@ -217,16 +217,17 @@ extern "C" void cb_ce_reduce_setup(cb_kernel_ctx *ctx) {
   cb_ce_reduce_state *st = (cb_ce_reduce_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
   const int n = ctx->nranks;
-  /* Tunable, equal on every rank. Pieces: large enough that a copy runs at
-   * full speed, small enough that the pipeline's fill and drain (one push
-   * each way) are a small share of a large message. At 1 GiB on 2 x H200
-   * (results/h200x2/2026-11-30-f23c122/ce_tuning.txt, -s3/ce_tuning.txt and
-   * ce_mpi.txt), all_reduce with 8, 16, 32 and 64 MiB pieces gave 340, 359,
-   * 373 and 380 GB/s as one process (one piece of 512 MiB, no pipeline:
-   * 308), and 288, 300, 312 and 318 under mpirun (one piece: 279): each
-   * piece costs a few microseconds of copy-engine and launch gaps. */
-  st->piece_bytes = (size_t)cb_env_long("CB_CE_PIECE", 64 << 20, 64 << 10, 1 << 30);
-  if (st->piece_bytes % 16) cb_fatal("CB_CE_PIECE must be a multiple of 16 bytes");
+  /* Tunables, equal on every rank. A call cuts the longest part into
+   * CB_CE_PIECES pieces of at least CB_CE_MIN_PIECE bytes. Each piece costs
+   * a few microseconds of copy-engine and launch gaps, while the pipeline's
+   * fill and drain hide behind the other direction's copies. At 1 GiB on
+   * 2 x H200 (results/h200x2/2026-12-01-s7), all_reduce went from 380.3 GB/s
+   * with fixed 64 MiB pieces (8 per part) to 384.3 with 128 MiB (4), in
+   * both launches; one piece (no pipeline) gave 308 (2026-11-30-s3). A count
+   * rather than a size keeps smaller messages pipelined too. */
+  st->pieces = (size_t)cb_env_long("CB_CE_PIECES", 4, 1, CB_CE_MAX_EVENTS);
+  st->min_piece = (size_t)cb_env_long("CB_CE_MIN_PIECE", 2 << 20, 16, 1L << 30);
+  if (st->min_piece % 16) cb_fatal("CB_CE_MIN_PIECE must be a multiple of 16 bytes");
   /* The largest part of any datatype: all_reduce's chunks are ceil(count/n)
    * elements rounded up to 16 bytes, at most ceil(max_bytes/n) + 16 + 8
    * bytes; a reduce-scatter's blocks are at most max_bytes/n. */
@@ -276,17 +277,20 @@ extern "C" void cb_ce_reduce_teardown(cb_kernel_ctx *ctx) {
   ctx->state = NULL;
 }
 
-extern "C" size_t cb_ce_pieces(const cb_ce_reduce_state *st, size_t len, size_t elem) {
-  return ceil_div(len, st->piece_bytes / elem);
+extern "C" void cb_ce_plan(const cb_ce_reduce_state *st, int nranks, size_t elem,
+                           cb_ce_parts *parts) {
+  size_t longest = 0;
+  for (int p = 0; p < nranks; p++)
+    if (parts->len[p] > longest) longest = parts->len[p];
+  /* Whole 16-byte vectors, so every piece starts as aligned as the part. */
+  size_t bytes = (ceil_div(longest * elem, st->pieces) + 15) / 16 * 16;
+  if (bytes < st->min_piece) bytes = st->min_piece;
+  parts->piece = bytes / elem;
+  parts->pieces = longest ? ceil_div(longest, parts->piece) : 0;
 }
 
-/* Pieces every rank signals in a call: those of the longest part. */
-static size_t call_pieces(const cb_ce_reduce_state *st, const cb_ce_parts *parts, int n,
-                          size_t elem) {
-  size_t longest = 0;
-  for (int p = 0; p < n; p++)
-    if (parts->len[p] > longest) longest = parts->len[p];
-  return cb_ce_pieces(st, longest, elem);
+extern "C" size_t cb_ce_pieces(const cb_ce_parts *parts, size_t len) {
+  return ceil_div(len, parts->piece);
 }
 
 /* ---- launch -------------------------------------------------------------- */
@@ -298,12 +302,12 @@ static size_t call_pieces(const cb_ce_reduce_state *st, const cb_ce_parts *parts
 static void push_piece(const cb_ce_reduce_state *st, cb_kernel_ctx *ctx, const cb_call *call,
                        const cb_ce_parts *parts, size_t k, const flag_args *f) {
   const int n = ctx->nranks, me = ctx->rank;
-  const size_t esz = cb_dtype_size(call->dtype), piece = st->piece_bytes / esz;
+  const size_t esz = cb_dtype_size(call->dtype), piece = parts->piece;
   for (int p = 0; p < n; p++) {
     const size_t first = parts->first[p], len = parts->len[p];
     if (p == me || k * piece >= len) continue;
     size_t take = min_size(piece, len - k * piece);
-    char *dst = (char *)st->scratch.ptr[p] + (size_t)me * st->part_cap + k * st->piece_bytes;
+    char *dst = (char *)st->scratch.ptr[p] + (size_t)me * st->part_cap + k * piece * esz;
     const char *src = (const char *)call->send + (first + k * piece) * esz;
     CB_CUDA(cudaMemcpyAsync(dst, src, take * esz, cudaMemcpyDefault, st->rs));
   }
@@ -322,7 +326,7 @@ extern "C" void cb_ce_reduce_begin(cb_kernel_ctx *ctx, const cb_call *call,
   if (!cb_peer_ptr_in(st->bufs, 2, me, call->send) ||
       !cb_peer_ptr_in(&st->bufs[1], 1, me, call->recv))
     cb_fatal("kernel %s: buffers outside the harness's", ctx->kernel_name);
-  const size_t pieces = call_pieces(st, parts, ctx->nranks, cb_dtype_size(call->dtype));
+  const size_t pieces = parts->pieces;
   const flag_args f = make_flag_args(st, ctx);
   ce_handshake<<<1, 32, 0, s>>>(f, W_ENTERED, pieces);
   CB_CUDA(cudaGetLastError());
@@ -340,7 +344,7 @@ extern "C" cudaEvent_t cb_ce_reduce_piece(cb_kernel_ctx *ctx, const cb_call *cal
                                           cudaStream_t s) {
   const cb_ce_reduce_state *st = (const cb_ce_reduce_state *)ctx->state;
   const int n = ctx->nranks, me = ctx->rank;
-  const size_t esz = cb_dtype_size(call->dtype), piece = st->piece_bytes / esz;
+  const size_t esz = cb_dtype_size(call->dtype), piece = parts->piece;
   const size_t off = parts->first[me] + k * piece,
                len = min_size(piece, parts->len[me] - k * piece);
   reduce_args a;
@@ -350,9 +354,9 @@ extern "C" cudaEvent_t cb_ce_reduce_piece(cb_kernel_ctx *ctx, const cb_call *cal
   a.k = (uint32_t)k;
   a.f = make_flag_args(st, ctx);
   for (int p = 0; p < n; p++)
-    a.pulled[p] = p == me ? NULL
-                          : (const char *)st->scratch.ptr[me] + (size_t)p * st->part_cap +
-                                k * st->piece_bytes;
+    a.pulled[p] =
+        p == me ? NULL
+                : (const char *)st->scratch.ptr[me] + (size_t)p * st->part_cap + k * piece * esz;
   int blocks =
       (int)min_size(ceil_div(ceil_div(len * esz, 16), CE_THREADS), (size_t)st->reduce_blocks);
   CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_reduce, &a, blocks, s);

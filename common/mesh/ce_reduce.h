@@ -29,16 +29,21 @@ typedef struct {
   cb_peer_buffer flags;   /* [kind][source rank] words, written by the sources */
   uint64_t *counters;     /* ours, on the device: calls, pieces before this call, after it */
   size_t part_cap;        /* bytes per source in scratch: the largest part */
-  size_t piece_bytes;     /* CB_CE_PIECE */
+  size_t pieces;          /* CB_CE_PIECES: pieces a call cuts the longest part into */
+  size_t min_piece;       /* CB_CE_MIN_PIECE: bytes a piece has at least */
   int reduce_blocks;      /* at most, fitted to what can be resident beside the signal kernels */
   cudaStream_t rs, sig, ag;
   cudaEvent_t fork, joined, pushed[CB_CE_MAX_EVENTS], reduced[CB_CE_MAX_EVENTS];
 } cb_ce_reduce_state;
 
 /* A call's parts: part p is elements [first[p], first[p] + len[p]) of
- * every rank's input, reduced by rank p; the same on every rank. */
+ * every rank's input, reduced by rank p; the same on every rank. Each part
+ * is cut into pieces of `piece` elements (the last may be shorter); every
+ * rank signals `pieces` pieces per call, those of the longest part.
+ * cb_ce_plan fills the last two from first and len. */
 typedef struct {
   size_t first[CB_MAX_PEERS], len[CB_MAX_PEERS];
+  size_t piece, pieces;
 } cb_ce_parts;
 
 /* Collective: a cb_ce_reduce_state in ctx->state. */
@@ -46,10 +51,12 @@ void cb_ce_reduce_setup(cb_kernel_ctx *ctx);
 /* Collective: frees ctx->state; the kernels' teardown in their tables. */
 void cb_ce_reduce_teardown(cb_kernel_ctx *ctx);
 
-/* Pieces of a part of len elements of elem bytes. */
-size_t cb_ce_pieces(const cb_ce_reduce_state *st, size_t len, size_t elem);
+/* Sets parts->piece and parts->pieces for elements of elem bytes. */
+void cb_ce_plan(const cb_ce_reduce_state *st, int nranks, size_t elem, cb_ce_parts *parts);
+/* Pieces of a part of len elements. */
+size_t cb_ce_pieces(const cb_ce_parts *parts, size_t len);
 
-/* The start of a call (count > 0) on the call's stream s: the entry
+/* The start of a call (count > 0, parts planned) on the call's stream s: the entry
  * handshake, then, on side streams, every piece of every peer's part pushed
  * into that peer's scratch and signalled. */
 void cb_ce_reduce_begin(cb_kernel_ctx *ctx, const cb_call *call, const cb_ce_parts *parts,

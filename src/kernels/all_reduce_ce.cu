@@ -32,10 +32,11 @@ extern "C" void cb_ar_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   const size_t esz = cb_dtype_size(call->dtype);
   cb_ce_parts parts;
   for (int p = 0; p < n; p++) cb_rank_chunk(call->count, n, esz, p, &parts.first[p], &parts.len[p]);
+  cb_ce_plan(st, n, esz, &parts);
   char *out = (char *)call->recv + parts.first[me] * esz; /* our chunk of our output */
   cb_ce_reduce_begin(ctx, call, &parts, s);
-  const size_t piece = st->piece_bytes / esz;
-  for (size_t k = 0; k < cb_ce_pieces(st, parts.len[me], esz); k++) {
+  const size_t piece = parts.piece;
+  for (size_t k = 0; k < cb_ce_pieces(&parts, parts.len[me]); k++) {
     cudaEvent_t reduced = cb_ce_reduce_piece(ctx, call, &parts, k, out, s);
     /* ag: the reduced piece into every peer's output. */
     const size_t len = parts.len[me] - k * piece < piece ? parts.len[me] - k * piece : piece;

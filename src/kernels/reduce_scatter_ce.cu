@@ -27,8 +27,9 @@ extern "C" void cb_rs_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
     parts.first[p] = (size_t)p * call->count;
     parts.len[p] = call->count;
   }
+  cb_ce_plan(st, n, cb_dtype_size(call->dtype), &parts);
   cb_ce_reduce_begin(ctx, call, &parts, s);
-  const size_t pieces = cb_ce_pieces(st, call->count, cb_dtype_size(call->dtype));
+  const size_t pieces = cb_ce_pieces(&parts, call->count);
   for (size_t k = 0; k < pieces; k++) cb_ce_reduce_piece(ctx, call, &parts, k, call->recv, s);
   cb_ce_reduce_end(ctx, 0, s);
 }
