@@ -37,7 +37,7 @@ static const cb_kernel kernels[] = {
     {CB_KERNEL(CE),
      .summary = "copy engines push every byte (reduce-scatter pieces into the peers' "
                 "scratch, then the results into the peers' outputs); SMs only reduce",
-     .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS)}, .setup = cb_ce_reduce_setup,
+     .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS)}, .setup = cb_ar_ce_setup,
      .teardown = cb_ce_reduce_teardown, .launch = cb_ar_ce_launch},
     CB_NCCL_SYM_KERNEL("ncclAllReduce", cb_nccl_all_reduce, CB_BOTH_PLACEMENTS),
     CB_NCCL_NO_CE_KERNEL("ncclAllReduce", cb_nccl_all_reduce, CB_BOTH_PLACEMENTS),

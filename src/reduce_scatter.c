@@ -30,7 +30,7 @@ static const cb_kernel kernels[] = {
     {CB_KERNEL(CE),
      .summary = "copy engines push block q of every rank's input, piece by piece, into rank "
                 "q's scratch with a landed flag per piece; SMs only reduce, in rank order",
-     .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS)}, .setup = cb_ce_reduce_setup,
+     .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS)}, .setup = cb_rs_ce_setup,
      .teardown = cb_ce_reduce_teardown, .launch = cb_rs_ce_launch},
     CB_NCCL_SYM_KERNEL("ncclReduceScatter", cb_nccl_reduce_scatter, CB_BOTH_PLACEMENTS),
     CB_NCCL_NO_CE_KERNEL("ncclReduceScatter", cb_nccl_reduce_scatter, CB_BOTH_PLACEMENTS),

@@ -205,7 +205,7 @@ static size_t min_size(size_t a, size_t b) {
 
 CB_DEFINE_TYPE_OP_FUNCS(reduce_funcs, ce_reduce)
 
-extern "C" void cb_ce_reduce_setup(cb_kernel_ctx *ctx) {
+extern "C" void cb_ce_reduce_setup(cb_kernel_ctx *ctx, const cb_ce_schedule *sched) {
   /* Residency: the reduce kernels spin while the signal kernels of the side
    * stream must run, so their grid is fitted leaving an SM free
    * (grid_fit.h); and with several ranks on one GPU (CB_SHARE_GPUS) the
@@ -217,15 +217,18 @@ extern "C" void cb_ce_reduce_setup(cb_kernel_ctx *ctx) {
   cb_ce_reduce_state *st = (cb_ce_reduce_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
   const int n = ctx->nranks;
-  /* Tunables, equal on every rank. A call cuts the longest part into
-   * CB_CE_PIECES pieces of at least CB_CE_MIN_PIECE bytes. Each piece costs
-   * a few microseconds of copy-engine and launch gaps, while the pipeline's
-   * fill and drain hide behind the other direction's copies. At 1 GiB on
-   * 2 x H200 (results/h200x2/2026-12-01-s7), all_reduce went from 380.3 GB/s
-   * with fixed 64 MiB pieces (8 per part) to 384.3 with 128 MiB (4), in
-   * both launches; one piece (no pipeline) gave 308 (2026-11-30-s3). A count
-   * rather than a size keeps smaller messages pipelined too. */
-  st->pieces = (size_t)cb_env_long("CB_CE_PIECES", 4, 1, CB_CE_MAX_EVENTS);
+  /* Tunables, equal on every rank: how a call cuts the longest part into
+   * pieces (cb_ce_plan). Each piece costs a few microseconds of copy-engine
+   * and launch gaps; the reduce of the last piece is the pipeline's drain.
+   * all_reduce hides that drain behind its all-gather copies, so it wants
+   * few equal pieces: at 1 GiB on 2 x H200 (results/h200x2/2026-12-01-s7,
+   * both launches) 2, 3, 4 and 6 pieces per part gave 386.9, 384.1, 384.6
+   * and 382.1 GB/s (one piece, no pipeline: 308, 2026-11-30-s3). A
+   * reduce-scatter has nothing to hide its drain behind: there 2 and 4
+   * equal pieces gave 297 and 333, so its pieces shrink as the part ends
+   * (a taper), keeping the last reduce short. */
+  st->pieces = (size_t)cb_env_long(sched->pieces_env, sched->pieces, 1, CB_CE_MAX_EVENTS);
+  st->taper = (size_t)cb_env_long(sched->taper_env, sched->taper, 0, 90);
   st->min_piece = (size_t)cb_env_long("CB_CE_MIN_PIECE", 2 << 20, 16, 1L << 30);
   if (st->min_piece % 16) cb_fatal("CB_CE_MIN_PIECE must be a multiple of 16 bytes");
   /* The largest part of any datatype: all_reduce's chunks are ceil(count/n)
@@ -277,20 +280,36 @@ extern "C" void cb_ce_reduce_teardown(cb_kernel_ctx *ctx) {
   ctx->state = NULL;
 }
 
+/* The next piece's bytes when `left` bytes of the longest part remain:
+ * whole 16-byte vectors (every piece starts as aligned as the part), at
+ * least min_piece, and all that is left once less would remain. */
+static size_t next_piece(const cb_ce_reduce_state *st, size_t longest, size_t left) {
+  size_t want = st->taper ? left / 100 * st->taper : ceil_div(longest, st->pieces);
+  want = (want + 15) / 16 * 16;
+  if (want < st->min_piece) want = st->min_piece;
+  return want > left || left - want < st->min_piece ? left : want;
+}
+
 extern "C" void cb_ce_plan(const cb_ce_reduce_state *st, int nranks, size_t elem,
                            cb_ce_parts *parts) {
   size_t longest = 0;
   for (int p = 0; p < nranks; p++)
     if (parts->len[p] > longest) longest = parts->len[p];
-  /* Whole 16-byte vectors, so every piece starts as aligned as the part. */
-  size_t bytes = (ceil_div(longest * elem, st->pieces) + 15) / 16 * 16;
-  if (bytes < st->min_piece) bytes = st->min_piece;
-  parts->piece = bytes / elem;
-  parts->pieces = longest ? ceil_div(longest, parts->piece) : 0;
+  const size_t bytes = longest * elem;
+  size_t k = 0, done = 0;
+  parts->at[0] = 0;
+  while (done < bytes) {
+    /* The last event slot takes whatever is left. */
+    done += k + 1 == CB_CE_MAX_EVENTS ? bytes - done : next_piece(st, bytes, bytes - done);
+    parts->at[++k] = done / elem; /* done stays a multiple of 16 (or the end) */
+  }
+  parts->pieces = k;
 }
 
-extern "C" size_t cb_ce_pieces(const cb_ce_parts *parts, size_t len) {
-  return ceil_div(len, parts->piece);
+extern "C" size_t cb_ce_piece(const cb_ce_parts *parts, size_t len, size_t k, size_t *off) {
+  *off = parts->at[k];
+  if (*off >= len) return 0;
+  return min_size(parts->at[k + 1], len) - *off;
 }
 
 /* ---- launch -------------------------------------------------------------- */
@@ -302,13 +321,12 @@ extern "C" size_t cb_ce_pieces(const cb_ce_parts *parts, size_t len) {
 static void push_piece(const cb_ce_reduce_state *st, cb_kernel_ctx *ctx, const cb_call *call,
                        const cb_ce_parts *parts, size_t k, const flag_args *f) {
   const int n = ctx->nranks, me = ctx->rank;
-  const size_t esz = cb_dtype_size(call->dtype), piece = parts->piece;
+  const size_t esz = cb_dtype_size(call->dtype);
   for (int p = 0; p < n; p++) {
-    const size_t first = parts->first[p], len = parts->len[p];
-    if (p == me || k * piece >= len) continue;
-    size_t take = min_size(piece, len - k * piece);
-    char *dst = (char *)st->scratch.ptr[p] + (size_t)me * st->part_cap + k * piece * esz;
-    const char *src = (const char *)call->send + (first + k * piece) * esz;
+    size_t off, take = cb_ce_piece(parts, parts->len[p], k, &off);
+    if (p == me || take == 0) continue;
+    char *dst = (char *)st->scratch.ptr[p] + (size_t)me * st->part_cap + off * esz;
+    const char *src = (const char *)call->send + (parts->first[p] + off) * esz;
     CB_CUDA(cudaMemcpyAsync(dst, src, take * esz, cudaMemcpyDefault, st->rs));
   }
   cudaEvent_t pushed = st->pushed[k % CB_CE_MAX_EVENTS];
@@ -344,19 +362,17 @@ extern "C" cudaEvent_t cb_ce_reduce_piece(cb_kernel_ctx *ctx, const cb_call *cal
                                           cudaStream_t s) {
   const cb_ce_reduce_state *st = (const cb_ce_reduce_state *)ctx->state;
   const int n = ctx->nranks, me = ctx->rank;
-  const size_t esz = cb_dtype_size(call->dtype), piece = parts->piece;
-  const size_t off = parts->first[me] + k * piece,
-               len = min_size(piece, parts->len[me] - k * piece);
+  const size_t esz = cb_dtype_size(call->dtype);
+  size_t at, len = cb_ce_piece(parts, parts->len[me], k, &at);
   reduce_args a;
-  a.mine = (const char *)call->send + off * esz;
-  a.out = (char *)out + k * piece * esz;
+  a.mine = (const char *)call->send + (parts->first[me] + at) * esz;
+  a.out = (char *)out + at * esz;
   a.n = len;
   a.k = (uint32_t)k;
   a.f = make_flag_args(st, ctx);
   for (int p = 0; p < n; p++)
     a.pulled[p] =
-        p == me ? NULL
-                : (const char *)st->scratch.ptr[me] + (size_t)p * st->part_cap + k * piece * esz;
+        p == me ? NULL : (const char *)st->scratch.ptr[me] + (size_t)p * st->part_cap + at * esz;
   int blocks =
       (int)min_size(ceil_div(ceil_div(len * esz, 16), CE_THREADS), (size_t)st->reduce_blocks);
   CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_reduce, &a, blocks, s);

@@ -29,7 +29,8 @@ typedef struct {
   cb_peer_buffer flags;   /* [kind][source rank] words, written by the sources */
   uint64_t *counters;     /* ours, on the device: calls, pieces before this call, after it */
   size_t part_cap;        /* bytes per source in scratch: the largest part */
-  size_t pieces;          /* CB_CE_PIECES: pieces a call cuts the longest part into */
+  size_t pieces;          /* equal pieces of the longest part (taper 0) */
+  size_t taper;           /* percent of what is left of the part each piece takes (or 0) */
   size_t min_piece;       /* CB_CE_MIN_PIECE: bytes a piece has at least */
   int reduce_blocks;      /* at most, fitted to what can be resident beside the signal kernels */
   cudaStream_t rs, sig, ag;
@@ -37,24 +38,35 @@ typedef struct {
 } cb_ce_reduce_state;
 
 /* A call's parts: part p is elements [first[p], first[p] + len[p]) of
- * every rank's input, reduced by rank p; the same on every rank. Each part
- * is cut into pieces of `piece` elements (the last may be shorter); every
- * rank signals `pieces` pieces per call, those of the longest part.
- * cb_ce_plan fills the last two from first and len. */
+ * every rank's input, reduced by rank p; the same on every rank. Every part
+ * is cut at the same offsets: piece k is elements [at[k], at[k + 1]) of a
+ * part (clipped to its length), for k < pieces; every rank signals
+ * `pieces` pieces per call, those of the longest part. cb_ce_plan fills
+ * at and pieces from first and len. */
 typedef struct {
   size_t first[CB_MAX_PEERS], len[CB_MAX_PEERS];
-  size_t piece, pieces;
+  size_t at[CB_CE_MAX_EVENTS + 1], pieces;
 } cb_ce_parts;
 
-/* Collective: a cb_ce_reduce_state in ctx->state. */
-void cb_ce_reduce_setup(cb_kernel_ctx *ctx);
+/* The tunables of a collective's pieces, read at setup (equal on every
+ * rank): `pieces` equal pieces, or with taper > 0 pieces that each take
+ * taper percent of what is left of the part; none under min_piece bytes. */
+typedef struct {
+  const char *pieces_env, *taper_env;
+  long pieces, taper; /* defaults */
+} cb_ce_schedule;
+
+/* Collective: a cb_ce_reduce_state in ctx->state, pieces cut as sched
+ * says. */
+void cb_ce_reduce_setup(cb_kernel_ctx *ctx, const cb_ce_schedule *sched);
 /* Collective: frees ctx->state; the kernels' teardown in their tables. */
 void cb_ce_reduce_teardown(cb_kernel_ctx *ctx);
 
-/* Sets parts->piece and parts->pieces for elements of elem bytes. */
+/* Sets parts->at and parts->pieces for elements of elem bytes. */
 void cb_ce_plan(const cb_ce_reduce_state *st, int nranks, size_t elem, cb_ce_parts *parts);
-/* Pieces of a part of len elements. */
-size_t cb_ce_pieces(const cb_ce_parts *parts, size_t len);
+/* Piece k of a part of len elements: its first element and its length
+ * (0 when the part ends before it). */
+size_t cb_ce_piece(const cb_ce_parts *parts, size_t len, size_t k, size_t *off);
 
 /* The start of a call (count > 0, parts planned) on the call's stream s: the entry
  * handshake, then, on side streams, every piece of every peer's part pushed

@@ -25,6 +25,12 @@
 #include "cuda_check.h"
 #include "rank_chunk.h"
 
+static const cb_ce_schedule ar_schedule = {"CB_AR_CE_PIECES", "CB_AR_CE_TAPER", 2, 0};
+
+extern "C" void cb_ar_ce_setup(cb_kernel_ctx *ctx) {
+  cb_ce_reduce_setup(ctx, &ar_schedule);
+}
+
 extern "C" void cb_ar_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t s) {
   const cb_ce_reduce_state *st = (const cb_ce_reduce_state *)ctx->state;
   if (call->count == 0) return;
@@ -35,12 +41,11 @@ extern "C" void cb_ar_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   cb_ce_plan(st, n, esz, &parts);
   char *out = (char *)call->recv + parts.first[me] * esz; /* our chunk of our output */
   cb_ce_reduce_begin(ctx, call, &parts, s);
-  const size_t piece = parts.piece;
-  for (size_t k = 0; k < cb_ce_pieces(&parts, parts.len[me]); k++) {
+  size_t at, len;
+  for (size_t k = 0; k < parts.pieces && (len = cb_ce_piece(&parts, parts.len[me], k, &at)); k++) {
     cudaEvent_t reduced = cb_ce_reduce_piece(ctx, call, &parts, k, out, s);
     /* ag: the reduced piece into every peer's output. */
-    const size_t len = parts.len[me] - k * piece < piece ? parts.len[me] - k * piece : piece;
-    char *src = out + k * piece * esz;
+    char *src = out + at * esz;
     CB_CUDA(cudaStreamWaitEvent(st->ag, reduced, 0));
     for (int p = 0; p < n; p++) {
       if (p == me) continue;

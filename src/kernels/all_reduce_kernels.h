@@ -28,8 +28,9 @@ void cb_ar_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t str
 void cb_ar_direct_setup(cb_kernel_ctx *ctx);
 void cb_ar_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
-/* -k ce: copy engines move the data, SMs reduce (all_reduce_ce.cu); setup
- * and teardown cb_ce_reduce_setup/teardown (ce_reduce.h). */
+/* -k ce: copy engines move the data, SMs reduce (all_reduce_ce.cu);
+ * teardown cb_ce_reduce_teardown (ce_reduce.h). */
+void cb_ar_ce_setup(cb_kernel_ctx *ctx);
 void cb_ar_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
 #ifdef __cplusplus

@@ -18,6 +18,12 @@
 #include "ce_reduce.h"
 #include "reduce_scatter_kernels.h"
 
+static const cb_ce_schedule rs_schedule = {"CB_RS_CE_PIECES", "CB_RS_CE_TAPER", 4, 40};
+
+extern "C" void cb_rs_ce_setup(cb_kernel_ctx *ctx) {
+  cb_ce_reduce_setup(ctx, &rs_schedule);
+}
+
 extern "C" void cb_rs_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t s) {
   const cb_ce_reduce_state *st = (const cb_ce_reduce_state *)ctx->state;
   if (call->count == 0) return;
@@ -29,7 +35,8 @@ extern "C" void cb_rs_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   }
   cb_ce_plan(st, n, cb_dtype_size(call->dtype), &parts);
   cb_ce_reduce_begin(ctx, call, &parts, s);
-  const size_t pieces = cb_ce_pieces(&parts, call->count);
-  for (size_t k = 0; k < pieces; k++) cb_ce_reduce_piece(ctx, call, &parts, k, call->recv, s);
+  size_t at;
+  for (size_t k = 0; k < parts.pieces && cb_ce_piece(&parts, call->count, k, &at); k++)
+    cb_ce_reduce_piece(ctx, call, &parts, k, call->recv, s);
   cb_ce_reduce_end(ctx, 0, s);
 }

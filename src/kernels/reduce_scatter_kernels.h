@@ -24,8 +24,8 @@ void cb_rs_ll_setup(cb_kernel_ctx *ctx);
 void cb_rs_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
 /* -k ce: copy engines push pieces into the peers' scratch, SMs reduce
- * (reduce_scatter_ce.cu); setup and teardown cb_ce_reduce_setup/teardown
- * (ce_reduce.h). */
+ * (reduce_scatter_ce.cu); teardown cb_ce_reduce_teardown (ce_reduce.h). */
+void cb_rs_ce_setup(cb_kernel_ctx *ctx);
 void cb_rs_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
 #ifdef __cplusplus
