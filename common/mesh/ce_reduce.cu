@@ -224,9 +224,10 @@ extern "C" void cb_ce_reduce_setup(cb_kernel_ctx *ctx, const cb_ce_schedule *sch
    * few equal pieces: at 1 GiB on 2 x H200 (results/h200x2/2026-12-01-s7,
    * both launches) 2, 3, 4 and 6 pieces per part gave 386.9, 384.1, 384.6
    * and 382.1 GB/s (one piece, no pipeline: 308, 2026-11-30-s3). A
-   * reduce-scatter has nothing to hide its drain behind: there 2 and 4
-   * equal pieces gave 297 and 333, so its pieces shrink as the part ends
-   * (a taper), keeping the last reduce short. */
+   * reduce-scatter has nothing to hide its drain behind: there 2, 4, 8 and
+   * 16 equal pieces gave 297, 333, 352 and 357 GB/s, and pieces that take
+   * 60, 50, 40 and 30 percent of what is left of the part 308, 331, 353 and
+   * 368: a taper keeps the last reduce short with few pieces. */
   st->pieces = (size_t)cb_env_long(sched->pieces_env, sched->pieces, 1, CB_CE_MAX_EVENTS);
   st->taper = (size_t)cb_env_long(sched->taper_env, sched->taper, 0, 90);
   st->min_piece = (size_t)cb_env_long("CB_CE_MIN_PIECE", 2 << 20, 16, 1L << 30);
