@@ -228,10 +228,10 @@ extern "C" void cb_ce_reduce_setup(cb_kernel_ctx *ctx, const cb_ce_schedule *sch
    * 16 equal pieces gave 297, 333, 352 and 357 GB/s, and pieces that take
    * 60, 50, 40 and 30 percent of what is left of the part 308, 331, 353 and
    * 368: a taper keeps the last reduce short with few pieces. */
-  st->pieces = (size_t)cb_env_long(sched->pieces_env, sched->pieces, 1, CB_CE_MAX_EVENTS);
-  st->taper = (size_t)cb_env_long(sched->taper_env, sched->taper, 0, 90);
-  st->min_piece = (size_t)cb_env_long("CB_CE_MIN_PIECE", 2 << 20, 16, 1L << 30);
-  if (st->min_piece % 16) cb_fatal("CB_CE_MIN_PIECE must be a multiple of 16 bytes");
+  st->cut.pieces = (size_t)cb_env_long(sched->pieces_env, sched->pieces, 1, CB_CE_MAX_PIECES);
+  st->cut.taper = (size_t)cb_env_long(sched->taper_env, sched->taper, 0, 90);
+  st->cut.min_piece = (size_t)cb_env_long("CB_CE_MIN_PIECE", 2 << 20, 16, 1L << 30);
+  if (st->cut.min_piece % 16) cb_fatal("CB_CE_MIN_PIECE must be a multiple of 16 bytes");
   /* The largest part of any datatype: all_reduce's chunks are ceil(count/n)
    * elements rounded up to 16 bytes, at most ceil(max_bytes/n) + 16 + 8
    * bytes; a reduce-scatter's blocks are at most max_bytes/n. */
@@ -279,38 +279,6 @@ extern "C" void cb_ce_reduce_teardown(cb_kernel_ctx *ctx) {
   }
   free(st);
   ctx->state = NULL;
-}
-
-/* The next piece's bytes when `left` bytes of the longest part remain:
- * whole 16-byte vectors (every piece starts as aligned as the part), at
- * least min_piece, and all that is left once less would remain. */
-static size_t next_piece(const cb_ce_reduce_state *st, size_t longest, size_t left) {
-  size_t want = st->taper ? left / 100 * st->taper : ceil_div(longest, st->pieces);
-  want = (want + 15) / 16 * 16;
-  if (want < st->min_piece) want = st->min_piece;
-  return want > left || left - want < st->min_piece ? left : want;
-}
-
-extern "C" void cb_ce_plan(const cb_ce_reduce_state *st, int nranks, size_t elem,
-                           cb_ce_parts *parts) {
-  size_t longest = 0;
-  for (int p = 0; p < nranks; p++)
-    if (parts->len[p] > longest) longest = parts->len[p];
-  const size_t bytes = longest * elem;
-  size_t k = 0, done = 0;
-  parts->at[0] = 0;
-  while (done < bytes) {
-    /* The last event slot takes whatever is left. */
-    done += k + 1 == CB_CE_MAX_EVENTS ? bytes - done : next_piece(st, bytes, bytes - done);
-    parts->at[++k] = done / elem; /* done stays a multiple of 16 (or the end) */
-  }
-  parts->pieces = k;
-}
-
-extern "C" size_t cb_ce_piece(const cb_ce_parts *parts, size_t len, size_t k, size_t *off) {
-  *off = parts->at[k];
-  if (*off >= len) return 0;
-  return min_size(parts->at[k + 1], len) - *off;
 }
 
 /* ---- launch -------------------------------------------------------------- */

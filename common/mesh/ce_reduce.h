@@ -14,6 +14,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "ce_plan.h"
 #include "collective.h"
 #include "peer_memory.h"
 
@@ -21,7 +22,7 @@
 extern "C" {
 #endif
 
-#define CB_CE_MAX_EVENTS 64 /* pieces reuse them round robin */
+#define CB_CE_MAX_EVENTS CB_CE_MAX_PIECES /* one per piece of a call */
 
 typedef struct {
   cb_peer_buffer bufs[2]; /* the harness's send and receive buffers, every rank's */
@@ -29,24 +30,11 @@ typedef struct {
   cb_peer_buffer flags;   /* [kind][source rank] words, written by the sources */
   uint64_t *counters;     /* ours, on the device: calls, pieces before this call, after it */
   size_t part_cap;        /* bytes per source in scratch: the largest part */
-  size_t pieces;          /* equal pieces of the longest part (taper 0) */
-  size_t taper;           /* percent of what is left of the part each piece takes (or 0) */
-  size_t min_piece;       /* CB_CE_MIN_PIECE: bytes a piece has at least */
+  cb_ce_cut cut;          /* how calls cut their parts into pieces */
   int reduce_blocks;      /* at most, fitted to what can be resident beside the signal kernels */
   cudaStream_t rs, sig, ag;
   cudaEvent_t fork, joined, pushed[CB_CE_MAX_EVENTS], reduced[CB_CE_MAX_EVENTS];
 } cb_ce_reduce_state;
-
-/* A call's parts: part p is elements [first[p], first[p] + len[p]) of
- * every rank's input, reduced by rank p; the same on every rank. Every part
- * is cut at the same offsets: piece k is elements [at[k], at[k + 1]) of a
- * part (clipped to its length), for k < pieces; every rank signals
- * `pieces` pieces per call, those of the longest part. cb_ce_plan fills
- * at and pieces from first and len. */
-typedef struct {
-  size_t first[CB_MAX_PEERS], len[CB_MAX_PEERS];
-  size_t at[CB_CE_MAX_EVENTS + 1], pieces;
-} cb_ce_parts;
 
 /* The tunables of a collective's pieces, read at setup (equal on every
  * rank): `pieces` equal pieces, or with taper > 0 pieces that each take
@@ -61,12 +49,6 @@ typedef struct {
 void cb_ce_reduce_setup(cb_kernel_ctx *ctx, const cb_ce_schedule *sched);
 /* Collective: frees ctx->state; the kernels' teardown in their tables. */
 void cb_ce_reduce_teardown(cb_kernel_ctx *ctx);
-
-/* Sets parts->at and parts->pieces for elements of elem bytes. */
-void cb_ce_plan(const cb_ce_reduce_state *st, int nranks, size_t elem, cb_ce_parts *parts);
-/* Piece k of a part of len elements: its first element and its length
- * (0 when the part ends before it). */
-size_t cb_ce_piece(const cb_ce_parts *parts, size_t len, size_t k, size_t *off);
 
 /* The start of a call (count > 0, parts planned) on the call's stream s: the entry
  * handshake, then, on side streams, every piece of every peer's part pushed

@@ -38,7 +38,7 @@ extern "C" void cb_ar_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   const size_t esz = cb_dtype_size(call->dtype);
   cb_ce_parts parts;
   for (int p = 0; p < n; p++) cb_rank_chunk(call->count, n, esz, p, &parts.first[p], &parts.len[p]);
-  cb_ce_plan(st, n, esz, &parts);
+  cb_ce_plan(&st->cut, n, esz, &parts);
   char *out = (char *)call->recv + parts.first[me] * esz; /* our chunk of our output */
   cb_ce_reduce_begin(ctx, call, &parts, s);
   size_t at, len;

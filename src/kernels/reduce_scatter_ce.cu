@@ -33,7 +33,7 @@ extern "C" void cb_rs_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
     parts.first[p] = (size_t)p * call->count;
     parts.len[p] = call->count;
   }
-  cb_ce_plan(st, n, cb_dtype_size(call->dtype), &parts);
+  cb_ce_plan(&st->cut, n, cb_dtype_size(call->dtype), &parts);
   cb_ce_reduce_begin(ctx, call, &parts, s);
   size_t at;
   for (size_t k = 0; k < parts.pieces && cb_ce_piece(&parts, call->count, k, &at); k++)
