@@ -275,19 +275,23 @@ def ce_ceiling():
         return None, entry
     return max(bw, key=lambda r: r["size"])["algbw"], entry
 versions = {}
-peer_mapping = os.environ.get("CB_PEER_MAPPING") or "ipc"
+# How our kernels mapped peer memory: as the first program that mapped it
+# recorded it (auto resolved to cumem or ipc; null in a file where no kernel
+# of ours ran), else the variable as set (auto when unset).
+peer_mapping = None
 for f in sorted(glob.glob(os.path.join(out, "*.json"))):
     if os.path.basename(f) == "run.json":
         continue
     try:
         doc = json.load(open(f))
-        versions = doc.get("collbench", doc).get("versions", {})  # beside nccl-tests' keys
-        # How our kernels mapped peer memory, as the program recorded it.
-        peer_mapping = doc.get("collbench", doc).get("options", {}).get("peer_mapping",
-                                                                         peer_mapping)
-        break
+        if not versions:
+            versions = doc.get("collbench", doc).get("versions", {})  # beside nccl-tests' keys
+        peer_mapping = doc.get("collbench", doc).get("options", {}).get("peer_mapping")
+        if peer_mapping:
+            break
     except (OSError, ValueError, AttributeError):
         pass
+peer_mapping = peer_mapping or os.environ.get("CB_PEER_MAPPING") or "auto"
 manifest = {
     "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     "machine": machine,

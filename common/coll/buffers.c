@@ -47,17 +47,17 @@ void cb_buffers_init(cb_buffers *b, size_t send_bytes, size_t recv_bytes, int un
 
 /* At least one byte, so pointers are valid even for empty messages. Our
  * kernels' buffers (CB_MEM_CUDA) come from cuMem when the run maps peer
- * memory with it (CB_PEER_MAPPING=cumem or fabric), since CUDA IPC is the
- * only mapping that takes cudaMalloc memory. */
+ * memory with it (CB_PEER_MAPPING=cumem or fabric, or auto resolved to
+ * cumem), since CUDA IPC is the only mapping that takes cudaMalloc memory. */
 static void *alloc_kind(const cb_buffers *b, size_t bytes) {
   void *p = NULL;
   size_t n = bytes ? bytes : 1;
   if (b->kind == CB_MEM_NCCL) {
     cb_nccl_mem_alloc(&p, n);
-  } else if (b->cumem) {
+  } else if (b->cumem_types) {
     int device;
     CB_CUDA(cudaGetDevice(&device));
-    p = cb_cumem_alloc(n, device, cb_peer_mapping_handle_types(cb_peer_mapping_current()));
+    p = cb_cumem_alloc(n, device, b->cumem_types);
   } else {
     CB_CUDA(cudaMalloc(&p, n));
   }
@@ -68,7 +68,7 @@ static void free_kind(const cb_buffers *b, void *p) {
   if (!p) return;
   if (b->kind == CB_MEM_NCCL)
     cb_nccl_mem_free(p);
-  else if (b->cumem)
+  else if (b->cumem_types)
     cb_cumem_free(p);
   else
     CB_CUDA(cudaFree(p));
@@ -84,7 +84,10 @@ void cb_buffers_provide(cb_buffers *b, cb_buffer_kind kind) {
   if (b->send && b->kind == kind) return;
   release(b); /* first, so that the two kinds never take memory at once */
   b->kind = kind;
-  b->cumem = kind == CB_MEM_CUDA && cb_peer_mapping_current() != CB_PEER_IPC;
+  /* The mapping is settled before the first buffer (rank_main); an auto
+   * still unresolved means no kernel of ours maps peer memory: cudaMalloc. */
+  b->cumem_types =
+      kind == CB_MEM_CUDA ? cb_peer_mapping_handle_types(cb_peer_mapping_current()) : 0;
   b->send = alloc_kind(b, b->send_bytes);
   b->recv = alloc_kind(b, b->recv_bytes);
 }

@@ -4,12 +4,12 @@
  * elements into them (nccl-tests' unalign), so each buffer has room for 8 N
  * bytes more (the widest element). Send and receive are allocated for the
  * kernel that runs, of the kind its row asks for (cb_buffer_kind): our
- * kernels map cudaMalloc memory into their peers with CUDA IPC, which cannot
- * map the cuMem memory that NCCL's registration and symmetric windows need,
- * so neither kind can serve both; one set at a time keeps the largest -e that
- * fits the same as before. Under CB_PEER_MAPPING=cumem or fabric our
- * kernels' buffers are cuMem allocations of our own (cumem.h), exportable as
- * the mapping's handles. */
+ * kernels map their buffers into their peers as CB_PEER_MAPPING says
+ * (cudaMalloc memory for CUDA IPC, which cannot map the cuMem memory that
+ * NCCL's registration and symmetric windows need; cuMem allocations of our
+ * own, cumem.h, exportable as the mapping's handles, under cumem and fabric,
+ * and under auto resolved to cumem), so neither kind can serve both; one set
+ * at a time keeps the largest -e that fits the same as before. */
 #ifndef CB_BUFFERS_H
 #define CB_BUFFERS_H
 
@@ -35,9 +35,9 @@ typedef struct {
 typedef struct {
   void *send, *recv; /* NULL until cb_buffers_provide */
   size_t send_bytes, recv_bytes;
-  int unalign;           /* -u: elements every call's pointers start into the buffers */
-  cb_buffer_kind kind;   /* who allocated send and recv */
-  int cumem;             /* CB_MEM_CUDA from cb_cumem_alloc (CB_PEER_MAPPING cumem, fabric) */
+  int unalign;          /* -u: elements every call's pointers start into the buffers */
+  cb_buffer_kind kind;  /* who allocated send and recv */
+  unsigned cumem_types; /* CB_MEM_CUDA from cb_cumem_alloc with these handle types; 0: cudaMalloc */
   cb_check_words *check; /* device words of the validation (cudaMalloc) */
 } cb_buffers;
 

@@ -48,9 +48,9 @@ typedef struct {
 typedef enum {
   /* Our kernels' buffers, which they map into their peers
    * (mesh/peer_memory.c) as CB_PEER_MAPPING says (peer_mapping.h):
-   * cudaMalloc for CUDA IPC (ipc, the default), which cannot map cuMem
-   * allocations; cuMem allocations of our own (cumem.h) for cumem and
-   * fabric. A row of ours with .single_host uses peer memory
+   * cudaMalloc for CUDA IPC (ipc), which cannot map cuMem allocations;
+   * cuMem allocations of our own (cumem.h) for cumem and fabric (and for
+   * auto, the default, when it resolves to cumem). A row of ours with .single_host uses peer memory
    * (cb_kernel_uses_peer_memory). */
   CB_MEM_CUDA = 0,
   /* ncclMemAlloc (cuMem), as nccl-tests allocates for every run: what NCCL's

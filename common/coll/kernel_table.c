@@ -119,7 +119,10 @@ static void print_limits(FILE *out, const cb_kernel *k) {
     fprintf(out, "; at least %d ranks", l->min_ranks);
   if (l->single_host) fprintf(out, "; one host only");
   if (cb_kernel_uses_peer_memory(k))
-    fprintf(out, "; peer memory by %s=ipc|cumem|fabric", CB_PEER_MAPPING_ENV);
+    fprintf(out,
+            "; peer memory by %s=auto|ipc|cumem|fabric (default auto: cumem where it can "
+            "serve the run, else ipc)",
+            CB_PEER_MAPPING_ENV);
   if (l->align) fprintf(out, "; %u-byte aligned buffers", l->align);
   if (l->dtypes != CB_ALL_DTYPES) {
     fprintf(out, "; types:");

@@ -10,6 +10,7 @@
 
 #include "error.h"
 #include "option_parse.h"
+#include "peer_mapping.h"
 #include "types.h"
 
 void cb_options_defaults(cb_options *o) {
@@ -32,6 +33,7 @@ void cb_options_defaults(cb_options *o) {
   o->run_cycles = 1;
   o->timeout_s = 300;
   o->cta_policy = CB_CTA_POLICY_UNSET;
+  o->peer_mapping = CB_PEER_AUTO; /* CB_PEER_MAPPING unset (the runner reads the variable) */
   snprintf(o->kernels, sizeof o->kernels, "all");
 }
 
@@ -288,7 +290,7 @@ void cb_options_canonical(const cb_options *o, char *buf, size_t len) {
   snprintf(buf, len,
            "b=%llu e=%llu i=%llu f=%llu n=%d w=%d c=%d d=%x o=%x r=%d t=%d g=%d G=%d a=%d z=%d "
            "T=%d I=%d k=%s stress=%d u=%d data=%s R=%d x=%d timer=%d m=%d N=%d y=%d C=%d S=%d M=%d "
-           "K=%d p=%d peer_mapping=%d asw=%d",
+           "K=%d p=%d peer_mapping=%s asw=%d",
            (unsigned long long)o->sweep.min_bytes, (unsigned long long)o->sweep.max_bytes,
            (unsigned long long)o->sweep.step_bytes, (unsigned long long)o->sweep.step_factor,
            o->iters, o->warmup, o->check, o->dtypes, o->ops, o->root, o->threads, o->gpus,
@@ -296,5 +298,5 @@ void cb_options_canonical(const cb_options *o, char *buf, size_t len) {
            o->stress, o->unalign, cb_data_kind_name(o->data), o->local_register, o->cta_policy,
            o->timer, o->agg_iters, o->run_cycles, o->stream_null, o->report_cputime,
            o->report_timestamps, o->memory_report, o->per_iter_skip, o->parallel_init,
-           o->peer_mapping, o->all_sizes_warmup);
+           cb_peer_mapping_name((cb_peer_mapping)o->peer_mapping), o->all_sizes_warmup);
 }

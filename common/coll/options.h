@@ -74,7 +74,8 @@ typedef struct {
                              2 symmetric windows (ncclCommWindowRegister) */
   int cta_policy;        /* -x: kernel 0's ncclConfig_t.CTAPolicy (0..2), or CB_CTA_POLICY_UNSET */
   int timer;             /* --timer: a cb_timer (resolved from the mode when not given) */
-  int peer_mapping;      /* CB_PEER_MAPPING (environment, not argv): a cb_peer_mapping */
+  int peer_mapping;      /* CB_PEER_MAPPING (environment, not argv): a cb_peer_mapping, as
+                             asked (auto by default; what auto resolved to is the report's) */
   char kernels[256];     /* -k: as typed; resolved against the collective's table */
   char json_path[CB_PATH_MAX]; /* -J */
   char csv_path[CB_PATH_MAX];  /* --csv */

@@ -1,8 +1,10 @@
 #include "peer_mapping.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cuda_runtime_api.h>
 
@@ -18,30 +20,40 @@
 #include <pthread.h>
 #endif
 
-static const char *const mapping_names[CB_PEER_MAPPINGS] = {"ipc", "cumem", "fabric"};
+static const char *const mapping_names[CB_PEER_MAPPINGS + 1] = {"ipc", "cumem", "fabric", "auto"};
 
 const char *cb_peer_mapping_name(cb_peer_mapping m) {
-  return (unsigned)m < CB_PEER_MAPPINGS ? mapping_names[m] : "?";
+  return (unsigned)m <= CB_PEER_AUTO ? mapping_names[m] : "?";
 }
 
+/* CB_PEER_MAPPING's values in the order a refusal lists them: the default
+ * first. */
+static const char *const choice_names[] = {"auto", "ipc", "cumem", "fabric"};
+static const cb_peer_mapping choice_values[] = {CB_PEER_AUTO, CB_PEER_IPC, CB_PEER_CUMEM,
+                                                CB_PEER_FABRIC};
+#define CHOICES ((int)(sizeof choice_names / sizeof choice_names[0]))
+
 const char *cb_peer_mapping_parse(const char *value, cb_peer_mapping *out, char *why, size_t len) {
-  int m = CB_PEER_IPC;
-  if (cb_env_choice_parse(CB_PEER_MAPPING_ENV, value, mapping_names, CB_PEER_MAPPINGS, CB_PEER_IPC,
-                          &m, why, len))
+  int i = 0;
+  if (cb_env_choice_parse(CB_PEER_MAPPING_ENV, value, choice_names, CHOICES, 0, &i, why, len))
     return why;
-  *out = (cb_peer_mapping)m;
+  *out = choice_values[i];
   return NULL;
 }
 
-/* Written once by the main thread before the rank threads start (their
- * creation orders it before their reads). */
-static cb_peer_mapping current = CB_PEER_IPC;
+/* Set by the main thread before the rank threads start (their creation
+ * orders it before their reads); under auto, stored again by every rank
+ * thread once the ranks have resolved it. Those stores all carry the same
+ * value, and a thread loads it only after its own store, so every load of a
+ * rank thread sees the resolved mapping; atomic because the stores of one
+ * thread may meet another's loads. */
+static _Atomic int current = CB_PEER_IPC;
 
 void cb_peer_mapping_use(cb_peer_mapping m) {
-  current = m;
+  atomic_store(&current, (int)m);
 }
 cb_peer_mapping cb_peer_mapping_current(void) {
-  return current;
+  return (cb_peer_mapping)atomic_load(&current);
 }
 
 unsigned cb_peer_mapping_handle_types(cb_peer_mapping m) {
@@ -168,9 +180,17 @@ static const char *trial_allocation(int device, unsigned handle_types, cb_peer_m
   return p->why;
 }
 
+/* The process's network namespace, where cumem's abstract Unix sockets
+ * live: its inode, 0 when /proc cannot say. */
+static unsigned long long network_namespace(void) {
+  struct stat st;
+  return stat("/proc/self/ns/net", &st) == 0 ? (unsigned long long)st.st_ino : 0;
+}
+
 const char *cb_peer_mapping_probe_device(cb_peer_mapping m, int device, cb_peer_mapping_probe *p) {
   memset(p, 0, sizeof *p);
   if (m == CB_PEER_IPC) return NULL;
+  if (m == CB_PEER_CUMEM) p->netns = network_namespace();
   const char *missing;
   if (!cb_cu_load(&missing)) {
     snprintf(p->why, sizeof p->why, "%s", missing);
@@ -192,14 +212,45 @@ const char *cb_peer_mapping_probe_device(cb_peer_mapping m, int device, cb_peer_
   return trial_allocation(device, CB_CUMEM_FABRIC, p);
 }
 
-const char *cb_peer_mapping_agree(cb_peer_mapping m, const cb_peer_mapping_probe *all, int n,
-                                  char *why, size_t len) {
+/* The first rank's own reason, as prefix, reason, " (rank r)"; NULL when
+ * none refused. */
+static const char *first_refusal(const char *prefix, const cb_peer_mapping_probe *all, int n,
+                                 char *why, size_t len) {
   for (int r = 0; r < n; r++)
     if (all[r].why[0]) {
-      snprintf(why, len, "%s=%s is unavailable: %s (rank %d)", CB_PEER_MAPPING_ENV,
-               cb_peer_mapping_name(m), all[r].why, r);
+      snprintf(why, len, "%s%s (rank %d)", prefix, all[r].why, r);
       return why;
     }
+  return NULL;
+}
+
+/* cumem: two ranks of one group in different network namespaces (ranks in
+ * containers of their own), whose abstract Unix sockets cannot reach each
+ * other: the exchange of file descriptors would wait out its bound, where a
+ * probe can say so at once. Each rank is compared with its group's first. */
+static const char *split_namespaces(const char *prefix, const cb_peer_mapping_probe *all, int n,
+                                    char *why, size_t len) {
+  for (int r = 1; r < n; r++) {
+    int q = 0;
+    while (all[q].group != all[r].group) q++;
+    if (q < r && all[q].netns && all[r].netns && all[q].netns != all[r].netns) {
+      snprintf(why, len,
+               "%sranks %d and %d are in different network namespaces, which cumem's Unix "
+               "sockets cannot cross",
+               prefix, q, r);
+      return why;
+    }
+  }
+  return NULL;
+}
+
+const char *cb_peer_mapping_agree(cb_peer_mapping m, const cb_peer_mapping_probe *all, int n,
+                                  char *why, size_t len) {
+  char prefix[64];
+  snprintf(prefix, sizeof prefix, "%s=%s is unavailable: ", CB_PEER_MAPPING_ENV,
+           cb_peer_mapping_name(m));
+  if (first_refusal(prefix, all, n, why, len)) return why;
+  if (m == CB_PEER_CUMEM) return split_namespaces(prefix, all, n, why, len);
   if (m != CB_PEER_FABRIC) return NULL;
   for (int r = 1; r < n; r++)
     if (memcmp(all[r].cluster, all[0].cluster, sizeof all[0].cluster) != 0 ||
@@ -216,11 +267,41 @@ const char *cb_peer_mapping_agree(cb_peer_mapping m, const cb_peer_mapping_probe
 const char *cb_peer_mapping_check(cb_rank_info *me, int device, char *why, size_t len) {
   cb_peer_mapping m = cb_peer_mapping_current();
   if (m == CB_PEER_IPC) return NULL;
+  if (m == CB_PEER_AUTO) /* resolved by cb_peer_mapping_resolve_auto, never checked */
+    cb_fatal("%s=auto reached cb_peer_mapping_check unresolved (a harness bug)",
+             CB_PEER_MAPPING_ENV);
   cb_peer_mapping_probe mine, *all = calloc((size_t)me->nranks, sizeof *all);
   if (!all) cb_fatal("out of host memory");
   cb_peer_mapping_probe_device(m, device, &mine);
+  mine.group = me->group;
   cb_world_allgather(me, &mine, sizeof mine, all);
   const char *bad = cb_peer_mapping_agree(m, all, me->nranks, why, len);
   free(all);
   return bad;
+}
+
+/* ---- auto ------------------------------------------------------------------ */
+
+void cb_peer_mapping_auto_pick(const cb_peer_mapping_probe *all, int n, cb_peer_mapping_auto *out) {
+  memset(out, 0, sizeof *out);
+  out->resolved = 1;
+  out->mapping = CB_PEER_CUMEM;
+  if (first_refusal("", all, n, out->why, sizeof out->why) ||
+      split_namespaces("", all, n, out->why, sizeof out->why))
+    out->mapping = CB_PEER_IPC;
+}
+
+/* Over the world, not the group: with NCCL_TESTS_SPLIT every group then
+ * maps alike, so one header line and one JSON value speak for all of them.
+ * Every group runs the same kernels, so every rank of the world gets here
+ * or none does (as the harness's other _all calls assume). */
+void cb_peer_mapping_resolve_auto(cb_rank_info *me, int device, cb_peer_mapping_auto *out) {
+  cb_peer_mapping_probe mine, *all = calloc((size_t)me->world_nranks, sizeof *all);
+  if (!all) cb_fatal("out of host memory");
+  cb_peer_mapping_probe_device(CB_PEER_CUMEM, device, &mine);
+  mine.group = me->group;
+  cb_world_allgather_all(me, &mine, sizeof mine, all);
+  cb_peer_mapping_auto_pick(all, me->world_nranks, out);
+  free(all);
+  cb_peer_mapping_use(out->mapping);
 }

@@ -74,6 +74,12 @@ double cb_report_headline_busbw(const cb_report *r) {
   return k >= 0 ? cb_report_avg_busbw(r, k) : NAN;
 }
 
+cb_peer_mapping cb_report_peer_mapping(const cb_report *r) {
+  cb_peer_mapping asked = (cb_peer_mapping)r->opts.peer_mapping;
+  if (asked != CB_PEER_AUTO) return asked;
+  return r->peer_auto.resolved ? r->peer_auto.mapping : CB_PEER_AUTO;
+}
+
 int cb_report_all_ranks(const cb_report *r) {
   return r->nranks * (r->ngroups > 1 ? r->ngroups : 1);
 }

@@ -11,6 +11,7 @@
 #include "device_info.h"
 #include "json_writer.h"
 #include "options.h"
+#include "peer_mapping.h"
 #include "rows.h"
 #include "text_pieces.h"
 #include "stats.h"
@@ -78,9 +79,10 @@ typedef struct {
   const char *program; /* "all_reduce_perf" */
   const cb_collective *coll;
   cb_options opts;
-  int nranks;                    /* ranks of a group (of the world without a split) */
-  cb_device_info *devices;       /* cb_report_all_ranks entries */
-  int nccl_header, nccl_library; /* version codes, 0 = none */
+  cb_peer_mapping_auto peer_auto; /* opts.peer_mapping auto: what the ranks resolved it to */
+  int nranks;                     /* ranks of a group (of the world without a split) */
+  cb_device_info *devices;        /* cb_report_all_ranks entries */
+  int nccl_header, nccl_library;  /* version codes, 0 = none */
   int cuda_runtime, cuda_driver;
   char mpi[128];
   char date[32];          /* ISO 8601, UTC */
@@ -124,6 +126,10 @@ int cb_report_headline_kernel(const cb_report *r);
 int cb_report_all_ranks(const cb_report *r);
 /* That kernel's mean busbw; NAN when it measured nothing (or none ran). */
 double cb_report_headline_busbw(const cb_report *r);
+/* The peer mapping our kernels used: the one CB_PEER_MAPPING named, or
+ * what auto resolved to; CB_PEER_AUTO when auto was not resolved (no kernel
+ * of ours mapped peer memory). */
+cb_peer_mapping cb_report_peer_mapping(const cb_report *r);
 
 /* Text sink, in nccl-tests' layout column for column. */
 void cb_text_header(FILE *out, const cb_report *r);

@@ -11,7 +11,28 @@ static const char *const placement_names[2] = {"out-of-place", "in-place"};
 
 /* ---- collbench's document ------------------------------------------------ */
 
-static void json_options(cb_json *j, const cb_options *o) {
+/* How our kernels mapped their peers' memory: peer_mapping the mapping
+ * used (null: auto, not resolved, as no kernel of ours mapped peer memory),
+ * peer_mapping_requested CB_PEER_MAPPING's value (auto when unset), and
+ * peer_mapping_why why auto did not take cumem (null otherwise). */
+static void json_peer_mapping(cb_json *j, const cb_report *r) {
+  cb_peer_mapping used = cb_report_peer_mapping(r);
+  cb_json_key(j, "peer_mapping");
+  if (used == CB_PEER_AUTO)
+    cb_json_null(j);
+  else
+    cb_json_string(j, cb_peer_mapping_name(used));
+  cb_json_key(j, "peer_mapping_requested");
+  cb_json_string(j, cb_peer_mapping_name((cb_peer_mapping)r->opts.peer_mapping));
+  cb_json_key(j, "peer_mapping_why");
+  if (r->opts.peer_mapping == CB_PEER_AUTO && used == CB_PEER_IPC && r->peer_auto.why[0])
+    cb_json_string(j, r->peer_auto.why);
+  else
+    cb_json_null(j);
+}
+
+static void json_options(cb_json *j, const cb_report *r) {
+  const cb_options *o = &r->opts;
   cb_json_key(j, "options");
   cb_json_begin_object(j);
   cb_json_sweep_options(j, &o->sweep, o->iters, o->warmup, o->check);
@@ -37,9 +58,7 @@ static void json_options(cb_json *j, const cb_options *o) {
     cb_json_null(j);
   else
     cb_json_int(j, o->cta_policy);
-  /* How our kernels mapped their peers' memory (CB_PEER_MAPPING). */
-  cb_json_key(j, "peer_mapping");
-  cb_json_string(j, cb_peer_mapping_name((cb_peer_mapping)o->peer_mapping));
+  json_peer_mapping(j, r);
   cb_json_key(j, "agg_iters"), cb_json_int(j, o->agg_iters);
   cb_json_key(j, "run_cycles"), cb_json_int(j, o->run_cycles);
   cb_json_key(j, "stream_null"), cb_json_int(j, o->stream_null);
@@ -99,7 +118,7 @@ static void json_stress(cb_json *j, const cb_report *r) {
 static void json_collbench(cb_json *j, const cb_report *r) {
   cb_json_begin_object(j);
   cb_json_run_head(j, r->program, r->coll->shape->name, r->date, r->nranks);
-  json_options(j, &r->opts);
+  json_options(j, r);
   const int nccl[2] = {r->nccl_header, r->nccl_library};
   cb_json_versions(j, nccl, r->cuda_runtime, r->cuda_driver, r->mpi);
   cb_json_devices(j, r->devices, cb_report_all_ranks(r));

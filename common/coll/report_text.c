@@ -42,15 +42,25 @@ static void text_all_sizes_warmup(FILE *out, const cb_options *o) {
           "own -w calls, just before it is timed\n");
 }
 
-/* How our kernels mapped their peers' memory, when not CUDA IPC (the
- * default, which a default header leaves unsaid). */
-static void text_peer_mapping(FILE *out, const cb_options *o) {
+/* How our kernels mapped their peers' memory. Unsaid when CB_PEER_MAPPING
+ * names ipc (a header as it was before cuMem), and when auto was not
+ * resolved (no kernel of ours mapped peer memory). auto's pick is always
+ * said, since it changes what the copy engines measure; ipc with the
+ * reason cumem was not taken. */
+static void text_peer_mapping(FILE *out, const cb_report *r) {
   static const char *const how[CB_PEER_MAPPINGS] = {
-      "", "cuMem allocations, POSIX file descriptors between processes",
+      "cudaMalloc, CUDA IPC handles between processes",
+      "cuMem allocations, POSIX file descriptors between processes",
       "cuMem allocations, fabric handles between processes"};
-  if (o->peer_mapping == CB_PEER_IPC || (unsigned)o->peer_mapping >= CB_PEER_MAPPINGS) return;
-  fprintf(out, "# Peer memory of our kernels: %s=%s (%s)\n", CB_PEER_MAPPING_ENV,
-          cb_peer_mapping_name((cb_peer_mapping)o->peer_mapping), how[o->peer_mapping]);
+  cb_peer_mapping asked = (cb_peer_mapping)r->opts.peer_mapping;
+  cb_peer_mapping used = cb_report_peer_mapping(r);
+  if (asked == CB_PEER_IPC || (unsigned)used >= CB_PEER_MAPPINGS) return;
+  fprintf(out, "# Peer memory of our kernels: %s=", CB_PEER_MAPPING_ENV);
+  if (asked == CB_PEER_AUTO) fprintf(out, "auto: ");
+  fprintf(out, "%s (%s)", cb_peer_mapping_name(used), how[used]);
+  if (asked == CB_PEER_AUTO && used == CB_PEER_IPC && r->peer_auto.why[0])
+    fprintf(out, ", since cumem is unavailable: %s", r->peer_auto.why);
+  fputc('\n', out);
 }
 
 /* nccl-tests' lines between its "# nThread" line and "# Using devices",
@@ -94,7 +104,7 @@ static void text_collbench_lines(FILE *out, const cb_report *r) {
                  "float64 reference, everything else bit for bit\n");
   text_timer_and_nccl_flags(out, o);
   text_all_sizes_warmup(out, o);
-  text_peer_mapping(out, o);
+  text_peer_mapping(out, r);
 }
 
 void cb_text_header(FILE *out, const cb_report *r) {

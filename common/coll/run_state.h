@@ -42,8 +42,9 @@ typedef struct {
   cudaStream_t stream;
   cb_timing_opts timing;
   cb_mem_probe mem; /* -M */
-  /* Why CB_PEER_MAPPING cannot serve the kernels that use peer memory
-   * (they are skipped with it), or NULL; the text lives in the buffer. */
+  /* Why the mapping CB_PEER_MAPPING names cannot serve the kernels that
+   * use peer memory (they are skipped with it), or NULL (always under auto,
+   * which takes ipc where cumem cannot serve); the text lives in the buffer. */
   const char *peer_mapping_why;
   char peer_mapping_buf[320];
 } cb_rank_state;

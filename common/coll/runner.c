@@ -312,17 +312,31 @@ static int device_of(const cb_run *run, const cb_rank_info *me) {
                                run->visible_gpus, run->share_gpus);
 }
 
-/* Collective: why the run's peer mapping (CB_PEER_MAPPING) cannot serve
- * the kernels that use peer memory, or NULL. Asked only when such a kernel
- * runs and the mapping is not ipc (which needs nothing checked), so a
- * default run does what it always did. */
-static const char *peer_mapping_problem(cb_rank_state *st, int device) {
-  const cb_run *run = st->run;
+/* Whether a kernel of ours that maps peer memory is to run: the same on
+ * every rank, since every group runs the same kernels. */
+static int uses_peer_memory(const cb_run *run) {
   int uses = 0;
   for (int k = 0; k < run->coll->nkernels; k++)
     uses |= run->runnable[k] && cb_kernel_uses_peer_memory(&run->coll->kernels[k]);
-  if (!uses) return NULL;
-  return cb_peer_mapping_check(st->me, device, st->peer_mapping_buf, sizeof st->peer_mapping_buf);
+  return uses;
+}
+
+/* Collective: settles the run's peer mapping (CB_PEER_MAPPING) before any
+ * buffer of our kernels is allocated, since the allocator follows it. auto
+ * is resolved to cumem or ipc (world rank 0 keeps the pick for the
+ * report); a mapping named in the variable is checked, and the reason it
+ * cannot serve the kernels that use peer memory returned (NULL: it can).
+ * Nothing is probed when no such kernel runs (auto then stays unresolved)
+ * or under ipc, which needs nothing checked. */
+static const char *peer_mapping_problem(cb_rank_state *st, int device) {
+  cb_run *run = st->run;
+  if (!uses_peer_memory(run)) return NULL;
+  if (run->opts.peer_mapping != CB_PEER_AUTO)
+    return cb_peer_mapping_check(st->me, device, st->peer_mapping_buf, sizeof st->peer_mapping_buf);
+  cb_peer_mapping_auto pick;
+  cb_peer_mapping_resolve_auto(st->me, device, &pick);
+  if (st->me->world_rank == 0) run->report.peer_auto = pick; /* before the header */
+  return NULL;
 }
 
 static int rank_main(cb_rank_info *me, void *arg) {
@@ -336,8 +350,8 @@ static int rank_main(cb_rank_info *me, void *arg) {
   cb_device_info *devices = cb_gather_devices(me, device);
   if (devices) run->report.devices = devices;
   if (o->memory_report) st.mem.base_free = device_free();
-  allocate_buffers(&st, device);
   st.peer_mapping_why = peer_mapping_problem(&st, device);
+  allocate_buffers(&st, device);
   /* -y 1: the legacy NULL stream, as nccl-tests' stream_null. */
   if (!o->stream_null) CB_CUDA(cudaStreamCreateWithFlags(&st.stream, cudaStreamNonBlocking));
   if (me->world_rank == 0) cb_text_header(stdout, &run->report);
@@ -373,12 +387,13 @@ static cb_opts_result read_nccl_tests_vars(cb_world *w, cb_opts_result parsed, n
 }
 
 /* CB_PEER_MAPPING into the options (so that processes started with
- * different values are refused like different options) and into the peer
- * memory calls; a bad value is refused like a bad option. */
+ * different values are refused like different options; auto is a value of
+ * its own there) and into the peer memory calls; a bad value is refused
+ * like a bad option. auto is resolved later, on the GPUs (rank_main). */
 static cb_opts_result read_peer_mapping(cb_opts_result parsed, cb_options *o, char *err,
                                         size_t len) {
   if (parsed != CB_OPTS_RUN) return parsed;
-  cb_peer_mapping m = CB_PEER_IPC;
+  cb_peer_mapping m = CB_PEER_AUTO;
   if (cb_peer_mapping_parse(getenv(CB_PEER_MAPPING_ENV), &m, err, len)) return CB_OPTS_ERROR;
   o->peer_mapping = (int)m;
   cb_peer_mapping_use(m);

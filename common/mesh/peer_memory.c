@@ -43,6 +43,17 @@ static void enable_peer_access(int device, int peer_device) {
     CB_CUDA(rc);
 }
 
+/* The run's mapping. auto is resolved before any kernel's setup when a
+ * kernel that maps peer memory runs (rank_main); meeting it here is a bug,
+ * stopped rather than guessed. */
+static cb_peer_mapping run_mapping(void) {
+  cb_peer_mapping m = cb_peer_mapping_current();
+  if ((unsigned)m >= CB_PEER_MAPPINGS)
+    cb_fatal("%s=%s was not resolved before peer memory was mapped (a harness bug)",
+             CB_PEER_MAPPING_ENV, cb_peer_mapping_name(m));
+  return m;
+}
+
 static void begin(cb_rank_info *me, size_t bytes, cb_peer_buffer *out, peer_record *mine) {
   if (me->nranks > CB_MAX_PEERS)
     cb_fatal("peer memory serves at most %d ranks, this run has %d", CB_MAX_PEERS, me->nranks);
@@ -50,7 +61,7 @@ static void begin(cb_rank_info *me, size_t bytes, cb_peer_buffer *out, peer_reco
   out->bytes = bytes;
   out->rank = me->rank;
   out->nranks = me->nranks;
-  out->mapping = (int)cb_peer_mapping_current();
+  out->mapping = (int)run_mapping();
   memset(mine, 0, sizeof *mine);
   mine->pid = (int)getpid();
   mine->mapping = out->mapping;
@@ -230,7 +241,7 @@ void cb_peer_share(cb_rank_info *me, void *local, size_t bytes, cb_peer_buffer *
 }
 
 void cb_peer_alloc(cb_rank_info *me, size_t bytes, cb_peer_buffer *out) {
-  cb_peer_mapping m = cb_peer_mapping_current();
+  cb_peer_mapping m = run_mapping();
   size_t n = bytes ? bytes : 1;
   void *p;
   if (m == CB_PEER_IPC) {

@@ -2,7 +2,8 @@
  * shares) a buffer, and gets every peer's buffer mapped into its own address
  * space. Within one process the peers' pointers are used directly with peer
  * access enabled. Across processes the run's mapping (CB_PEER_MAPPING,
- * coll/peer_mapping.h) decides how a buffer travels:
+ * coll/peer_mapping.h; auto is resolved to cumem or ipc before any kernel's
+ * setup) decides how a buffer travels:
  *   ipc     cudaMalloc memory; CUDA IPC handles through the world's all-gather;
  *   cumem   cuMem memory (coll/cumem.h); POSIX file descriptors over Unix
  *           sockets (fd_pass.h), imported and mapped into a reserved range;

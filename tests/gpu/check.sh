@@ -22,9 +22,11 @@
 # seconds, and DEADLINE (epoch seconds) the whole matrix.
 # More ranks than GPUs: CB_SHARE_GPUS=1 tests/gpu/check.sh build-gpu 3 all_reduce_perf
 # puts ranks on the GPUs round robin (NCCL is then listed as unavailable).
-# CB_PEER_MAPPING=cumem tests/gpu/check.sh ... checks our kernels over cuMem
-# peer memory (passed to mpirun's ranks); a run whose kernels of ours were
-# skipped because the mapping is unavailable there FAILs.
+# CB_PEER_MAPPING (default auto, the programs' default: cumem where it can
+# serve, else ipc) is passed to mpirun's ranks; CB_PEER_MAPPING=ipc or =cumem
+# tests/gpu/check.sh ... checks our kernels over that mapping, and a run
+# whose kernels of ours were skipped because the mapping named is
+# unavailable there FAILs (auto falling back to ipc is no skip).
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 BUILD=${1:-build-gpu}
@@ -33,7 +35,7 @@ LOGDIR=${LOGDIR:-gpu-check-logs}
 PASSES=${PASSES:-exact random u1 u4 u8}
 RUN_CAP=${RUN_CAP:-900}
 export CB_SHARE_GPUS=${CB_SHARE_GPUS:-0} # set, so that mpirun -x passes it
-export CB_PEER_MAPPING=${CB_PEER_MAPPING:-ipc} # the same (CB_PEER_MAPPING=cumem checks cuMem peer memory)
+export CB_PEER_MAPPING=${CB_PEER_MAPPING:-auto} # the same (=ipc or =cumem checks that mapping)
 mkdir -p "$LOGDIR"
 [ "$NGPUS" -ge 1 ] || { echo "check.sh: no GPU visible" >&2; exit 1; }
 
@@ -94,7 +96,7 @@ for pass in $PASSES; do
             if [ $rc -ne 0 ] || [ "$wrong" != 0 ]; then result="FAIL(rc=$rc)"; fi
             # A check of a peer mapping that our kernels skipped for want of it
             # checked nothing of ours: not a pass.
-            if [ "$result" = PASS ] && grep -q "CB_PEER_MAPPING=[a-z]* is unavailable" "$log"; then
+            if [ "$result" = PASS ] && grep -q " skipped: CB_PEER_MAPPING=[a-z]* is unavailable" "$log"; then
               result="FAIL(mapping unavailable)"
             fi
           fi

@@ -9,9 +9,14 @@
 #    (-g N: plain pointers) and under mpirun (-np N: CUDA IPC handles, or
 #    file descriptors over Unix sockets). A cumem run must also say so in
 #    its header and skip no kernel for want of the mapping.
-# 2. CB_PEER_MAPPING=fabric: runs with 0 wrong where the GPUs share an
+# 2. CB_PEER_MAPPING unset (auto, the default), one process and under mpirun
+#    (without -x CB_PEER_MAPPING): all_reduce's ring, ll, direct and ce with
+#    0 wrong, and the header names auto's pick (cumem, or ipc with the
+#    reason). Where cumem passed in part 1 for that launch, auto must have
+#    picked cumem.
+# 3. CB_PEER_MAPPING=fabric: runs with 0 wrong where the GPUs share an
 #    NVLink fabric, else every kernel of ours is skipped naming why; both PASS.
-# 3. One timing comparison: all_reduce -k ce,ring,direct at 1 GiB, mpirun -np N
+# 4. One timing comparison: all_reduce -k ce,ring,direct at 1 GiB, mpirun -np N
 #    --bind-to none, stream mode, -n 20 -w 5, under each mapping; the busbw of
 #    each kernel is printed, PASS is exit 0 and 0 wrong.
 #
@@ -32,6 +37,7 @@ LAUNCHERS=(single)
 command -v mpirun >/dev/null && LAUNCHERS+=(mpi)
 [ ${#LAUNCHERS[@]} -eq 2 ] || echo "peer_mapping.sh: no mpirun: the mpirun cases are not run" >&2
 MPIRUN=(mpirun --allow-run-as-root --oversubscribe -np "$NGPUS" -x NCCL_NVLS_ENABLE -x CB_PEER_MAPPING)
+MPIRUN_UNSET=(mpirun --allow-run-as-root --oversubscribe -np "$NGPUS" -x NCCL_NVLS_ENABLE)
 
 fail=0
 : >"$LOGDIR/summary.txt"
@@ -46,7 +52,7 @@ run() {
   shift
   cap=$(cb_cap "$RUN_CAP")
   [ "$cap" -gt 5 ] || return 124
-  echo "$ CB_PEER_MAPPING=$CB_PEER_MAPPING $*" >"$log"
+  echo "$ CB_PEER_MAPPING=${CB_PEER_MAPPING-(unset)} $*" >"$log"
   timeout "$cap" "$@" >>"$log" 2>&1
 }
 
@@ -91,7 +97,36 @@ for mapping in $MAPPINGS; do
   done
 done
 
-# 2. fabric: runs, or says why it cannot
+# 2. auto: the default picks cumem where every rank can use it, else ipc
+unset CB_PEER_MAPPING
+for launch in "${LAUNCHERS[@]}"; do
+  log=$LOGDIR/auto_all_reduce_${launch}.txt
+  args=(-k "ring,ll,direct,ce" -d all -o all -c 2 -n 3 -w 1 -b 8 -e 64M -f 16)
+  if [ "$launch" = single ]; then
+    run "$log" "$BUILD/all_reduce_perf" -g "$NGPUS" "${args[@]}"
+  else
+    run "$log" "${MPIRUN_UNSET[@]}" "$BUILD/all_reduce_perf" "${args[@]}"
+  fi
+  rc=$?
+  wrong=$(cb_wrong_of "$log")
+  picked=$(grep -m1 -o '^# Peer memory of our kernels: CB_PEER_MAPPING=auto: [a-z]*' "$log" | awk '{print $NF}')
+  if [ $rc -eq 124 ] && [ "$(cb_left)" -le 5 ]; then
+    result="SKIPPED(deadline)"
+  elif [ $rc -ne 0 ] || [ "$wrong" != 0 ]; then
+    result="FAIL(rc=$rc wrong=$wrong)"
+  elif [ -z "$picked" ]; then
+    result="FAIL(header does not name auto's pick)"
+  elif grep -q "skipped.*CB_PEER_MAPPING" "$log"; then
+    result="FAIL(kernels skipped: $(grep -m1 'skipped.*CB_PEER_MAPPING' "$log"))"
+  elif [ "$picked" != cumem ] && grep -q "^cumem all_reduce $launch .* PASS" "$LOGDIR/summary.txt"; then
+    result="FAIL(auto picked $picked where cumem passed: $(grep -m1 -o 'since cumem.*' "$log"))"
+  else
+    result="PASS(auto picked $picked)"
+  fi
+  report "auto all_reduce $launch" "$result"
+done
+
+# 3. fabric: runs, or says why it cannot
 export CB_PEER_MAPPING=fabric
 log=$LOGDIR/fabric_all_reduce_single.txt
 run "$log" "$BUILD/all_reduce_perf" -g "$NGPUS" -k ring,direct -b 8 -e 1M -f 16 -c 2
@@ -107,7 +142,7 @@ else
 fi
 report "fabric all_reduce single" "$result"
 
-# 3. timing at 1 GiB under each mapping
+# 4. timing at 1 GiB under each mapping
 for mapping in $MAPPINGS; do
   export CB_PEER_MAPPING=$mapping
   log=$LOGDIR/timing_${mapping}.txt

@@ -16,7 +16,7 @@
 #   programs   new_programs.sh: issue 16's programs, every root, check + stress
 #   fp8        fp8_mulsum.sh: f8e4m3, f8e5m2 and mulsum in every program
 #   dropin     nccl_tests_dropin.sh: nccl-tests users' commands, options, -J
-#   mapping    peer_mapping.sh: CB_PEER_MAPPING=ipc and cumem, correctness and 1 GiB
+#   mapping    peer_mapping.sh: CB_PEER_MAPPING=ipc, cumem and auto, correctness and 1 GiB
 # STEPS (default: all of the above, in that order) picks and orders them.
 # Writes LOGDIR/<step>.txt and LOGDIR/summary.txt: one line per step,
 # PASS/FAIL/SKIPPED with its seconds. Exits non-zero unless every step passed.

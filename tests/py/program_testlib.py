@@ -24,6 +24,7 @@ def _env(extra=None):
     """
     env = dict(os.environ)
     env["CUDA_VISIBLE_DEVICES"] = "-1"
+    env.pop("CB_PEER_MAPPING", None)  # unset (auto) unless a test sets it
     if extra:
         env.update(extra)
     return env
@@ -43,15 +44,19 @@ def run_program(program, *args, timeout=30, env_extra=None):
                           env=_env(env_extra))
 
 
-def mpirun_program(mpiexec, program, *args, timeout=60, nprocs=2, env_extra=None):
+def mpirun_program(mpiexec, program, *args, timeout=60, nprocs=2, env_extra=None,
+                   proc_env=None):
     """nprocs processes of program with args, or a list of argument lists (one per
-    process); env_extra is every process's environment too (mpirun passes its own on)."""
+    process); env_extra is every process's environment too (mpirun passes its own on),
+    and proc_env (with argument lists) a dict per process of variables only it gets."""
     env = _env({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
                 **(env_extra or {})})
     cmd = [mpiexec, "--oversubscribe"]
     if args and isinstance(args[0], list):
         for i, per_proc in enumerate(args):
-            cmd += ([":"] if i else []) + ["-n", "1", program, *per_proc]
+            own = [f"{k}={v}" for k, v in ((proc_env or [{}] * len(args))[i]).items()]
+            cmd += ([":"] if i else []) + ["-n", "1"] + (["env", *own] if own else [])
+            cmd += [program, *per_proc]
     else:
         cmd += ["-n", str(nprocs), program, *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)

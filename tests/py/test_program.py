@@ -214,10 +214,10 @@ class OutputFilesOfFailedRun(unittest.TestCase):
         self.check_kept("--csv")
 
 
-def mpirun(*args, timeout=60, nprocs=2, env_extra=None):
+def mpirun(*args, timeout=60, nprocs=2, env_extra=None, proc_env=None):
     """Processes of PROGRAM (two) with args, or a list of argument lists (one per process)."""
     return mpirun_program(MPIEXEC, PROGRAM, *args, timeout=timeout, nprocs=nprocs,
-                          env_extra=env_extra)
+                          env_extra=env_extra, proc_env=proc_env)
 
 
 class UnderMpirun(ErrorAssertions, unittest.TestCase):
@@ -239,6 +239,15 @@ class UnderMpirun(ErrorAssertions, unittest.TestCase):
     def test_different_options_refused(self):
         p = mpirun(["-b", "8", "-e", "8", "-n", "5"], ["-b", "8", "-e", "8", "-n", "6"])
         self.assertRefusedOnce(p, "different options", "n=5", "n=6")
+
+    def test_different_peer_mappings_refused(self):
+        """CB_PEER_MAPPING is compared like an option, auto (unset) a value of its own:
+        auto beside ipc is refused before any GPU work, naming both."""
+        args = ["-b", "8", "-e", "8"]
+        p = mpirun(args, args, proc_env=[{}, {"CB_PEER_MAPPING": "ipc"}])
+        self.assertRefusedOnce(p, "different options", "peer_mapping=auto", "peer_mapping=ipc")
+        p = mpirun(args, args, proc_env=[{"CB_PEER_MAPPING": "auto"}, {}])
+        self.assertNoGpuOnce(p)  # auto named and auto by default are the same run
 
     def test_bad_option_on_one_process_is_named(self):
         """Only process 1 has the bad value: the lead says which process, and what."""

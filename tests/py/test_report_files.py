@@ -165,9 +165,17 @@ class ReportFilesBase:
                 # --all_sizes_warmup 0 in stream mode, the default (1) in graph mode.
                 "all_sizes_warmup": 1 if self.GRAPH else 0}
         self.assertEqual(set(opts),
-                         set(want) | {"kernel", "data", "timer", "cta_policy", "peer_mapping"})
-        # CB_PEER_MAPPING: cumem in graph mode, the default (ipc) in stream mode.
+                         set(want) | {"kernel", "data", "timer", "cta_policy", "peer_mapping",
+                                      "peer_mapping_requested", "peer_mapping_why"})
+        # CB_PEER_MAPPING unset (auto): the mapping used, cumem in graph mode; in
+        # stream mode ipc, and why cumem could not serve.
+        self.assertEqual(opts["peer_mapping_requested"], "auto")
         self.assertEqual(opts["peer_mapping"], "cumem" if self.GRAPH else "ipc")
+        if self.GRAPH:
+            self.assertIsNone(opts["peer_mapping_why"])
+        else:
+            self.assertEqual(opts["peer_mapping_why"],
+                             'device 1 does not support "POSIX" file descriptor handles (rank 1)')
         # -x: 1 in stream mode, not given (null) in graph mode.
         if self.GRAPH:
             self.assertIsNone(opts["cta_policy"])

@@ -97,8 +97,15 @@ int main(int argc, char **argv) {
     fprintf(stderr, "emit_report: options: %s\n", err);
     return 2;
   }
-  /* CB_PEER_MAPPING (the environment, not argv): cumem in graph mode. */
-  r.opts.peer_mapping = graph ? 1 : 0;
+  /* CB_PEER_MAPPING (the environment, not argv): unset (auto) in both modes,
+   * resolved to cumem in graph mode and to ipc, with the reason, in stream
+   * mode. */
+  r.opts.peer_mapping = CB_PEER_AUTO;
+  r.peer_auto.resolved = 1;
+  r.peer_auto.mapping = graph ? CB_PEER_CUMEM : CB_PEER_IPC;
+  if (!graph)
+    snprintf(r.peer_auto.why, sizeof r.peer_auto.why,
+             "device 1 does not support \"POSIX\" file descriptor handles (rank 1)");
   r.nranks = 2;
   cb_device_info devices[2] = {
       {.rank = 0,

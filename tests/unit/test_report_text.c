@@ -624,11 +624,30 @@ static void test_header_all_sizes_warmup(void) {
   }
 }
 
-/* CB_PEER_MAPPING: a line of ours when it is not ipc (the default header
- * stays as it was). */
-static void test_header_peer_mapping(void) {
+/* The header of a one-rank report whose CB_PEER_MAPPING was asked, and
+ * auto (when asked) resolved as pick says. */
+static char *peer_header(int asked, const cb_peer_mapping_auto *pick) {
   static const cb_collective coll = {&cb_shape_all_reduce, fixture_kernels, 1};
   static const int run[] = {1};
+  cb_report r = basic_report(&coll, run);
+  cb_options_defaults(&r.opts);
+  r.opts.peer_mapping = asked;
+  if (pick) r.peer_auto = *pick;
+  cb_device_info dev = {.rank = 0, .pid = 7, .device = 0, .host = "h", .pci = "p", .name = "n"};
+  r.devices = &dev;
+  r.nranks = 1;
+  FILE *f = check_tmpfile();
+  cb_text_header(f, &r);
+  char *s = check_slurp(f);
+  fclose(f);
+  return s;
+}
+
+/* CB_PEER_MAPPING: a line of ours for the mapping used, except under an
+ * explicit ipc (the header as it was before cuMem) and an auto that was
+ * not resolved (nothing of ours mapped peer memory). auto's pick is said,
+ * with the reason when cumem could not serve. */
+static void test_header_peer_mapping(void) {
   static const char *const want[3] = {
       NULL,
       "# Peer memory of our kernels: CB_PEER_MAPPING=cumem (cuMem allocations, POSIX file "
@@ -636,21 +655,82 @@ static void test_header_peer_mapping(void) {
       "# Peer memory of our kernels: CB_PEER_MAPPING=fabric (cuMem allocations, fabric handles "
       "between processes)\n"};
   for (int m = 0; m < 3; m++) {
-    cb_report r = basic_report(&coll, run);
-    cb_options_defaults(&r.opts);
-    r.opts.peer_mapping = m;
-    cb_device_info dev = {.rank = 0, .pid = 7, .device = 0, .host = "h", .pci = "p", .name = "n"};
-    r.devices = &dev;
-    r.nranks = 1;
-    FILE *f = check_tmpfile();
-    cb_text_header(f, &r);
-    char *s = check_slurp(f);
-    fclose(f);
+    char *s = peer_header(m, NULL);
     if (want[m])
-      CHECKF(s && strstr(s, want[m]) != NULL, "mapping %d: no line '%s' in:\n%s", m, want[m], s);
+      CHECKF(s && count_of(s, want[m]) == 1, "mapping %d: no line '%s' in:\n%s", m, want[m], s);
     else
       CHECKF(s && strstr(s, "Peer memory") == NULL, "ipc: unexpected line in:\n%s", s);
     free(s);
+  }
+  /* auto, the default: nothing until resolved. */
+  cb_options o;
+  cb_options_defaults(&o);
+  CHECK_EQ_INT(o.peer_mapping, CB_PEER_AUTO);
+  cb_peer_mapping_auto pick = {0};
+  char *s = peer_header(CB_PEER_AUTO, &pick);
+  CHECKF(s && strstr(s, "Peer memory") == NULL, "unresolved auto: unexpected line in:\n%s", s);
+  free(s);
+  pick = (cb_peer_mapping_auto){.resolved = 1, .mapping = CB_PEER_CUMEM};
+  s = peer_header(CB_PEER_AUTO, &pick);
+  CHECK(s && count_of(s, "# Peer memory of our kernels: CB_PEER_MAPPING=auto: cumem (cuMem "
+                         "allocations, POSIX file descriptors between processes)\n") == 1);
+  free(s);
+  pick.mapping = CB_PEER_IPC;
+  snprintf(pick.why, sizeof pick.why,
+           "device 1 does not support POSIX file descriptor handles (rank 1)");
+  s = peer_header(CB_PEER_AUTO, &pick);
+  CHECKF(s &&
+             count_of(s, "# Peer memory of our kernels: CB_PEER_MAPPING=auto: ipc (cudaMalloc, "
+                         "CUDA IPC handles between processes), since cumem is unavailable: "
+                         "device 1 does not support POSIX file descriptor handles (rank 1)\n") == 1,
+         "auto to ipc: no line in:\n%s", s);
+  /* Not what tests/gpu/check.sh takes for kernels skipped for want of a mapping. */
+  CHECK(strstr(s, "CB_PEER_MAPPING=auto is unavailable") == NULL);
+  free(s);
+  /* A pick under a mapping that was named is not the run's: ignored. */
+  s = peer_header(CB_PEER_IPC, &pick);
+  CHECK(s && strstr(s, "Peer memory") == NULL);
+  free(s);
+}
+
+/* -J's options: peer_mapping the mapping used (null: auto not resolved),
+ * peer_mapping_requested CB_PEER_MAPPING's value, peer_mapping_why why auto
+ * did not take cumem. */
+static void test_json_peer_mapping(void) {
+  static const cb_collective coll = {&cb_shape_all_reduce, fixture_kernels, 1};
+  static const int run[] = {1};
+  static const struct {
+    int asked, resolved, used;
+    const char *why, *json;
+  } cases[] = {
+      {CB_PEER_IPC, 0, 0, "",
+       "\"peer_mapping\":\"ipc\",\"peer_mapping_requested\":\"ipc\",\"peer_mapping_why\":null"},
+      {CB_PEER_CUMEM, 0, 0, "",
+       "\"peer_mapping\":\"cumem\",\"peer_mapping_requested\":\"cumem\",\"peer_mapping_why\":"
+       "null"},
+      {CB_PEER_AUTO, 0, 0, "",
+       "\"peer_mapping\":null,\"peer_mapping_requested\":\"auto\",\"peer_mapping_why\":null"},
+      {CB_PEER_AUTO, 1, CB_PEER_CUMEM, "",
+       "\"peer_mapping\":\"cumem\",\"peer_mapping_requested\":\"auto\",\"peer_mapping_why\":"
+       "null"},
+      {CB_PEER_AUTO, 1, CB_PEER_IPC, "no cuMem (rank 3)",
+       "\"peer_mapping\":\"ipc\",\"peer_mapping_requested\":\"auto\",\"peer_mapping_why\":"
+       "\"no cuMem (rank 3)\""},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    cb_report r = basic_report(&coll, run);
+    r.opts.peer_mapping = cases[i].asked;
+    r.peer_auto.resolved = cases[i].resolved;
+    r.peer_auto.mapping = (cb_peer_mapping)cases[i].used;
+    snprintf(r.peer_auto.why, sizeof r.peer_auto.why, "%s", cases[i].why);
+    FILE *f = check_tmpfile();
+    CHECK_EQ_INT(cb_json_write(f, &r), 0);
+    char *json = check_slurp(f);
+    fclose(f);
+    CHECKF(json && strstr(json, cases[i].json) != NULL, "case %zu: no '%s' in:\n%s", i,
+           cases[i].json, json);
+    free(json);
+    cb_report_free(&r);
   }
 }
 
@@ -1150,6 +1230,7 @@ int main(int argc, char **argv) {
     test_json_rows_as_printed();
     test_header_timer_and_flags();
     test_header_peer_mapping();
+    test_json_peer_mapping();
     test_header_all_sizes_warmup();
     test_column_headers();
     test_optional_row_columns();

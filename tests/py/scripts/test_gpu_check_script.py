@@ -47,7 +47,20 @@ def test_clean_runs_pass(tmp_path):
     proc, rows, logs = check(tmp_path, CLEAN)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert len(rows) == 4 and all(r.endswith(" PASS") for r in rows)  # 2 modes x 2 size sets
-    assert all("# CB_PEER_MAPPING=ipc" in log for log in logs)  # the default, set for mpirun -x
+    assert all("# CB_PEER_MAPPING=auto" in log for log in logs)  # the default, set for mpirun -x
+
+
+def test_auto_falling_back_to_ipc_passes(tmp_path):
+    """auto (the default) that took ipc because cumem cannot serve still checked our
+    kernels: its header line is no skip."""
+    header = ("# Peer memory of our kernels: CB_PEER_MAPPING=auto: ipc (cudaMalloc, CUDA IPC "
+              "handles between processes), since cumem is unavailable: device 1 does not "
+              "support POSIX file descriptor handles (rank 1)\n" + CLEAN)
+    proc, rows, logs = check(tmp_path, header)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert rows and all(r.endswith(" PASS") for r in rows), rows
+    proc, rows, logs = check(tmp_path, header, mapping="ipc")  # named: passed on as named
+    assert proc.returncode == 0 and all("# CB_PEER_MAPPING=ipc" in log for log in logs)
 
 
 @pytest.mark.parametrize("output, rc, why", [
