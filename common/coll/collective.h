@@ -81,7 +81,7 @@ typedef struct {
   void *state; /* the kernel's own per-rank state, set by its setup */
   /* Set by a setup that cannot serve this run (cb_kernel_refuse): the
    * harness then skips the kernel on every rank with this reason. */
-  char refused[160];
+  char refused[320];
   /* Set by a setup that serves the run differently from what was asked
    * (cb_kernel_note: a grid shrunk to what can be resident, say): the
    * harness prints it above the kernel's table, naming the rank. */
