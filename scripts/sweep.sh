@@ -28,7 +28,9 @@ First measures the copy-engine ceiling, copy_perf's ce peer copy at 1 GiB (-k ce
 bandwidth), into OUT/ce_ceiling/ and run.json's ce_ceiling_gbps (report.py's headline reads
 it), when copy_perf is built and two GPUs are given. Writes OUT/<program>_<launch>_<mode>.
 {txt,json} (launch: single or mpi; mode: graph or stream) and OUT/run.json; prints progress
-(program, launch, mode, kernel, size, runs remaining) on stderr. A run that fails before
+(program, launch, mode, kernel, size, runs remaining) on stderr. Sweeps of the same tree into
+one OUT (one per --programs, say) share run.json: it keeps the earlier commands not run again,
+and the earlier ce ceiling when the new sweep measured none. A run that fails before
 measuring anything (no GPU, say) stops the sweep with its reason: the others would fail the
 same way. NVIDIA_SMI (default nvidia-smi) is the command asked for the GPUs.
 USAGE
@@ -308,6 +310,35 @@ manifest = {
     "exit_status": [int(s) for s in status.split()],
 }
 manifest["ce_ceiling_gbps"], manifest["ce_ceiling"] = ce_ceiling()
+
+
+def merge_earlier(manifest):
+    """A sweep into a directory that holds an earlier sweep's manifest of the
+    same tree on the same machine (say, one sweep per --programs) keeps that
+    sweep's commands not run again, and its ce ceiling when this one measured
+    none: run.json then describes every result in the directory. A manifest
+    of another tree or machine is replaced, with a warning."""
+    try:
+        prev = json.load(open(os.path.join(out, "run.json")))
+    except (OSError, ValueError):
+        return
+    same = all(prev.get(k) == manifest[k] for k in ("collbench_commit", "machine",
+                                                     "modified_files"))
+    if not same:
+        print(f"sweep.sh: {out}/run.json of another tree or machine replaced", file=sys.stderr)
+        return
+    pairs = zip(prev.get("commands", []), prev.get("exit_status", []))
+    kept = [(c, s) for c, s in pairs if c not in manifest["commands"]]
+    manifest["commands"] = [c for c, _ in kept] + manifest["commands"]
+    manifest["exit_status"] = [s for _, s in kept] + manifest["exit_status"]
+    manifest["launchers"] += [l for l in prev.get("launchers", []) if l not in manifest["launchers"]]
+    if manifest["ce_ceiling_gbps"] is None and prev.get("ce_ceiling_gbps") is not None:
+        manifest["ce_ceiling_gbps"], manifest["ce_ceiling"] = (prev["ce_ceiling_gbps"],
+                                                               prev["ce_ceiling"])
+    manifest["first_date"] = prev.get("first_date", prev.get("date"))
+
+
+merge_earlier(manifest)
 with open(os.path.join(out, "run.json"), "w") as fh:
     json.dump(manifest, fh, indent=2)
     fh.write("\n")

@@ -230,3 +230,41 @@ def test_ce_ceiling_under_mpirun_uses_the_launcher(fake):
     assert m["ce_ceiling"]["command"].startswith("NCCL_NVLS_ENABLE=0 mpirun -np 2 -x "
                                                  "NCCL_NVLS_ENABLE ")
     assert m["ce_ceiling_gbps"] == 396.5
+
+
+def test_sweeps_into_one_directory_share_the_manifest(fake):
+    """One sweep per --programs into one directory (as a time-capped GPU call
+    does): run.json lists every program's commands and keeps the ce ceiling
+    the first sweep measured."""
+    out = fake[0] / "out"
+    r = sweep(fake, "-b", "8", "-e", "8", "--programs", "all_reduce_perf", "--out", str(out),
+              extra_env={"FAKE_CE": "396.5"})
+    assert r.returncode == 0, r.stderr
+    first = json.load(open(out / "run.json"))
+    r = sweep(fake, "-b", "8", "-e", "8", "--programs", "all_gather_perf", "--out", str(out),
+              "--no-ce-ceiling")
+    assert r.returncode == 0, r.stderr
+    m = json.load(open(out / "run.json"))
+    progs = [os.path.basename(c.split()[1]) for c in m["commands"]]
+    assert progs == ["all_reduce_perf", "all_gather_perf"]
+    assert m["exit_status"] == [0, 0]
+    assert m["ce_ceiling_gbps"] == 396.5 and m["ce_ceiling"] == first["ce_ceiling"]
+    assert m["first_date"] == first["date"]
+    # The same program again replaces its command rather than listing it twice.
+    r = sweep(fake, "-b", "8", "-e", "8", "--programs", "all_gather_perf", "--out", str(out),
+              "--no-ce-ceiling")
+    assert r.returncode == 0, r.stderr
+    assert len(json.load(open(out / "run.json"))["commands"]) == 2
+
+
+def test_a_manifest_of_another_tree_is_replaced(fake):
+    out = fake[0] / "out"
+    r = sweep(fake, "-b", "8", "-e", "8", "--programs", "all_reduce_perf", "--out", str(out),
+              extra_env={"COLLBENCH_COMMIT": "aaaa"})
+    assert r.returncode == 0, r.stderr
+    r = sweep(fake, "-b", "8", "-e", "8", "--programs", "all_gather_perf", "--out", str(out),
+              extra_env={"COLLBENCH_COMMIT": "bbbb"})
+    assert r.returncode == 0, r.stderr
+    assert "run.json of another tree or machine replaced" in r.stderr
+    m = json.load(open(out / "run.json"))
+    assert [os.path.basename(c.split()[1]) for c in m["commands"]] == ["all_gather_perf"]
