@@ -26,8 +26,12 @@
  * receiver has already done; its receive's slice is posted by a send that
  * cannot be waiting), so every rank gets through.
  *
- * Our own block is copied within our memory by each channel, for its span,
- * before the steps.
+ * Our own block is copied within our memory by each channel, slice by
+ * slice between its sends and its receives. Copied before the steps, it
+ * kept NVLink idle while every channel copied at once: the likely reason
+ * this ring reached 309 GB/s at 1 GiB on 2 x H200, where all_gather's ring,
+ * which writes its own output as it sends, reaches 360
+ * (results/h200x2/2026-12-01-s7). This order is not measured yet.
  *
  * Out of place only: in place, block r-d of our buffer would be overwritten
  * in step d by rank r-d's data while our own data for rank r-d still sits
@@ -61,9 +65,11 @@ __global__ void __launch_bounds__(CB_RING_THREADS) a2a_ring_kernel(a2a_ring_args
   const size_t span = cb_ring_span(a.bytes, gridDim.x, sizeof(uint4));
   const size_t c0 = (size_t)c * span, clen = cb_ring_take(a.bytes, c0, span);
   const size_t own = (size_t)m.rank * a.bytes + c0;
-  cb_ring_slice<byte_t, CB_SUM, CB_SLICE_LOCAL>((const byte_t *)a.send + own, NULL,
-                                                (byte_t *)a.recv + own, NULL, clen, n);
-  if (n == 1) return;
+  if (n == 1) {
+    cb_ring_slice<byte_t, CB_SUM, CB_SLICE_LOCAL>((const byte_t *)a.send + own, NULL,
+                                                  (byte_t *)a.recv + own, NULL, clen, n);
+    return;
+  }
   cb_ring_pos pos = cb_ring_load_pos(m, cb_ring_link_of(m, 1, c));
   for (size_t s0 = 0; c0 < a.bytes && s0 < span; s0 += m.slice_bytes) {
     const size_t len = cb_ring_take(clen, s0, m.slice_bytes);
@@ -76,6 +82,10 @@ __global__ void __launch_bounds__(CB_RING_THREADS) a2a_ring_kernel(a2a_ring_args
           (const byte_t *)a.send + (size_t)l.to * a.bytes + c0 + s0, NULL, NULL,
           (byte_t *)cb_ring_out_slot(m, l, at), len, n);
       cb_ring_signal(m, l, at, false, true);
+      /* Our own block's slice, while the slice just sent crosses the link. */
+      if (d == 1)
+        cb_ring_slice<byte_t, CB_SUM, CB_SLICE_LOCAL>((const byte_t *)a.send + own + s0, NULL,
+                                                      (byte_t *)a.recv + own + s0, NULL, len, n);
       /* Receive: rank r-d's block for us. */
       cb_ring_wait(m, l, at, true, false, a.spin);
       cb_ring_slice<byte_t, CB_SUM, CB_SLICE_COPY>(
