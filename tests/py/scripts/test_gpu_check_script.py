@@ -85,3 +85,24 @@ def test_a_mapping_our_kernels_skipped_is_no_pass(tmp_path):
     assert all("# CB_PEER_MAPPING=fabric" in log for log in logs)
     proc, rows, _ = check(tmp_path, CLEAN, mapping="cumem")
     assert proc.returncode == 0 and all(r.endswith(" PASS") for r in rows)
+
+
+NOTHING_RUNS = "all_reduce_perf: no selected kernel can run here (-k list shows why)"
+
+
+def test_nothing_to_run_with_shared_gpus_is_skipped_not_failed(tmp_path, monkeypatch):
+    """Ranks sharing GPUs (CB_SHARE_GPUS=1), a program with NCCL's kernels only: nothing
+    can run there, which is said as such, neither a pass nor a failure."""
+    monkeypatch.setenv("CB_SHARE_GPUS", "1")
+    proc, rows, _ = check(tmp_path, NOTHING_RUNS, rc=1)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert rows and all(r.endswith("SKIPPED(no kernel can run with ranks sharing GPUs)")
+                        for r in rows), rows
+
+
+def test_nothing_to_run_on_own_gpus_fails(tmp_path, monkeypatch):
+    """Without shared GPUs, NCCL can run: a program that runs nothing fails."""
+    monkeypatch.delenv("CB_SHARE_GPUS", raising=False)
+    proc, rows, _ = check(tmp_path, NOTHING_RUNS, rc=1)
+    assert proc.returncode == 1
+    assert rows and all(r.endswith("FAIL(rc=1)") for r in rows), rows
