@@ -8,11 +8,11 @@
 # set). Then, per collective ($COLLS, default "all_reduce all_gather alltoall") and launch
 # ($LAUNCHES, default: single and mpi), with the same sizes and iterations, alternating the
 # two programs:
-#   stream mode, 8 B..1 GiB x2, -n 20 -w 5:  collbench -k nccl,nccl-sym,nccl-ce (nccl-tests'
+#   stream mode, 8 B..1 GiB x2, -n ITERS (20) -w 5:  collbench -k nccl,nccl-sym,nccl-ce (nccl-tests'
 #     timer: --timer host, the default there); nccl-tests -R 0, -R 2, -R 2 -x 2; collbench
 #     -k nccl --timer events (8 B..64 KiB); nccl-tests -t N -g 1 -R 0 (one process only: a
 #     thread per GPU, as collbench drives them)
-#   graph mode, 8 B..64 KiB x2, -G 100 -n 20 -w 5: the same but nccl-tests -t, and collbench
+#   graph mode, 8 B..64 KiB x2, -G 100 -n ITERS -w 5: the same but nccl-tests -t, and collbench
 #     -k nccl --timer host instead of events (graph mode's default is events).
 # (-R 2 -x 2 only where NCCL has a copy-engine path: all_gather, alltoall, gather and scatter;
 # COLLS="reduce gather scatter alltoallv hypercube" for nccl-tests' other five programs.) Every raw
@@ -47,9 +47,13 @@ if [ ! -x "$NT/all_reduce_perf" ]; then
     >"$OUT/nccl-tests-build.log" 2>&1 || { tail -30 "$OUT/nccl-tests-build.log"; exit 1; }
 fi
 
-STREAM="-b 8 -e 1G -f 2 -n 20 -w 5"
-STREAM_SMALL="-b 8 -e 64K -f 2 -n 20 -w 5"
-GRAPH="-b 8 -e 64K -f 2 -G 100 -n 20 -w 5"
+# ITERS (20, nccl-tests' default): -n of every run of both tools; more iterations
+# average out more of the launch-bound noise of small stream-mode sizes.
+ITERS=${ITERS:-20}
+[[ $ITERS =~ ^[1-9][0-9]*$ ]] || { echo "vs_nccl_tests.sh: ITERS='$ITERS' is not a positive count" >&2; exit 2; }
+STREAM="-b 8 -e 1G -f 2 -n $ITERS -w 5"
+STREAM_SMALL="-b 8 -e 64K -f 2 -n $ITERS -w 5"
+GRAPH="-b 8 -e 64K -f 2 -G 100 -n $ITERS -w 5"
 
 # One run: LOG's name says what it is (COLL_LAUNCH_MODE_TOOL.txt); a failure is a FAIL line.
 run() {
