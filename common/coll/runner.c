@@ -192,19 +192,32 @@ typedef struct {
   char note[sizeof((cb_kernel_ctx *)0)->note];
 } setup_word;
 
-/* "reason (rank r)", allocated. */
+/* "reason (rank r)", or the reason alone for rank < 0; allocated. */
 static char *naming_rank(const char *text, int rank) {
   size_t len = strlen(text) + 32;
   char *s = malloc(len);
   if (!s) cb_fatal("out of host memory");
-  snprintf(s, len, "%s (rank %d)", text, rank);
+  if (rank < 0)
+    snprintf(s, len, "%s", text);
+  else
+    snprintf(s, len, "%s (rank %d)", text, rank);
   return s;
+}
+
+/* Whether every rank's setup refused in the same words: a refusal of the
+ * run as a whole (ranks sharing GPUs, a peer mapping that cannot serve,
+ * whose reason names the rank it concerns), where naming the first rank
+ * would only repeat a rank or mislead. */
+static int refused_alike(const setup_word *all, int n) {
+  for (int r = 1; r < n; r++)
+    if (strcmp(all[r].refused, all[0].refused) != 0) return 0;
+  return 1;
 }
 
 /* Collective, after every rank's setup: a kernel that one rank's setup
  * refused is skipped on every rank; rank 0 records and prints the first
- * refusal's reason, naming the rank, or else the first note. Returns
- * whether the kernel is out. */
+ * refusal's reason, naming the rank unless every rank refused alike, or
+ * else the first note. Returns whether the kernel is out. */
 static int refused_anywhere(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx) {
   int n = st->me->world_nranks; /* every group runs the same kernels */
   setup_word mine, *all = malloc((size_t)n * sizeof *all);
@@ -223,7 +236,8 @@ static int refused_anywhere(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx) {
     if (who >= 0) {
       run->runnable[kidx] = 0;
       free(run->report.kernel_skips[kidx]);
-      run->report.kernel_skips[kidx] = naming_rank(all[who].refused, who);
+      run->report.kernel_skips[kidx] =
+          naming_rank(all[who].refused, refused_alike(all, n) ? -1 : who);
       cb_text_kernel_skipped(stdout, k->id, k->name, run->report.kernel_skips[kidx]);
     } else if (noted >= 0) {
       char *note = naming_rank(all[noted].note, noted);
