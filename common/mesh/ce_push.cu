@@ -52,27 +52,20 @@ __global__ void __launch_bounds__(CE_FLAG_THREADS)
   if (end && threadIdx.x == 0) *epoch = e;
 }
 
-static int side_streams(const cb_kernel_ctx *ctx, const cb_ce_push_state *st) {
-  return (ctx->nranks - 1) * st->split;
-}
-
 extern "C" void cb_ce_push_setup(cb_kernel_ctx *ctx, const char *parallel_env) {
   /* On every rank alike: nothing set up, ctx->state stays NULL. */
   if (cb_refuse_shared_gpus(ctx, "its copies wait on a spinning flag kernel")) return;
   cb_ce_push_state *st = (cb_ce_push_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
   st->parallel = (int)cb_env_long(parallel_env, 1, 0, 1);
-  /* Each peer's run cut into this many copies, each on its own side stream
-   * (with the parallel streams), so that more copy engines share a link. */
-  st->split = (int)cb_env_long("CB_CE_SPLIT", 1, 1, CB_CE_MAX_SPLIT);
   cb_peer_share(ctx->world, ctx->recv_buf, ctx->recv_buf_bytes, &st->recv);
   cb_peer_alloc(ctx->world, CB_HS_AREA_BYTES(1), &st->flags);
   CB_CUDA(cudaMalloc((void **)&st->epoch, sizeof *st->epoch));
   CB_CUDA(cudaMemset(st->epoch, 0, sizeof *st->epoch));
   CB_CUDA(cudaEventCreateWithFlags(&st->fork, cudaEventDisableTiming));
-  for (int i = 0; i < side_streams(ctx, st); i++) {
-    CB_CUDA(cudaStreamCreateWithFlags(&st->side[i], cudaStreamNonBlocking));
-    CB_CUDA(cudaEventCreateWithFlags(&st->join[i], cudaEventDisableTiming));
+  for (int p = 0; p < ctx->nranks - 1; p++) {
+    CB_CUDA(cudaStreamCreateWithFlags(&st->side[p], cudaStreamNonBlocking));
+    CB_CUDA(cudaEventCreateWithFlags(&st->join[p], cudaEventDisableTiming));
   }
   CB_CUDA(cudaDeviceSynchronize());
   ctx->state = st;
@@ -81,9 +74,9 @@ extern "C" void cb_ce_push_setup(cb_kernel_ctx *ctx, const char *parallel_env) {
 extern "C" void cb_ce_push_teardown(cb_kernel_ctx *ctx) {
   cb_ce_push_state *st = (cb_ce_push_state *)ctx->state;
   if (!st) return; /* the setup refused the run */
-  for (int i = 0; i < side_streams(ctx, st); i++) {
-    CB_CUDA(cudaStreamDestroy(st->side[i]));
-    CB_CUDA(cudaEventDestroy(st->join[i]));
+  for (int p = 0; p < ctx->nranks - 1; p++) {
+    CB_CUDA(cudaStreamDestroy(st->side[p]));
+    CB_CUDA(cudaEventDestroy(st->join[p]));
   }
   CB_CUDA(cudaEventDestroy(st->fork));
   cb_peer_free(ctx->world, &st->recv); /* unmaps the peers' buffers; ours is the harness's */
@@ -111,29 +104,18 @@ extern "C" void cb_ce_push_launch(cb_kernel_ctx *ctx, const char *src, size_t sr
   ce_push_flag_kernel<<<1, CE_FLAG_THREADS, 0, stream>>>(hs, st->epoch, rank, n, 0, spin);
   CB_CUDA(cudaGetLastError());
   if (st->parallel && n > 1) CB_CUDA(cudaEventRecord(st->fork, stream)); /* after the start */
-  /* Each copy of a split run: whole 16-byte vectors, the remainder last. */
-  const size_t cut = ((bytes + st->split - 1) / st->split + 15) / 16 * 16;
   for (int p = 1; p < n; p++) {
     int peer = (rank + p) % n; /* from the next rank on: ranks spread over the links */
-    for (int c = 0; c < st->split; c++) {
-      const size_t at = (size_t)c * cut;
-      if (at >= bytes) break;
-      const size_t len = bytes - at < cut ? bytes - at : cut;
-      const int i = (p - 1) * st->split + c;
-      cudaStream_t s = st->parallel ? st->side[i] : stream;
-      if (st->parallel) CB_CUDA(cudaStreamWaitEvent(s, st->fork, 0));
-      CB_CUDA(cudaMemcpyAsync(dst[peer] + at, src + (size_t)peer * src_stride + at, len,
-                              cudaMemcpyDefault, s));
-      if (st->parallel) CB_CUDA(cudaEventRecord(st->join[i], s));
-    }
+    cudaStream_t s = st->parallel ? st->side[p - 1] : stream;
+    if (st->parallel) CB_CUDA(cudaStreamWaitEvent(s, st->fork, 0));
+    CB_CUDA(
+        cudaMemcpyAsync(dst[peer], src + (size_t)peer * src_stride, bytes, cudaMemcpyDefault, s));
+    if (st->parallel) CB_CUDA(cudaEventRecord(st->join[p - 1], s));
   }
   const char *own = src + (size_t)rank * src_stride;
   if (own != mine) CB_CUDA(cudaMemcpyAsync(mine, own, bytes, cudaMemcpyDefault, stream));
   if (st->parallel)
-    for (int i = 0; i < side_streams(ctx, st); i++) {
-      const size_t at = (size_t)(i % st->split) * cut;
-      if (at < bytes) CB_CUDA(cudaStreamWaitEvent(stream, st->join[i], 0));
-    }
+    for (int p = 1; p < n; p++) CB_CUDA(cudaStreamWaitEvent(stream, st->join[p - 1], 0));
   ce_push_flag_kernel<<<1, CE_FLAG_THREADS, 0, stream>>>(hs, st->epoch, rank, n, 1, spin);
   CB_CUDA(cudaGetLastError());
 }

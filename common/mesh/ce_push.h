@@ -18,16 +18,13 @@
 extern "C" {
 #endif
 
-#define CB_CE_MAX_SPLIT 4
-
 typedef struct {
   cb_peer_buffer recv;  /* the harness's receive buffer of every rank */
   cb_peer_buffer flags; /* handshake words, one block's worth */
   uint64_t *epoch;      /* ours: calls so far */
   int parallel;         /* copies to peers on side streams */
-  int split;            /* CB_CE_SPLIT: copies (and side streams) per peer */
-  cudaStream_t side[CB_MAX_PEERS * CB_CE_MAX_SPLIT];
-  cudaEvent_t fork, join[CB_MAX_PEERS * CB_CE_MAX_SPLIT];
+  cudaStream_t side[CB_MAX_PEERS];
+  cudaEvent_t fork, join[CB_MAX_PEERS];
 } cb_ce_push_state;
 
 /* Collective: a cb_ce_push_state in ctx->state. parallel_env names the
