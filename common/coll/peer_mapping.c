@@ -264,17 +264,30 @@ const char *cb_peer_mapping_agree(cb_peer_mapping m, const cb_peer_mapping_probe
   return NULL;
 }
 
+/* Collective: every rank's probe of mapping m, over the rank's group or,
+ * with whole_world, over the world (me->nranks or me->world_nranks of
+ * them); allocated. */
+static cb_peer_mapping_probe *gather_probes(cb_rank_info *me, int device, cb_peer_mapping m,
+                                            int whole_world) {
+  const int n = whole_world ? me->world_nranks : me->nranks;
+  cb_peer_mapping_probe mine, *all = calloc((size_t)n, sizeof *all);
+  if (!all) cb_fatal("out of host memory");
+  cb_peer_mapping_probe_device(m, device, &mine);
+  mine.group = me->group;
+  if (whole_world)
+    cb_world_allgather_all(me, &mine, sizeof mine, all);
+  else
+    cb_world_allgather(me, &mine, sizeof mine, all);
+  return all;
+}
+
 const char *cb_peer_mapping_check(cb_rank_info *me, int device, char *why, size_t len) {
   cb_peer_mapping m = cb_peer_mapping_current();
   if (m == CB_PEER_IPC) return NULL;
   if (m == CB_PEER_AUTO) /* resolved by cb_peer_mapping_resolve_auto, never checked */
     cb_fatal("%s=auto reached cb_peer_mapping_check unresolved (a harness bug)",
              CB_PEER_MAPPING_ENV);
-  cb_peer_mapping_probe mine, *all = calloc((size_t)me->nranks, sizeof *all);
-  if (!all) cb_fatal("out of host memory");
-  cb_peer_mapping_probe_device(m, device, &mine);
-  mine.group = me->group;
-  cb_world_allgather(me, &mine, sizeof mine, all);
+  cb_peer_mapping_probe *all = gather_probes(me, device, m, 0);
   const char *bad = cb_peer_mapping_agree(m, all, me->nranks, why, len);
   free(all);
   return bad;
@@ -296,11 +309,7 @@ void cb_peer_mapping_auto_pick(const cb_peer_mapping_probe *all, int n, cb_peer_
  * Every group runs the same kernels, so every rank of the world gets here
  * or none does (as the harness's other _all calls assume). */
 void cb_peer_mapping_resolve_auto(cb_rank_info *me, int device, cb_peer_mapping_auto *out) {
-  cb_peer_mapping_probe mine, *all = calloc((size_t)me->world_nranks, sizeof *all);
-  if (!all) cb_fatal("out of host memory");
-  cb_peer_mapping_probe_device(CB_PEER_CUMEM, device, &mine);
-  mine.group = me->group;
-  cb_world_allgather_all(me, &mine, sizeof mine, all);
+  cb_peer_mapping_probe *all = gather_probes(me, device, CB_PEER_CUMEM, 1);
   cb_peer_mapping_auto_pick(all, me->world_nranks, out);
   free(all);
   cb_peer_mapping_use(out->mapping);
