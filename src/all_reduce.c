@@ -16,7 +16,7 @@ static const cb_kernel kernels[] = {
      .summary = "Simple ring: chunked, pipelined reduce-scatter then all-gather, one ring "
                 "per block (channel), through FIFOs in the next rank's memory",
      .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .align = 16}, .setup = cb_ar_ring_setup,
-     .teardown = cb_ring_teardown, .launch = cb_ar_ring_launch},
+     .teardown = cb_ar_ring_teardown, .launch = cb_ar_ring_launch},
     {CB_KERNEL(LL),
      .summary = "one-shot LL16: every rank pushes its input to every peer as packets, "
                 "each rank reduces",

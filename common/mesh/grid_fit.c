@@ -58,8 +58,12 @@ static int over_ranks(cb_kernel_ctx *ctx, int v, int least) {
   return v;
 }
 
+int cb_most_ranks_on_a_gpu(cb_kernel_ctx *ctx) {
+  return over_ranks(ctx, ctx->ranks_on_device, 0);
+}
+
 int cb_refuse_shared_gpus(cb_kernel_ctx *ctx, const char *why) {
-  int most = over_ranks(ctx, ctx->ranks_on_device, 0);
+  int most = cb_most_ranks_on_a_gpu(ctx);
   if (most > 1)
     cb_kernel_refuse(ctx,
                      "%s, and with %d ranks on one GPU their streams may share in-order "

@@ -48,6 +48,10 @@ static inline int cb_fit_grid(cb_kernel_ctx *ctx, const void *func, int threads,
 int cb_fit_grid_agreed(cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs, int threads,
                        size_t smem, int reserve_sms, int want, int min_blocks);
 
+/* Collective: the most ranks that share one GPU, over every rank (1
+ * unless CB_SHARE_GPUS); the same answer on every rank. */
+int cb_most_ranks_on_a_gpu(cb_kernel_ctx *ctx);
+
 /* Collective, for a kernel whose spinning kernels wait on kernels of its
  * other streams (`why` says which): refuses the run, on every rank alike,
  * when any rank shares its GPU with another, since the streams of several

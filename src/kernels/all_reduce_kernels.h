@@ -19,9 +19,9 @@ void cb_ar_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t strea
 void cb_ar_ll2_setup(cb_kernel_ctx *ctx);
 void cb_ar_ll2_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
-/* -k ring: Simple-protocol ring all-reduce (all_reduce_ring.cu); its
- * teardown is cb_ring_teardown (ring_mesh.h). */
+/* -k ring: Simple-protocol ring all-reduce (all_reduce_ring.cu). */
 void cb_ar_ring_setup(cb_kernel_ctx *ctx);
+void cb_ar_ring_teardown(cb_kernel_ctx *ctx);
 void cb_ar_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
 /* -k direct: all-pairs loads, reduce, stores to every rank (all_reduce_direct.cu). */

@@ -22,11 +22,29 @@
  * with a barrier between slices; an element of our input is read (phases
  * 0..n-1) before the final result or a finished chunk is written over it
  * (phases n-1..2n-2, the read-then-write of phase n-1 by the same thread).
- * Peers never read our buffers: data is pushed into their FIFOs. */
+ * Peers never read our buffers: data is pushed into their FIFOs.
+ *
+ * Large messages (CB_AR_RING_CE_FROM bytes and up): SM stores over NVLink
+ * top out below what copy engines move (on 2 x H200, both directions busy:
+ * 366 GB/s against 392, results/h200x2/2026-12-01-s7), and the all-gather
+ * half only copies. So the message is cut into CB_AR_RING_CE_PIECES pieces,
+ * each an all-reduce of its own: the ring reduce-scatter
+ * (device/ring_rs_plan.cuh) leaves chunk r of the piece, reduced, in our
+ * output, and copy engines spread it into every peer's output
+ * (ce_spread.h) while the ring reduces the next piece. The reduce-scatter
+ * that finished our chunk took every peer's contribution to it in this
+ * call, which is the guarantee ce_spread.h asks for (in place too: each
+ * peer read its input where our chunk lands before sending it). Every
+ * element is still reduced once, by one chain, and then only copied. */
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "all_reduce_kernels.h"
+#include "ce_spread.h"
 #include "device/ring_chain.cuh"
+#include "device/ring_rs_plan.cuh"
+#include "env.h"
+#include "error.h"
 #include "ring_mesh.h"
 #include "ring_span.h"
 
@@ -60,9 +78,45 @@ struct ar_ring_plan {
   }
 };
 
+/* The large-message path's state, in the ring state's extra. */
+typedef struct {
+  cb_ce_spread spread;
+  size_t from;   /* bytes: messages this large and larger take this path */
+  size_t pieces; /* per message */
+} ar_ring_ce;
+
+/* Piece by piece: the ring reduce-scatter of the piece, then its chunk r
+ * spread by the copy engines while the next piece is reduced. */
 template <typename T, int OP>
-static void launch_typed(const cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void launch_with_ce(cb_kernel_ctx *ctx, ar_ring_ce *ce, const cb_call *call,
+                           cudaStream_t stream) {
   const size_t per_vec = sizeof(uint4) / sizeof(T);
+  const size_t piece = cb_round_up(cb_ceil_div(call->count, ce->pieces), per_vec);
+  for (size_t k = 0; k * piece < call->count; k++) {
+    const cb_ring_piece p =
+        cb_ring_piece_of(call->count, piece, ctx->nranks, ctx->rank, per_vec, k);
+    cb_ring_chain_args a;
+    a.in = (const T *)call->send + p.first;
+    a.out = (T *)call->recv + p.first;
+    a.total = p.total;
+    a.chunk = p.chunk;
+    a.in_stride = a.out_stride = p.chunk;
+    a.out_of_place = call->send != call->recv;
+    cb_ring_chain_launch<T, OP, cb_ring_rs_plan>(ctx, a, stream);
+    cb_ce_spread_piece(ctx, &ce->spread, k, (const char *)((T *)a.out + p.at), p.len * sizeof(T),
+                       stream);
+  }
+  cb_ce_spread_end(ctx, &ce->spread, stream);
+}
+
+template <typename T, int OP>
+static void launch_typed(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+  const size_t per_vec = sizeof(uint4) / sizeof(T);
+  ar_ring_ce *ce = (ar_ring_ce *)((cb_ring_state *)ctx->state)->extra;
+  if (ce && call->count > 0 && call->count * sizeof(T) >= ce->from) {
+    launch_with_ce<T, OP>(ctx, ce, call, stream);
+    return;
+  }
   cb_ring_chain_args a;
   a.in = call->send;
   a.out = call->recv;
@@ -74,7 +128,32 @@ static void launch_typed(const cb_kernel_ctx *ctx, const cb_call *call, cudaStre
 }
 
 extern "C" void cb_ar_ring_setup(cb_kernel_ctx *ctx) {
-  cb_ring_chain_setup<ar_ring_plan, false>(ctx);
+  cb_ring_chain_setup_two<ar_ring_plan, cb_ring_rs_plan>(ctx);
+  cb_ring_state *st = (cb_ring_state *)ctx->state;
+  /* Tunables, equal on every rank: off (0) until measured on GPUs. */
+  const long from = cb_env_long("CB_AR_RING_CE_FROM", 0, 0, 1L << 40);
+  const long pieces = cb_env_long("CB_AR_RING_CE_PIECES", 4, 1, CB_CE_SPREAD_MAX_PIECES);
+  if (st->channels == 0 || from == 0 || ctx->nranks == 1) return; /* alike on every rank */
+  ar_ring_ce *ce = (ar_ring_ce *)calloc(1, sizeof *ce);
+  if (!ce) cb_fatal("out of host memory");
+  ce->from = (size_t)from;
+  ce->pieces = (size_t)pieces;
+  /* Ranks sharing a GPU keep the SM all-gather (ce_spread.h says why). */
+  if (cb_ce_spread_setup(ctx, &ce->spread))
+    st->extra = ce;
+  else
+    free(ce);
+}
+
+extern "C" void cb_ar_ring_teardown(cb_kernel_ctx *ctx) {
+  cb_ring_state *st = (cb_ring_state *)ctx->state;
+  ar_ring_ce *ce = (ar_ring_ce *)st->extra;
+  if (ce) {
+    cb_ce_spread_free(ctx, &ce->spread);
+    free(ce);
+    st->extra = NULL;
+  }
+  cb_ring_teardown(ctx);
 }
 
 extern "C" void cb_ar_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

@@ -38,6 +38,9 @@ PASSES=${PASSES:-exact random u1 u4 u8}
 RUN_CAP=${RUN_CAP:-900}
 export CB_SHARE_GPUS=${CB_SHARE_GPUS:-0} # set, so that mpirun -x passes it
 export CB_PEER_MAPPING=${CB_PEER_MAPPING:-auto} # the same (=ipc or =cumem checks that mapping)
+# Every CB_ variable set here (those two, and tunables such as
+# CB_AR_RING_CE_FROM=1) reaches mpirun's ranks as it reaches -g N's.
+CB_VARS=$(compgen -e | grep '^CB_' | sed 's/^/-x /' | tr '\n' ' ')
 mkdir -p "$LOGDIR"
 [ "$NGPUS" -ge 1 ] || { echo "check.sh: no GPU visible" >&2; exit 1; }
 
@@ -80,7 +83,7 @@ for pass in $PASSES; do
           if [ "$launch" = single ]; then
             cmd="$prog -g $NGPUS $args"
           else
-            cmd="mpirun --allow-run-as-root --oversubscribe -np $NGPUS -x NCCL_NVLS_ENABLE -x CB_SHARE_GPUS -x CB_PEER_MAPPING $prog $args"
+            cmd="mpirun --allow-run-as-root --oversubscribe -np $NGPUS -x NCCL_NVLS_ENABLE $CB_VARS $prog $args"
           fi
           label=stream
           [ -n "$mode" ] && label=graph

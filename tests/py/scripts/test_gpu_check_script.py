@@ -106,3 +106,33 @@ def test_nothing_to_run_on_own_gpus_fails(tmp_path, monkeypatch):
     proc, rows, _ = check(tmp_path, NOTHING_RUNS, rc=1)
     assert proc.returncode == 1
     assert rows and all(r.endswith("FAIL(rc=1)") for r in rows), rows
+
+
+def test_every_cb_variable_reaches_mpiruns_ranks(tmp_path, monkeypatch):
+    """A tunable set for the check (CB_AR_RING_CE_FROM=1 forces a path) must reach
+    mpirun's ranks as it reaches -g N's, or the mpi launch checks something else."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    mpirun = bin_dir / "mpirun"  # a stand-in: says how it was called, then what a run prints
+    mpirun.write_text("#!/usr/bin/env bash\necho \"# mpirun $*\"\nprintf '%b\\n' \"$STANDIN_OUTPUT\"\n")
+    mpirun.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    monkeypatch.setenv("CB_AR_RING_CE_FROM", "1")
+    monkeypatch.setenv("LAUNCH", "mpi")
+    build = tmp_path / "build"
+    build.mkdir()
+    prog = build / "all_reduce_perf"
+    prog.write_text(STANDIN)
+    prog.chmod(0o755)
+    env = dict(os.environ, STANDIN_OUTPUT=CLEAN, PASSES="exact", LOGDIR=str(tmp_path / "logs"),
+               RUN_CAP="20")
+    proc = subprocess.run(["bash", CHECK, str(build), "2"], capture_output=True, text=True,
+                          env=env, timeout=60, cwd=REPO)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    logs = [(tmp_path / "logs" / n).read_text() for n in sorted(os.listdir(tmp_path / "logs"))
+            if n != "summary.txt"]
+    assert len(logs) == 4
+    for log in logs:
+        called = next(line for line in log.splitlines() if line.startswith("# mpirun "))
+        for var in ("CB_AR_RING_CE_FROM", "CB_SHARE_GPUS", "CB_PEER_MAPPING"):
+            assert f"-x {var} " in called, called
