@@ -23,10 +23,12 @@ CALLS=${CALLS:-20000}
 CAP=${CAP:-300}
 BUILD_CAP=${BUILD_CAP:-600}
 
-# The kernel names (a grep -E pattern) each mutation touches.
+# The kernel names (a grep -E pattern) each mutation touches in program $2.
 touched() {
   case $1 in
-    skip_start_wait | skip_end_wait) echo '^(direct|ce)$' ;;
+    # all_reduce's ring ends its copy-engine path (ring_ce_env) with an end handshake
+    skip_end_wait) [ "$2" = all_reduce_perf ] && echo '^(direct|ce|ring)$' || echo '^(direct|ce)$' ;;
+    skip_start_wait) echo '^(direct|ce)$' ;;
     skip_ll_poll | skip_ll_credit) echo '^ll' ;;
     skip_fifo_wait | skip_fifo_credit) echo '^ring$' ;;
     skip_ce_landed) echo '^ce$' ;;
@@ -57,14 +59,19 @@ ranks_of() {
   esac
 }
 
+# Under skip_end_wait, the all_reduce ring takes its copy-engine path at
+# every size (it starts at CB_AR_RING_CE_FROM bytes), whose end handshake
+# the mutant removes; under the others, its default.
+ring_ce_env() { [ "$m" = skip_end_wait ] && echo "CB_AR_RING_CE_FROM=1"; }
+
 # stress BIN KERNEL RANKS: runs the stress, sets rc, wrong and out. Ranks
 # beyond the visible GPUs share them (CB_SHARE_GPUS=1).
 stress() {
   local cmd="$1 -g $3 -k $2 -b 8 -e 4M -G 1 -d float,int32,half -o sum,max --stress $CALLS -T 20 ${EXTRA_ARGS:-}"
   local share=${CB_SHARE_GPUS:-0}
   [ "$3" -gt "$(nvidia-smi -L | wc -l)" ] && share=1
-  echo "\$ CB_SHARE_GPUS=$share $cmd"
-  out=$(CB_SHARE_GPUS=$share timeout "$(cb_cap "$CAP")" $cmd 2>&1)
+  echo "\$ CB_SHARE_GPUS=$share $(ring_ce_env) $cmd"
+  out=$(env CB_SHARE_GPUS=$share $(ring_ce_env) timeout "$(cb_cap "$CAP")" $cmd 2>&1)
   rc=$?
   wrong=$(echo "$out" | sed -n 's/^# Out of bounds values : \([0-9]*\).*/\1/p')
   echo "$out" | grep -E "^# MUTANT|^# stress|timed out|rror" | head -3
@@ -73,7 +80,7 @@ stress() {
 declare -A normal_done # program:kernel runs of the normal build done
 fail=0
 for m in "${MUTATIONS[@]}"; do
-  pattern=$(touched "$m") || exit 2
+  touched "$m" >/dev/null || exit 2
   progs=$(programs_of "$m")
   dir=build-mutant-$m
   echo "## mutant $m: building $progs into $dir"
@@ -87,6 +94,7 @@ for m in "${MUTATIONS[@]}"; do
     continue
   fi
   for prog in $progs; do
+    pattern=$(touched "$m" "$prog")
     for kernel in $(cb_our_kernels "$dir/$prog" | awk -v p="$pattern" '$2 ~ p { print $2 }'); do
       ranks=$(ranks_of "$m")
       stress "$dir/$prog" "$kernel" "$ranks"
