@@ -27,6 +27,13 @@
  * here (kernels, event records and waits, peer memcpys) can be captured
  * into a CUDA graph; nothing on the host changes per call.
  *
+ * Out of place, our own run goes into our own block on the call's stream,
+ * beside the peers' copies: by a copy engine too, or, with
+ * CB_CE_OWN_COPY=sm, by a kernel of plain 16-byte loads and stores
+ * (device/direct_copy.cuh) that leaves the copy engines to the peers'
+ * copies (out of place was ~3 GB/s below in place at 1 GiB on 2 x H200,
+ * all_gather ce, results/h200x2/2026-12-01-s7).
+ *
  * A skip_end_wait mutant (device/mutation.cuh) skips the end handshake's
  * wait: a call may then end before the peers' copies into its output have
  * landed, and the check that follows on its stream must see it. */
@@ -35,6 +42,7 @@
 #include <stdlib.h>
 
 #include "cuda_check.h"
+#include "device/direct_copy.cuh"
 #include "device/handshake.cuh"
 #include "env.h"
 #include "error.h"
@@ -52,12 +60,37 @@ __global__ void __launch_bounds__(CE_FLAG_THREADS)
   if (end && threadIdx.x == 0) *epoch = e;
 }
 
+/* Blocks of the own-run copy kernel: enough to copy at HBM speed in less
+ * time than the peers' copies take over NVLink, few enough to leave SMs. */
+#define OWN_COPY_BLOCKS 32
+
+__global__ void __launch_bounds__(CB_DIRECT_THREADS)
+    ce_own_copy_kernel(const char *src, char *dst, cb_vec_split split, size_t bytes) {
+  cb_copy_dsts d;
+  for (int k = 0; k < CB_MAX_PEERS; k++) d.to[k] = dst;
+  d.count = 1;
+  cb_direct_copy(src, d, split, bytes);
+}
+
+static void copy_own(const cb_ce_push_state *st, char *mine, const char *own, size_t bytes,
+                     cudaStream_t stream) {
+  if (!st->own_by_sm) {
+    CB_CUDA(cudaMemcpyAsync(mine, own, bytes, cudaMemcpyDefault, stream));
+    return;
+  }
+  cb_vec_split split = cb_vec_split_make(own, cb_same_mod16(own, mine), bytes, 1);
+  ce_own_copy_kernel<<<OWN_COPY_BLOCKS, CB_DIRECT_THREADS, 0, stream>>>(own, mine, split, bytes);
+  CB_CUDA(cudaGetLastError());
+}
+
 extern "C" void cb_ce_push_setup(cb_kernel_ctx *ctx, const char *parallel_env) {
   /* On every rank alike: nothing set up, ctx->state stays NULL. */
   if (cb_refuse_shared_gpus(ctx, "its copies wait on a spinning flag kernel")) return;
   cb_ce_push_state *st = (cb_ce_push_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
   st->parallel = (int)cb_env_long(parallel_env, 1, 0, 1);
+  static const char *const own_copy[] = {"ce", "sm"};
+  st->own_by_sm = cb_env_choice("CB_CE_OWN_COPY", own_copy, 2, 0);
   cb_peer_share(ctx->world, ctx->recv_buf, ctx->recv_buf_bytes, &st->recv);
   cb_peer_alloc(ctx->world, CB_HS_AREA_BYTES(1), &st->flags);
   CB_CUDA(cudaMalloc((void **)&st->epoch, sizeof *st->epoch));
@@ -113,7 +146,7 @@ extern "C" void cb_ce_push_launch(cb_kernel_ctx *ctx, const char *src, size_t sr
     if (st->parallel) CB_CUDA(cudaEventRecord(st->join[p - 1], s));
   }
   const char *own = src + (size_t)rank * src_stride;
-  if (own != mine) CB_CUDA(cudaMemcpyAsync(mine, own, bytes, cudaMemcpyDefault, stream));
+  if (own != mine) copy_own(st, mine, own, bytes, stream);
   if (st->parallel)
     for (int p = 1; p < n; p++) CB_CUDA(cudaStreamWaitEvent(stream, st->join[p - 1], 0));
   ce_push_flag_kernel<<<1, CE_FLAG_THREADS, 0, stream>>>(hs, st->epoch, rank, n, 1, spin);

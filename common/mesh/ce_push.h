@@ -23,6 +23,7 @@ typedef struct {
   cb_peer_buffer flags; /* handshake words, one block's worth */
   uint64_t *epoch;      /* ours: calls so far */
   int parallel;         /* copies to peers on side streams */
+  int own_by_sm;        /* our own run into our own block by a kernel (CB_CE_OWN_COPY=sm) */
   cudaStream_t side[CB_MAX_PEERS];
   cudaEvent_t fork, join[CB_MAX_PEERS];
 } cb_ce_push_state;
