@@ -8,13 +8,17 @@
 # fresh data (-c 2), with rank agreement where outputs must agree, and must
 # exit 0 and report 0 wrong. One line per run (PASS/FAIL) in $LOGDIR/summary.txt.
 #
-# PASSES (default "exact random u1 u4 u8") picks the passes of the matrix:
+# PASSES (default "exact random u1 u4 u8 paths") picks the passes of the matrix:
 #   exact   the exact small-integer data (the default of the programs)
 #   random  --data random: random values, floating reductions within a
 #           tolerance of a float64 reference
 #   uN      -u N: every call's buffers start N elements in (nccl-tests'
 #           unalign), exact data; a kernel that needs aligned buffers lists
 #           those calls as skipped with the reason
+#   paths   --data random with the paths our kernels take only for large
+#           messages, or only when asked, forced at every size (PATHS_ENV:
+#           the all_reduce ring's copy-engine all-gather, many small ce
+#           pieces, the ce kernels' own block copied by SMs)
 # Logs go to $LOGDIR (default ./gpu-check-logs). KERNELS (default all) is
 # passed to -k: e.g. KERNELS=ce checks one kernel. LAUNCH=single or
 # LAUNCH=mpi keeps one of the two launches; EXTRA_ARGS are added to every
@@ -34,7 +38,8 @@ source "$(dirname "$0")/lib.sh"
 BUILD=${1:-build-gpu}
 NGPUS=${2:-$(nvidia-smi -L 2>/dev/null | wc -l)}
 LOGDIR=${LOGDIR:-gpu-check-logs}
-PASSES=${PASSES:-exact random u1 u4 u8}
+PASSES=${PASSES:-exact random u1 u4 u8 paths}
+PATHS_ENV="CB_AR_RING_CE_FROM=1 CB_CE_MIN_PIECE=65536 CB_CE_OWN_COPY=sm"
 RUN_CAP=${RUN_CAP:-900}
 export CB_SHARE_GPUS=${CB_SHARE_GPUS:-0} # set, so that mpirun -x passes it
 export CB_PEER_MAPPING=${CB_PEER_MAPPING:-auto} # the same (=ipc or =cumem checks that mapping)
@@ -62,7 +67,14 @@ pass_args() {
     exact) echo "" ;;
     random) echo "--data random" ;;
     u[0-9]*) echo "-u ${1#u}" ;;
-    *) echo "check.sh: unknown pass '$1' (exact, random or uN)" >&2; exit 2 ;;
+    paths) echo "--data random" ;;
+    *) echo "check.sh: unknown pass '$1' (exact, random, uN or paths)" >&2; exit 2 ;;
+  esac
+}
+# The environment a pass adds (VAR=value words).
+pass_env() {
+  case $1 in
+    paths) echo "$PATHS_ENV" ;;
   esac
 }
 for pass in $PASSES; do pass_args "$pass" >/dev/null || exit 2; done
@@ -80,10 +92,14 @@ for pass in $PASSES; do
       for mode in "${MODES[@]}"; do
         for sizes in "${SIZE_SETS[@]}"; do
           args="-k ${KERNELS:-all} -d all -o all -c 2 -n 3 -w 1 $sizes $mode $(pass_args "$pass") ${EXTRA_ARGS:-}"
+          penv=$(pass_env "$pass")
           if [ "$launch" = single ]; then
             cmd="$prog -g $NGPUS $args"
+            [ -n "$penv" ] && cmd="env $penv $cmd"
           else
-            cmd="mpirun --allow-run-as-root --oversubscribe -np $NGPUS -x NCCL_NVLS_ENABLE $CB_VARS $prog $args"
+            cmd="mpirun --allow-run-as-root --oversubscribe -np $NGPUS -x NCCL_NVLS_ENABLE $CB_VARS"
+            for kv in $penv; do cmd="$cmd -x $kv"; done
+            cmd="$cmd $prog $args"
           fi
           label=stream
           [ -n "$mode" ] && label=graph

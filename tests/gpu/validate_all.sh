@@ -12,6 +12,7 @@
 #   stopped    stopped_peer.sh: SIGSTOP to rank 1, every kernel, NCCL's too
 #   lost       lost_peer.sh: a rank that never launches
 #   exact      check.sh with the default exact data, both launches
+#   paths      check.sh's paths pass: large-message and opt-in paths forced at every size
 #   headline   headline_ab.sh OLD_BUILD BUILD_DIR, when OLD_BUILD is set
 #   programs   new_programs.sh: issue 16's programs, every root, check + stress
 #   fp8        fp8_mulsum.sh: f8e4m3, f8e5m2 and mulsum in every program
@@ -29,7 +30,7 @@ export DEADLINE=$((START + $1))
 LOGDIR=$2
 BUILD=${3:-build-gpu}
 NGPUS=${4:-$(nvidia-smi -L 2>/dev/null | wc -l)}
-STEPS=${STEPS:-random stress mutation unaligned shared stopped lost exact headline programs fp8 dropin mapping}
+STEPS=${STEPS:-random stress mutation unaligned shared stopped lost exact paths headline programs fp8 dropin mapping}
 mkdir -p "$LOGDIR"
 LOGDIR=$(cd "$LOGDIR" && pwd)
 cd "$HERE/../.." || exit 2
@@ -71,6 +72,7 @@ for s in $STEPS; do
     stopped) step stopped 900 env LOGDIR="$LOGDIR/stopped" "$HERE/stopped_peer.sh" "$BUILD" "$NGPUS" ;;
     lost) step lost 300 "$HERE/lost_peer.sh" "$BUILD" "$NGPUS" ;;
     exact) step exact 1200 env PASSES=exact LOGDIR="$LOGDIR/exact" "$HERE/check.sh" "$BUILD" "$NGPUS" ;;
+    paths) step paths 1200 env PASSES=paths LOGDIR="$LOGDIR/paths" "$HERE/check.sh" "$BUILD" "$NGPUS" ;;
     headline)
       if [ -n "${OLD_BUILD:-}" ]; then
         step headline 600 "$HERE/headline_ab.sh" "$OLD_BUILD" "$BUILD"

@@ -16,6 +16,7 @@ CHECK = os.path.join(REPO, "tests", "gpu", "check.sh")
 STANDIN = """#!/usr/bin/env bash
 echo "# args: $*"
 echo "# CB_PEER_MAPPING=${CB_PEER_MAPPING:-unset}"
+echo "# CB_AR_RING_CE_FROM=${CB_AR_RING_CE_FROM:-unset}"
 printf '%b\\n' "$STANDIN_OUTPUT"
 exit ${STANDIN_RC:-0}
 """
@@ -136,3 +137,38 @@ def test_every_cb_variable_reaches_mpiruns_ranks(tmp_path, monkeypatch):
         called = next(line for line in log.splitlines() if line.startswith("# mpirun "))
         for var in ("CB_AR_RING_CE_FROM", "CB_SHARE_GPUS", "CB_PEER_MAPPING"):
             assert f"-x {var} " in called, called
+
+
+@pytest.mark.parametrize("launch", ["single", "mpi"])
+def test_paths_pass_forces_the_paths_on_every_rank(tmp_path, monkeypatch, launch):
+    """The paths pass runs random data with the large-message and opt-in paths forced at
+    every size, in both launches; the other passes leave them at their defaults."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    mpirun = bin_dir / "mpirun"  # a stand-in: says how it was called, then what a run prints
+    mpirun.write_text("#!/usr/bin/env bash\necho \"# mpirun $*\"\nprintf '%b\\n' \"$STANDIN_OUTPUT\"\n")
+    mpirun.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    monkeypatch.delenv("CB_AR_RING_CE_FROM", raising=False)
+    build = tmp_path / "build"
+    build.mkdir()
+    prog = build / "all_reduce_perf"
+    prog.write_text(STANDIN)
+    prog.chmod(0o755)
+    env = dict(os.environ, STANDIN_OUTPUT=CLEAN, PASSES="exact paths", LAUNCH=launch,
+               LOGDIR=str(tmp_path / "logs"), RUN_CAP="20")
+    proc = subprocess.run(["bash", CHECK, str(build), "2"], capture_output=True, text=True,
+                          env=env, timeout=60, cwd=REPO)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    logs = {n: (tmp_path / "logs" / n).read_text() for n in os.listdir(tmp_path / "logs")
+            if n != "summary.txt"}
+    assert len(logs) == 8  # 2 passes x 2 modes x 2 size sets
+    for name, log in logs.items():
+        forced = "_paths_" in name
+        if launch == "single":
+            assert ("# CB_AR_RING_CE_FROM=1" in log) == forced, (name, log)
+            assert ("--data random" in log) == forced, (name, log)
+        else:
+            called = next(line for line in log.splitlines() if line.startswith("# mpirun "))
+            assert ("-x CB_AR_RING_CE_FROM=1 " in called) == forced, called
+            assert ("-x CB_CE_OWN_COPY=sm " in called) == forced, called
