@@ -14,7 +14,8 @@ static const cb_kernel kernels[] = {
                    cb_nccl_all_reduce),
     {CB_KERNEL(RING),
      .summary = "Simple ring: chunked, pipelined reduce-scatter then all-gather, one ring "
-                "per block (channel), through FIFOs in the next rank's memory",
+                "per block (channel), through FIFOs in the next rank's memory; from "
+                "CB_AR_RING_CE_FROM bytes (0, the default: never) the all-gather by copy engines",
      .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .align = 16}, .setup = cb_ar_ring_setup,
      .teardown = cb_ar_ring_teardown, .launch = cb_ar_ring_launch},
     {CB_KERNEL(LL),
