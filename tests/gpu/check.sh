@@ -18,7 +18,9 @@
 #   paths   --data random with the paths our kernels take only for large
 #           messages, or only when asked, forced at every size (PATHS_ENV:
 #           the all_reduce ring's copy-engine all-gather, many small ce
-#           pieces, the ce kernels' own block copied by SMs)
+#           pieces, the ce kernels' own block copied by SMs); with ranks
+#           sharing GPUs none of those paths runs (the ring keeps its SM
+#           all-gather, the ce kernels are skipped)
 # Logs go to $LOGDIR (default ./gpu-check-logs). KERNELS (default all) is
 # passed to -k: e.g. KERNELS=ce checks one kernel. LAUNCH=single or
 # LAUNCH=mpi keeps one of the two launches; EXTRA_ARGS are added to every
