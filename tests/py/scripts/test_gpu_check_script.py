@@ -109,59 +109,53 @@ def test_nothing_to_run_on_own_gpus_fails(tmp_path, monkeypatch):
     assert rows and all(r.endswith("FAIL(rc=1)") for r in rows), rows
 
 
-def test_every_cb_variable_reaches_mpiruns_ranks(tmp_path, monkeypatch):
-    """A tunable set for the check (CB_AR_RING_CE_FROM=1 forces a path) must reach
-    mpirun's ranks as it reaches -g N's, or the mpi launch checks something else."""
+def check_with_mpirun(tmp_path, monkeypatch, passes, launch):
+    """check.sh on a stand-in program, with a stand-in mpirun on PATH that says how it
+    was called and then prints a clean run; returns check.sh's process and its logs by
+    name."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    mpirun = bin_dir / "mpirun"  # a stand-in: says how it was called, then what a run prints
+    mpirun = bin_dir / "mpirun"
     mpirun.write_text("#!/usr/bin/env bash\necho \"# mpirun $*\"\nprintf '%b\\n' \"$STANDIN_OUTPUT\"\n")
     mpirun.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
-    monkeypatch.setenv("CB_AR_RING_CE_FROM", "1")
-    monkeypatch.setenv("LAUNCH", "mpi")
     build = tmp_path / "build"
     build.mkdir()
     prog = build / "all_reduce_perf"
     prog.write_text(STANDIN)
     prog.chmod(0o755)
-    env = dict(os.environ, STANDIN_OUTPUT=CLEAN, PASSES="exact", LOGDIR=str(tmp_path / "logs"),
-               RUN_CAP="20")
+    env = dict(os.environ, STANDIN_OUTPUT=CLEAN, PASSES=passes, LAUNCH=launch,
+               LOGDIR=str(tmp_path / "logs"), RUN_CAP="20")
     proc = subprocess.run(["bash", CHECK, str(build), "2"], capture_output=True, text=True,
                           env=env, timeout=60, cwd=REPO)
+    logs = {n: (tmp_path / "logs" / n).read_text() for n in os.listdir(tmp_path / "logs")
+            if n != "summary.txt"}
+    return proc, logs
+
+
+def mpirun_line(log):
+    return next(line for line in log.splitlines() if line.startswith("# mpirun "))
+
+
+def test_every_cb_variable_reaches_mpiruns_ranks(tmp_path, monkeypatch):
+    """A tunable set for the check (CB_AR_RING_CE_FROM=1 forces a path) must reach
+    mpirun's ranks as it reaches -g N's, or the mpi launch checks something else."""
+    monkeypatch.setenv("CB_AR_RING_CE_FROM", "1")
+    proc, logs = check_with_mpirun(tmp_path, monkeypatch, "exact", "mpi")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    logs = [(tmp_path / "logs" / n).read_text() for n in sorted(os.listdir(tmp_path / "logs"))
-            if n != "summary.txt"]
     assert len(logs) == 4
-    for log in logs:
-        called = next(line for line in log.splitlines() if line.startswith("# mpirun "))
+    for log in logs.values():
         for var in ("CB_AR_RING_CE_FROM", "CB_SHARE_GPUS", "CB_PEER_MAPPING"):
-            assert f"-x {var} " in called, called
+            assert f"-x {var} " in mpirun_line(log), mpirun_line(log)
 
 
 @pytest.mark.parametrize("launch", ["single", "mpi"])
 def test_paths_pass_forces_the_paths_on_every_rank(tmp_path, monkeypatch, launch):
     """The paths pass runs random data with the large-message and opt-in paths forced at
     every size, in both launches; the other passes leave them at their defaults."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    mpirun = bin_dir / "mpirun"  # a stand-in: says how it was called, then what a run prints
-    mpirun.write_text("#!/usr/bin/env bash\necho \"# mpirun $*\"\nprintf '%b\\n' \"$STANDIN_OUTPUT\"\n")
-    mpirun.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
     monkeypatch.delenv("CB_AR_RING_CE_FROM", raising=False)
-    build = tmp_path / "build"
-    build.mkdir()
-    prog = build / "all_reduce_perf"
-    prog.write_text(STANDIN)
-    prog.chmod(0o755)
-    env = dict(os.environ, STANDIN_OUTPUT=CLEAN, PASSES="exact paths", LAUNCH=launch,
-               LOGDIR=str(tmp_path / "logs"), RUN_CAP="20")
-    proc = subprocess.run(["bash", CHECK, str(build), "2"], capture_output=True, text=True,
-                          env=env, timeout=60, cwd=REPO)
+    proc, logs = check_with_mpirun(tmp_path, monkeypatch, "exact paths", launch)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    logs = {n: (tmp_path / "logs" / n).read_text() for n in os.listdir(tmp_path / "logs")
-            if n != "summary.txt"}
     assert len(logs) == 8  # 2 passes x 2 modes x 2 size sets
     for name, log in logs.items():
         forced = "_paths_" in name
@@ -169,6 +163,6 @@ def test_paths_pass_forces_the_paths_on_every_rank(tmp_path, monkeypatch, launch
             assert ("# CB_AR_RING_CE_FROM=1" in log) == forced, (name, log)
             assert ("--data random" in log) == forced, (name, log)
         else:
-            called = next(line for line in log.splitlines() if line.startswith("# mpirun "))
+            called = mpirun_line(log)
             assert ("-x CB_AR_RING_CE_FROM=1 " in called) == forced, called
             assert ("-x CB_CE_OWN_COPY=sm " in called) == forced, called
