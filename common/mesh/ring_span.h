@@ -36,26 +36,4 @@ CB_RING_HD size_t cb_ring_take(size_t len, size_t off, size_t max) {
   return off < len ? (len - off < max ? len - off : max) : 0;
 }
 
-/* The all_reduce ring's large-message path (all_reduce_ring.cu) cuts a
- * message of count elements into pieces of `piece` elements (whole
- * vectors; the last shorter), each an all-reduce of its own whose chunks
- * are cut as the ring cuts a message: one per rank of ceil(total / n)
- * elements rounded up to whole vectors (vec elements), the last ones shorter
- * or empty. Piece k: elements [first, first + total) of the message; rank
- * r's chunk of it starts `at` elements into the piece and is len long. */
-typedef struct {
-  size_t first, total, chunk, at, len;
-} cb_ring_piece;
-
-CB_RING_HD cb_ring_piece cb_ring_piece_of(size_t count, size_t piece, int n, int rank, size_t vec,
-                                          size_t k) {
-  cb_ring_piece p;
-  p.first = k * piece < count ? k * piece : count;
-  p.total = cb_ring_take(count, p.first, piece);
-  p.chunk = cb_round_up(cb_ceil_div(p.total, (size_t)n), vec);
-  p.at = (size_t)rank * p.chunk < p.total ? (size_t)rank * p.chunk : p.total;
-  p.len = cb_ring_take(p.total, p.at, p.chunk);
-  return p;
-}
-
 #endif

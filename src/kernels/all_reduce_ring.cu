@@ -45,6 +45,7 @@
 #include "device/ring_rs_plan.cuh"
 #include "env.h"
 #include "error.h"
+#include "rank_chunk.h"
 #include "ring_mesh.h"
 #include "ring_span.h"
 
@@ -81,8 +82,8 @@ struct ar_ring_plan {
 /* The large-message path's state, in the ring state's extra. */
 typedef struct {
   cb_ce_spread spread;
-  size_t from;   /* bytes: messages this large and larger take this path */
-  size_t pieces; /* per message */
+  size_t from; /* bytes: messages this large and larger take this path */
+  int pieces;  /* per message (rank_chunk.h cuts them) */
 } ar_ring_ce;
 
 /* Piece by piece: the ring reduce-scatter of the piece, then its chunk r
@@ -90,11 +91,10 @@ typedef struct {
 template <typename T, int OP>
 static void launch_with_ce(cb_kernel_ctx *ctx, ar_ring_ce *ce, const cb_call *call,
                            cudaStream_t stream) {
-  const size_t per_vec = sizeof(uint4) / sizeof(T);
-  const size_t piece = cb_round_up(cb_ceil_div(call->count, ce->pieces), per_vec);
-  for (size_t k = 0; k * piece < call->count; k++) {
-    const cb_ring_piece p =
-        cb_ring_piece_of(call->count, piece, ctx->nranks, ctx->rank, per_vec, k);
+  for (int k = 0; k < ce->pieces; k++) {
+    const cb_piece_chunk p =
+        cb_piece_chunk_of(call->count, ce->pieces, ctx->nranks, ctx->rank, sizeof(T), k);
+    if (p.total == 0) break; /* the pieces ran out: on every rank alike */
     cb_ring_chain_args a;
     a.in = (const T *)call->send + p.first;
     a.out = (T *)call->recv + p.first;
@@ -103,15 +103,14 @@ static void launch_with_ce(cb_kernel_ctx *ctx, ar_ring_ce *ce, const cb_call *ca
     a.in_stride = a.out_stride = p.chunk;
     a.out_of_place = call->send != call->recv;
     cb_ring_chain_launch<T, OP, cb_ring_rs_plan>(ctx, a, stream);
-    cb_ce_spread_piece(ctx, &ce->spread, k, (const char *)((T *)a.out + p.at), p.len * sizeof(T),
-                       stream);
+    cb_ce_spread_piece(ctx, &ce->spread, (size_t)k, (const char *)((T *)a.out + p.at),
+                       p.len * sizeof(T), stream);
   }
   cb_ce_spread_end(ctx, &ce->spread, stream);
 }
 
 template <typename T, int OP>
 static void launch_typed(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
-  const size_t per_vec = sizeof(uint4) / sizeof(T);
   ar_ring_ce *ce = (ar_ring_ce *)((cb_ring_state *)ctx->state)->extra;
   if (ce && call->count > 0 && call->count * sizeof(T) >= ce->from) {
     launch_with_ce<T, OP>(ctx, ce, call, stream);
@@ -121,7 +120,7 @@ static void launch_typed(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t s
   a.in = call->send;
   a.out = call->recv;
   a.total = call->count;
-  a.chunk = cb_round_up(cb_ceil_div(call->count, (size_t)ctx->nranks), per_vec);
+  a.chunk = cb_chunk_elems(call->count, ctx->nranks, sizeof(T));
   a.in_stride = a.out_stride = a.chunk;
   a.out_of_place = call->send != call->recv;
   cb_ring_chain_launch<T, OP, ar_ring_plan>(ctx, a, stream);
@@ -137,7 +136,7 @@ extern "C" void cb_ar_ring_setup(cb_kernel_ctx *ctx) {
   ar_ring_ce *ce = (ar_ring_ce *)calloc(1, sizeof *ce);
   if (!ce) cb_fatal("out of host memory");
   ce->from = (size_t)from;
-  ce->pieces = (size_t)pieces;
+  ce->pieces = (int)pieces;
   /* Ranks sharing a GPU keep the SM all-gather (ce_spread.h says why). */
   if (cb_ce_spread_setup(ctx, &ce->spread))
     st->extra = ce;
