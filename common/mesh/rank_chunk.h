@@ -1,7 +1,8 @@
 /* How the all-pairs all-reduce kernels (direct, ce), and the ring's
- * pieces below, cut a message into one chunk per rank: ceil(count / n) elements rounded up to whole
- * 16-byte vectors, so every chunk starts at the buffer's address mod 16 and the kernels can use
- * 16-byte accesses; the last chunks are shorter, or empty when the rounding used the elements up.
+ * pieces below, cut a message into one chunk per rank: ceil(count / n)
+ * elements rounded up to whole 16-byte vectors, so every chunk starts at
+ * the buffer's address mod 16 and the kernels can use 16-byte accesses; the
+ * last chunks are shorter, or empty when the rounding used the elements up.
  * The same on every rank. */
 #ifndef CB_RANK_CHUNK_H
 #define CB_RANK_CHUNK_H
