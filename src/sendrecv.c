@@ -18,8 +18,10 @@ static const cb_kernel kernels[] = {
      .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .align = 16}, .setup = cb_sr_ring_setup,
      .teardown = cb_ring_teardown, .launch = cb_sr_ring_launch},
     {CB_KERNEL(LL),
-     .summary = "LL16: every rank pushes its input to the next rank as packets and copies the "
-                "packets it receives into its output; receivers return credits",
+     .summary =
+         "LL16: every rank pushes its input to the next rank as packets and copies the "
+         "packets it receives into its output; receivers return credits (at 2 ranks, where the "
+         "next rank is the previous one, none are needed: all_gather's LL exchange)",
      .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .max_bytes = CB_SR_LL_MAX_BYTES},
      .setup = cb_sr_ll_setup, .teardown = cb_ll_teardown, .launch = cb_sr_ll_launch},
     {CB_KERNEL(DIRECT),

@@ -37,3 +37,9 @@ extern "C" void cb_ce_flags_launch(const cb_kernel_ctx *ctx, const cb_ce_flags *
                                                  end, CB_SPIN_INFO(ctx));
   CB_CUDA(cudaGetLastError());
 }
+
+extern "C" unsigned cb_ce_every_peer(int nranks) {
+  unsigned every = 0;
+  for (int p = 1; p < nranks; p++) every |= CB_HS_OFFSET(p);
+  return every;
+}

@@ -6,26 +6,15 @@
  * harness's receive buffers, mapped in setup), and out of place its own.
  * The copies to different peers run on side streams (forked from and joined
  * back into the call's stream with events), so several copy engines work
- * at once. SMs only run two one-block flag kernels per call:
- *
- *   start  (before the copies) START(e) to every peer, wait for every
- *          peer's START(e): every peer's stream has reached this call, so
- *          nothing on it still reads the output we are about to copy into
- *          (the harness validates it after timing, and between sizes
- *          poisons it and refills inputs on the stream).
- *   end    (after the copies, joined) END(e) to every peer, wait for every
- *          peer's END(e). The end kernel starts only once our copies are
- *          complete (stream order through the join events), and CUDA
- *          orders a completed copy's writes before later work on the
- *          stream; the release store is cumulative, so a peer that acquires
- *          END(e) sees our copied bytes. Waiting for every peer's END(e)
- *          means every copy into our output has landed before the call's
- *          stream moves on.
- *
- * The epoch is one device counter, read by both kernels and advanced by the
- * end kernel, so a graph replay advances it without the host. Everything
- * here (kernels, event records and waits, peer memcpys) can be captured
- * into a CUDA graph; nothing on the host changes per call.
+ * at once. SMs only run the two one-block flag kernels of ce_flags.h per
+ * call, with every peer: the start one before the copies (every peer's
+ * stream has reached this call, so nothing on it still reads the output we
+ * are about to copy into: the harness validates it after timing, and
+ * between sizes poisons it and refills inputs on the stream), the end one
+ * after them, joined (every copy into our output has landed before the
+ * call's stream moves on). ce_flags.h has the argument. Everything here
+ * (kernels, event records and waits, peer memcpys) can be captured into a
+ * CUDA graph; nothing on the host changes per call.
  *
  * Out of place, our own run goes into our own block on the call's stream,
  * beside the peers' copies: by a copy engine too, or, with
@@ -43,22 +32,9 @@
 
 #include "cuda_check.h"
 #include "device/direct_copy.cuh"
-#include "device/handshake.cuh"
 #include "env.h"
 #include "error.h"
 #include "grid_fit.h"
-
-#define CE_FLAG_THREADS 32 /* one per peer: at least CB_MAX_PEERS - 1 */
-
-/* One block: the start (end = 0) or end (end = 1) handshake of a call. */
-__global__ void __launch_bounds__(CE_FLAG_THREADS)
-    ce_push_flag_kernel(cb_hs_areas hs, uint64_t *epoch, int rank, int nranks, int end,
-                        cb_spin_info spin) {
-  const uint64_t e = *epoch + 1;
-  cb_block_handshake(hs, rank, nranks, 0, e, end ? CB_HS_END(e) : CB_HS_START(e), spin);
-  /* Every thread read *epoch before the handshake's barriers. */
-  if (end && threadIdx.x == 0) *epoch = e;
-}
 
 /* Blocks of the own-run copy kernel: enough to copy at HBM speed in less
  * time than the peers' copies take over NVLink, few enough to leave SMs. */
@@ -92,9 +68,7 @@ extern "C" void cb_ce_push_setup(cb_kernel_ctx *ctx, const char *parallel_env) {
   static const char *const own_copy[] = {"ce", "sm"};
   st->own_by_sm = cb_env_choice("CB_CE_OWN_COPY", own_copy, 2, 0);
   cb_peer_share(ctx->world, ctx->recv_buf, ctx->recv_buf_bytes, &st->recv);
-  cb_peer_alloc(ctx->world, CB_HS_AREA_BYTES(1), &st->flags);
-  CB_CUDA(cudaMalloc((void **)&st->epoch, sizeof *st->epoch));
-  CB_CUDA(cudaMemset(st->epoch, 0, sizeof *st->epoch));
+  cb_ce_flags_setup(ctx, &st->flags);
   CB_CUDA(cudaEventCreateWithFlags(&st->fork, cudaEventDisableTiming));
   for (int p = 0; p < ctx->nranks - 1; p++) {
     CB_CUDA(cudaStreamCreateWithFlags(&st->side[p], cudaStreamNonBlocking));
@@ -113,8 +87,7 @@ extern "C" void cb_ce_push_teardown(cb_kernel_ctx *ctx) {
   }
   CB_CUDA(cudaEventDestroy(st->fork));
   cb_peer_free(ctx->world, &st->recv); /* unmaps the peers' buffers; ours is the harness's */
-  cb_peer_free(ctx->world, &st->flags);
-  CB_CUDA(cudaFree(st->epoch));
+  cb_ce_flags_free(ctx, &st->flags);
   free(st);
   ctx->state = NULL;
 }
@@ -129,13 +102,9 @@ extern "C" void cb_ce_push_launch(cb_kernel_ctx *ctx, const char *src, size_t sr
     dst[r] = (char *)cb_peer_ptr_in(&st->recv, 1, r, mine);
     if (!dst[r]) cb_fatal("kernel %s: the output is not in the harness's buffer", ctx->kernel_name);
   }
-  cb_hs_areas hs;
-  for (int r = 0; r < n; r++) hs.area[r] = (uint64_t *)st->flags.ptr[r];
-  for (int r = n; r < CB_MAX_PEERS; r++) hs.area[r] = NULL;
-  cb_spin_info spin = CB_SPIN_INFO(ctx);
+  const unsigned every_peer = cb_ce_every_peer(n);
 
-  ce_push_flag_kernel<<<1, CE_FLAG_THREADS, 0, stream>>>(hs, st->epoch, rank, n, 0, spin);
-  CB_CUDA(cudaGetLastError());
+  cb_ce_flags_launch(ctx, &st->flags, every_peer, 0, stream);
   if (st->parallel && n > 1) CB_CUDA(cudaEventRecord(st->fork, stream)); /* after the start */
   for (int p = 1; p < n; p++) {
     int peer = (rank + p) % n; /* from the next rank on: ranks spread over the links */
@@ -149,6 +118,5 @@ extern "C" void cb_ce_push_launch(cb_kernel_ctx *ctx, const char *src, size_t sr
   if (own != mine) copy_own(st, mine, own, bytes, stream);
   if (st->parallel)
     for (int p = 1; p < n; p++) CB_CUDA(cudaStreamWaitEvent(stream, st->join[p - 1], 0));
-  ce_push_flag_kernel<<<1, CE_FLAG_THREADS, 0, stream>>>(hs, st->epoch, rank, n, 1, spin);
-  CB_CUDA(cudaGetLastError());
+  cb_ce_flags_launch(ctx, &st->flags, every_peer, 1, stream);
 }

@@ -11,6 +11,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "ce_flags.h"
 #include "collective.h"
 #include "peer_memory.h"
 
@@ -19,11 +20,10 @@ extern "C" {
 #endif
 
 typedef struct {
-  cb_peer_buffer recv;  /* the harness's receive buffer of every rank */
-  cb_peer_buffer flags; /* handshake words, one block's worth */
-  uint64_t *epoch;      /* ours: calls so far */
-  int parallel;         /* copies to peers on side streams */
-  int own_by_sm;        /* our own run into our own block by a kernel (CB_CE_OWN_COPY=sm) */
+  cb_peer_buffer recv; /* the harness's receive buffer of every rank */
+  cb_ce_flags flags;   /* the start and end handshakes, with every peer */
+  int parallel;        /* copies to peers on side streams */
+  int own_by_sm;       /* our own run into our own block by a kernel (CB_CE_OWN_COPY=sm) */
   cudaStream_t side[CB_MAX_PEERS];
   cudaEvent_t fork, join[CB_MAX_PEERS];
 } cb_ce_push_state;

@@ -2,7 +2,6 @@
 #include "ce_spread.h"
 
 #include "cuda_check.h"
-#include "device/handshake.cuh"
 #include "error.h"
 #include "grid_fit.h"
 
@@ -50,12 +49,10 @@ extern "C" void cb_ce_spread_piece(cb_kernel_ctx *ctx, cb_ce_spread *s, size_t p
 
 extern "C" void cb_ce_spread_end(cb_kernel_ctx *ctx, cb_ce_spread *s, cudaStream_t stream) {
   const int n = ctx->nranks, rank = ctx->rank;
-  unsigned every_peer = 0;
   for (int p = 1; p < n; p++) {
     const int peer = (rank + p) % n;
     CB_CUDA(cudaEventRecord(s->join[peer], s->side[peer]));
     CB_CUDA(cudaStreamWaitEvent(stream, s->join[peer], 0));
-    every_peer |= CB_HS_OFFSET(p);
   }
-  cb_ce_flags_launch(ctx, &s->flags, every_peer, 1, stream);
+  cb_ce_flags_launch(ctx, &s->flags, cb_ce_every_peer(n), 1, stream);
 }

@@ -13,7 +13,7 @@
 #include "device/ll_exchange.cuh"
 
 extern "C" void cb_ag_ll_setup(cb_kernel_ctx *ctx) {
-  cb_ll_exchange_setup<true>(ctx, CB_AG_LL_MAX_BYTES);
+  cb_ll_exchange_setup<true>(ctx, cb_ll_exchange_table_run(ctx, CB_AG_LL_MAX_BYTES));
 }
 
 extern "C" void cb_ag_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
@@ -21,5 +21,5 @@ extern "C" void cb_ag_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   const char *src = (const char *)call->send;
   char *out = (char *)call->recv;
   int copy_own = src != out + (size_t)ctx->rank * bytes;
-  cb_ll_exchange_launch<true>(ctx, src, 0, out, bytes, copy_own, stream);
+  cb_ll_exchange_launch<true>(ctx, src, 0, out, bytes, bytes, copy_own, stream);
 }

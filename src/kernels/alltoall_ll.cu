@@ -19,7 +19,7 @@
 #include "device/ll_exchange.cuh"
 
 extern "C" void cb_a2a_ll_setup(cb_kernel_ctx *ctx) {
-  cb_ll_exchange_setup<false>(ctx, CB_A2A_LL_MAX_BYTES);
+  cb_ll_exchange_setup<false>(ctx, cb_ll_exchange_table_run(ctx, CB_A2A_LL_MAX_BYTES));
 }
 
 extern "C" void cb_a2a_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
@@ -27,5 +27,5 @@ extern "C" void cb_a2a_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaSt
   const char *src = (const char *)call->send;
   char *out = (char *)call->recv;
   /* In place our own block is already where it belongs. */
-  cb_ll_exchange_launch<false>(ctx, src, bytes, out, bytes, src != out, stream);
+  cb_ll_exchange_launch<false>(ctx, src, bytes, out, bytes, bytes, src != out, stream);
 }

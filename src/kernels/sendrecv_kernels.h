@@ -9,8 +9,8 @@
 extern "C" {
 #endif
 
-/* -k ll: LL16 packets into the next rank's scratch, credits back
- * (sendrecv_ll.cu). */
+/* -k ll: LL16 packets into the next rank's scratch, credits back (at 2
+ * ranks the LL exchange, no credits) (sendrecv_ll.cu). */
 #define CB_SR_LL_MAX_BYTES (1ull << 20)
 void cb_sr_ll_setup(cb_kernel_ctx *ctx);
 void cb_sr_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);

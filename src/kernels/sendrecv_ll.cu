@@ -16,14 +16,26 @@
  * come after all of that. The wait almost never spins: the credit it
  * needs is two calls old.
  *
+ * At 2 ranks (and 1) there is none of that: the next rank is the previous
+ * one, so every call reads a packet of every tile from the rank it writes
+ * to, which is the all-read-all proof of ll_tiles.cuh (the credit model,
+ * tests/unit/test_ll_credit_model.c, finds no lap there without credits,
+ * and finds one at 3 ranks). There the kernel is the LL exchange of
+ * all_gather -k ll (device/ll_exchange.cuh) with one run and its peer's run
+ * landing in our output: no credit stored, none awaited. (With credits, at
+ * 2 ranks on 2 x H200 in graph mode, this kernel took 2.43-2.59 us at
+ * 8 B-4 KiB where all_gather -k ll took 2.15-2.33 at 32 B-4 KiB:
+ * results/h200x2/2026-12-01-s7/callE/sweep.)
+ *
  * In place (send == recv): tile t of the buffer is read (pushed) by the
  * warp that owns t, in the first loop, before the same warp writes the
  * received tile t over it in the second; no other warp touches tile t, and
- * peers write only our scratch. */
+ * peers write only our scratch (ll_exchange.cuh argues the same). */
 #include <stdint.h>
 
 #include "cuda_check.h"
 #include "device/ll_credit.cuh"
+#include "device/ll_exchange.cuh"
 #include "device/ll_packet.cuh"
 #include "device/ll_tiles.cuh"
 #include "device/pack8.cuh"
@@ -59,8 +71,17 @@ __global__ void srll_kernel(srll_args a) {
   cb_ll_receive_from(m, prev, a.out, a.bytes, a.spin);
 }
 
+/* The next rank is the previous one: the exchange, without credits. */
+static int next_is_previous(const cb_kernel_ctx *ctx) {
+  return ctx->nranks <= 2;
+}
+
 extern "C" void cb_sr_ll_setup(cb_kernel_ctx *ctx) {
   uint64_t max = ctx->max_bytes < CB_SR_LL_MAX_BYTES ? ctx->max_bytes : CB_SR_LL_MAX_BYTES;
+  if (next_is_previous(ctx)) {
+    cb_ll_exchange_setup<true>(ctx, max);
+    return;
+  }
   cb_ll_setup(ctx, (size_t)(max + 7) / 8, CB_LL_CREDITED);
   const void *func = (const void *)srll_kernel;
   cb_ll_fit(ctx, &func, 1);
@@ -71,9 +92,14 @@ extern "C" void cb_sr_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   srll_args a;
   a.bytes = call->count * cb_dtype_size(call->dtype);
   if (a.bytes == 0) return; /* see "Double buffering" in device/ll_tiles.cuh */
-  size_t packets = (a.bytes + 7) / 8;
   a.src = (const char *)call->send;
   a.out = (char *)call->recv;
+  if (next_is_previous(ctx)) { /* 1 rank: our own run is our output */
+    int copy_own = ctx->nranks == 1 && a.src != a.out;
+    cb_ll_exchange_launch<true>(ctx, a.src, 0, a.out, 0, a.bytes, copy_own, stream);
+    return;
+  }
+  size_t packets = (a.bytes + 7) / 8;
   a.v = cb_ll_push_mesh_for(ctx, st, packets);
   a.spin = CB_SPIN_INFO(ctx);
   cb_ll_grid g = cb_ll_grid_for(st, packets);

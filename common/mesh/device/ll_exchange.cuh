@@ -1,9 +1,11 @@
-/* Exchange by LL16 packets, the kernel of all_gather and alltoall -k ll:
- * every rank sends one run of `bytes` bytes to every peer and receives one
- * run from each. The run for rank q is src + q * src_stride (all-gather:
- * stride 0, the same run for everyone: ONE_RUN, loaded once per packet;
- * alltoall: stride `bytes`, block q of the input); the run from rank q goes
- * to out + q * bytes.
+/* Exchange by LL16 packets, the kernel of all_gather and alltoall -k ll
+ * (and of sendrecv's at 2 ranks): every rank sends one run of `bytes` bytes
+ * to every peer and receives one run from each. The run for rank q is
+ * src + q * src_stride (all-gather: stride 0, the same run for everyone:
+ * ONE_RUN, loaded once per packet; alltoall: stride `bytes`, block q of the
+ * input); the run from rank q goes to out + q * out_stride (all-gather and
+ * alltoall: stride `bytes`; sendrecv at 2 ranks: 0, its one peer's run is
+ * its output).
  *
  * Every rank writes its runs, as LL16 packets (8 data bytes and two copies
  * of the epoch in one 16-byte store, ll_packet.cuh), into its slot of each
@@ -39,7 +41,8 @@
 typedef struct {
   const char *src;   /* the run for rank q: src + q * src_stride */
   size_t src_stride; /* ignored with ONE_RUN */
-  char *out;         /* the run from rank q: out + q * bytes */
+  char *out;         /* the run from rank q: out + q * out_stride */
+  size_t out_stride; /* 0 only with one peer (sendrecv at 2 ranks) */
   size_t bytes;      /* bytes of a run */
   int copy_own;      /* also copy our own run into our place in out */
   cb_ll_mesh m;
@@ -72,7 +75,7 @@ template <bool ONE_RUN> __global__ void cb_ll_exchange_kernel(cb_ll_exchange_arg
       cb_ll16_write(cb_ll_slot(m, p, epoch, m.rank, i), v, flag);
     }
     if (a.copy_own && in_run)
-      cb_store_pack8(a.out + (size_t)m.rank * a.bytes, i, a.bytes,
+      cb_store_pack8(a.out + (size_t)m.rank * a.out_stride, i, a.bytes,
                      ONE_RUN ? one
                              : cb_load_pack8(a.src + (size_t)m.rank * a.src_stride, i, a.bytes));
   }
@@ -84,7 +87,7 @@ template <bool ONE_RUN> __global__ void cb_ll_exchange_kernel(cb_ll_exchange_arg
     if (i < npackets) {
       for (int p = 1; p < m.nranks; p++) {
         const int src = (m.rank + p) % m.nranks;
-        cb_store_pack8(a.out + (size_t)src * a.bytes, i, a.bytes,
+        cb_store_pack8(a.out + (size_t)src * a.out_stride, i, a.bytes,
                        cb_ll_exchange_take(a, epoch, flag, src, i));
       }
     }
@@ -92,12 +95,17 @@ template <bool ONE_RUN> __global__ void cb_ll_exchange_kernel(cb_ll_exchange_arg
   }
 }
 
-/* Setup (collective) of an exchange whose table, n runs, is at most
- * max_table bytes (the smaller of the kernel's limit and the sweep's -e). */
-template <bool ONE_RUN> static void cb_ll_exchange_setup(cb_kernel_ctx *ctx, uint64_t max_table) {
+/* The longest run of a collective whose table of n runs (all_gather's
+ * output, alltoall's input) is at most the smaller of the sweep's -e and
+ * the kernel's limit max_table. */
+static inline uint64_t cb_ll_exchange_table_run(const cb_kernel_ctx *ctx, uint64_t max_table) {
   uint64_t max = ctx->max_bytes < max_table ? ctx->max_bytes : max_table;
-  size_t packets = (size_t)(max / (uint64_t)ctx->nranks + 7) / 8;
-  cb_ll_setup(ctx, packets, CB_LL_ALL_READ_ALL);
+  return max / (uint64_t)ctx->nranks;
+}
+
+/* Setup (collective) of an exchange whose runs are at most max_run bytes. */
+template <bool ONE_RUN> static void cb_ll_exchange_setup(cb_kernel_ctx *ctx, uint64_t max_run) {
+  cb_ll_setup(ctx, (size_t)(max_run + 7) / 8, CB_LL_ALL_READ_ALL);
   const void *func = (const void *)cb_ll_exchange_kernel<ONE_RUN>;
   cb_ll_fit(ctx, &func, 1);
 }
@@ -106,7 +114,8 @@ template <bool ONE_RUN> static void cb_ll_exchange_setup(cb_kernel_ctx *ctx, uin
  * alike: see "Double buffering" in ll_tiles.cuh). */
 template <bool ONE_RUN>
 static void cb_ll_exchange_launch(cb_kernel_ctx *ctx, const char *src, size_t src_stride, char *out,
-                                  size_t bytes, int copy_own, cudaStream_t stream) {
+                                  size_t out_stride, size_t bytes, int copy_own,
+                                  cudaStream_t stream) {
   if (bytes == 0) return;
   const cb_ll_state *st = (const cb_ll_state *)ctx->state;
   const size_t packets = (bytes + 7) / 8;
@@ -114,6 +123,7 @@ static void cb_ll_exchange_launch(cb_kernel_ctx *ctx, const char *src, size_t sr
   a.src = src;
   a.src_stride = src_stride;
   a.out = out;
+  a.out_stride = out_stride;
   a.bytes = bytes;
   a.copy_own = copy_own;
   a.m = cb_ll_mesh_for(ctx, st, packets);

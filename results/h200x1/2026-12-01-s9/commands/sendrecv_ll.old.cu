@@ -1,0 +1,82 @@
+/* -k ll: sendrecv by LL16 packets, for small messages.
+ *
+ * Every rank writes its input, as LL16 packets (8 data bytes and two
+ * copies of the epoch in one 16-byte store, device/ll_packet.cuh), into
+ * its slot of the next rank's scratch; then it polls its own scratch until
+ * the previous rank's packets carry the epoch and copies them into its
+ * output. One kernel, no handshake: the flag travels with the data. Tiles
+ * and per-tile epochs: device/ll_tiles.cuh.
+ *
+ * A rank reads nothing back from the rank it sends to, so reading does not
+ * prove that the next rank is done with the half of its scratch we are
+ * about to reuse (with 3 or more ranks a rank can run two calls ahead of
+ * its next one): the kernel is CB_LL_CREDITED (ll_mesh.h). Each warp, for
+ * each of its tiles, returns credit to the previous rank, then waits for
+ * the next rank's credit before pushing (device/ll_credit.cuh); its polls
+ * come after all of that. The wait almost never spins: the credit it
+ * needs is two calls old.
+ *
+ * In place (send == recv): tile t of the buffer is read (pushed) by the
+ * warp that owns t, in the first loop, before the same warp writes the
+ * received tile t over it in the second; no other warp touches tile t, and
+ * peers write only our scratch. */
+#include <stdint.h>
+
+#include "cuda_check.h"
+#include "device/ll_credit.cuh"
+#include "device/ll_packet.cuh"
+#include "device/ll_tiles.cuh"
+#include "device/pack8.cuh"
+#include "ll_mesh.h"
+#include "sendrecv_kernels.h"
+
+typedef struct {
+  const char *src; /* our input */
+  char *out;       /* our output (may be src: in place) */
+  size_t bytes;
+  cb_ll_push_mesh v;
+  cb_spin_info spin;
+} srll_args;
+
+__global__ void srll_kernel(srll_args a) {
+  const cb_ll_push_mesh &v = a.v;
+  const cb_ll_mesh &m = v.ll;
+  const int n = m.nranks;
+  const int next_off = 1 % n, prev_off = n - 1; /* ring offsets (1 rank: both 0, ourselves) */
+  const int prev = (m.rank + prev_off) % n;
+  const size_t npackets = (a.bytes + 7) / 8;
+  const size_t ntiles = (npackets + CB_LL_TILE - 1) / CB_LL_TILE;
+  /* Push: credit back to the previous rank, then our packets to the next. */
+  for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
+    const uint64_t epoch = cb_ll_epoch(m, t);
+    const size_t i = cb_ll_packet(t);
+    const uint2 x = i < npackets ? cb_load_pack8(a.src, i, a.bytes) : make_uint2(0, 0);
+    cb_ll_return_credit(v, t, epoch, prev_off);
+    const cb_ll_clearance c = cb_ll_await_credit(v, t, epoch, next_off, 1, a.spin);
+    if (i < npackets) cb_ll16_write(cb_ll_push_slot(v, c, next_off, i), x, cb_ll_flag(epoch));
+  }
+  /* Pull: the previous rank's packets of the same tiles into our output. */
+  cb_ll_receive_from(m, prev, a.out, a.bytes, a.spin);
+}
+
+extern "C" void cb_sr_ll_setup(cb_kernel_ctx *ctx) {
+  uint64_t max = ctx->max_bytes < CB_SR_LL_MAX_BYTES ? ctx->max_bytes : CB_SR_LL_MAX_BYTES;
+  cb_ll_setup(ctx, (size_t)(max + 7) / 8, CB_LL_CREDITED);
+  const void *func = (const void *)srll_kernel;
+  cb_ll_fit(ctx, &func, 1);
+}
+
+extern "C" void cb_sr_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+  const cb_ll_state *st = (const cb_ll_state *)ctx->state;
+  srll_args a;
+  a.bytes = call->count * cb_dtype_size(call->dtype);
+  if (a.bytes == 0) return; /* see "Double buffering" in device/ll_tiles.cuh */
+  size_t packets = (a.bytes + 7) / 8;
+  a.src = (const char *)call->send;
+  a.out = (char *)call->recv;
+  a.v = cb_ll_push_mesh_for(ctx, st, packets);
+  a.spin = CB_SPIN_INFO(ctx);
+  cb_ll_grid g = cb_ll_grid_for(st, packets);
+  srll_kernel<<<g.blocks, g.threads, 0, stream>>>(a);
+  CB_CUDA(cudaGetLastError());
+}
