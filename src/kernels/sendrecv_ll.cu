@@ -22,10 +22,10 @@
  * tests/unit/test_ll_credit_model.c, finds no lap there without credits,
  * and finds one at 3 ranks). There the kernel is the LL exchange of
  * all_gather -k ll (device/ll_exchange.cuh) with one run and its peer's run
- * landing in our output: no credit stored, none awaited. (With credits, at
- * 2 ranks on 2 x H200 in graph mode, this kernel took 2.43-2.59 us at
- * 8 B-4 KiB where all_gather -k ll took 2.15-2.33 at 32 B-4 KiB:
- * results/h200x2/2026-12-01-s7/callE/sweep.)
+ * landing in our output: no credit stored, none awaited. At 2 ranks on
+ * 2 x H200 in graph mode that takes 2.05-2.26 us at 8 B-4 KiB in both
+ * launches (results/h200x2/2026-12-01-s9); the credited kernel took
+ * 2.43-2.59 (results/h200x2/2026-12-01-s7/callE/sweep).
  *
  * In place (send == recv): tile t of the buffer is read (pushed) by the
  * warp that owns t, in the first loop, before the same warp writes the
