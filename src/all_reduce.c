@@ -14,10 +14,9 @@ static const cb_kernel kernels[] = {
                    cb_nccl_all_reduce),
     {CB_KERNEL(RING),
      .summary = "Simple ring: chunked, pipelined reduce-scatter then all-gather, one ring "
-                "per block (channel), through FIFOs in the next rank's memory; from "
-                "CB_AR_RING_CE_FROM bytes (0, the default: never) the all-gather by copy engines",
+                "per block (channel), through FIFOs in the next rank's memory",
      .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .align = 16}, .setup = cb_ar_ring_setup,
-     .teardown = cb_ar_ring_teardown, .launch = cb_ar_ring_launch},
+     .teardown = cb_ring_teardown, .launch = cb_ar_ring_launch},
     {CB_KERNEL(LL),
      .summary = "one-shot LL16: every rank pushes its input to every peer as packets, "
                 "each rank reduces",

@@ -16,13 +16,10 @@
  * fits refuses the kernel), since channel c of a rank waits on channel c of
  * its peers. */
 static int fit_channels(cb_kernel_ctx *ctx, const cb_ring_spec *spec, int want) {
-  const void *funcs[2 * CB_NUM_DTYPES * CB_NUM_OPS];
+  const void *funcs[CB_NUM_DTYPES * CB_NUM_OPS];
   int nfuncs = 0;
   for (int t = 0; t < CB_NUM_DTYPES; t++)
-    for (int o = 0; o < CB_NUM_OPS; o++) {
-      funcs[nfuncs++] = spec->kernel_of((cb_dtype)t, (cb_redop)o);
-      if (spec->also_of) funcs[nfuncs++] = spec->also_of((cb_dtype)t, (cb_redop)o);
-    }
+    for (int o = 0; o < CB_NUM_OPS; o++) funcs[nfuncs++] = spec->kernel_of((cb_dtype)t, (cb_redop)o);
   return cb_fit_grid_agreed(ctx, funcs, nfuncs, spec->threads, 0, 0, want, 1);
 }
 

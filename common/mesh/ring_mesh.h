@@ -49,9 +49,6 @@ typedef struct {
   /* The kernel's instance for (dtype, op), for the residency check; every
    * pair is asked, a kernel without templates returns the same one. */
   const void *(*kernel_of)(cb_dtype dtype, cb_redop op);
-  /* A second kernel launched on the same channels, checked alike (the
-   * all_reduce ring's reduce-scatter for large messages), or NULL. */
-  const void *(*also_of)(cb_dtype dtype, cb_redop op);
 } cb_ring_spec;
 
 /* One rank's setup. */
@@ -61,7 +58,6 @@ typedef struct {
   uint64_t *counters;   /* ours: [link][channel] {sent, received} */
   int links, channels, slots;
   size_t slice_bytes;
-  void *extra; /* the kernel's own state beside the FIFOs (NULL: none), its to free */
 } cb_ring_state;
 
 /* The kernel's view (passed by value in its arguments); device/ring_fifo.cuh

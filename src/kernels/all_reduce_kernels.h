@@ -21,7 +21,6 @@ void cb_ar_ll2_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stre
 
 /* -k ring: Simple-protocol ring all-reduce (all_reduce_ring.cu). */
 void cb_ar_ring_setup(cb_kernel_ctx *ctx);
-void cb_ar_ring_teardown(cb_kernel_ctx *ctx);
 void cb_ar_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
 /* -k direct: all-pairs loads, reduce, stores to every rank (all_reduce_direct.cu). */

@@ -24,27 +24,13 @@
  * (phases n-1..2n-2, the read-then-write of phase n-1 by the same thread).
  * Peers never read our buffers: data is pushed into their FIFOs.
  *
- * Large messages (CB_AR_RING_CE_FROM bytes and up): SM stores over NVLink
- * top out below what copy engines move (on 2 x H200, both directions busy:
- * 366 GB/s against 392, results/h200x2/2026-12-01-s7), and the all-gather
- * half only copies. So the message is cut into CB_AR_RING_CE_PIECES pieces,
- * each an all-reduce of its own: the ring reduce-scatter
- * (device/ring_rs_plan.cuh) leaves chunk r of the piece, reduced, in our
- * output, and copy engines spread it into every peer's output
- * (ce_spread.h) while the ring reduces the next piece. The reduce-scatter
- * that finished our chunk took every peer's contribution to it in this
- * call, which is the guarantee ce_spread.h asks for (in place too: each
- * peer read its input where our chunk lands before sending it). Every
- * element is still reduced once, by one chain, and then only copied. */
-#include <stdint.h>
-#include <stdlib.h>
-
+ * A variant that left the all-gather half to copy engines (the ring's
+ * reduce-scatter per piece, copy engines spreading each reduced chunk) was
+ * measured on 2 x H200 and removed: 361-367 GB/s at 1 GiB with 2 pieces,
+ * 351-355 with 4, 328-332 with 8, against 364 for this ring alone, and
+ * slower at every size from 4 MiB (results/h200x2/2026-12-01-s9). */
 #include "all_reduce_kernels.h"
-#include "ce_spread.h"
 #include "device/ring_chain.cuh"
-#include "device/ring_rs_plan.cuh"
-#include "env.h"
-#include "error.h"
 #include "rank_chunk.h"
 #include "ring_mesh.h"
 #include "ring_span.h"
@@ -79,43 +65,8 @@ struct ar_ring_plan {
   }
 };
 
-/* The large-message path's state, in the ring state's extra. */
-typedef struct {
-  cb_ce_spread spread;
-  size_t from; /* bytes: messages this large and larger take this path */
-  int pieces;  /* per message (rank_chunk.h cuts them) */
-} ar_ring_ce;
-
-/* Piece by piece: the ring reduce-scatter of the piece, then its chunk r
- * spread by the copy engines while the next piece is reduced. */
-template <typename T, int OP>
-static void launch_with_ce(cb_kernel_ctx *ctx, ar_ring_ce *ce, const cb_call *call,
-                           cudaStream_t stream) {
-  for (int k = 0; k < ce->pieces; k++) {
-    const cb_piece_chunk p =
-        cb_piece_chunk_of(call->count, ce->pieces, ctx->nranks, ctx->rank, sizeof(T), k);
-    if (p.total == 0) break; /* the pieces ran out: on every rank alike */
-    cb_ring_chain_args a;
-    a.in = (const T *)call->send + p.first;
-    a.out = (T *)call->recv + p.first;
-    a.total = p.total;
-    a.chunk = p.chunk;
-    a.in_stride = a.out_stride = p.chunk;
-    a.out_of_place = call->send != call->recv;
-    cb_ring_chain_launch<T, OP, cb_ring_rs_plan>(ctx, a, stream);
-    cb_ce_spread_piece(ctx, &ce->spread, (size_t)k, (const char *)((T *)a.out + p.at),
-                       p.len * sizeof(T), stream);
-  }
-  cb_ce_spread_end(ctx, &ce->spread, stream);
-}
-
 template <typename T, int OP>
 static void launch_typed(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
-  ar_ring_ce *ce = (ar_ring_ce *)((cb_ring_state *)ctx->state)->extra;
-  if (ce && call->count > 0 && call->count * sizeof(T) >= ce->from) {
-    launch_with_ce<T, OP>(ctx, ce, call, stream);
-    return;
-  }
   cb_ring_chain_args a;
   a.in = call->send;
   a.out = call->recv;
@@ -126,34 +77,7 @@ static void launch_typed(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t s
   cb_ring_chain_launch<T, OP, ar_ring_plan>(ctx, a, stream);
 }
 
-extern "C" void cb_ar_ring_setup(cb_kernel_ctx *ctx) {
-  cb_ring_chain_setup_two<ar_ring_plan, cb_ring_rs_plan>(ctx);
-  cb_ring_state *st = (cb_ring_state *)ctx->state;
-  /* Tunables, equal on every rank: off (0) until measured on GPUs. */
-  const long from = cb_env_long("CB_AR_RING_CE_FROM", 0, 0, 1L << 40);
-  const long pieces = cb_env_long("CB_AR_RING_CE_PIECES", 4, 1, CB_CE_SPREAD_MAX_PIECES);
-  if (st->channels == 0 || from == 0 || ctx->nranks == 1) return; /* alike on every rank */
-  ar_ring_ce *ce = (ar_ring_ce *)calloc(1, sizeof *ce);
-  if (!ce) cb_fatal("out of host memory");
-  ce->from = (size_t)from;
-  ce->pieces = (int)pieces;
-  /* Ranks sharing a GPU keep the SM all-gather (ce_spread.h says why). */
-  if (cb_ce_spread_setup(ctx, &ce->spread))
-    st->extra = ce;
-  else
-    free(ce);
-}
-
-extern "C" void cb_ar_ring_teardown(cb_kernel_ctx *ctx) {
-  cb_ring_state *st = (cb_ring_state *)ctx->state;
-  ar_ring_ce *ce = (ar_ring_ce *)st->extra;
-  if (ce) {
-    cb_ce_spread_free(ctx, &ce->spread);
-    free(ce);
-    st->extra = NULL;
-  }
-  cb_ring_teardown(ctx);
-}
+extern "C" void cb_ar_ring_setup(cb_kernel_ctx *ctx) { cb_ring_chain_setup<ar_ring_plan, false>(ctx); }
 
 extern "C" void cb_ar_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   cb_ring_check_aligned(ctx, call);

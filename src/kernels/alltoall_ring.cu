@@ -106,7 +106,7 @@ static const void *kernel_of(cb_dtype dtype, cb_redop op) {
 }
 
 extern "C" void cb_a2a_ring_setup(cb_kernel_ctx *ctx) {
-  const cb_ring_spec spec = {ctx->nranks - 1, CB_RING_THREADS, kernel_of, NULL};
+  const cb_ring_spec spec = {ctx->nranks - 1, CB_RING_THREADS, kernel_of};
   cb_ring_setup(ctx, &spec);
 }
 

@@ -82,7 +82,7 @@ static const void *kernel_of(cb_dtype dtype, cb_redop op) {
 }
 
 extern "C" void cb_sr_ring_setup(cb_kernel_ctx *ctx) {
-  const cb_ring_spec spec = {1, CB_RING_THREADS, kernel_of, NULL};
+  const cb_ring_spec spec = {1, CB_RING_THREADS, kernel_of};
   cb_ring_setup(ctx, &spec);
 }
 

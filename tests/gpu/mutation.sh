@@ -23,12 +23,10 @@ CALLS=${CALLS:-20000}
 CAP=${CAP:-300}
 BUILD_CAP=${BUILD_CAP:-600}
 
-# The kernel names (a grep -E pattern) each mutation touches in program $2.
+# The kernel names (a grep -E pattern) each mutation touches.
 touched() {
   case $1 in
-    # all_reduce's ring ends its copy-engine path (ring_ce_env) with an end handshake
-    skip_end_wait) [ "$2" = all_reduce_perf ] && echo '^(direct|ce|ring)$' || echo '^(direct|ce)$' ;;
-    skip_start_wait) echo '^(direct|ce)$' ;;
+    skip_start_wait | skip_end_wait) echo '^(direct|ce)$' ;;
     skip_ll_poll | skip_ll_credit) echo '^ll' ;;
     skip_fifo_wait | skip_fifo_credit) echo '^ring$' ;;
     skip_ce_landed) echo '^ce$' ;;
@@ -59,19 +57,14 @@ ranks_of() {
   esac
 }
 
-# Under skip_end_wait, the all_reduce ring takes its copy-engine path at
-# every size (it starts at CB_AR_RING_CE_FROM bytes), whose end handshake
-# the mutant removes; under the others, its default.
-ring_ce_env() { [ "$m" = skip_end_wait ] && echo "CB_AR_RING_CE_FROM=1"; }
-
 # stress BIN KERNEL RANKS: runs the stress, sets rc, wrong and out. Ranks
 # beyond the visible GPUs share them (CB_SHARE_GPUS=1).
 stress() {
   local cmd="$1 -g $3 -k $2 -b 8 -e 4M -G 1 -d float,int32,half -o sum,max --stress $CALLS -T 20 ${EXTRA_ARGS:-}"
   local share=${CB_SHARE_GPUS:-0}
   [ "$3" -gt "$(nvidia-smi -L | wc -l)" ] && share=1
-  echo "\$ CB_SHARE_GPUS=$share $(ring_ce_env) $cmd"
-  out=$(env CB_SHARE_GPUS=$share $(ring_ce_env) timeout "$(cb_cap "$CAP")" $cmd 2>&1)
+  echo "\$ CB_SHARE_GPUS=$share $cmd"
+  out=$(env CB_SHARE_GPUS=$share timeout "$(cb_cap "$CAP")" $cmd 2>&1)
   rc=$?
   wrong=$(echo "$out" | sed -n 's/^# Out of bounds values : \([0-9]*\).*/\1/p')
   echo "$out" | grep -E "^# MUTANT|^# stress|timed out|rror" | head -3

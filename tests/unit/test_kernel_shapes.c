@@ -1,8 +1,7 @@
 /* Host-side shape arithmetic of our kernels, which every rank must compute
  * alike: the LL kernels' grid per size (cb_ll_grid_for), the direct
  * kernels' block count (cb_direct_blocks), the all-pairs kernels' chunk
- * per rank (cb_rank_chunk) and the all_reduce ring's pieces of them
- * (cb_piece_chunk_of), and the ring kernels' channel spans and slices
+ * per rank (cb_rank_chunk), and the ring kernels' channel spans and slices
  * (ring_span.h). No GPU: the functions only do arithmetic. */
 #include <stddef.h>
 #include <stdint.h>
@@ -138,52 +137,11 @@ static void test_ring_spans(void) {
       }
 }
 
-/* The all_reduce ring's large-message pieces (cb_piece_chunk_of): every
- * element of the message is in exactly one rank's chunk of exactly one
- * piece; pieces start on whole vectors (16-byte aligned pointers for the
- * chain kernel); once a piece is empty every later one is (the launch loop
- * stops at the first); and each rank's chunk is where the ring
- * reduce-scatter leaves it (chunk r of the piece, as ring_chain.cuh cuts
- * it). The loop is all_reduce_ring.cu's. */
-static void test_ring_pieces(void) {
-  const size_t elems[] = {1, 2, 4, 8, 16};
-  unsigned char *seen = malloc(5000);
-  CHECK(seen != NULL);
-  srand(11);
-  for (int t = 0; t < 20000; t++) {
-    size_t count = 1 + (size_t)rand() % 5000, elem = elems[rand() % 5], vec = 16 / elem;
-    int pieces = 1 + rand() % 64, n = 2 + rand() % 7, made = 0, ran_out = 0;
-    for (size_t i = 0; i < count; i++) seen[i] = 0;
-    for (int k = 0; k < pieces; k++)
-      for (int r = 0; r < n; r++) {
-        cb_piece_chunk p = cb_piece_chunk_of(count, pieces, n, r, elem, k);
-        if (p.total == 0) {
-          ran_out = 1;
-          continue;
-        }
-        CHECKF(!ran_out, "count %zu, %d pieces: piece %d follows an empty one", count, pieces, k);
-        if (r == 0) made++;
-        CHECKF(p.first % vec == 0 && p.chunk % vec == 0 &&
-                   (p.at == (size_t)r * p.chunk || p.len == 0),
-               "count %zu, piece %d, rank %d: first %zu, chunk %zu, at %zu", count, k, r, p.first,
-               p.chunk, p.at);
-        CHECK(p.len == cb_ring_take(p.total, (size_t)r * p.chunk, p.chunk)); /* the chain's */
-        for (size_t i = p.first + p.at; i < p.first + p.at + p.len; i++) seen[i]++;
-      }
-    CHECKF(made >= 1, "no piece of %zu elements", count);
-    for (size_t i = 0; i < count; i++)
-      CHECKF(seen[i] == 1, "count %zu, %d pieces, %d ranks, elem %zu: element %zu in %d chunks",
-             count, pieces, n, elem, i, seen[i]);
-  }
-  free(seen);
-}
-
 int main(void) {
   test_ll_grid_overrides();
   test_ll_grid_fit();
   test_direct_blocks();
   test_rank_chunks();
   test_ring_spans();
-  test_ring_pieces();
   return check_summary();
 }

@@ -128,15 +128,7 @@ static const void *cb_ring_chain_kernel_of(cb_dtype dtype, cb_redop op) {
 
 /* A ring chain kernel's setup (collective): link 1 of the FIFO pipes. */
 template <typename PLAN, bool BYTES> static void cb_ring_chain_setup(cb_kernel_ctx *ctx) {
-  const cb_ring_spec spec = {1, CB_RING_THREADS, cb_ring_chain_kernel_of<PLAN, BYTES>, NULL};
-  cb_ring_setup(ctx, &spec);
-}
-
-/* The same for a kernel that launches the chains of two plans on the same
- * channels (reducing plans both). */
-template <typename PLAN, typename ALSO> static void cb_ring_chain_setup_two(cb_kernel_ctx *ctx) {
-  const cb_ring_spec spec = {1, CB_RING_THREADS, cb_ring_chain_kernel_of<PLAN, false>,
-                             cb_ring_chain_kernel_of<ALSO, false>};
+  const cb_ring_spec spec = {1, CB_RING_THREADS, cb_ring_chain_kernel_of<PLAN, BYTES>};
   cb_ring_setup(ctx, &spec);
 }
 

@@ -16,7 +16,7 @@ CHECK = os.path.join(REPO, "tests", "gpu", "check.sh")
 STANDIN = """#!/usr/bin/env bash
 echo "# args: $*"
 echo "# CB_PEER_MAPPING=${CB_PEER_MAPPING:-unset}"
-echo "# CB_AR_RING_CE_FROM=${CB_AR_RING_CE_FROM:-unset}"
+echo "# CB_CE_MIN_PIECE=${CB_CE_MIN_PIECE:-unset}"
 printf '%b\\n' "$STANDIN_OUTPUT"
 exit ${STANDIN_RC:-0}
 """
@@ -138,14 +138,14 @@ def mpirun_line(log):
 
 
 def test_every_cb_variable_reaches_mpiruns_ranks(tmp_path, monkeypatch):
-    """A tunable set for the check (CB_AR_RING_CE_FROM=1 forces a path) must reach
+    """A tunable set for the check (CB_CE_MIN_PIECE=65536 forces a path) must reach
     mpirun's ranks as it reaches -g N's, or the mpi launch checks something else."""
-    monkeypatch.setenv("CB_AR_RING_CE_FROM", "1")
+    monkeypatch.setenv("CB_CE_MIN_PIECE", "65536")
     proc, logs = check_with_mpirun(tmp_path, monkeypatch, "exact", "mpi")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert len(logs) == 4
     for log in logs.values():
-        for var in ("CB_AR_RING_CE_FROM", "CB_SHARE_GPUS", "CB_PEER_MAPPING"):
+        for var in ("CB_CE_MIN_PIECE", "CB_SHARE_GPUS", "CB_PEER_MAPPING"):
             assert f"-x {var} " in mpirun_line(log), mpirun_line(log)
 
 
@@ -153,16 +153,16 @@ def test_every_cb_variable_reaches_mpiruns_ranks(tmp_path, monkeypatch):
 def test_paths_pass_forces_the_paths_on_every_rank(tmp_path, monkeypatch, launch):
     """The paths pass runs random data with the large-message and opt-in paths forced at
     every size, in both launches; the other passes leave them at their defaults."""
-    monkeypatch.delenv("CB_AR_RING_CE_FROM", raising=False)
+    monkeypatch.delenv("CB_CE_MIN_PIECE", raising=False)
     proc, logs = check_with_mpirun(tmp_path, monkeypatch, "exact paths", launch)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert len(logs) == 8  # 2 passes x 2 modes x 2 size sets
     for name, log in logs.items():
         forced = "_paths_" in name
         if launch == "single":
-            assert ("# CB_AR_RING_CE_FROM=1" in log) == forced, (name, log)
+            assert ("# CB_CE_MIN_PIECE=65536" in log) == forced, (name, log)
             assert ("--data random" in log) == forced, (name, log)
         else:
             called = mpirun_line(log)
-            assert ("-x CB_AR_RING_CE_FROM=1 " in called) == forced, called
+            assert ("-x CB_CE_MIN_PIECE=65536 " in called) == forced, called
             assert ("-x CB_CE_OWN_COPY=sm " in called) == forced, called
