@@ -19,7 +19,8 @@ static int fit_channels(cb_kernel_ctx *ctx, const cb_ring_spec *spec, int want) 
   const void *funcs[CB_NUM_DTYPES * CB_NUM_OPS];
   int nfuncs = 0;
   for (int t = 0; t < CB_NUM_DTYPES; t++)
-    for (int o = 0; o < CB_NUM_OPS; o++) funcs[nfuncs++] = spec->kernel_of((cb_dtype)t, (cb_redop)o);
+    for (int o = 0; o < CB_NUM_OPS; o++)
+      funcs[nfuncs++] = spec->kernel_of((cb_dtype)t, (cb_redop)o);
   return cb_fit_grid_agreed(ctx, funcs, nfuncs, spec->threads, 0, 0, want, 1);
 }
 
