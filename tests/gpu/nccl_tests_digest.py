@@ -5,7 +5,7 @@
 
 Reads the raw outputs that tests/gpu/vs_nccl_tests.sh writes into OUTDIR, named
 COLL_LAUNCH_MODE_TOOL.txt (LAUNCH: single or mpi; MODE: stream or graph; TOOL: collbench,
-collbench-othertimer, nccltests-R0, nccltests-R2, nccltests-R2x2, nccltests-R0-threads), and
+collbench-othertimer, nccltests-R0, nccltests-R2, nccltests-R2x2, nccltests-R0-onethread), and
 prints one line per comparison, time per call in µs, both placements. A run repeated
 (COLL_LAUNCH_MODE_TOOL.r2.txt, .r3.txt, ...: vs_nccl_tests.sh's REPEAT) counts with the
 median of its repeats at each size and placement, on both sides alike (the line says
@@ -15,9 +15,13 @@ median of its repeats at each size and placement, on both sides alike (the line 
              (same collective, launch and mode), at the smallest non-zero size, 64 KiB and
              (stream mode) 1 GiB: within the tolerance (5%) or not
   INFO       collbench's nccl timed the other way (--timer events in stream mode, --timer
-             host in graph mode) against nccl-tests -R 0, and nccl-tests with a thread per
-             GPU (-t) against one thread for all (-g): how much the timing method and the
-             launch shape move the numbers
+             host in graph mode) against nccl-tests -R 0, and nccl-tests with one thread for
+             every GPU (-g N, the onethread run) against a thread per GPU: how much the
+             timing method and the launch shape move the numbers
+As one process, vs_nccl_tests.sh runs nccl-tests as -t N -g 1, the shape of collbench's -g N
+(a host thread per GPU), so the verdicts compare like with like. Outputs of its earlier
+layout (nccl-tests -g N as the reference, -t N as nccltests-R0-threads) still read: there
+the INFO line is -t against -g.
 The last column, spread, is (max - min) / median of nccl-tests' repeats at that size and
 placement ("-" without repeats): a FAIL whose diff is smaller than that spread is a
 difference nccl-tests does not reproduce against itself. The last line counts those; the
@@ -40,7 +44,7 @@ ROW = re.compile(r"^\s+(\d+)\s+(\d+)\s+\S+\s+(?:\S+\s+)?-?\d+\s+(\S+)\s+\S+\s+\S
                  r"\s+(\S+)\s+\S+\s+\S+\s+\S+")
 KERNEL = re.compile(r"^# kernel \d+ \(([^)]+)\): ")
 NAME = re.compile(r"^(?P<coll>.+)_(?P<launch>single|mpi)_(?P<mode>stream|graph)_"
-                  r"(?P<tool>collbench(?:-othertimer)?|nccltests-R0-threads|nccltests-R2x2|"
+                  r"(?P<tool>collbench(?:-othertimer)?|nccltests-R0-(?:threads|onethread)|nccltests-R2x2|"
                   r"nccltests-R[02])(?:\.r(?P<repeat>\d+))?\.txt$")
 # collbench's kernel against the nccl-tests run it must match.
 PAIRS = (("nccl", "nccltests-R0"), ("nccl-sym", "nccltests-R2"),
@@ -197,6 +201,10 @@ def digest(runs, tolerance, repeats=None, spreads=None):
             timer = "events" if mode == "stream" else "host"
             lines += compare(f"{where} nccl --timer {timer} vs nccltests-R0".ljust(62), other,
                              tools["nccltests-R0"], mode, tolerance, verdict=False)[0]
+        if "nccltests-R0-onethread" in tools and "nccltests-R0" in tools:
+            lines += compare(f"{where} nccltests -g vs -t".ljust(62),
+                             tools["nccltests-R0-onethread"], tools["nccltests-R0"], mode,
+                             tolerance, verdict=False)[0]
         if "nccltests-R0-threads" in tools and "nccltests-R0" in tools:
             lines += compare(f"{where} nccltests -t vs -g".ljust(62),
                              tools["nccltests-R0-threads"], tools["nccltests-R0"], mode,

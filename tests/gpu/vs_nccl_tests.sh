@@ -10,10 +10,15 @@
 # two programs:
 #   stream mode, 8 B..1 GiB x2, -n ITERS (20) -w 5:  collbench -k nccl,nccl-sym,nccl-ce (nccl-tests'
 #     timer: --timer host, the default there); nccl-tests -R 0, -R 2, -R 2 -x 2; collbench
-#     -k nccl --timer events (8 B..64 KiB); nccl-tests -t N -g 1 -R 0 (one process only: a
-#     thread per GPU, as collbench drives them)
-#   graph mode, 8 B..64 KiB x2, -G 100 -n ITERS -w 5: the same but nccl-tests -t, and collbench
+#     -k nccl --timer events (8 B..64 KiB); nccl-tests -g N -R 0 (one process only: one
+#     thread for every GPU, nccl-tests' default shape)
+#   graph mode, 8 B..64 KiB x2, -G 100 -n ITERS -w 5: the same but nccl-tests -g N, and collbench
 #     -k nccl --timer host instead of events (graph mode's default is events).
+# As one process, nccl-tests runs as -t N -g 1 (a thread per GPU), the shape of collbench's
+# -g N, which drives each GPU from its own thread: that is the pair compared. nccl-tests' -g N
+# enqueues every GPU's call from one thread, which in stream mode costs it up to twice the
+# host time per call at small sizes (-t 2 vs -g 2: 9.7 vs 16.8 us at 8 B on 2 x H200,
+# results/h200x2/2026-12-01-s9): an INFO line shows it.
 # (-R 2 -x 2 only where NCCL has a copy-engine path: all_gather, alltoall, gather and scatter;
 # COLLS="reduce gather scatter alltoallv hypercube" for nccl-tests' other five programs.) Every raw
 # output is OUTDIR/COLL_LAUNCH_MODE_TOOL.txt, headed by its command line, machine and date;
@@ -63,6 +68,18 @@ run() {
   [ $rc -eq 0 ] || verdict 0 "$name: exit $rc (see $OUT/$name.txt)"
 }
 
+# nccl-tests' command for a launch: as one process, a thread per GPU (-t N -g 1), the shape of
+# collbench's -g N.
+theirs_cmd() {
+  local launch=$1 prog=$2
+  shift 2
+  if [ "$launch" = single ]; then
+    echo "$prog -t $NGPUS -g 1 $*"
+  else
+    launch_cmd "$launch" "$NGPUS" "$prog" "$@"
+  fi
+}
+
 REPEAT=${REPEAT:-3}
 [[ "$REPEAT" =~ ^[1-9][0-9]*$ ]] || { echo "vs_nccl_tests.sh: REPEAT='$REPEAT': a count from 1" >&2; exit 2; }
 for rep in $(seq 1 "$REPEAT"); do
@@ -85,7 +102,7 @@ for coll in $COLLS; do
       for r in "${registrations[@]}"; do
         flags="-R ${r%x2}"
         [ "$r" = 2x2 ] && flags="-R 2 -x 2"
-        run "${base}_nccltests-R$r$sfx" "$(launch_cmd "$launch" "$NGPUS" "$theirs" $flags $sizes)"
+        run "${base}_nccltests-R$r$sfx" "$(theirs_cmd "$launch" "$theirs" $flags $sizes)"
       done
       # The other timer than the mode's default, on kernel 0, for the INFO lines.
       if [ "$mode" = stream ]; then
@@ -95,7 +112,7 @@ for coll in $COLLS; do
       fi
       run "${base}_collbench-othertimer$sfx" "$(launch_cmd "$launch" "$NGPUS" "$ours" -k nccl $other)"
       if [ "$mode" = stream ] && [ "$launch" = single ]; then
-        run "${base}_nccltests-R0-threads$sfx" "$theirs -t $NGPUS -g 1 -R 0 $sizes"
+        run "${base}_nccltests-R0-onethread$sfx" "$theirs -g $NGPUS -R 0 $sizes"
       fi
     done
   done

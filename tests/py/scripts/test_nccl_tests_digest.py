@@ -169,3 +169,27 @@ def test_median():
     assert digest.median([3.0, None, 1.0, 2.0]) == 2.0
     assert digest.median([4.0, 1.0]) == 2.5
     assert digest.median([None]) is None
+
+
+def test_launch_shape_is_information_only(tmp_path):
+    """nccl-tests -g N (one thread for every GPU, the onethread run) against the -t N -g 1
+    reference collbench is compared with: an INFO line, never a verdict, however far apart
+    (twice the time here); the earlier layout's -threads run reads as before."""
+    def write(name, text):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    write("all_reduce_single_stream_nccltests-R0.txt", nccl_tests_text(THEIRS))
+    write("all_reduce_single_stream_nccltests-R0-onethread.txt",
+          nccl_tests_text(scaled(THEIRS, 2.0)))
+    write("all_reduce_single_stream_collbench.txt",
+          collbench_text({"nccl": scaled(THEIRS, 1.02)}))
+    write("sendrecv_single_stream_nccltests-R0.txt", nccl_tests_text(THEIRS))
+    write("sendrecv_single_stream_nccltests-R0-threads.txt", nccl_tests_text(scaled(THEIRS, 0.5)))
+    runs, repeats, spreads = digest.load(str(tmp_path))
+    lines, failed, _ = digest.digest(runs, 5.0, repeats, spreads)
+    shape = [line for line in lines if "nccltests -g vs -t" in line]
+    assert len(shape) == 6 and all(line.startswith("INFO") and "+100.0%" in line
+                                   for line in shape)
+    old = [line for line in lines if "nccltests -t vs -g" in line]
+    assert len(old) == 6 and all(line.startswith("INFO") and "-50.0%" in line for line in old)
+    assert failed == 0
+    assert all(line.startswith("PASS") for line in lines if " nccl vs nccltests-R0" in line)
