@@ -22,10 +22,12 @@ static const cb_kernel kernels[] = {
                           cb_nccl_alltoall, CB_OUT_OF_PLACE),
     {CB_KERNEL(RING),
      .summary = "n-1 ring-ordered steps (step d sends block r+d to rank r+d, receives rank "
-                "r-d's), pipelined slice by slice through FIFOs in the receivers' memory; out "
-                "of place only (in place would overwrite blocks not yet sent)",
+                "r-d's), pipelined slice by slice through FIFOs in the receivers' memory, our own "
+                "block copied by the channels (CB_A2A_RING_OWN_COPY=sm, the default) or by a "
+                "copy engine beside them (=ce); out of place only (in place would overwrite "
+                "blocks not yet sent)",
      .limits = {CB_PEER_KERNEL_LIMITS(CB_OUT_OF_PLACE), .align = 16}, .setup = cb_a2a_ring_setup,
-     .teardown = cb_ring_teardown, .launch = cb_a2a_ring_launch},
+     .teardown = cb_a2a_ring_teardown, .launch = cb_a2a_ring_launch},
     {CB_KERNEL(LL),
      .summary = "LL16: every rank pushes block q of its input to rank q as packets, each rank "
                 "copies the packets it receives into its output; in place too (through scratch)",

@@ -58,6 +58,7 @@ typedef struct {
   uint64_t *counters;   /* ours: [link][channel] {sent, received} */
   int links, channels, slots;
   size_t slice_bytes;
+  void *extra; /* the kernel's own state beside the FIFOs (NULL: none), its to free */
 } cb_ring_state;
 
 /* The kernel's view (passed by value in its arguments); device/ring_fifo.cuh

@@ -8,9 +8,9 @@
 extern "C" {
 #endif
 
-/* -k ring: n-1 ring-ordered steps through FIFO pipes (alltoall_ring.cu);
- * teardown cb_ring_teardown (ring_mesh.h). */
+/* -k ring: n-1 ring-ordered steps through FIFO pipes (alltoall_ring.cu). */
 void cb_a2a_ring_setup(cb_kernel_ctx *ctx);
+void cb_a2a_ring_teardown(cb_kernel_ctx *ctx);
 void cb_a2a_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
 /* -k ll: LL16 packets into every peer's scratch (alltoall_ll.cu); teardown

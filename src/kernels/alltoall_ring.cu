@@ -31,7 +31,13 @@
  * kept NVLink idle while every channel copied at once: the likely reason
  * this ring reached 309 GB/s at 1 GiB on 2 x H200, where all_gather's ring,
  * which writes its own output as it sends, reaches 360
- * (results/h200x2/2026-12-01-s7). This order is not measured yet.
+ * (results/h200x2/2026-12-01-s7); in this order it reached 351
+ * (2026-12-01-s9), against 363 for sendrecv's ring, which moves the same
+ * bytes over NVLink and has no own block. With CB_A2A_RING_OWN_COPY=ce a
+ * copy engine copies the own block instead, on a side stream forked before
+ * the kernel and joined after it, so the channels only send and receive.
+ * The copy touches only our own buffers and waits on nothing, so it cannot
+ * hold up a peer even when ranks share a GPU.
  *
  * Out of place only: in place, block r-d of our buffer would be overwritten
  * in step d by rank r-d's data while our own data for rank r-d still sits
@@ -39,18 +45,22 @@
  * nccl-tests 2.19.6 times an in-place alltoall and does not check it (its
  * #wrong column says N/A); we skip it. */
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "alltoall_kernels.h"
 #include "cuda_check.h"
 #include "device/ring_fifo.cuh"
 #include "device/ring_slice.cuh"
+#include "env.h"
+#include "error.h"
 #include "ring_mesh.h"
 #include "ring_span.h"
 
 typedef struct {
   const char *send;
   char *recv;
-  size_t bytes; /* one block */
+  size_t bytes;        /* one block */
+  int own_by_channels; /* 0: a copy engine copies our own block (CB_A2A_RING_OWN_COPY=ce) */
   cb_ring_mesh m;
   cb_spin_info spin;
 } a2a_ring_args;
@@ -83,7 +93,7 @@ __global__ void __launch_bounds__(CB_RING_THREADS) a2a_ring_kernel(a2a_ring_args
           (byte_t *)cb_ring_out_slot(m, l, at), len, n);
       cb_ring_signal(m, l, at, false, true);
       /* Our own block's slice, while the slice just sent crosses the link. */
-      if (d == 1)
+      if (d == 1 && a.own_by_channels)
         cb_ring_slice<byte_t, CB_SUM, CB_SLICE_LOCAL>((const byte_t *)a.send + own + s0, NULL,
                                                       (byte_t *)a.recv + own + s0, NULL, len, n);
       /* Receive: rank r-d's block for us. */
@@ -105,9 +115,40 @@ static const void *kernel_of(cb_dtype dtype, cb_redop op) {
   return (const void *)a2a_ring_kernel;
 }
 
+/* The own block's copy engine: a side stream and the events around it. */
+typedef struct {
+  cudaStream_t side;
+  cudaEvent_t fork, join;
+} own_copy;
+
 extern "C" void cb_a2a_ring_setup(cb_kernel_ctx *ctx) {
   const cb_ring_spec spec = {ctx->nranks - 1, CB_RING_THREADS, kernel_of};
   cb_ring_setup(ctx, &spec);
+  cb_ring_state *st = (cb_ring_state *)ctx->state;
+  static const char *const how[] = {"sm", "ce"};
+  /* Equal on every rank, and only this rank's work changes with it. */
+  if (st->channels == 0 || ctx->nranks == 1 || !cb_env_choice("CB_A2A_RING_OWN_COPY", how, 2, 0))
+    return;
+  own_copy *o = (own_copy *)calloc(1, sizeof *o);
+  if (!o) cb_fatal("out of host memory");
+  CB_CUDA(cudaStreamCreateWithFlags(&o->side, cudaStreamNonBlocking));
+  CB_CUDA(cudaEventCreateWithFlags(&o->fork, cudaEventDisableTiming));
+  CB_CUDA(cudaEventCreateWithFlags(&o->join, cudaEventDisableTiming));
+  st->extra = o;
+}
+
+extern "C" void cb_a2a_ring_teardown(cb_kernel_ctx *ctx) {
+  cb_ring_state *st = (cb_ring_state *)ctx->state;
+  own_copy *o = (own_copy *)st->extra;
+  if (o) {
+    CB_CUDA(cudaStreamSynchronize(o->side));
+    CB_CUDA(cudaStreamDestroy(o->side));
+    CB_CUDA(cudaEventDestroy(o->fork));
+    CB_CUDA(cudaEventDestroy(o->join));
+    free(o);
+    st->extra = NULL;
+  }
+  cb_ring_teardown(ctx);
 }
 
 extern "C" void cb_a2a_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
@@ -120,6 +161,16 @@ extern "C" void cb_a2a_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cuda
   a.recv = (char *)call->recv;
   a.m = cb_ring_mesh_for(ctx, st);
   a.spin = CB_SPIN_INFO(ctx);
+  const own_copy *o = (const own_copy *)st->extra;
+  a.own_by_channels = o == NULL;
+  if (o) {
+    const size_t own = (size_t)ctx->rank * a.bytes;
+    CB_CUDA(cudaEventRecord(o->fork, stream));
+    CB_CUDA(cudaStreamWaitEvent(o->side, o->fork, 0));
+    CB_CUDA(cudaMemcpyAsync(a.recv + own, a.send + own, a.bytes, cudaMemcpyDefault, o->side));
+    CB_CUDA(cudaEventRecord(o->join, o->side));
+  }
   a2a_ring_kernel<<<st->channels, CB_RING_THREADS, 0, stream>>>(a);
   CB_CUDA(cudaGetLastError());
+  if (o) CB_CUDA(cudaStreamWaitEvent(stream, o->join, 0));
 }

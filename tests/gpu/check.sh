@@ -17,9 +17,9 @@
 #           those calls as skipped with the reason
 #   paths   --data random with the paths our kernels take only for large
 #           messages, or only when asked, forced at every size (PATHS_ENV:
-#           many small ce pieces, the ce kernels' own block copied by SMs);
-#           with ranks sharing GPUs none of those paths runs (the ce kernels
-#           are skipped)
+#           many small ce pieces, the ce kernels' own block copied by SMs,
+#           the alltoall ring's by a copy engine); with ranks sharing GPUs
+#           the ce kernels are skipped, the alltoall ring's path still runs
 # Logs go to $LOGDIR (default ./gpu-check-logs). KERNELS (default all) is
 # passed to -k: e.g. KERNELS=ce checks one kernel. LAUNCH=single or
 # LAUNCH=mpi keeps one of the two launches; EXTRA_ARGS are added to every
@@ -40,7 +40,7 @@ BUILD=${1:-build-gpu}
 NGPUS=${2:-$(nvidia-smi -L 2>/dev/null | wc -l)}
 LOGDIR=${LOGDIR:-gpu-check-logs}
 PASSES=${PASSES:-exact random u1 u4 u8 paths}
-PATHS_ENV="CB_CE_MIN_PIECE=65536 CB_CE_OWN_COPY=sm"
+PATHS_ENV="CB_CE_MIN_PIECE=65536 CB_CE_OWN_COPY=sm CB_A2A_RING_OWN_COPY=ce"
 RUN_CAP=${RUN_CAP:-900}
 export CB_SHARE_GPUS=${CB_SHARE_GPUS:-0} # set, so that mpirun -x passes it
 export CB_PEER_MAPPING=${CB_PEER_MAPPING:-auto} # the same (=ipc or =cumem checks that mapping)

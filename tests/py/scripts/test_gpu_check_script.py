@@ -166,3 +166,4 @@ def test_paths_pass_forces_the_paths_on_every_rank(tmp_path, monkeypatch, launch
             called = mpirun_line(log)
             assert ("-x CB_CE_MIN_PIECE=65536 " in called) == forced, called
             assert ("-x CB_CE_OWN_COPY=sm " in called) == forced, called
+            assert ("-x CB_A2A_RING_OWN_COPY=ce " in called) == forced, called
