@@ -6,8 +6,16 @@
 #include "cuda_check.h"
 #include "device/handshake.cuh"
 #include "error.h"
+#include "grid_fit.h"
 
 extern "C" void cb_ce_rooted_setup(cb_kernel_ctx *ctx) {
+  /* As ce_push.cu: with ranks sharing a GPU a side stream's copy (a branch
+   * of the graph in graph mode) can be queued behind another rank's flag
+   * kernel, which spins until that copy's end kernel runs. Seen: scatter
+   * -k ce, 2 ranks on one H200, graph-mode stress, hung until killed
+   * (results/h200x1/2026-12-01-s10, T5). On every rank alike: nothing set
+   * up, ctx->state stays NULL. */
+  if (cb_refuse_shared_gpus(ctx, "its copies wait on a spinning flag kernel")) return;
   cb_ce_rooted_state *st = (cb_ce_rooted_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
   cb_peer_share(ctx->world, ctx->recv_buf, ctx->recv_buf_bytes, &st->recv);
@@ -22,6 +30,7 @@ extern "C" void cb_ce_rooted_setup(cb_kernel_ctx *ctx) {
 
 extern "C" void cb_ce_rooted_teardown(cb_kernel_ctx *ctx) {
   cb_ce_rooted_state *st = (cb_ce_rooted_state *)ctx->state;
+  if (!st) return; /* the setup refused the run */
   for (int p = 0; p < ctx->nranks - 1; p++) {
     CB_CUDA(cudaStreamDestroy(st->side[p]));
     CB_CUDA(cudaEventDestroy(st->join[p]));
