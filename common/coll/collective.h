@@ -85,7 +85,7 @@ typedef struct {
   /* Set by a setup that serves the run differently from what was asked
    * (cb_kernel_note: a grid shrunk to what can be resident, say): the
    * harness prints it above the kernel's table, naming the rank. */
-  char note[160];
+  char note[320];
 } cb_kernel_ctx;
 
 /* One collective call. */
@@ -176,7 +176,8 @@ void cb_kernel_refuse(cb_kernel_ctx *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* For a setup: this kernel serves the run, but not as asked, because of
- * fmt... (one line, no trailing period). */
+ * fmt... (one line, no trailing period); a second note is appended to the
+ * first after "; ", as much of it as fits. */
 void cb_kernel_note(cb_kernel_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* NULL when every row's id and name are the catalogue's (catalogue.h),

@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "peer_mapping.h" /* CB_PEER_MAPPING_ENV */
 #include "sizes.h"
@@ -90,9 +91,15 @@ void cb_kernel_refuse(cb_kernel_ctx *ctx, const char *fmt, ...) {
 }
 
 void cb_kernel_note(cb_kernel_ctx *ctx, const char *fmt, ...) {
+  size_t used = strlen(ctx->note);
+  if (used > 0 && used + 2 < sizeof ctx->note) {
+    memcpy(ctx->note + used, "; ", 3);
+    used += 2;
+  }
+  if (used + 1 >= sizeof ctx->note) return; /* full */
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(ctx->note, sizeof ctx->note, fmt, ap);
+  vsnprintf(ctx->note + used, sizeof ctx->note - used, fmt, ap);
   va_end(ap);
 }
 

@@ -36,8 +36,10 @@
  * bytes over NVLink and has no own block. With CB_A2A_RING_OWN_COPY=ce a
  * copy engine copies the own block instead, on a side stream forked before
  * the kernel and joined after it, so the channels only send and receive.
- * The copy touches only our own buffers and waits on nothing, so it cannot
- * hold up a peer even when ranks share a GPU.
+ * With ranks sharing a GPU the channels copy it (a note says so): there a
+ * side stream's copy can queue behind another rank's spinning kernel in a
+ * shared in-order hardware queue, and the next call's kernel waits for the
+ * copy (ce_rooted.cu saw such a hang).
  *
  * Out of place only: in place, block r-d of our buffer would be overwritten
  * in step d by rank r-d's data while our own data for rank r-d still sits
@@ -53,6 +55,7 @@
 #include "device/ring_slice.cuh"
 #include "env.h"
 #include "error.h"
+#include "grid_fit.h"
 #include "ring_mesh.h"
 #include "ring_span.h"
 
@@ -125,10 +128,17 @@ extern "C" void cb_a2a_ring_setup(cb_kernel_ctx *ctx) {
   const cb_ring_spec spec = {ctx->nranks - 1, CB_RING_THREADS, kernel_of};
   cb_ring_setup(ctx, &spec);
   cb_ring_state *st = (cb_ring_state *)ctx->state;
+  if (st->channels == 0 || ctx->nranks == 1) return;  /* alike on every rank */
+  const int shared = cb_most_ranks_on_a_gpu(ctx) > 1; /* collective */
   static const char *const how[] = {"sm", "ce"};
-  /* Equal on every rank, and only this rank's work changes with it. */
-  if (st->channels == 0 || ctx->nranks == 1 || !cb_env_choice("CB_A2A_RING_OWN_COPY", how, 2, 0))
+  /* Only this rank's work changes with it, so ranks need not agree. */
+  if (!cb_env_choice("CB_A2A_RING_OWN_COPY", how, 2, 0)) return;
+  if (shared) {
+    cb_kernel_note(ctx, "CB_A2A_RING_OWN_COPY=ce not taken: with ranks sharing a GPU a side "
+                        "stream's copy could queue behind another rank's kernel; the channels "
+                        "copy our own block");
     return;
+  }
   own_copy *o = (own_copy *)calloc(1, sizeof *o);
   if (!o) cb_fatal("out of host memory");
   CB_CUDA(cudaStreamCreateWithFlags(&o->side, cudaStreamNonBlocking));

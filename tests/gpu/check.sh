@@ -19,7 +19,8 @@
 #           messages, or only when asked, forced at every size (PATHS_ENV:
 #           many small ce pieces, the ce kernels' own block copied by SMs,
 #           the alltoall ring's by a copy engine); with ranks sharing GPUs
-#           the ce kernels are skipped, the alltoall ring's path still runs
+#           none of those paths runs (the ce kernels are skipped, the
+#           alltoall ring keeps its channels' copy)
 # Logs go to $LOGDIR (default ./gpu-check-logs). KERNELS (default all) is
 # passed to -k: e.g. KERNELS=ce checks one kernel. LAUNCH=single or
 # LAUNCH=mpi keeps one of the two launches; EXTRA_ARGS are added to every

@@ -322,7 +322,26 @@ static void test_print_run_limits_and_types(void) {
   free(text);
 }
 
+/* cb_kernel_note: a second note of a setup (the alltoall ring's own-copy
+ * choice after its grid's) joins the first instead of replacing it, and
+ * notes past the buffer are cut, never overflowing it. */
+static void test_notes(void) {
+  cb_kernel_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  cb_kernel_note(&ctx, "grid shrunk to %d blocks", 66);
+  CHECK(strcmp(ctx.note, "grid shrunk to 66 blocks") == 0);
+  cb_kernel_note(&ctx, "own copy by %s", "the channels");
+  CHECK(strcmp(ctx.note, "grid shrunk to 66 blocks; own copy by the channels") == 0);
+  char long_text[sizeof ctx.note * 2];
+  memset(long_text, 'x', sizeof long_text - 1);
+  long_text[sizeof long_text - 1] = 0;
+  for (int i = 0; i < 3; i++) cb_kernel_note(&ctx, "%s", long_text);
+  CHECK(strlen(ctx.note) == sizeof ctx.note - 1);
+  CHECK(strncmp(ctx.note, "grid shrunk to 66 blocks; own copy by the channels; xxx", 55) == 0);
+}
+
 int main(void) {
+  test_notes();
   test_select();
   test_world_reason();
   test_call_reason();
