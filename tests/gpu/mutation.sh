@@ -87,7 +87,7 @@ for m in "${MUTATIONS[@]}"; do
     continue
   fi
   for prog in $progs; do
-    pattern=$(touched "$m" "$prog")
+    pattern=$(touched "$m")
     for kernel in $(cb_our_kernels "$dir/$prog" | awk -v p="$pattern" '$2 ~ p { print $2 }'); do
       ranks=$(ranks_of "$m")
       stress "$dir/$prog" "$kernel" "$ranks"
