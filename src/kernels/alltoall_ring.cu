@@ -55,7 +55,6 @@
 #include "device/ring_slice.cuh"
 #include "env.h"
 #include "error.h"
-#include "grid_fit.h"
 #include "ring_mesh.h"
 #include "ring_span.h"
 
@@ -128,12 +127,12 @@ extern "C" void cb_a2a_ring_setup(cb_kernel_ctx *ctx) {
   const cb_ring_spec spec = {ctx->nranks - 1, CB_RING_THREADS, kernel_of};
   cb_ring_setup(ctx, &spec);
   cb_ring_state *st = (cb_ring_state *)ctx->state;
-  if (st->channels == 0 || ctx->nranks == 1) return;  /* alike on every rank */
-  const int shared = cb_most_ranks_on_a_gpu(ctx) > 1; /* collective */
   static const char *const how[] = {"sm", "ce"};
-  /* Only this rank's work changes with it, so ranks need not agree. */
-  if (!cb_env_choice("CB_A2A_RING_OWN_COPY", how, 2, 0)) return;
-  if (shared) {
+  /* Only this rank's work changes with it, so ranks need not agree; the
+   * hazard is another rank's kernel on our GPU, so our GPU decides. */
+  if (st->channels == 0 || ctx->nranks == 1 || !cb_env_choice("CB_A2A_RING_OWN_COPY", how, 2, 0))
+    return;
+  if (ctx->ranks_on_device > 1) {
     cb_kernel_note(ctx, "CB_A2A_RING_OWN_COPY=ce not taken: with ranks sharing a GPU a side "
                         "stream's copy could queue behind another rank's kernel; the channels "
                         "copy our own block");
