@@ -22,6 +22,7 @@
 #include "run_steps.h"
 #include "sizes.h"
 #include "stats.h"
+#include "tunables.h"
 #include "world.h"
 
 /* Memory left to the CUDA context beyond our buffers. */
@@ -459,10 +460,15 @@ int cb_copy_main(const cb_copy_program *prog, int argc, char **argv) {
   cb_opts_result parsed = cb_copy_options_parse(argc, argv, &run.opts, err, sizeof err);
   if (lead && parsed == CB_OPTS_HELP) cb_copy_options_usage(stdout, program);
   if (lead && parsed == CB_OPTS_LIST_KERNELS) cb_copy_kernels_print(stdout, prog);
+  /* copy_perf's tunables (tunables.h), read and checked with the options,
+   * whichever kernels run: a bad value is refused like a bad option. */
+  if (parsed == CB_OPTS_RUN && cb_tunables_read(CB_TUNE_COPY, err, sizeof err))
+    parsed = CB_OPTS_ERROR;
   if (!cb_run_after_parse(w, parsed, err, lead)) return 0;
   char canonical[512];
   cb_copy_options_canonical(&run.opts, canonical, sizeof canonical);
   cb_world_run(w, 1, cb_refuse_different_options, canonical);
+  cb_world_run(w, 1, cb_refuse_different_tunables, NULL);
   int nranks = cb_world_nprocs(w) * run.opts.gpus;
   if (run.opts.dirs_named && (run.opts.dirs & CB_DIR_BIT(CB_D2D)) && nranks < 2)
     CB_REFUSE(lead, "-D d2d needs two GPUs: run with -g 2, or mpirun -np 2 (this run has 1 rank)");

@@ -1,5 +1,6 @@
 #include "env.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,14 +8,37 @@
 
 #include "error.h"
 
-long cb_env_long(const char *name, long fallback, long lo, long hi) {
-  const char *v = getenv(name);
-  if (!v) return fallback;
+/* strtol alone would take blanks and a '+' before the digits. */
+static int starts_like_a_number(const char *v) {
+  return isdigit((unsigned char)v[0]) || (v[0] == '-' && isdigit((unsigned char)v[1]));
+}
+
+const char *cb_env_long_parse(const char *name, const char *value, long lo, long hi, long multiple,
+                              long fallback, long *out, char *why, size_t len) {
+  if (!value) {
+    *out = fallback;
+    return NULL;
+  }
   errno = 0;
   char *end;
-  long x = strtol(v, &end, 10);
-  if (errno || !*v || *end || x < lo || x > hi)
-    cb_fatal("%s=%s: expected a whole number from %ld to %ld", name, v, lo, hi);
+  long x = strtol(value, &end, 10);
+  int ok = starts_like_a_number(value) && !errno && !*end && x >= lo && x <= hi;
+  if (ok && (multiple <= 1 || x % multiple == 0)) {
+    *out = x;
+    return NULL;
+  }
+  int used =
+      snprintf(why, len, "%s='%s': expected a whole number from %ld to %ld", name, value, lo, hi);
+  if (multiple > 1 && used >= 0 && (size_t)used < len)
+    snprintf(why + used, len - (size_t)used, ", a multiple of %ld", multiple);
+  return why;
+}
+
+long cb_env_long(const char *name, long fallback, long lo, long hi) {
+  char why[256];
+  long x = fallback;
+  if (cb_env_long_parse(name, getenv(name), lo, hi, 1, fallback, &x, why, sizeof why))
+    cb_fatal("%s", why);
   return x;
 }
 
@@ -33,12 +57,4 @@ const char *cb_env_choice_parse(const char *name, const char *value, const char 
   for (int i = 0; i < n && used >= 0 && (size_t)used < len; i++)
     used += snprintf(why + used, len - (size_t)used, "%s%s", i ? ", " : " ", choices[i]);
   return why;
-}
-
-int cb_env_choice(const char *name, const char *const *choices, int n, int fallback) {
-  char why[256];
-  int x = fallback;
-  if (cb_env_choice_parse(name, getenv(name), choices, n, fallback, &x, why, sizeof why))
-    cb_fatal("%s", why);
-  return x;
 }

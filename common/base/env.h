@@ -1,4 +1,6 @@
-/* Kernel tunables and test switches read from the environment. */
+/* One environment variable's text, parsed strictly. The kernels' tunables
+ * are rows of the table in tunables.c, which parses them with these; the run
+ * switches (CB_PEER_MAPPING, say) use them directly. */
 #ifndef CB_ENV_H
 #define CB_ENV_H
 
@@ -8,20 +10,25 @@
 extern "C" {
 #endif
 
-/* A kernel tunable from the environment: fallback when unset; a value that
- * is not a whole number in lo..hi stops the program with a clear message. */
+/* A whole number in lo..hi, a multiple of `multiple` (1: any). value is
+ * the variable's text, NULL when unset. Sets *out to the number, or to
+ * fallback when unset, and returns NULL; for any other text (the empty
+ * string, blanks, signs other than a leading '-', suffixes) returns why,
+ * one line naming the variable, the value and what it takes, and leaves
+ * *out alone. */
+const char *cb_env_long_parse(const char *name, const char *value, long lo, long hi, long multiple,
+                              long fallback, long *out, char *why, size_t len);
+/* The same from the environment; a bad value stops the program. */
 long cb_env_long(const char *name, long fallback, long lo, long hi);
 
-/* A tunable that names one of n choices, compared exactly (no case folding,
- * no prefixes: a misspelt value must not pick something else). value is the
- * variable's text, NULL when unset. Sets *out to the index of the choice, or
- * to fallback when unset, and returns NULL; for any other value (the empty
- * string included) returns why, one line naming the variable, the value and
- * every choice, and leaves *out alone. */
+/* A variable that names one of n choices, compared exactly (no case
+ * folding, no prefixes: a misspelt value must not pick something else).
+ * value is the variable's text, NULL when unset. Sets *out to the index of
+ * the choice, or to fallback when unset, and returns NULL; for any other
+ * value (the empty string included) returns why, one line naming the
+ * variable, the value and every choice, and leaves *out alone. */
 const char *cb_env_choice_parse(const char *name, const char *value, const char *const *choices,
                                 int n, int fallback, int *out, char *why, size_t len);
-/* The same from the environment; a bad value stops the program. */
-int cb_env_choice(const char *name, const char *const *choices, int n, int fallback);
 
 #ifdef __cplusplus
 }

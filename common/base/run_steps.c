@@ -10,6 +10,7 @@
 
 #include "cuda_check.h"
 #include "gpu.h"
+#include "tunables.h"
 
 /* ---- what every process found, agreed before any GPU work -------------- */
 
@@ -146,6 +147,23 @@ int cb_refuse_different_options(cb_rank_info *me, void *canonical) {
                 "processes were started with different options: process 0 has '%s', "
                 "process %d has '%s'",
                 all, r, all + (size_t)r * LEN);
+  free(all);
+  return 0;
+}
+
+int cb_refuse_different_tunables(cb_rank_info *me, void *arg) {
+  (void)arg;
+  int rows;
+  cb_tunable_rows(&rows);
+  size_t bytes = (size_t)rows * sizeof(cb_tunable_setting);
+  cb_tunable_setting *mine = malloc(bytes), *all = malloc(bytes * (size_t)me->world_nranks);
+  if (!mine || !all) cb_fatal("out of host memory");
+  cb_tunable_settings(mine);
+  cb_world_allgather_all(me, mine, bytes, all);
+  char why[384];
+  const char *bad = cb_tunables_mismatch(all, me->world_nranks, why, sizeof why);
+  if (bad) CB_REFUSE(me->world_rank == 0, "%s", bad);
+  free(mine);
   free(all);
   return 0;
 }

@@ -57,6 +57,10 @@ int cb_choose_kernels(const cb_kernel_menu *m, const char *spec, int *runnable, 
  * cb_copy_options_canonical's) with the first process's, and refuses a
  * mismatch (a launcher passing different arguments to different ranks). */
 int cb_refuse_different_options(cb_rank_info *me, void *canonical);
+/* The same for the tunables that must agree across ranks (tunables.h), as
+ * cb_tunables_read read them on every process: a difference is refused in
+ * one line naming the variable, the processes and both values. arg: none. */
+int cb_refuse_different_tunables(cb_rank_info *me, void *arg);
 
 /* Collective over the world: every rank describes the GPU it drives. World
  * rank 0 gets all of them (world_nranks entries, to free), the others NULL. */

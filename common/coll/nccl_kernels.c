@@ -9,9 +9,9 @@
 #include "alltoallv_env.h"
 #include "alltoallv_pattern.h"
 #include "cuda_check.h"
-#include "env.h"
 #include "error.h"
 #include "options.h" /* CB_CTA_POLICY_UNSET */
+#include "tunables.h"
 
 /* ---- availability ------------------------------------------------------- */
 
@@ -100,7 +100,7 @@ const char *cb_nccl_ce_scatter_call_unavailable(const cb_kernel_ctx *ctx,
                                                 const cb_coll_shape *shape, const cb_call *call) {
   const char *why = cb_nccl_call_unavailable(ctx, shape, call);
   if (why || !cb_nccl_ce_scatter_is_wrong(cb_nccl_library_version(), call)) return why;
-  if (cb_env_long("CB_NCCL_CE_SCATTER_IN_PLACE", 0, 0, 1)) return NULL;
+  if (cb_tunable("CB_NCCL_CE_SCATTER_IN_PLACE")) return NULL;
   return "NCCL <= 2.28.3's copy-engine scatter is wrong in place when the root is not rank 0 "
          "(nccl-tests -R 2 -x 2 too); CB_NCCL_CE_SCATTER_IN_PLACE=1 runs it";
 }

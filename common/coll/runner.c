@@ -16,6 +16,7 @@
 #include "peer_mapping.h"
 #include "sizes.h"
 #include "run_state.h"
+#include "tunables.h"
 #include "liveness.h"
 #include "watchdog.h"
 
@@ -414,6 +415,15 @@ static cb_opts_result read_peer_mapping(cb_opts_result parsed, cb_options *o, ch
   return CB_OPTS_RUN;
 }
 
+/* Every CB_ tunable of the kernels (tunables.h), read and checked here with
+ * the options, whichever kernels run: a bad value is refused like a bad
+ * option, before any GPU work; the processes compare them after the
+ * options (cb_refuse_different_tunables). */
+static cb_opts_result read_tunables(cb_opts_result parsed, char *err, size_t len) {
+  if (parsed != CB_OPTS_RUN) return parsed;
+  return cb_tunables_read(CB_TUNE_COLL, err, len) ? CB_OPTS_ERROR : CB_OPTS_RUN;
+}
+
 /* NCCL_TESTS_SPLIT: the processes split into groups of one size, each
  * running the test on its own ranks. Groups of different sizes would run
  * different calls (sizes per rank, kernels that fit), which one table
@@ -568,6 +578,7 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
   nccl_tests_vars vars;
   parsed = read_nccl_tests_vars(w, parsed, &vars, err, sizeof err);
   parsed = read_peer_mapping(parsed, &run.opts, err, sizeof err);
+  parsed = read_tunables(parsed, err, sizeof err);
   if (!cb_run_after_parse(w, parsed, err, lead)) return 0;
   const char *bad_env = coll->shape->environment ? coll->shape->environment(err, sizeof err) : NULL;
   if (bad_env) CB_REFUSE(lead, "%s", bad_env);
@@ -575,6 +586,7 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
   char canonical[512];
   cb_options_canonical(&run.opts, canonical, sizeof canonical);
   cb_world_run(w, 1, cb_refuse_different_options, canonical); /* a process-level check */
+  cb_world_run(w, 1, cb_refuse_different_tunables, NULL);
   split_world(w, vars.color, lead);
   run.first_device = vars.first_device;
   int rpp = cb_options_ranks_per_proc(&run.opts);
@@ -590,7 +602,7 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
     cb_world_finalize(w);
     return 0;
   }
-  run.share_gpus = cb_gpus_shared();
+  run.share_gpus = (int)cb_tunable("CB_SHARE_GPUS");
   choose_kernels(&run, program, nranks, cb_world_multi_host(w), lead);
   check_nccl_flags(&run, lead);
   if (lead) {

@@ -32,9 +32,9 @@
 
 #include "cuda_check.h"
 #include "device/direct_copy.cuh"
-#include "env.h"
 #include "error.h"
 #include "grid_fit.h"
+#include "tunables.h"
 
 /* Blocks of the own-run copy kernel: enough to copy at HBM speed in less
  * time than the peers' copies take over NVLink, few enough to leave SMs. */
@@ -64,9 +64,9 @@ extern "C" void cb_ce_push_setup(cb_kernel_ctx *ctx, const char *parallel_env) {
   if (cb_refuse_shared_gpus(ctx, "its copies wait on a spinning flag kernel")) return;
   cb_ce_push_state *st = (cb_ce_push_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
-  st->parallel = (int)cb_env_long(parallel_env, 1, 0, 1);
-  static const char *const own_copy[] = {"ce", "sm"};
-  st->own_by_sm = cb_env_choice("CB_CE_OWN_COPY", own_copy, 2, 0);
+  /* Checked at start, equal on every rank (tunables.c). */
+  st->parallel = (int)cb_tunable(parallel_env);
+  st->own_by_sm = (int)cb_tunable("CB_CE_OWN_COPY") == 1; /* ce or sm */
   cb_peer_share(ctx->world, ctx->recv_buf, ctx->recv_buf_bytes, &st->recv);
   cb_ce_flags_setup(ctx, &st->flags);
   CB_CUDA(cudaEventCreateWithFlags(&st->fork, cudaEventDisableTiming));

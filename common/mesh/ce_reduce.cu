@@ -49,6 +49,25 @@
  * signalled (64 bits, it only grows, across calls too), and the reduce of
  * piece k waits for >= pieces-before-this-call + k + 1.
  *
+ * Our signal k goes to the hardware before our reduce k. Every rank's
+ * reduce k spins until every peer's signal k arrives, so if a GPU ran its
+ * reduce k ahead of its own signal k in one in-order hardware queue, that
+ * signal would wait behind the spinning reduce on every rank at once: a
+ * hang. In stream mode the host issues every signal of a call (in
+ * cb_ce_reduce_begin) before any reduce, but a captured graph keeps only
+ * the edges between its nodes, and the signal stream's chain has none to
+ * the call's stream until the join: with CUDA_DEVICE_MAX_CONNECTIONS=1, or
+ * with more branches than hardware queues, the graph may put reduce k
+ * first. So reduce k waits for an event recorded after our signal k
+ * (signalled[k]). By induction on k, whatever the queues: every rank's
+ * signal k - 1 completed before its reduce k - 1 began, so every reduce
+ * k - 1 ends, and then nothing of ours that signal k could queue behind
+ * still spins; reduce k starts after our signal k and waits only for the
+ * peers' signals k, which are ahead of their reduce k in the same way.
+ * (A reduce's grid leaves an SM free for the signal kernels beside it.)
+ * The wait costs little: signal k follows our own pushes of piece k,
+ * which take as long as the peers' pushes that reduce k waits for.
+ *
  * A skip_ce_landed mutant (device/mutation.cuh) reduces without
  * waiting for the pieces to land: the checks must find wrong values. */
 #include "ce_reduce.h"
@@ -63,9 +82,9 @@
 #include "device/signal.cuh"
 #include "device/type_op_funcs.cuh"
 #include "device/vec.cuh"
-#include "env.h"
 #include "error.h"
 #include "grid_fit.h"
+#include "tunables.h"
 
 #define CE_THREADS       512
 #define CE_FLAG_STRIDE   32 /* uint64_t words between flags: no false sharing */
@@ -217,21 +236,12 @@ extern "C" void cb_ce_reduce_setup(cb_kernel_ctx *ctx, const cb_ce_schedule *sch
   cb_ce_reduce_state *st = (cb_ce_reduce_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
   const int n = ctx->nranks;
-  /* Tunables, equal on every rank: how a call cuts the longest part into
-   * pieces (cb_ce_plan). Each piece costs a few microseconds of copy-engine
-   * and launch gaps; the reduce of the last piece is the pipeline's drain.
-   * all_reduce hides that drain behind its all-gather copies, so it wants
-   * few equal pieces: at 1 GiB on 2 x H200 (results/h200x2/2026-12-01-s7,
-   * both launches) 2, 3, 4 and 6 pieces per part gave 386.9, 384.1, 384.6
-   * and 382.1 GB/s (one piece, no pipeline: 308, 2026-11-30-s3). A
-   * reduce-scatter has nothing to hide its drain behind: there 2, 4, 8 and
-   * 16 equal pieces gave 297, 333, 352 and 357 GB/s, and pieces that take
-   * 60, 50, 40 and 30 percent of what is left of the part 308, 331, 353 and
-   * 368: a taper keeps the last reduce short with few pieces. */
-  st->cut.pieces = (size_t)cb_env_long(sched->pieces_env, sched->pieces, 1, CB_CE_MAX_PIECES);
-  st->cut.taper = (size_t)cb_env_long(sched->taper_env, sched->taper, 0, 90);
-  st->cut.min_piece = (size_t)cb_env_long("CB_CE_MIN_PIECE", 2 << 20, 16, 1L << 30);
-  if (st->cut.min_piece % 16) cb_fatal("CB_CE_MIN_PIECE must be a multiple of 16 bytes");
+  /* How a call cuts the longest part into pieces (cb_ce_plan): checked at
+   * start and equal on every rank (tunables.c, which holds the defaults and
+   * why), since rank p reduces the pieces its peers cut and signal. */
+  st->cut.pieces = (size_t)cb_tunable(sched->pieces_env);
+  st->cut.taper = (size_t)cb_tunable(sched->taper_env);
+  st->cut.min_piece = (size_t)cb_tunable("CB_CE_MIN_PIECE");
   /* The largest part of any datatype: all_reduce's chunks are ceil(count/n)
    * elements rounded up to 16 bytes, at most ceil(max_bytes/n) + 16 + 8
    * bytes; a reduce-scatter's blocks are at most max_bytes/n. */
@@ -250,6 +260,7 @@ extern "C" void cb_ce_reduce_setup(cb_kernel_ctx *ctx, const cb_ce_schedule *sch
   for (int i = 0; i < CB_CE_MAX_EVENTS; i++) {
     CB_CUDA(cudaEventCreateWithFlags(&st->pushed[i], cudaEventDisableTiming));
     CB_CUDA(cudaEventCreateWithFlags(&st->reduced[i], cudaEventDisableTiming));
+    CB_CUDA(cudaEventCreateWithFlags(&st->signalled[i], cudaEventDisableTiming));
   }
   /* One SM left for the signal kernels that must run beside the reduce. */
   const void *funcs[CB_TYPE_OP_FUNCS];
@@ -276,6 +287,7 @@ extern "C" void cb_ce_reduce_teardown(cb_kernel_ctx *ctx) {
   for (int i = 0; i < CB_CE_MAX_EVENTS; i++) {
     CB_CUDA(cudaEventDestroy(st->pushed[i]));
     CB_CUDA(cudaEventDestroy(st->reduced[i]));
+    CB_CUDA(cudaEventDestroy(st->signalled[i]));
   }
   free(st);
   ctx->state = NULL;
@@ -303,6 +315,7 @@ static void push_piece(const cb_ce_reduce_state *st, cb_kernel_ctx *ctx, const c
   CB_CUDA(cudaStreamWaitEvent(st->sig, pushed, 0));
   ce_signal_landed<<<1, 32, 0, st->sig>>>(*f, (uint32_t)k);
   CB_CUDA(cudaGetLastError());
+  CB_CUDA(cudaEventRecord(st->signalled[k % CB_CE_MAX_EVENTS], st->sig));
 }
 
 extern "C" void cb_ce_reduce_begin(cb_kernel_ctx *ctx, const cb_call *call,
@@ -344,6 +357,8 @@ extern "C" cudaEvent_t cb_ce_reduce_piece(cb_kernel_ctx *ctx, const cb_call *cal
         p == me ? NULL : (const char *)st->scratch.ptr[me] + (size_t)p * st->part_cap + at * esz;
   int blocks =
       (int)min_size(ceil_div(ceil_div(len * esz, 16), CE_THREADS), (size_t)st->reduce_blocks);
+  /* Our signal k before our reduce k, in any graph (see the top). */
+  CB_CUDA(cudaStreamWaitEvent(s, st->signalled[k % CB_CE_MAX_EVENTS], 0));
   CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_reduce, &a, blocks, s);
   CB_CUDA(cudaGetLastError());
   cudaEvent_t done = st->reduced[k % CB_CE_MAX_EVENTS];

@@ -34,14 +34,15 @@ typedef struct {
   int reduce_blocks;      /* at most, fitted to what can be resident beside the signal kernels */
   cudaStream_t rs, sig, ag;
   cudaEvent_t fork, joined, pushed[CB_CE_MAX_EVENTS], reduced[CB_CE_MAX_EVENTS];
+  cudaEvent_t signalled[CB_CE_MAX_EVENTS]; /* after piece k's landed signal, on sig */
 } cb_ce_reduce_state;
 
-/* The tunables of a collective's pieces, read at setup (equal on every
- * rank): `pieces` equal pieces, or with taper > 0 pieces that each take
- * taper percent of what is left of the part; none under min_piece bytes. */
+/* The tunables of a collective's pieces, rows of tunables.c (equal on
+ * every rank): so many equal pieces, or with a taper above 0 pieces that
+ * each take taper percent of what is left of the part; none under
+ * CB_CE_MIN_PIECE bytes. */
 typedef struct {
   const char *pieces_env, *taper_env;
-  long pieces, taper; /* defaults */
 } cb_ce_schedule;
 
 /* Collective: a cb_ce_reduce_state in ctx->state, pieces cut as sched

@@ -7,9 +7,9 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda_check.h"
-#include "env.h"
 #include "error.h"
 #include "grid_fit.h"
+#include "tunables.h"
 
 /* device/handshake.cuh: one 64-bit word per (block, source rank). */
 #define AREA_BYTES(blocks) ((size_t)(blocks)*CB_MAX_PEERS * sizeof(uint64_t))
@@ -17,11 +17,13 @@
 void cb_direct_setup(cb_kernel_ctx *ctx, const char *prefix) {
   cb_direct_state *st = (cb_direct_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
+  /* Checked at start, equal on every rank (tunables.c): block b pairs with
+   * block b of every peer, and a call's blocks follow from the bytes. */
   char name[64];
   snprintf(name, sizeof name, "%s_BLOCKS", prefix);
-  st->max_blocks = (int)cb_env_long(name, 64, 1, CB_DIRECT_MAX_BLOCKS);
+  st->max_blocks = (int)cb_tunable(name);
   snprintf(name, sizeof name, "%s_BLOCK_BYTES", prefix);
-  st->block_bytes = (size_t)cb_env_long(name, 32 << 10, 1024, 1l << 30);
+  st->block_bytes = (size_t)cb_tunable(name);
   cb_peer_share(ctx->world, ctx->send_buf, ctx->send_buf_bytes, &st->bufs[0]);
   cb_peer_share(ctx->world, ctx->recv_buf, ctx->recv_buf_bytes, &st->bufs[1]);
   cb_peer_alloc(ctx->world, AREA_BYTES(st->max_blocks), &st->flags);

@@ -7,6 +7,13 @@
 #include "cuda_check.h"
 #include "error.h"
 
+int cb_shared_resident_blocks(int per_sm, int sms, int ranks_on_device) {
+  if (per_sm <= 0 || sms <= 0) return 0;
+  long total = (long)per_sm * sms;
+  if (ranks_on_device <= 1) return (int)total;
+  return (int)(total * CB_SHARED_GPU_PERCENT / 100 / ranks_on_device);
+}
+
 int cb_resident_blocks_all(const cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs,
                            int threads, size_t smem, int reserve_sms) {
   int fewest = -1, sms = 0;
@@ -16,10 +23,7 @@ int cb_resident_blocks_all(const cb_kernel_ctx *ctx, const void *const *funcs, i
     if (fewest < 0 || per_sm < fewest) fewest = per_sm;
   }
   CB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->device));
-  sms -= reserve_sms;
-  if (sms < 0 || fewest < 0) return 0;
-  int sharing = ctx->ranks_on_device > 0 ? ctx->ranks_on_device : 1;
-  return fewest * sms / sharing;
+  return cb_shared_resident_blocks(fewest, sms - reserve_sms, ctx->ranks_on_device);
 }
 
 /* The decision, from the blocks that fit: want, fewer (noted), or refused. */

@@ -19,11 +19,29 @@
 extern "C" {
 #endif
 
+/* Ranks sharing a GPU (CB_SHARE_GPUS) spin on each other from grids of
+ * their own, and every block of all of them must be resident at once.
+ * Blocks of other kernels land between them (each rank's fill and check
+ * kernels, another rank's next call in another block shape), and the
+ * space they leave behind is not always space a waiting block fits in: on
+ * one H200, eight streams whose grids each took an eighth of the GPU and
+ * spun until all had arrived hung within 2000 rounds once a short kernel
+ * ran between rounds (every round met without it, and with grids of 97%
+ * of the GPU), and sendrecv -k ll at 8 ranks hung under --stress with
+ * grids of 97% and 100% but not 85% (docs/performance.md, shared-GPU
+ * residency). So ranks sharing a GPU split only this share of it. */
+#define CB_SHARED_GPU_PERCENT 75
+
+/* Blocks one rank may keep resident: per_sm blocks on each of sms SMs,
+ * all of them for one rank on its GPU, else CB_SHARED_GPU_PERCENT of them
+ * split among the ranks_on_device ranks. Arithmetic only (unit-tested). */
+int cb_shared_resident_blocks(int per_sm, int sms, int ranks_on_device);
+
 /* Blocks of every one of funcs (threads per block, smem dynamic shared
  * bytes) that can be resident at once on ctx's GPU, the fewest of them,
  * less `reserve_sms` SMs kept free for kernels that must run beside it
- * (signal kernels of the ce paths), and divided among the ranks sharing the
- * GPU (ctx->ranks_on_device). */
+ * (signal kernels of the ce paths), and shared among the ranks on the GPU
+ * (ctx->ranks_on_device) by cb_shared_resident_blocks. */
 int cb_resident_blocks_all(const cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs,
                            int threads, size_t smem, int reserve_sms);
 static inline int cb_resident_blocks(const cb_kernel_ctx *ctx, const void *func, int threads,

@@ -1,8 +1,11 @@
 /* The 32-bit flag an LL packet of a 64-bit epoch carries: 1 + epoch mod
- * (2^32 - 1). Never 0 (zeroed scratch never matches) and never equal for
- * epochs e and e - 2 (the older epoch a slot can hold: device/ll_tiles.cuh,
- * "Counters"). Folded without a 64-bit division: 2^32 is 1 modulo 2^32 - 1,
- * so the two 32-bit halves add. Host and device (tests/unit/test_ll_flag.c). */
+ * (2^32 - 1). Never 0 (zeroed scratch never matches), and equal for two
+ * epochs of one parity (one half of a slot) only when they are a multiple
+ * of 2 (2^32 - 1) apart: a slot holds no later epoch than its reader waits
+ * for, so a stale packet matches only after its slot went unwritten for
+ * that many calls (device/ll_tiles.cuh, "Counters"). Folded without a
+ * 64-bit division: 2^32 is 1 modulo 2^32 - 1, so the two 32-bit halves
+ * add. Host and device (tests/unit/test_ll_flag.c). */
 #ifndef CB_LL_FLAG_H
 #define CB_LL_FLAG_H
 

@@ -6,17 +6,15 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda_check.h"
-#include "env.h"
 #include "error.h"
 #include "grid_fit.h"
+#include "tunables.h"
 
 /* Every launched warp must be resident at once: a warp polling for a
  * peer's packets may wait on a peer warp that waits on one of ours.
  * cb_ll_fit caps the grid at what the GPU holds; on an H100/H200 (132 SMs,
  * 64 warps each) the budget below fits with room to spare. */
-#define LL_MAX_WARPS       2048
-#define LL_MAX_BLOCK_WARPS 16
-#define LL_DEFAULT_WARPS   1024
+#define LL_DEFAULT_WARPS 1024
 
 void cb_ll_setup(cb_kernel_ctx *ctx, size_t max_packets, cb_ll_pattern pattern) {
   if (pattern != CB_LL_ALL_READ_ALL && pattern != CB_LL_CREDITED)
@@ -28,8 +26,10 @@ void cb_ll_setup(cb_kernel_ctx *ctx, size_t max_packets, cb_ll_pattern pattern) 
    * packets (device/ll_tiles.cuh, "Counters"). */
   st->tiles = (max_packets + CB_LL_TILE - 1) / CB_LL_TILE;
   st->slot_packets = st->tiles * CB_LL_TILE;
-  st->block_warps = (int)cb_env_long("CB_LL_BLOCK_WARPS", 0, 0, LL_MAX_BLOCK_WARPS);
-  st->max_warps = (int)cb_env_long("CB_LL_MAX_WARPS", 0, 0, LL_MAX_WARPS);
+  /* This rank's own choice (tunables.c): its grid changes nothing its
+   * peers see (packets carry their own flags, in the same places). */
+  st->block_warps = (int)cb_tunable("CB_LL_BLOCK_WARPS");
+  st->max_warps = (int)cb_tunable("CB_LL_MAX_WARPS");
   size_t bytes = 2 * (size_t)ctx->nranks * st->slot_packets * sizeof(uint4);
   cb_peer_alloc(ctx->world, bytes > 0 ? bytes : sizeof(uint4), &st->scratch);
   size_t counters = (st->tiles > 0 ? st->tiles : 1) * sizeof *st->epochs;

@@ -7,9 +7,9 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda_check.h"
-#include "env.h"
 #include "error.h"
 #include "grid_fit.h"
+#include "tunables.h"
 
 /* Channels every rank can keep resident at once: the fewest blocks of any
  * of the kernel's instances that fit on any rank's GPU (a rank where none
@@ -28,14 +28,11 @@ void cb_ring_setup(cb_kernel_ctx *ctx, const cb_ring_spec *spec) {
   cb_ring_state *st = (cb_ring_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
   ctx->state = st;
-  /* Defaults from sweeps of the all_reduce ring on 2 x H200 at 1 GiB float
-   * (results/h200x2/2026-11-30-kernels): 16 channels of 128 KiB slices gave
-   * 164 GB/s, 32 x 512 KiB 311, 64 x 512 KiB 350, 96 x 512 KiB 357, 128 x
-   * 512 KiB 364; 1 MiB slices and 8 slots did not help. */
-  int want = (int)cb_env_long("CB_RING_CHANNELS", 128, 1, CB_RING_MAX_CHANNELS);
-  st->slots = (int)cb_env_long("CB_RING_SLOTS", 4, 2, 64);
-  st->slice_bytes = (size_t)cb_env_long("CB_RING_SLICE", 512 << 10, 1 << 10, 64 << 20);
-  if (st->slice_bytes % 16) cb_fatal("CB_RING_SLICE must be a multiple of 16 bytes");
+  /* Checked at start and equal on every rank (tunables.c, which holds the
+   * defaults and why): a sender indexes the receiver's FIFO with them. */
+  int want = (int)cb_tunable("CB_RING_CHANNELS");
+  st->slots = (int)cb_tunable("CB_RING_SLOTS");
+  st->slice_bytes = (size_t)cb_tunable("CB_RING_SLICE");
   st->links = spec->links > 0 ? spec->links : 1;
   st->channels = fit_channels(ctx, spec, want);
   if (st->channels == 0) return; /* refused here or on another rank: nothing allocated */

@@ -27,9 +27,9 @@
 #include "copy_kernels.h"
 #include "copy_llhost.h"
 #include "cuda_check.h"
-#include "env.h"
 #include "error.h"
 #include "gpu.h" /* cb_gpu_wait */
+#include "tunables.h"
 
 typedef struct {
   int h2d;
@@ -100,8 +100,7 @@ const char *cb_copy_llh_setup(cb_copy_ctx *ctx) {
   llh_state *st = calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
   st->h2d = ctx->dir == CB_H2D;
-  st->max_blocks =
-      (int)cb_env_long("CB_LLHOST_BLOCKS", CB_LLH_DEFAULT_BLOCKS, 1, CB_LLH_MAX_BLOCKS);
+  st->max_blocks = (int)cb_tunable("CB_LLHOST_BLOCKS"); /* checked at start (tunables.c) */
   /* Every block stays resident until the session stops: the GPU must hold
    * them all at once, or the ones left waiting for a free SM never run. */
   int resident = cb_copy_llh_resident_blocks(ctx->device);

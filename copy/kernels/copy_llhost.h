@@ -54,14 +54,12 @@
 extern "C" {
 #endif
 
-#define CB_LLH_PACKET_BYTES   16
-#define CB_LLH_PACKET_DATA    8
-#define CB_LLH_CHUNK_PACKETS  512                                         /* threads per block */
-#define CB_LLH_CHUNK_DATA     (CB_LLH_CHUNK_PACKETS * CB_LLH_PACKET_DATA) /* 4 KiB */
-#define CB_LLH_RING_CHUNKS    1024 /* 8 MiB of packets, 4 MiB of data in flight */
-#define CB_LLH_DEFAULT_BLOCKS 32
-#define CB_LLH_MAX_BLOCKS     256                        /* <= CB_LLH_RING_CHUNKS */
-#define CB_LLH_CHUNK_LIMIT    (0xffffffffu - (1u << 20)) /* chunk numbers a setup may use */
+#define CB_LLH_PACKET_BYTES  16
+#define CB_LLH_PACKET_DATA   8
+#define CB_LLH_CHUNK_PACKETS 512                                         /* threads per block */
+#define CB_LLH_CHUNK_DATA    (CB_LLH_CHUNK_PACKETS * CB_LLH_PACKET_DATA) /* 4 KiB */
+#define CB_LLH_RING_CHUNKS   1024 /* 8 MiB of packets, 4 MiB of data in flight */
+#define CB_LLH_CHUNK_LIMIT   (0xffffffffu - (1u << 20)) /* chunk numbers a setup may use */
 
 /* Control words, in mapped pinned host memory. go and stop sit on cache
  * lines of their own, away from the per-slot words the other side polls. */

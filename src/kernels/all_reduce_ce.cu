@@ -25,7 +25,7 @@
 #include "cuda_check.h"
 #include "rank_chunk.h"
 
-static const cb_ce_schedule ar_schedule = {"CB_AR_CE_PIECES", "CB_AR_CE_TAPER", 2, 0};
+static const cb_ce_schedule ar_schedule = {"CB_AR_CE_PIECES", "CB_AR_CE_TAPER"};
 
 extern "C" void cb_ar_ce_setup(cb_kernel_ctx *ctx) {
   cb_ce_reduce_setup(ctx, &ar_schedule);

@@ -42,8 +42,10 @@ template <typename T, int OP> __global__ void rdll_kernel(cb_ll_rooted_args a) {
     cb_ll_push_to_root(a.v, a.root, a.send, a.bytes, a.spin);
     return;
   }
-  cb_ll_credit_senders(a.v, a.bytes);
+  cb_ll_credit_senders(a.v, a.bytes, CB_LL_BEFORE_POLLS);
   cb_ll_root_receive(a.v.ll, a.bytes, rdll_take<T, OP>{a});
+  /* Nothing in a normal build: where the late_credit mutant returns credit. */
+  cb_ll_credit_senders(a.v, a.bytes, CB_LL_AFTER_POLLS);
 }
 
 template <typename T, int OP>

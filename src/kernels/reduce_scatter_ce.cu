@@ -18,7 +18,7 @@
 #include "ce_reduce.h"
 #include "reduce_scatter_kernels.h"
 
-static const cb_ce_schedule rs_schedule = {"CB_RS_CE_PIECES", "CB_RS_CE_TAPER", 4, 30};
+static const cb_ce_schedule rs_schedule = {"CB_RS_CE_PIECES", "CB_RS_CE_TAPER"};
 
 extern "C" void cb_rs_ce_setup(cb_kernel_ctx *ctx) {
   cb_ce_reduce_setup(ctx, &rs_schedule);

@@ -70,3 +70,44 @@ cb_cap() {
   left=$(cb_left)
   [ "$left" -lt "$1" ] && echo "$left" || echo "$1"
 }
+
+# cb_run_limits CAP T: sets cap (CAP, or less when the deadline is nearer)
+# and t, a run's -T: T, or cap less 10 s when shorter, so that a wait that
+# never ends is reported by the program (naming the rank waited for) before
+# the cap ends it silently: the program exits within -T plus its 5 s host
+# grace. Returns 1 when the deadline leaves 15 s or less.
+# shellcheck disable=SC2034 # cap and t are the caller's
+cb_run_limits() {
+  cap=$(cb_cap "$1")
+  [ "$cap" -gt 15 ] || return 1
+  t=$((cap - 10 < $2 ? cap - 10 : $2))
+}
+
+# cb_capped_run CAP COMMAND...: runs a program within CAP seconds and sets
+# out (what it printed), rc, wrong (its "# Out of bounds values" count, or
+# empty) and, for a --stress, ran (1 when it printed a "# stress kernel"
+# line; 0 when the kernel did not run: its setup refused the run, e.g.
+# ranks sharing a GPU).
+# shellcheck disable=SC2034 # out, rc, wrong and ran are the caller's
+cb_capped_run() {
+  local cap=$1
+  shift
+  out=$(timeout -k 10 "$cap" "$@" 2>&1 </dev/null)
+  rc=$?
+  wrong=$(echo "$out" | sed -n 's/^# Out of bounds values : \([0-9]*\).*/\1/p' | tail -1)
+  ran=0
+  echo "$out" | grep -q "^# stress kernel" && ran=1
+}
+
+# Why the kernel of the last cb_capped_run did not run: its "skipped: ..." line.
+cb_skip_reason() {
+  echo "$out" | grep -m1 -o "skipped: .*" || echo "no stress line"
+}
+
+# cb_root_args PROGRAM [ROOT]: -r ROOT (default all: a root per call) for a
+# rooted program (broadcast, reduce, gather, scatter), nothing for the others.
+cb_root_args() {
+  case $(basename "$1") in
+    broadcast_perf | reduce_perf | gather_perf | scatter_perf) echo "-r ${2:-all}" ;;
+  esac
+}

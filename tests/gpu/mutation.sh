@@ -1,15 +1,34 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2154 # cap, t, out, rc, wrong, ran: set by lib.sh (cb_run_limits, cb_capped_run)
 # The validation must see a broken kernel (GPU node only):
 #   tests/gpu/mutation.sh [BUILD_DIR] [NGPUS] [MUTATION ...]
 # For each mutation (default: every one of common/mesh/device/mutation.cuh),
-# builds a mutant into its own directory (build-mutant-NAME: the programs
-# whose kernels use the mutated wait, or $PROGRAMS), and runs the validated
-# back-to-back stress on each kernel the mutation touches (by name, from -k
-# list): the mutant must report wrong values ("caught"). The same runs on
-# the normal build BUILD_DIR (default build-gpu) must report none.
-# One PASS/FAIL line per run. CALLS (20000) stress calls per run, CAP (300)
-# seconds per run, BUILD_CAP (600) seconds per mutant build; EXTRA_ARGS are added to
-# every stress (e.g. "-r all": a random root per call, for the rooted programs).
+# builds a mutant into its own directory ($MUTANT_DIR/build-mutant-NAME,
+# MUTANT_DIR default the repository: the programs whose kernels run the
+# mutated code, or $PROGRAMS), and runs the validated back-to-back stress on
+# each kernel of theirs the mutation touches (by name, from -k list), at
+# each rank count: the mutant must be caught, and the same runs on the
+# normal build BUILD_DIR (default build-gpu) must report no wrong value.
+# Caught: wrong values, or a wait that timed out (the program's spin
+# timeout, naming rank, peer and kernel). late_credit hangs by design (its
+# receivers return credit after polling): only that spin timeout, naming the
+# kernel run, catches it, and wrong values without it do not.
+#   NGPUS (2): the GPUs to run on. RANKS: the rank counts, e.g. "3 8"
+#   (default NGPUS, and 3 for skip_ll_credit); ranks beyond NGPUS share them
+#   (CB_SHARE_GPUS=1: one process, -g N), and CB_SHARE_GPUS=1 makes every
+#   run share. 3 ranks or more reach ll2's two-shot path, alltoall's links at
+#   distance 2 and sendrecv's credits (a credit mutant's sendrecv run at 2
+#   ranks is SKIPPED: there the kernel is the exchange, without credits).
+#   The rooted programs take a root per call (-r $ROOT, default all).
+#   CALLS (20000) stress calls per run, sizes 8 B up to the kernel's limit
+#   (at most MAX, 4M); CAP (300) seconds per run, BUILD_CAP (600) per mutant
+#   build, DEADLINE (epoch seconds) for all; each run's -T is 20, or its cap
+#   less 10 s when shorter. EXTRA_ARGS are added to every stress.
+#   BUILD_ONLY=1 builds the mutants and runs nothing: a later call finds
+#   them built (the build is incremental), so building and running can be
+#   split into shorter calls.
+# One PASS/FAIL/SKIPPED line per run; exits non-zero on any FAIL, and on a
+# run the deadline left out.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.." || exit 2
@@ -18,104 +37,176 @@ NGPUS=${2:-2}
 shift $(($# < 2 ? $# : 2))
 MUTATIONS=("$@")
 [ ${#MUTATIONS[@]} -gt 0 ] || MUTATIONS=(skip_start_wait skip_end_wait skip_ll_poll skip_fifo_wait
-  skip_fifo_credit skip_ll_credit skip_ce_landed)
+  skip_fifo_credit skip_ll_credit skip_ce_landed single_half late_credit early_tile_done
+  consumed_before_barrier)
 CALLS=${CALLS:-20000}
+MAX=${MAX:-4M}
 CAP=${CAP:-300}
 BUILD_CAP=${BUILD_CAP:-600}
+MUTANT_DIR=${MUTANT_DIR:-.}
+ROOT=${ROOT:-all}
+
+# Every program with kernels of each family (ring: no gather or scatter).
+LL_PROGRAMS="all_reduce_perf all_gather_perf reduce_scatter_perf alltoall_perf broadcast_perf
+  reduce_perf gather_perf scatter_perf sendrecv_perf"
+RING_PROGRAMS="all_reduce_perf all_gather_perf reduce_scatter_perf alltoall_perf broadcast_perf
+  reduce_perf sendrecv_perf"
+HANDSHAKE_PROGRAMS=$LL_PROGRAMS # their direct and ce kernels (reduce has no ce)
 
 # The kernel names (a grep -E pattern) each mutation touches.
 touched() {
   case $1 in
     skip_start_wait | skip_end_wait) echo '^(direct|ce)$' ;;
-    skip_ll_poll | skip_ll_credit) echo '^ll' ;;
-    skip_fifo_wait | skip_fifo_credit) echo '^ring$' ;;
+    skip_ll_poll | skip_ll_credit | single_half | late_credit | early_tile_done) echo '^ll' ;;
+    skip_fifo_wait | skip_fifo_credit | consumed_before_barrier) echo '^ring$' ;;
     skip_ce_landed) echo '^ce$' ;;
     *) echo "mutation.sh: unknown mutation '$1'" >&2; exit 2 ;;
   esac
 }
 
 # The programs a mutant is built and run for ($PROGRAMS wins): those whose
-# kernels use the mutated wait.
+# kernels run the mutated code.
 programs_of() {
   [ -n "${PROGRAMS:-}" ] && { echo "$PROGRAMS"; return; }
   case $1 in
+    skip_start_wait | skip_end_wait) echo "$HANDSHAKE_PROGRAMS" ;;
+    # the packet poll and the tiles' epochs and halves: every LL kernel
+    skip_ll_poll | single_half | early_tile_done) echo "$LL_PROGRAMS" ;;
+    skip_fifo_wait | skip_fifo_credit | consumed_before_barrier) echo "$RING_PROGRAMS" ;;
     # the credited LL kernels: one to many, and many to one (gather's and reduce's root)
     skip_ll_credit) echo "broadcast_perf sendrecv_perf scatter_perf gather_perf reduce_perf" ;;
+    # not sendrecv: its sender never changes, so a credit returned after
+    # the polls of one call still comes before that sender needs it
+    late_credit) echo "broadcast_perf scatter_perf gather_perf reduce_perf" ;;
     skip_ce_landed) echo "all_reduce_perf reduce_scatter_perf" ;;
-    # and the rooted direct and ce kernels, whose end waits only the root or only the others need
-    skip_end_wait) echo "all_reduce_perf alltoall_perf reduce_perf gather_perf scatter_perf" ;;
-    *) echo "all_reduce_perf" ;;
   esac
 }
 
-# Ranks a mutant runs at: a sendrecv sender at 2 ranks reads from the rank it
-# sends to, which covers it even without credits; at 3 it does not.
+# The rank counts a mutant runs at ($RANKS wins): a sendrecv sender at 2
+# ranks reads from the rank it sends to, which covers it even without
+# credits; at 3 it does not.
 ranks_of() {
+  [ -n "${RANKS:-}" ] && { echo "$RANKS"; return; }
   case $1 in
     skip_ll_credit) echo 3 ;;
     *) echo "$NGPUS" ;;
   esac
 }
 
-# stress BIN KERNEL RANKS: runs the stress, sets rc, wrong and out. Ranks
-# beyond the visible GPUs share them (CB_SHARE_GPUS=1).
-stress() {
-  local cmd="$1 -g $3 -k $2 -b 8 -e 4M -G 1 -d float,int32,half -o sum,max --stress $CALLS -T 20 ${EXTRA_ARGS:-}"
-  local share=${CB_SHARE_GPUS:-0}
-  [ "$3" -gt "$(nvidia-smi -L | wc -l)" ] && share=1
-  echo "\$ CB_SHARE_GPUS=$share $cmd"
-  out=$(env CB_SHARE_GPUS=$share timeout "$(cb_cap "$CAP")" $cmd 2>&1)
-  rc=$?
-  wrong=$(echo "$out" | sed -n 's/^# Out of bounds values : \([0-9]*\).*/\1/p')
-  echo "$out" | grep -E "^# MUTANT|^# stress|timed out|rror" | head -3
+# Why mutant M cannot show in PROG -k KERNEL at RANKS ranks (nothing: it can).
+cannot_show() {
+  case $1:$2:$3 in
+    skip_ll_credit:sendrecv_perf:ll | late_credit:sendrecv_perf:ll)
+      [ "$4" -lt 3 ] && echo "at $4 ranks sendrecv -k ll is the exchange, without credits" ;;
+  esac
 }
 
-declare -A normal_done # program:kernel runs of the normal build done
+# stress WHO BIN: runs the stress of $kernel at $ranks ranks (sizes up to
+# $limit) and sets rc, wrong, out and ran (cb_capped_run); when the
+# deadline leaves no room for it, says so for WHO, fails and returns 1.
+stress() {
+  local share=${CB_SHARE_GPUS:-0}
+  [ "$ranks" -gt "$NGPUS" ] && share=1
+  if ! cb_run_limits "$CAP" 20; then
+    echo "SKIPPED(deadline): $1, $run"
+    fail=1
+    return 1
+  fi
+  local cmd
+  cmd="$2 -g $ranks -k $kernel -b 8 -e $(cb_min_size "$limit" "$MAX") -G 1 -d float,int32,half -o sum,max --stress $CALLS -T $t $(cb_root_args "$2" "$ROOT") ${EXTRA_ARGS:-}"
+  echo "\$ CB_SHARE_GPUS=$share $cmd"
+  cb_capped_run "$cap" env CB_SHARE_GPUS=$share $cmd
+  echo "$out" | grep -E "^# MUTANT|^# stress|timed out|rror" | head -3
+  return 0
+}
+
+# The line of the program's spin timeout for kernel KERNEL, if out has one.
+spin_timeout() {
+  echo "$out" | grep -m1 -E "collbench: rank [0-9]+: kernel [0-9]+ \($1\) timed out waiting for rank [0-9]+"
+}
+
+declare -A normal_done # program:kernel:ranks runs of the normal build done
 fail=0
 for m in "${MUTATIONS[@]}"; do
   touched "$m" >/dev/null || exit 2
   progs=$(programs_of "$m")
-  dir=build-mutant-$m
-  echo "## mutant $m: building $progs into $dir"
+  dir=$MUTANT_DIR/build-mutant-$m
+  build_cap=$(cb_cap "$BUILD_CAP")
+  if [ "$build_cap" -le 0 ]; then
+    echo "SKIPPED(deadline): mutant $m"
+    fail=1
+    continue
+  fi
+  echo "## mutant $m: building" $progs "into $dir"
   if ! { cmake -S . -B "$dir" -DCMAKE_CUDA_ARCHITECTURES=90 -DBUILD_TESTING=OFF \
     -DCOLLBENCH_MUTATE="$m" >"$dir.log" 2>&1 &&
-    timeout "$(cb_cap "$BUILD_CAP")" cmake --build "$dir" -j "$(nproc)" --target $progs \
+    timeout "$build_cap" cmake --build "$dir" -j "$(nproc)" --target $progs \
       >>"$dir.log" 2>&1; }; then
     tail -20 "$dir.log"
     echo "FAIL: mutant $m did not build"
     fail=1
     continue
   fi
+  if [ "${BUILD_ONLY:-0}" = 1 ]; then
+    echo "PASS: mutant $m built"
+    continue
+  fi
+  pattern=$(touched "$m")
   for prog in $progs; do
-    pattern=$(touched "$m")
-    for kernel in $(cb_our_kernels "$dir/$prog" | awk -v p="$pattern" '$2 ~ p { print $2 }'); do
-      ranks=$(ranks_of "$m")
-      stress "$dir/$prog" "$kernel" "$ranks"
-      if [ $rc -eq 0 ] && ! echo "$out" | grep -q "^# stress kernel"; then
-        # The kernel did not run here (its setup refused the run, e.g. ranks
-        # sharing a GPU): neither caught nor missed.
-        echo "SKIPPED: mutant $m, $prog -k $kernel: $(echo "$out" | grep -m1 -o "skipped: .*")"
-        continue
-      fi
-      if [[ "${wrong:-}" =~ ^[0-9]+$ ]] && [ "$wrong" -gt 0 ]; then
-        echo "PASS: mutant $m, $prog -k $kernel, $ranks ranks: caught ($wrong wrong values, exit $rc)"
-      elif [ $rc -ne 0 ] && echo "$out" | grep -q "timed out waiting for rank"; then
-        # A lost packet or slice shows as a wait that never ends: the run
-        # stops at -T naming the rank, and the run fails.
-        echo "PASS: mutant $m, $prog -k $kernel, $ranks ranks: caught (a wait timed out, exit $rc)"
-      else
-        echo "FAIL: mutant $m, $prog -k $kernel, $ranks ranks: not caught (exit $rc, wrong ${wrong:-none})"
-        fail=1
-      fi
-      [ -n "${normal_done[$prog:$kernel:$ranks]:-}" ] && continue
-      normal_done[$prog:$kernel:$ranks]=1
-      stress "$BUILD/$prog" "$kernel" "$ranks"
-      if [ $rc -eq 0 ] && [ "${wrong:-}" = 0 ]; then
-        echo "PASS: normal build, $prog -k $kernel, $ranks ranks: 0 wrong"
-      else
-        echo "FAIL: normal build, $prog -k $kernel, $ranks ranks: exit $rc, wrong ${wrong:-none}"
-        fail=1
-      fi
+    kernels=$(cb_our_kernels "$dir/$prog" | awk -v p="$pattern" '$2 ~ p { print $1, $2, $3 }')
+    if [ -z "$kernels" ]; then
+      echo "SKIPPED: mutant $m, $prog: no kernel of ours that it touches can run here"
+      continue
+    fi
+    for ranks in $(ranks_of "$m"); do
+      while read -r _ kernel limit; do
+        run="$prog -k $kernel, $ranks ranks"
+        why=$(cannot_show "$m" "$prog" "$kernel" "$ranks")
+        if [ -n "$why" ]; then
+          echo "SKIPPED: mutant $m, $run: $why"
+          continue
+        fi
+        stress "mutant $m" "$dir/$prog" || continue
+        if [ $rc -eq 0 ] && [ "$ran" = 0 ]; then
+          # The kernel did not run here (its setup refused the run, e.g. ranks
+          # sharing a GPU): neither caught nor missed.
+          echo "SKIPPED: mutant $m, $run: $(cb_skip_reason)"
+          continue
+        fi
+        if [ "$m" = late_credit ]; then
+          # A credit that comes too late is a wait that never ends, not a
+          # wrong value: caught only by the spin timeout that names it.
+          if [ $rc -ne 0 ] && line=$(spin_timeout "$kernel"); then
+            echo "PASS: mutant $m, $run: caught (exit $rc: $line)"
+          else
+            echo "FAIL: mutant $m, $run: not caught (exit $rc, wrong ${wrong:-none}, no spin timeout of $kernel)"
+            fail=1
+          fi
+        elif [[ "${wrong:-}" =~ ^[0-9]+$ ]] && [ "$wrong" -gt 0 ]; then
+          echo "PASS: mutant $m, $run: caught ($wrong wrong values, exit $rc)"
+        elif [ $rc -ne 0 ] && echo "$out" | grep -q "timed out waiting for rank"; then
+          # A lost packet or slice shows as a wait that never ends: the run
+          # stops at -T naming the rank, and the run fails.
+          echo "PASS: mutant $m, $run: caught (a wait timed out, exit $rc)"
+        else
+          echo "FAIL: mutant $m, $run: not caught (exit $rc, wrong ${wrong:-none})"
+          fail=1
+        fi
+        [ -n "${normal_done[$prog:$kernel:$ranks]:-}" ] && continue
+        normal_done[$prog:$kernel:$ranks]=1
+        if [ ! -x "$BUILD/$prog" ]; then
+          echo "FAIL: normal build, $run: no $BUILD/$prog"
+          fail=1
+          continue
+        fi
+        stress "normal build" "$BUILD/$prog" || continue
+        if [ $rc -eq 0 ] && [ "${wrong:-}" = 0 ]; then
+          echo "PASS: normal build, $run: 0 wrong"
+        else
+          echo "FAIL: normal build, $run: exit $rc, wrong ${wrong:-none}"
+          fail=1
+        fi
+      done <<<"$kernels"
     done
   done
 done

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2154 # cap, t, out, rc, wrong, ran: set by lib.sh (cb_run_limits, cb_capped_run)
 # Validated back-to-back stress of our kernels on a GPU node (never in CI):
 #   tests/gpu/stress.sh [BUILD_DIR] [NGPUS] [program:kernel[:min:max] ...]
 # Each case runs PROGRAM -k KERNEL --stress CALLS in graph mode over every
@@ -41,26 +42,20 @@ for c in "${CASES[@]}"; do
   lo=${lo:-8} hi=${hi:-$MAX}
   calls=$CALLS
   case $kernel in ll*) calls=$CALLS_LL ;; esac
-  cap=$(cb_cap "$CAP")
-  if [ "$cap" -le 15 ]; then
+  # The run's own -T (60 s, less under a shorter cap): cb_run_limits.
+  if ! cb_run_limits "$CAP" 60; then
     echo "SKIPPED(deadline): $c"
     fail=1
     continue
   fi
-  # The run's own -T (60 s, less under a shorter cap) ends a wait that never
-  # ends with a line naming the rank waited for, before the cap kills it
-  # silently: the program exits within -T plus its 5 s host grace.
-  t=$((cap - 10 < 60 ? cap - 10 : 60))
   cmd="$BUILD/$prog -g $NGPUS -k $kernel -b $lo -e $hi -G 1 -d all -o all -T $t --data $DATA --stress $calls ${EXTRA_ARGS:-}"
   echo "\$ $cmd"
-  out=$(timeout "$cap" $cmd 2>&1)
-  rc=$?
+  cb_capped_run "$cap" $cmd
   echo "$out" | grep -E "^# stress|^#   each|^# Out of bounds|^# rank agreement|wrong|rror|timed out" | head -20
-  wrong=$(echo "$out" | sed -n 's/^# Out of bounds values : \([0-9]*\).*/\1/p')
-  if [ $rc -eq 0 ] && ! echo "$out" | grep -q "^# stress kernel"; then
+  if [ $rc -eq 0 ] && [ "$ran" = 0 ]; then
     # The kernel did not run (its setup refused this run, e.g. ranks sharing
     # a GPU): no call was made, so nothing passed.
-    echo "SKIPPED: $c ($(echo "$out" | grep -m1 -o "skipped: .*" || echo "no stress line"))"
+    echo "SKIPPED: $c ($(cb_skip_reason))"
     continue
   fi
   if [ $rc -ne 0 ] || [ "$wrong" != 0 ]; then

@@ -119,6 +119,15 @@ class BadInput(ErrorAssertions, unittest.TestCase):
             "kernel 3 (gdrcopy) cannot run", "GDRCopy library not found")
         self.assertIn("CB_GDRAPI_LIB=/nonexistent/libgdrapi.so", line)
 
+    def test_bad_llhost_blocks(self):
+        """CB_LLHOST_BLOCKS is checked at start, like an option, whichever kernels run."""
+        for value in ("abc", "0", "257", "-1", ""):
+            self.assertOneLineError(run("-b", "8", "-e", "8",
+                                        env_extra={"CB_LLHOST_BLOCKS": value}),
+                                    f"CB_LLHOST_BLOCKS='{value}'", "from 1 to 256")
+        self.assertOneLineError(run("-k", "ce", env_extra={"CB_LLHOST_BLOCKS": "abc"}),
+                                "CB_LLHOST_BLOCKS='abc'")
+
     def test_unwritable_outputs(self):
         self.assertOneLineError(run("-J", "/nonexistent-dir/x.json"), "-J",
                                 "/nonexistent-dir/x.json")
@@ -151,8 +160,9 @@ class WithoutGpu(ErrorAssertions, unittest.TestCase):
         self.assertOneLineError(p, NO_GPU, gpu_message=True)
 
 
-def mpirun(*args, timeout=60):
-    return mpirun_program(MPIEXEC, PROGRAM, *args, timeout=timeout)
+def mpirun(*args, timeout=60, env_extra=None, proc_env=None):
+    return mpirun_program(MPIEXEC, PROGRAM, *args, timeout=timeout, env_extra=env_extra,
+                          proc_env=proc_env)
 
 
 class UnderMpirun(ErrorAssertions, unittest.TestCase):
@@ -174,6 +184,16 @@ class UnderMpirun(ErrorAssertions, unittest.TestCase):
         p = mpirun("-D", "d2d", "-b", "8", "-e", "8")
         self.assertNoGpuOnce(p)
         self.assertNotIn("two GPUs", p.stderr)
+
+    def test_bad_llhost_blocks_refused_once(self):
+        p = mpirun("-b", "8", "-e", "8", env_extra={"CB_LLHOST_BLOCKS": "0"})
+        self.assertRefusedOnce(p, "CB_LLHOST_BLOCKS='0'")
+
+    def test_llhost_blocks_may_differ(self):
+        """llhost's blocks are each process's own (its GPU and its host memory)."""
+        args = ["-b", "8", "-e", "8"]
+        p = mpirun(args, args, proc_env=[{"CB_LLHOST_BLOCKS": "16"}, {}])
+        self.assertNoGpuOnce(p)
 
     def test_bad_option_on_one_process_is_named(self):
         p = mpirun(["-b", "8", "-e", "8"], ["-b", "8", "-e", "8", "-D", "sideways"])

@@ -142,6 +142,33 @@ class BadInput(ErrorAssertions, unittest.TestCase):
             self.assertOneLineError(run("-b", "8", "-e", "8", env_extra={var: value}),
                                     f"{var}='{value}'")
 
+    def test_bad_tunables_refused(self):
+        """Every CB_ tunable is read and checked at start, like an option, whichever
+        kernels run (CB_A2A_RING_OWN_COPY is alltoall's, and matters only at 2 ranks
+        or more): one line naming the variable, its value and what it takes."""
+        for var, value, allowed in (
+                ("CB_RING_SLICE", "abc", "a whole number from 1024 to 67108864"),
+                ("CB_RING_SLICE", "1000", "a multiple of 16"),
+                ("CB_RING_SLICE", " 4096", "a whole number"),
+                ("CB_RING_CHANNELS", "0", "a whole number from 1 to 128"),
+                ("CB_LL_BLOCK_WARPS", "999", "a whole number from 0 to 16"),
+                ("CB_A2A_RING_OWN_COPY", "bogus", "one of sm, ce"),
+                ("CB_CE_OWN_COPY", "", "one of ce, sm"),
+                ("CB_AR_DIRECT_BLOCK_BYTES", "8K", "a whole number from 1024"),
+                ("CB_AR_CE_PIECES", "65", "from 1 to 64"),
+                ("CB_NCCL_CE_SCATTER_IN_PLACE", "yes", "from 0 to 1")):
+            self.assertOneLineError(run("-b", "8", "-e", "8", env_extra={var: value}),
+                                    f"{var}='{value}'", allowed)
+        self.assertOneLineError(run("-k", "ll", env_extra={"CB_LL_BLOCK_WARPS": "999"}),
+                                "CB_LL_BLOCK_WARPS='999'")
+
+    def test_tunables_in_range_then_no_gpu(self):
+        """Good values, the defaults named explicitly among them, get as far as the GPU."""
+        env = {"CB_RING_SLICE": "1048576", "CB_RING_CHANNELS": "128", "CB_LL_MAX_WARPS": "0",
+               "CB_A2A_RING_OWN_COPY": "ce", "CB_AR_CE_TAPER": "40", "CB_CE_MIN_PIECE": "65536"}
+        self.assertOneLineError(run("-b", "8", "-e", "8", env_extra=env), NO_GPU,
+                                gpu_message=True)
+
 
 class WithoutGpu(ErrorAssertions, unittest.TestCase):
     """A valid run on a machine without a GPU stops with one clear line."""
@@ -164,7 +191,7 @@ class WithoutGpu(ErrorAssertions, unittest.TestCase):
     def test_shared_gpus_setting(self):
         """CB_SHARE_GPUS takes 0 or 1, checked before the GPU; 1 still needs a GPU."""
         p = run("-b", "8", "-e", "8", env_extra={"CB_SHARE_GPUS": "2"})
-        self.assertOneLineError(p, "CB_SHARE_GPUS=2", "from 0 to 1")
+        self.assertOneLineError(p, "CB_SHARE_GPUS='2'", "from 0 to 1")
         p = run("-g", "4", "-b", "8", "-e", "8", env_extra={"CB_SHARE_GPUS": "1"})
         self.assertOneLineError(p, NO_GPU, gpu_message=True)
 
@@ -248,6 +275,54 @@ class UnderMpirun(ErrorAssertions, unittest.TestCase):
         self.assertRefusedOnce(p, "different options", "peer_mapping=auto", "peer_mapping=ipc")
         p = mpirun(args, args, proc_env=[{"CB_PEER_MAPPING": "auto"}, {}])
         self.assertNoGpuOnce(p)  # auto named and auto by default are the same run
+
+    def test_different_tunables_refused(self):
+        """What shapes what a peer sees (slice, block sizes, piece cuts) must be the
+        same on every process: a difference is refused before any GPU work, in one
+        line naming the variable, the processes and both values; unset is named so,
+        with the default it stands for."""
+        args = ["-b", "8", "-e", "8"]
+        for var, value, default in (("CB_RING_SLICE", "1048576", "524288"),
+                                    ("CB_AR_DIRECT_BLOCK_BYTES", "8192", "32768"),
+                                    ("CB_AR_CE_PIECES", "3", "2")):
+            p = mpirun(args, args, proc_env=[{var: value}, {}])
+            line = self.assertRefusedOnce(p, var, f"process 0 has {value}",
+                                          f"process 1 has it unset (default {default})")
+            self.assertNotIn("different options", line)
+            p = mpirun(args, args, proc_env=[{}, {var: value}])
+            self.assertRefusedOnce(p, var, f"process 0 has it unset (default {default})",
+                                   f"process 1 has {value}")
+        p = mpirun(args, args, proc_env=[{"CB_CE_OWN_COPY": "sm"}, {"CB_CE_OWN_COPY": "ce"}])
+        self.assertRefusedOnce(p, "CB_CE_OWN_COPY", "process 0 has sm", "process 1 has ce")
+
+    def test_tunable_at_its_default_agrees_with_unset(self):
+        args = ["-b", "8", "-e", "8"]
+        p = mpirun(args, args, proc_env=[{"CB_RING_SLICE": "524288", "CB_AR_CE_PIECES": "2",
+                                          "CB_CE_OWN_COPY": "ce"}, {}])
+        self.assertNoGpuOnce(p)
+
+    def test_ll_grid_may_differ(self):
+        """The LL grid is each rank's own choice: not compared."""
+        args = ["-b", "8", "-e", "8"]
+        p = mpirun(args, args, proc_env=[{"CB_LL_MAX_WARPS": "512"},
+                                         {"CB_LL_MAX_WARPS": "2048", "CB_LL_BLOCK_WARPS": "4"}])
+        self.assertNoGpuOnce(p)
+
+    def test_different_shared_gpus_refused(self):
+        args = ["-b", "8", "-e", "8"]
+        p = mpirun(args, args, proc_env=[{}, {"CB_SHARE_GPUS": "1"}])
+        self.assertRefusedOnce(p, "CB_SHARE_GPUS", "process 0 has it unset (default 0)",
+                               "process 1 has 1")
+
+    def test_bad_tunable_refused_once(self):
+        for var, value in (("CB_RING_SLICE", "abc"), ("CB_RING_CHANNELS", "0"),
+                           ("CB_LL_BLOCK_WARPS", "999"), ("CB_A2A_RING_OWN_COPY", "bogus")):
+            line = self.assertRefusedOnce(mpirun("-b", "8", "-e", "8", env_extra={var: value}),
+                                          f"{var}='{value}'")
+            self.assertNotIn("process", line)  # every process has it: said once, plainly
+        args = ["-b", "8", "-e", "8"]
+        p = mpirun(args, args, proc_env=[{}, {"CB_RING_SLICE": "abc"}])
+        self.assertRefusedOnce(p, "process 1 of 2", "CB_RING_SLICE='abc'")
 
     def test_bad_option_on_one_process_is_named(self):
         """Only process 1 has the bad value: the lead says which process, and what."""

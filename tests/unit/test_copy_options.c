@@ -11,6 +11,7 @@
 #include "copy_options.h"
 #include "opts_check.h"
 #include "kernels/copy_llhost.h"
+#include "tunables.h"
 
 static char err[512];
 
@@ -239,7 +240,7 @@ static void test_byte_counts(void) {
       break;
     }
   CHECK(!cb_llh_reached(0, CB_LLH_RING_CHUNKS + 1 - CB_LLH_RING_CHUNKS));
-  CHECK(CB_LLH_MAX_BLOCKS <= CB_LLH_RING_CHUNKS);
+  CHECK(cb_tunable_find("CB_LLHOST_BLOCKS")->hi <= CB_LLH_RING_CHUNKS);
   CHECK_EQ_INT(sizeof(cb_llh_ctrl) % 64, 0);
 }
 

@@ -1,14 +1,17 @@
 /* Host-side shape arithmetic of our kernels, which every rank must compute
  * alike: the LL kernels' grid per size (cb_ll_grid_for), the direct
  * kernels' block count (cb_direct_blocks), the all-pairs kernels' chunk
- * per rank (cb_rank_chunk), and the ring kernels' channel spans and slices
- * (ring_span.h). No GPU: the functions only do arithmetic. */
+ * per rank (cb_rank_chunk), the ring kernels' channel spans and slices
+ * (ring_span.h), and the share of a GPU that ranks sharing it may fill with
+ * grids that wait on each other (grid_fit.h). No GPU: the functions only
+ * do arithmetic. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "check.h"
 #include "direct_mesh.h"
+#include "grid_fit.h"
 #include "ll_mesh.h"
 #include "rank_chunk.h"
 #include "ring_span.h"
@@ -62,6 +65,27 @@ static void test_ll_grid_fit(void) {
   check_ll_grid(&st, 64 * 32, 32, 64); /* 64 tiles, under the cap: a warp per tile */
   cb_ll_state roomy = {.warp_cap = 5000};
   check_ll_grid(&roomy, 131072, 256, 128); /* above the 1024-warp default: no change */
+}
+
+static void test_shared_residency(void) {
+  /* One rank on its GPU may fill it: its grid is the only one spinning. */
+  CHECK(cb_shared_resident_blocks(8, 132, 1) == 1056);
+  CHECK(cb_shared_resident_blocks(8, 132, 0) == 1056);
+  /* Ranks sharing it leave a quarter free whatever their count: a hang was
+   * seen with their grids at 97% and 100% of the GPU (grid_fit.h). */
+  for (int ranks = 2; ranks <= 8; ranks++)
+    for (int per_sm = 1; per_sm <= 32; per_sm++) {
+      int each = cb_shared_resident_blocks(per_sm, 132, ranks);
+      CHECKF(each * ranks * 100 <= per_sm * 132 * CB_SHARED_GPU_PERCENT,
+             "%d ranks, %d blocks per SM: %d each fill more than %d%% of %d", ranks, per_sm, each,
+             CB_SHARED_GPU_PERCENT, per_sm * 132);
+      CHECKF(each >= per_sm * 132 * CB_SHARED_GPU_PERCENT / 100 / ranks - 1,
+             "%d ranks, %d blocks per SM: %d each, less than their share", ranks, per_sm, each);
+    }
+  CHECK(cb_shared_resident_blocks(8, 132, 8) == 99); /* the LL kernels at 8 ranks: 396 warps */
+  CHECK(cb_shared_resident_blocks(0, 132, 2) == 0);
+  CHECK(cb_shared_resident_blocks(8, 0, 2) == 0);
+  CHECK(cb_shared_resident_blocks(8, -3, 1) == 0); /* more SMs reserved than there are */
 }
 
 static void test_direct_blocks(void) {
@@ -140,6 +164,7 @@ static void test_ring_spans(void) {
 int main(void) {
   test_ll_grid_overrides();
   test_ll_grid_fit();
+  test_shared_residency();
   test_direct_blocks();
   test_rank_chunks();
   test_ring_spans();

@@ -20,6 +20,7 @@
 #include "copy_pattern.h"
 #include "kernels/copy_kernels.h"
 #include "kernels/copy_llhost.h"
+#include "tunables.h"
 
 /* ---- the stand-ins for CUDA and the harness ---------------------------------------- */
 
@@ -60,13 +61,7 @@ void cb_gpu_wait(cudaStream_t s, int timeout_s, const char *what) {
 
 int cb_copy_llh_resident_blocks(int device) {
   (void)device;
-  return CB_LLH_MAX_BLOCKS;
-}
-
-long cb_env_long(const char *name, long fallback, long lo, long hi) {
-  const char *v = getenv(name);
-  long x = v ? atol(v) : fallback;
-  return x < lo ? lo : x > hi ? hi : x;
+  return CB_LLH_RING_CHUNKS;
 }
 
 /* ---- the resident kernel, as host threads ------------------------------------------- */
@@ -197,6 +192,8 @@ void cb_copy_llh_launch(const cb_llh_args *a, int h2d, int grid, cudaStream_t s)
 
 static void run_dir(cb_copy_dir dir, const char *blocks_env) {
   setenv("CB_LLHOST_BLOCKS", blocks_env, 1);
+  char why[256];
+  CHECK(cb_tunables_read(CB_TUNE_COPY, why, sizeof why) == NULL);
   const size_t max = 5u << 20; /* beyond the ring's 4 MiB of data: slots are reused */
   unsigned char *host = malloc(max), *dev = aligned_alloc(64, max);
   cb_copy_ctx ctx = {.dir = dir,

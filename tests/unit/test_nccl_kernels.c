@@ -9,6 +9,7 @@
 #include "check.h"
 #include "nccl_kernels.h"
 #include "options.h"
+#include "tunables.h"
 
 static void test_version_text(void) {
   char buf[32];
@@ -144,6 +145,12 @@ static void test_rows(void) {
   CHECK_CONTAINS(rows[2].summary, "-R 2 -x 2");
 }
 
+/* The tunables as a program reads them at start (tunables.h). */
+static void read_tunables(void) {
+  char why[256];
+  CHECK(cb_tunables_read(CB_TUNE_COLL, why, sizeof why) == NULL);
+}
+
 /* scatter's copy-engine row: NCCL <= 2.28.3 is wrong in place at root != 0
  * (nccl-tests shows it too): exactly those calls are skipped, naming the
  * bug, unless CB_NCCL_CE_SCATTER_IN_PLACE=1; every other call as any row. */
@@ -161,12 +168,14 @@ static void test_ce_scatter_bug(void) {
     for (int root = 0; root < 3; root++) {
       cb_call call = {.dtype = CB_FLOAT, .op = CB_SUM, .root = root, .in_place = in_place};
       unsetenv("CB_NCCL_CE_SCATTER_IN_PLACE");
+      read_tunables();
       const char *why = cb_nccl_ce_scatter_call_unavailable(&ctx, &cb_shape_scatter, &call);
       int skipped = bad && in_place && root != 0;
       CHECKF((why != NULL) == skipped, "in_place %d root %d, NCCL %d: %s", in_place, root, lib,
              why ? why : "served");
       if (why) CHECK_CONTAINS(why, "2.28.3");
       setenv("CB_NCCL_CE_SCATTER_IN_PLACE", "1", 1);
+      read_tunables();
       CHECK(cb_nccl_ce_scatter_call_unavailable(&ctx, &cb_shape_scatter, &call) == NULL);
     }
   unsetenv("CB_NCCL_CE_SCATTER_IN_PLACE");

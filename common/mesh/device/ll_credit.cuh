@@ -7,11 +7,12 @@
  * has still to read, which ll_tiles.cuh gets from reading every peer.
  *
  * The hazard. Packets of epoch e go to half e % 2 of the receiver's
- * scratch, which last held epoch e - 2. A rank that only writes waits for
- * nothing of its receiver: under back-to-back launches (a graph replay) it
- * can run calls e - 1 and e while the receiver still polls tile t for
- * epoch e - 2, and overwrite those packets with flag(e); the receiver then
- * never sees flag(e - 2) and times out.
+ * scratch, where the receiver may still be polling for those of epoch
+ * e - 2. A rank that only writes waits for nothing of its receiver: under
+ * back-to-back launches (a graph replay) it can run calls e - 1 and e
+ * while the receiver still polls tile t for epoch e - 2, and overwrite
+ * those packets with flag(e); the receiver then never sees flag(e - 2)
+ * and times out.
  *
  * Credits. Every rank has a credit area, one 64-bit word per (tile t,
  * receiver r), written only by r (CB_LL_CREDIT_WORD). When r starts its
@@ -34,9 +35,14 @@
  * later accesses after the load; __syncwarp orders the load before every
  * lane's stores that follow (memory ordering among the warp's threads).
  * So the packets of epoch e land after r has read those of e - 2: no
- * packet is lost. Nothing else changes: reads of epoch e - 1 use the other
- * half, reads of epoch e want exactly flag(e), stale packets never match
- * (ll_tiles.cuh, "Counters").
+ * packet is lost, and no packet of a later epoch of a half lands while r
+ * polls it, which is what ll_tiles.cuh's "Counters" needs. Reads of epoch
+ * e - 1 use the other half; reads of epoch e want exactly flag(e), which a
+ * stale packet of that half (an older epoch of the same parity) carries
+ * only if its slot went unwritten for 2 (2^32 - 1) calls covering t: not
+ * every call rewrites every slot here (sendrecv writes no filler packets;
+ * a rooted kernel rewrites a slot only in the calls of some roots), and
+ * "Counters" needs none to.
  *
  * Why the receiver needs no fence. The credit vouches for reads made in
  * earlier launches, never in the launch that stores it, so stream order
@@ -50,17 +56,22 @@
  *
  * Progress. Rule: a warp returns credit for every tile it covers in a
  * call before it polls for any packet of that call (the kernels do it in
- * their first loop over their tiles). A sender at epoch e needs e - 2 from
- * each receiver r. If it was r's sender at r's previous call covering t
- * (epoch e - 1), r stored e - 2 then; the sender completed its own call
- * e - 1, so every push that call of r polls for has been made, and it
- * completes. Otherwise (the sender changed: a broadcast's root) r stores
- * e - 1 for it when it starts call e, before polling, which needs only r's
- * earlier calls to complete. (A receiver of many senders, a gather's or a
- * reduce's root, stores e - 1 for every one of them at the start of call
- * e, cb_ll_return_credit_all: the same case, sender by sender.) By
- * induction on calls every credit wait ends, so every push is made and
- * every poll served: no credit wait ever waits for a push of its own call,
+ * their first loop over their tiles: CB_LL_CREDIT_DUE; the late_credit
+ * mutant of device/mutation.cuh breaks the rule, returning it after the
+ * polls). A sender at epoch e needs e - 2 from each receiver r. If it
+ * was r's sender at r's previous call covering t (epoch e - 1), r stored
+ * e - 2 then; the sender completed its own call e - 1, so every push that
+ * call of r polls for has been made, and it completes. Otherwise (the
+ * sender changed: a broadcast's root) r stores e - 1 for it when it starts
+ * call e, before polling, which needs only r's earlier calls to complete.
+ * (A receiver of many senders, a gather's or a reduce's root, stores e - 1
+ * for every one of them at the start of call e, cb_ll_return_credit_all:
+ * the same case, sender by sender.) The second case is the one that needs
+ * the rule: credit returned after the polls would come only once the new
+ * sender's packets were read, which wait for that credit (a sendrecv,
+ * whose sender never changes, has only the first case). By induction on
+ * calls every credit wait ends, so every push is made and every poll
+ * served: no credit wait ever waits for a push of its own call,
  * whatever the grids of the ranks and the order in which their warps take
  * tiles. (Without the rule: a receiver warp taking tile a then b, polling a
  * before returning b's credit, and a new sender warp taking b then a,
@@ -108,6 +119,18 @@ __device__ __forceinline__ uint64_t *cb_ll_credit_of(const cb_ll_push_mesh &v, i
   return c;
 }
 
+/* Where in its call a receiver's warp returns its credit: in its first
+ * loop over its tiles, before it polls for any packet of the call (the
+ * rule of Progress), or once its polls are done, where the late_credit
+ * mutant (device/mutation.cuh) returns it. The kernels name both points;
+ * the credit goes out at one. */
+enum { CB_LL_BEFORE_POLLS, CB_LL_AFTER_POLLS };
+
+/* A constant expression, so that a normal build compiles the kernels as
+ * if the point that returns nothing were not there. */
+#define CB_LL_CREDIT_DUE(when)                                                                     \
+  ((when) == (CB_MUTANT_BREAKS(CB_ORDER_LL_CREDIT_FIRST) ? CB_LL_AFTER_POLLS : CB_LL_BEFORE_POLLS))
+
 /* Receiver, every lane of the warp, for every tile t it covers in the call
  * of `epoch`, before it polls for any packet of the call (see Progress):
  * tells the call's sender, the rank at ring offset `sender`, that every
@@ -126,6 +149,28 @@ __device__ __forceinline__ void cb_ll_return_credit_all(const cb_ll_push_mesh &v
   const int lane = threadIdx.x & 31;
   if (lane < v.ll.nranks - 1)
     cb_store_relaxed_sys(cb_ll_credit_of(v, lane + 1) + CB_LL_CREDIT_WORD(t, v.ll.rank), epoch - 1);
+}
+
+/* Receiver, every lane of the warp, at point `when` of its call (see
+ * CB_LL_CREDIT_DUE), for every tile of a run of `bytes` bytes it covers:
+ * credit to the rank at ring offset `sender`, or, EVERY_SENDER, to every
+ * other rank (cb_ll_return_credit_all; sender unused). The call's epoch of
+ * tile t is counter t + 1 before the polls; after them it is the counter
+ * itself, which lane 0 stored in cb_ll_tile_done (the __syncwarp here
+ * orders those stores before every lane's loads). */
+template <bool EVERY_SENDER>
+__device__ __forceinline__ void cb_ll_credit_tiles(const cb_ll_push_mesh &v, size_t bytes,
+                                                   int sender, int when) {
+  if (!CB_LL_CREDIT_DUE(when)) return;
+  if (when == CB_LL_AFTER_POLLS) __syncwarp();
+  const size_t ntiles = cb_ll_tiles_of(bytes);
+  for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
+    const uint64_t epoch = when == CB_LL_BEFORE_POLLS ? cb_ll_epoch(v.ll, t) : v.ll.epochs[t];
+    if (EVERY_SENDER)
+      cb_ll_return_credit_all(v, t, epoch);
+    else
+      cb_ll_return_credit(v, t, epoch, sender);
+  }
 }
 
 /* Sender, every lane of the warp, before its first store into tile t at

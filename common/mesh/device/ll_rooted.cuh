@@ -20,8 +20,12 @@
  * may change from call to call: credits are per (tile, receiver) and go to
  * whoever sends in the call.
  *
- * Writers fill whole tiles (lanes past the run write filler packets), as
- * ll_tiles.cuh's "Counters" asks.
+ * Writers fill whole tiles (lanes past the run write filler packets), but
+ * a slot is rewritten only in the calls whose root is its source (one to
+ * many) or the rank it is in (many to one): a stale packet stays there
+ * across the calls of other roots, which ll_tiles.cuh's "Counters" shows
+ * harmless (it matches no flag of a later epoch of its half for 2^33 - 2
+ * calls covering its tile).
  *
  * In place: the root of a one-to-many kernel only reads its input (and
  * stores its own run into its output only when it is elsewhere); a sender
@@ -79,11 +83,6 @@ static inline int cb_ll_rooted_args_for(cb_kernel_ctx *ctx, const cb_call *call,
   return 1;
 }
 
-/* Tiles of a run of `bytes` bytes. */
-__device__ __forceinline__ size_t cb_ll_tiles_of(size_t bytes) {
-  return ((bytes + 7) / 8 + CB_LL_TILE - 1) / CB_LL_TILE;
-}
-
 /* One to many, the root's warp: the run for the rank at ring offset p is
  * src + ((rank + p) % n) * src_stride (ONE_RUN: src for every rank, loaded
  * once), `bytes` long, into that rank's scratch; own (unless NULL) gets our
@@ -121,15 +120,15 @@ __device__ __forceinline__ void cb_ll_root_push(const cb_ll_push_mesh &v, const 
 }
 
 /* One to many, a peer's warp: credit to the root for all its tiles, then
- * the root's packets into out. */
+ * the root's packets into out (the late_credit mutant: the other way
+ * round). */
 __device__ __forceinline__ void cb_ll_from_root(const cb_ll_push_mesh &v, int root, char *out,
                                                 size_t bytes, const cb_spin_info &spin) {
   const cb_ll_mesh &m = v.ll;
   const int root_off = (root - m.rank + m.nranks) % m.nranks;
-  const size_t ntiles = cb_ll_tiles_of(bytes);
-  for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride())
-    cb_ll_return_credit(v, t, cb_ll_epoch(m, t), root_off);
+  cb_ll_credit_tiles<false>(v, bytes, root_off, CB_LL_BEFORE_POLLS);
   cb_ll_receive_from(m, root, out, bytes, spin);
+  cb_ll_credit_tiles<false>(v, bytes, root_off, CB_LL_AFTER_POLLS);
 }
 
 /* Many to one, a sender's warp: our run (src, `bytes` long) into the root's
@@ -150,12 +149,13 @@ __device__ __forceinline__ void cb_ll_push_to_root(const cb_ll_push_mesh &v, int
   }
 }
 
-/* Many to one, the root's warp, before it polls: credit to every sender
- * for all of its tiles of a run of `bytes` bytes. */
-__device__ __forceinline__ void cb_ll_credit_senders(const cb_ll_push_mesh &v, size_t bytes) {
-  const size_t ntiles = cb_ll_tiles_of(bytes);
-  for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride())
-    cb_ll_return_credit_all(v, t, cb_ll_epoch(v.ll, t));
+/* Many to one, the root's warp, before it polls (CB_LL_BEFORE_POLLS) and
+ * after (CB_LL_AFTER_POLLS): credit to every sender for all of its tiles
+ * of a run of `bytes` bytes, at the one point of the two that
+ * CB_LL_CREDIT_DUE names. */
+__device__ __forceinline__ void cb_ll_credit_senders(const cb_ll_push_mesh &v, size_t bytes,
+                                                     int when) {
+  cb_ll_credit_tiles<true>(v, bytes, 0, when);
 }
 
 /* Packet i of tile epoch `epoch` from rank src, polled in our scratch. */
@@ -164,10 +164,10 @@ __device__ __forceinline__ uint2 cb_ll_take(const cb_ll_mesh &m, uint64_t epoch,
   return cb_ll16_read(cb_ll_slot(m, 0, epoch, src, i), cb_ll_flag(epoch), spin, src);
 }
 
-/* Many to one, the root's warp, after cb_ll_credit_senders: for each of its
- * tiles of a run of `bytes` bytes, take(epoch, i) for each packet i of the
- * run (the caller's poll of the senders' packets, and what it makes of
- * them), then close the tile. */
+/* Many to one, the root's warp, between its two cb_ll_credit_senders: for
+ * each of its tiles of a run of `bytes` bytes, take(epoch, i) for each
+ * packet i of the run (the caller's poll of the senders' packets, and what
+ * it makes of them), then close the tile. */
 template <typename TAKE>
 __device__ __forceinline__ void cb_ll_root_receive(const cb_ll_mesh &m, size_t bytes,
                                                    const TAKE &take) {

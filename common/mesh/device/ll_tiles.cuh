@@ -15,17 +15,31 @@
  * in the same order and every call covers tiles 0..T-1 of its size, so
  * counter t grows by one per call covering t on every rank alike, whatever
  * grid each rank launched: the grid shape is free per size and per rank.
- * A stale packet in a slot carries an older epoch than any reader waits
- * for, so no slot is ever reset.
  *
- * Counters are 64-bit, so they only grow in any run (2^64 calls). A
- * packet carries 32 flag bits, cb_ll_flag(e) = 1 + e mod (2^32 - 1): never
- * 0, so zeroed scratch never matches, and never equal for e and e - 2.
- * Writers fill whole tiles (lanes past the message write filler packets),
- * so every slot of tile t in half h is rewritten at every epoch of parity
- * h: when a reader waits for epoch e, the slot holds epoch e - 2 (or zero)
- * until the writer's packet of epoch e lands, and no older packet can
- * match however long the run. (Scratch is sized in whole tiles.)
+ * Counters. They are 64-bit, so they only grow in any run (2^64 calls).
+ * A packet carries 32 flag bits, cb_ll_flag(e) = 1 + e mod (2^32 - 1)
+ * (ll_flag.h): never 0, so zeroed scratch never matches. A slot of tile t
+ * in half h is written by one source only, with packets of tile t whose
+ * epoch has parity h (cb_ll_slot), and a source's epochs of tile t are the
+ * reader's (the counters grow alike). When a reader polls the slot for
+ * epoch e, then, it holds zero or a packet of an epoch e' of parity h with
+ * e' <= e: no packet of a later epoch of that half (e + 2 or more) lands
+ * before the poll returns (double buffering below, or the credits of
+ * ll_credit.cuh). The flags of e' and e are equal only when e - e' is a
+ * multiple of 2^32 - 1, and (both of one parity, 2^32 - 1 odd) so of
+ * 2 (2^32 - 1) = 8,589,934,590. A stale packet (e' < e) matches, then,
+ * only if its slot went unwritten for about 8.6e9 calls covering tile t
+ * and is read after them: at 2 us a call (an 8-byte LL call in graph
+ * mode) that is 17,180 s, 4.8 hours of back-to-back calls of one kernel
+ * in one process, every one covering tile t and none writing that slot; a
+ * stress makes 1e6 calls of a kernel. No slot is ever reset, and none
+ * needs to be rewritten at every epoch of its half: sendrecv writes no
+ * filler packets past the message, and a rooted kernel (ll_rooted.cuh)
+ * writes a slot only in the calls whose root is the slot's source (one to
+ * many) or the rank it is in (many to one). The all-read-all kernels do
+ * fill whole tiles (lanes past the message write filler packets), so
+ * there the slot holds e - 2 or zero until the packet of e lands.
+ * (Scratch is sized in whole tiles.)
  *
  * Double buffering. Scratch has two halves, chosen by epoch parity. Our
  * warp for tile t at epoch e+2 writing half e%2 of a peer must not
@@ -49,6 +63,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "device/mutation.cuh"
 #include "ll_flag.h"
 #include "ll_mesh.h"
 
@@ -58,6 +73,11 @@ __device__ __forceinline__ size_t cb_ll_first_tile() {
 
 __device__ __forceinline__ size_t cb_ll_tile_stride() {
   return (size_t)gridDim.x * blockDim.x / 32;
+}
+
+/* Tiles of a run of `bytes` bytes. */
+__device__ __forceinline__ size_t cb_ll_tiles_of(size_t bytes) {
+  return ((bytes + 7) / 8 + CB_LL_TILE - 1) / CB_LL_TILE;
 }
 
 /* Packet index of this lane in tile t. */
@@ -72,10 +92,14 @@ __device__ __forceinline__ uint64_t cb_ll_epoch(const cb_ll_mesh &m, size_t t) {
 
 /* The 32-bit flag of a packet of epoch: ll_flag.h. */
 
-/* Called by every lane of the warp after its last use of tile t. */
+/* Called by every lane of the warp after its last use of tile t. The
+ * early_tile_done mutant (device/mutation.cuh) stores before the
+ * __syncwarp, racing with any lane that has still to read the counter. */
 __device__ __forceinline__ void cb_ll_tile_done(const cb_ll_mesh &m, size_t t, uint64_t epoch) {
+  const bool early = CB_MUTANT_BREAKS(CB_ORDER_LL_TILE_DONE);
+  if (early && (threadIdx.x & 31) == 0) m.epochs[t] = epoch;
   __syncwarp();
-  if ((threadIdx.x & 31) == 0) m.epochs[t] = epoch;
+  if (!early && (threadIdx.x & 31) == 0) m.epochs[t] = epoch;
 }
 
 /* Rank (rank + p) % nranks's scratch (p = 0: ours). Selects, not an
@@ -91,10 +115,12 @@ __device__ __forceinline__ uint4 *cb_ll_scratch_of(const cb_ll_mesh &m, int p) {
 }
 
 /* Packet i from rank src, in the scratch of rank (rank + p) % nranks
- * (p = 0: ours), half of epoch's parity. */
+ * (p = 0: ours), half of epoch's parity (half 0 for every epoch in the
+ * single_half mutant, device/mutation.cuh). */
 __device__ __forceinline__ uint4 *cb_ll_slot(const cb_ll_mesh &m, int p, uint64_t epoch, int src,
                                              size_t i) {
-  return cb_ll_scratch_of(m, p) + ((size_t)(epoch & 1) * m.nranks + src) * m.slot_packets + i;
+  const size_t half = CB_MUTANT_BREAKS(CB_ORDER_LL_HALVES) ? 0 : (size_t)(epoch & 1);
+  return cb_ll_scratch_of(m, p) + (half * m.nranks + src) * m.slot_packets + i;
 }
 
 #endif

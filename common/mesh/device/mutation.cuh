@@ -1,9 +1,12 @@
 /* Deliberate bugs, for tests/gpu/mutation.sh only: a build configured with
  * -DCOLLBENCH_MUTATE=NAME removes every wait of one kind from our kernels,
- * and the validation (checked_calls.c: calls back to back on fresh data)
- * must then report wrong values; a check is trusted only once a broken
+ * or breaks one ordering that a protocol's proof needs, and the validation
+ * (checked_calls.c: calls back to back on fresh data) must then report
+ * wrong values, or a wait that never ends (the program's spin timeout,
+ * naming rank, peer and kernel); a check is trusted only once a broken
  * kernel has been seen to fail it. A mutant's header says so in every run.
  *
+ * Waits removed (CB_MUTANT_SKIPS):
  *   skip_start_wait  start handshakes (direct kernels, the ce kernels)
  *   skip_end_wait    end handshakes (the same)
  *   skip_ll_poll     the LL packet poll: a packet is taken whatever its flag
@@ -12,7 +15,28 @@
  *   skip_ll_credit   a one-to-many LL sender's wait for its receivers' credit
  *   skip_ce_landed   the ce reduce's wait for a peer's piece to land
  *
- * In a normal build CB_MUTANT_SKIPS is a constant false. */
+ * Orderings broken (CB_MUTANT_BREAKS):
+ *   single_half      cb_ll_slot ignores the epoch's parity: every epoch
+ *                    uses half 0 of the LL scratch, so a writer one call
+ *                    ahead overwrites packets its reader has still to take
+ *                    (ll_tiles.cuh, "Double buffering"): a lost packet, a
+ *                    poll that times out
+ *   late_credit      a credited LL receiver returns its credit after its
+ *                    polls instead of before them (ll_credit.cuh,
+ *                    "Progress"): a new sender (a broadcast's root that
+ *                    changed, -r all) waits for a credit that comes only
+ *                    once its own packets are read, and the two waits time
+ *                    out. Only a spin timeout naming the wait catches it;
+ *                    a sendrecv sender (always the same) still progresses
+ *   early_tile_done  lane 0 stores a tile's epoch before the warp's
+ *                    __syncwarp (cb_ll_tile_done): a lane that has not yet
+ *                    read the counter would take the next call's epoch
+ *   consumed_before_barrier
+ *                    the ring's receiver stores `consumed` before the
+ *                    block's __syncthreads (cb_ring_signal): the sender may
+ *                    refill the slot while other warps still read it
+ *
+ * In a normal build both tests are a constant false. */
 #ifndef CB_DEVICE_MUTATION_CUH
 #define CB_DEVICE_MUTATION_CUH
 
@@ -23,28 +47,43 @@ enum {
   CB_WAIT_FIFO,
   CB_WAIT_FIFO_CREDIT,
   CB_WAIT_LL_CREDIT,
-  CB_WAIT_CE_LANDED
+  CB_WAIT_CE_LANDED,
+  CB_ORDER_LL_HALVES,
+  CB_ORDER_LL_CREDIT_FIRST,
+  CB_ORDER_LL_TILE_DONE,
+  CB_ORDER_FIFO_CONSUMED
 };
 
 #if defined(CB_MUTATE_SKIP_START_WAIT)
-#define CB_MUTATED_WAIT CB_WAIT_START
+#define CB_MUTATED_KIND CB_WAIT_START
 #elif defined(CB_MUTATE_SKIP_END_WAIT)
-#define CB_MUTATED_WAIT CB_WAIT_END
+#define CB_MUTATED_KIND CB_WAIT_END
 #elif defined(CB_MUTATE_SKIP_LL_POLL)
-#define CB_MUTATED_WAIT CB_WAIT_LL_POLL
+#define CB_MUTATED_KIND CB_WAIT_LL_POLL
 #elif defined(CB_MUTATE_SKIP_FIFO_WAIT)
-#define CB_MUTATED_WAIT CB_WAIT_FIFO
+#define CB_MUTATED_KIND CB_WAIT_FIFO
 #elif defined(CB_MUTATE_SKIP_FIFO_CREDIT)
-#define CB_MUTATED_WAIT CB_WAIT_FIFO_CREDIT
+#define CB_MUTATED_KIND CB_WAIT_FIFO_CREDIT
 #elif defined(CB_MUTATE_SKIP_LL_CREDIT)
-#define CB_MUTATED_WAIT CB_WAIT_LL_CREDIT
+#define CB_MUTATED_KIND CB_WAIT_LL_CREDIT
 #elif defined(CB_MUTATE_SKIP_CE_LANDED)
-#define CB_MUTATED_WAIT CB_WAIT_CE_LANDED
+#define CB_MUTATED_KIND CB_WAIT_CE_LANDED
+#elif defined(CB_MUTATE_SINGLE_HALF)
+#define CB_MUTATED_KIND CB_ORDER_LL_HALVES
+#elif defined(CB_MUTATE_LATE_CREDIT)
+#define CB_MUTATED_KIND CB_ORDER_LL_CREDIT_FIRST
+#elif defined(CB_MUTATE_EARLY_TILE_DONE)
+#define CB_MUTATED_KIND CB_ORDER_LL_TILE_DONE
+#elif defined(CB_MUTATE_CONSUMED_BEFORE_BARRIER)
+#define CB_MUTATED_KIND CB_ORDER_FIFO_CONSUMED
 #else
-#define CB_MUTATED_WAIT (-1)
+#define CB_MUTATED_KIND (-1)
 #endif
 
-/* Whether this build removes the waits of that kind. */
-#define CB_MUTANT_SKIPS(kind) ((kind) == CB_MUTATED_WAIT)
+/* Whether this build removes the waits of that kind (CB_WAIT_*). */
+#define CB_MUTANT_SKIPS(kind) ((kind) == CB_MUTATED_KIND)
+
+/* Whether this build breaks that ordering (CB_ORDER_*). */
+#define CB_MUTANT_BREAKS(kind) ((kind) == CB_MUTATED_KIND)
 
 #endif

@@ -136,17 +136,27 @@ __device__ __forceinline__ char *cb_ring_out_slot(const cb_ring_mesh &m, const c
   return cb_ring_pick(m.fifo, l.d) + (l.pipe * m.slots + pos.sent % m.slots) * m.slice_bytes;
 }
 
+/* Thread 0: `consumed` (received + 1) into the sender's flag area. */
+__device__ __forceinline__ void cb_ring_free_slot(const cb_ring_mesh &m, const cb_ring_link &l,
+                                                  const cb_ring_pos &pos) {
+  cb_store_release_sys(cb_ring_pick(m.flags, m.nranks - l.d) + cb_ring_consumed_word(l),
+                       pos.received + 1);
+}
+
 /* Every thread, after the step's data moved: the barrier, then thread 0
- * publishes the sent slice and frees the received slot (see "Ordering"). */
+ * publishes the sent slice and frees the received slot (see "Ordering").
+ * The consumed_before_barrier mutant (device/mutation.cuh) frees the slot
+ * before the barrier, while the block's other threads may still read it:
+ * thread 0's release then orders only its own reads of the slot. */
 __device__ __forceinline__ void cb_ring_signal(const cb_ring_mesh &m, const cb_ring_link &l,
                                                cb_ring_pos &pos, bool recv, bool send) {
+  const bool early = CB_MUTANT_BREAKS(CB_ORDER_FIFO_CONSUMED);
+  if (early && recv && threadIdx.x == 0) cb_ring_free_slot(m, l, pos);
   __syncthreads();
   if (threadIdx.x == 0) {
     if (send)
       cb_store_release_sys(cb_ring_pick(m.flags, l.d) + cb_ring_posted_word(l), pos.sent + 1);
-    if (recv)
-      cb_store_release_sys(cb_ring_pick(m.flags, m.nranks - l.d) + cb_ring_consumed_word(l),
-                           pos.received + 1);
+    if (recv && !early) cb_ring_free_slot(m, l, pos);
   }
   pos.sent += send;
   pos.received += recv;

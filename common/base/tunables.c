@@ -1,0 +1,213 @@
+/* The CB_ tunables' table, and their values as this process read them
+ * (tunables.h). */
+#include "tunables.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "env.h"
+#include "error.h"
+
+static const char *const ce_or_sm[] = {"ce", "sm"};
+static const char *const sm_or_ce[] = {"sm", "ce"};
+
+/* A row: its name, what it takes, its default, whether ranks must agree,
+ * which programs read it, and its meaning. */
+#define NUMBER(name_, lo_, hi_, multiple_, default_, ranks_, programs_, meaning_)                  \
+  {                                                                                                \
+    .name = (name_), .kind = CB_TUNE_WHOLE, .lo = (lo_), .hi = (hi_), .multiple = (multiple_),     \
+    .fallback = (default_), .per_rank = (ranks_), .programs = (programs_), .meaning = (meaning_)   \
+  }
+#define CHOICE(name_, list_, default_, ranks_, programs_, meaning_)                                \
+  {                                                                                                \
+    .name = (name_), .kind = CB_TUNE_CHOICE, .choices = (list_),                                   \
+    .nchoices = (int)(sizeof(list_) / sizeof *(list_)), .fallback = (default_),                    \
+    .per_rank = (ranks_), .programs = (programs_), .meaning = (meaning_)                           \
+  }
+enum { AGREE = 0, PER_RANK = 1 };
+#define COLL CB_TUNE_COLL
+#define COPY CB_TUNE_COPY
+
+/* The direct kernels of one collective (prefix as its setup names it):
+ * block b of every rank pairs with block b of every peer, and each rank
+ * derives a call's block count from the block bytes, so both must agree. */
+#define DIRECT_ROWS(prefix, program)                                                               \
+  NUMBER(prefix "_BLOCKS", 1, 128, 1, 64, AGREE, COLL, program " -k direct: blocks at most"),      \
+      NUMBER(prefix "_BLOCK_BYTES", 1024, 1L << 30, 1, 32 << 10, AGREE, COLL,                      \
+             program " -k direct: bytes a rank sends or loads per block (fewer blocks for small "  \
+                     "messages)")
+
+/* Every row must agree across ranks unless it says PER_RANK: whatever
+ * shapes what a peer sees (slices, slots, channels, block counts and
+ * sizes, piece cuts, which copy path runs, which NCCL calls are made) must
+ * be the same on every rank, or a rank reads a peer's memory with the
+ * wrong layout, waits on a block never launched, or reduces different
+ * pieces; and one row of results must measure one configuration. Only the
+ * LL grid is a rank's own: nothing its peers see depends on it. */
+static const cb_tunable_row table[] = {
+    NUMBER("CB_SHARE_GPUS", 0, 1, 1, 0, AGREE, COLL,
+           "1: ranks share the visible GPUs round robin (correctness checks only; times are not "
+           "comparable)"),
+    /* Ring defaults from sweeps of the all_reduce ring on 2 x H200 at 1 GiB
+     * float (results/h200x2/2026-11-30-kernels): 16 channels of 128 KiB
+     * slices gave 164 GB/s, 32 x 512 KiB 311, 64 x 512 KiB 350, 96 x 512 KiB
+     * 357, 128 x 512 KiB 364; 1 MiB slices and 8 slots did not help. At
+     * most CB_RING_MAX_CHANNELS (ring_mesh.h) channels; a slot is moved in
+     * 16-byte accesses. */
+    NUMBER("CB_RING_CHANNELS", 1, 128, 1, 128, AGREE, COLL,
+           "ring kernels: channels (one FIFO pipe per channel and link), at most; fewer where "
+           "the GPU cannot hold them all resident"),
+    NUMBER("CB_RING_SLOTS", 2, 64, 1, 4, AGREE, COLL, "ring kernels: slots of each FIFO pipe"),
+    NUMBER("CB_RING_SLICE", 1 << 10, 64 << 20, 16, 512 << 10, AGREE, COLL,
+           "ring kernels: bytes of a FIFO slot"),
+    /* How the ce reduce-scatter cuts the longest part into pieces
+     * (cb_ce_plan). Each piece costs a few microseconds of copy-engine and
+     * launch gaps; the reduce of the last piece is the pipeline's drain.
+     * all_reduce hides that drain behind its all-gather copies, so it wants
+     * few equal pieces: at 1 GiB on 2 x H200 (results/h200x2/2026-12-01-s7,
+     * both launches) 2, 3, 4 and 6 pieces per part gave 386.9, 384.1, 384.6
+     * and 382.1 GB/s (one piece, no pipeline: 308, 2026-11-30-s3). A
+     * reduce-scatter has nothing to hide its drain behind: there 2, 4, 8 and
+     * 16 equal pieces gave 297, 333, 352 and 357 GB/s, and pieces that take
+     * 60, 50, 40 and 30 percent of what is left of the part 308, 331, 353
+     * and 368: a taper keeps the last reduce short with few pieces. At most
+     * CB_CE_MAX_PIECES (ce_plan.h) pieces, moved in 16-byte accesses. */
+    NUMBER("CB_AR_CE_PIECES", 1, 64, 1, 2, AGREE, COLL,
+           "all_reduce -k ce: equal pieces per part of its reduce-scatter"),
+    NUMBER("CB_AR_CE_TAPER", 0, 90, 1, 0, AGREE, COLL,
+           "all_reduce -k ce: above 0, pieces that each take this percent of what is left of "
+           "the part instead"),
+    NUMBER("CB_RS_CE_PIECES", 1, 64, 1, 4, AGREE, COLL,
+           "reduce_scatter -k ce: equal pieces per part"),
+    NUMBER("CB_RS_CE_TAPER", 0, 90, 1, 30, AGREE, COLL,
+           "reduce_scatter -k ce: above 0, pieces that each take this percent of what is left of "
+           "the part instead"),
+    NUMBER("CB_CE_MIN_PIECE", 16, 1L << 30, 16, 2 << 20, AGREE, COLL,
+           "all_reduce and reduce_scatter -k ce: bytes of a piece, at least"),
+    NUMBER("CB_AG_CE_PARALLEL", 0, 1, 1, 1, AGREE, COLL,
+           "all_gather -k ce: 1, one copy stream per peer; 0, every copy on the call's stream"),
+    NUMBER("CB_A2A_CE_PARALLEL", 0, 1, 1, 1, AGREE, COLL,
+           "alltoall -k ce: 1, one copy stream per peer; 0, every copy on the call's stream"),
+    CHOICE("CB_CE_OWN_COPY", ce_or_sm, 0, AGREE, COLL,
+           "all_gather and alltoall -k ce, out of place: the own block copied by a copy engine "
+           "(ce) or by a kernel (sm)"),
+    NUMBER("CB_LL_BLOCK_WARPS", 0, 16, 1, 0, PER_RANK, COLL,
+           "LL kernels: warps per block; 0, by size (2 up to 64 tiles of 32 packets, 4 above)"),
+    NUMBER("CB_LL_MAX_WARPS", 0, 2048, 1, 0, PER_RANK, COLL,
+           "LL kernels: warps at most, each taking several tiles; 0, 1024"),
+    DIRECT_ROWS("CB_AR_DIRECT", "all_reduce"),
+    DIRECT_ROWS("CB_RS_DIRECT", "reduce_scatter"),
+    DIRECT_ROWS("CB_AG_DIRECT", "all_gather"),
+    DIRECT_ROWS("CB_A2A_DIRECT", "alltoall"),
+    DIRECT_ROWS("CB_SR_DIRECT", "sendrecv"),
+    DIRECT_ROWS("CB_BC_DIRECT", "broadcast"),
+    DIRECT_ROWS("CB_RD_DIRECT", "reduce"),
+    DIRECT_ROWS("CB_GA_DIRECT", "gather"),
+    DIRECT_ROWS("CB_SC_DIRECT", "scatter"),
+    CHOICE("CB_A2A_RING_OWN_COPY", sm_or_ce, 0, AGREE, COLL,
+           "alltoall -k ring: the own block copied by the channels between their sends and "
+           "receives (sm) or by a copy engine beside the kernel (ce; not with ranks sharing a "
+           "GPU)"),
+    NUMBER("CB_NCCL_CE_SCATTER_IN_PLACE", 0, 1, 1, 0, AGREE, COLL,
+           "1: scatter -k nccl-ce runs in place with a root other than 0 on NCCL <= 2.28.3, "
+           "which gets it wrong"),
+    /* At most CB_LLH_RING_CHUNKS (copy_llhost.h): a block per ring slot. */
+    NUMBER("CB_LLHOST_BLOCKS", 1, 256, 1, 32, PER_RANK, COPY,
+           "copy_perf -k llhost: blocks of the resident kernel"),
+};
+
+enum { ROWS = sizeof table / sizeof table[0] };
+
+/* What cb_tunables_read kept. */
+static long values[ROWS];
+static unsigned char set[ROWS], kept[ROWS];
+
+const cb_tunable_row *cb_tunable_rows(int *n) {
+  *n = ROWS;
+  return table;
+}
+
+static int row_index(const char *name) {
+  for (int i = 0; i < ROWS; i++)
+    if (strcmp(table[i].name, name) == 0) return i;
+  return -1;
+}
+
+const cb_tunable_row *cb_tunable_find(const char *name) {
+  int i = row_index(name);
+  return i < 0 ? NULL : &table[i];
+}
+
+const char *cb_tunable_parse(const cb_tunable_row *t, const char *text, long *value, char *why,
+                             size_t len) {
+  if (t->kind == CB_TUNE_WHOLE)
+    return cb_env_long_parse(t->name, text, t->lo, t->hi, t->multiple, t->fallback, value, why,
+                             len);
+  int choice = 0;
+  const char *bad = cb_env_choice_parse(t->name, text, t->choices, t->nchoices, (int)t->fallback,
+                                        &choice, why, len);
+  if (!bad) *value = choice;
+  return bad;
+}
+
+const char *cb_tunables_read(int programs, char *why, size_t len) {
+  long v[ROWS];
+  for (int i = 0; i < ROWS; i++) {
+    v[i] = table[i].fallback;
+    if ((table[i].programs & programs) &&
+        cb_tunable_parse(&table[i], getenv(table[i].name), &v[i], why, len))
+      return why;
+  }
+  for (int i = 0; i < ROWS; i++) {
+    values[i] = v[i];
+    kept[i] = (table[i].programs & programs) != 0;
+    set[i] = kept[i] && getenv(table[i].name) != NULL;
+  }
+  return NULL;
+}
+
+long cb_tunable(const char *name) {
+  int i = row_index(name);
+  if (i < 0) cb_fatal("%s is not in collbench's table of tunables (tunables.c)", name);
+  if (!kept[i]) cb_fatal("%s was asked for before the program read its tunables", name);
+  return values[i];
+}
+
+void cb_tunable_settings(cb_tunable_setting *out) {
+  for (int i = 0; i < ROWS; i++)
+    out[i] = (cb_tunable_setting){kept[i] ? values[i] : table[i].fallback, set[i]};
+}
+
+/* "1048576", "sm", or "it unset (default 524288)". */
+static const char *describe(const cb_tunable_row *t, const cb_tunable_setting *s, char *buf,
+                            size_t len) {
+  char value[64];
+  if (t->kind == CB_TUNE_CHOICE && s->value >= 0 && s->value < t->nchoices)
+    snprintf(value, sizeof value, "%s", t->choices[s->value]);
+  else
+    snprintf(value, sizeof value, "%ld", s->value);
+  if (s->set)
+    snprintf(buf, len, "%s", value);
+  else
+    snprintf(buf, len, "it unset (default %s)", value);
+  return buf;
+}
+
+const char *cb_tunables_mismatch(const cb_tunable_setting *all, int nprocs, char *why, size_t len) {
+  for (int i = 0; i < ROWS; i++) {
+    if (table[i].per_rank) continue;
+    for (int p = 1; p < nprocs; p++) {
+      const cb_tunable_setting *a = &all[i], *b = &all[(size_t)p * ROWS + i];
+      if (a->value == b->value) continue;
+      char va[96], vb[96];
+      snprintf(why, len,
+               "%s differs between processes: process 0 has %s, process %d has %s; every process "
+               "must give it the same value",
+               table[i].name, describe(&table[i], a, va, sizeof va), p,
+               describe(&table[i], b, vb, sizeof vb));
+      return why;
+    }
+  }
+  return NULL;
+}

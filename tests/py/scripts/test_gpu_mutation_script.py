@@ -1,0 +1,176 @@
+"""tests/gpu/mutation.sh on a CPU: a stand-in cmake "builds" each mutant (a stand-in
+program in its own directory, marked with the mutation), the stand-in programs answer
+each stress as the test says (gpu_standins.py), and the script must run the mutants on
+the programs, kernels and rank counts it promises, ranks sharing one GPU where asked,
+and call each run PASS, FAIL or SKIPPED for the right reason."""
+
+import time
+
+import pytest
+
+from gpu_standins import Standins, verdicts
+
+PROGRAMS = {
+    "all_reduce_perf": ["ring", "ll", "ll2", "direct", "ce"],
+    "alltoall_perf": ["ring", "ll", "direct", "ce"],
+    "broadcast_perf": ["ring", "ll", "direct", "ce"],
+    "gather_perf": ["ll", "direct", "ce"],
+    "sendrecv_perf": ["ring", "ll", "direct", "ce"],
+}
+ROOTED = {"broadcast_perf", "gather_perf"}
+
+
+def mutation(tmp_path, mutations, outcomes=(), ngpus=1, **env):
+    s = Standins(tmp_path, PROGRAMS, outcomes)
+    env.setdefault("MUTANT_DIR", tmp_path)
+    env.setdefault("CALLS", 100)
+    proc = s.run("mutation.sh", [str(s.build), str(ngpus)] + mutations, **env)
+    return s, proc
+
+
+def mutant_runs(s, m):
+    return [c for c in s.calls() if c[0] == m]
+
+
+def test_shared_gpu_at_3_and_8_ranks(tmp_path):
+    """RANKS="3 8" on one GPU: every run of every mutant and of the normal build at 3
+    and at 8 ranks, as one process sharing the GPU; each kernel the mutant touches in
+    each program that has one; a root per call in the rooted programs; one verdict
+    line per run."""
+    s, proc = mutation(tmp_path, ["single_half", "consumed_before_barrier", "skip_start_wait"],
+                       ["normal * * * * clean", "* * * * * wrong"], RANKS="3 8")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    runs = s.calls()
+    assert runs and {c[3] for c in runs} == {3, 8}
+    assert all(c[5] == "1" for c in runs), runs  # CB_SHARE_GPUS=1 everywhere
+    for c in runs:
+        assert (f"-g {c[3]} " in c[7]) and ("-r all" in c[7]) == (c[1] in ROOTED), c
+    ll = {(c[1], c[2], c[3]) for c in mutant_runs(s, "single_half")}
+    assert ll == {(p, k, r) for p, ks in PROGRAMS.items() for k in ks if k.startswith("ll")
+                  for r in (3, 8)}  # ll2's two-shot path, alltoall's and sendrecv's at 3+
+    ring = {(c[1], c[3]) for c in mutant_runs(s, "consumed_before_barrier")}
+    assert ring == {(p, r) for p, ks in PROGRAMS.items() if "ring" in ks for r in (3, 8)}
+    hs = {(c[1], c[2]) for c in mutant_runs(s, "skip_start_wait")}
+    assert hs == {(p, k) for p, ks in PROGRAMS.items() for k in ks if k in ("direct", "ce")}
+    # one line per run: each mutant run, and each normal run once per program:kernel:ranks
+    lines = verdicts(proc)
+    assert len([v for v in lines if v.startswith("PASS")]) == len(runs), lines
+    normal = [c for c in runs if c[0] == "normal"]
+    assert len(normal) == len({(c[1], c[2], c[3]) for c in normal})
+
+
+def test_the_two_gpu_way_stays(tmp_path):
+    """No RANKS: the runs are at NGPUS (2) ranks on their own GPUs, the credit mutant's
+    at 3, beyond the GPUs and so sharing them."""
+    s, proc = mutation(tmp_path, ["skip_fifo_wait", "skip_ll_credit"],
+                       ["normal * * * * clean", "* * * * * wrong"], ngpus=2)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    fifo = mutant_runs(s, "skip_fifo_wait")
+    assert fifo and all(c[3] == 2 and c[5] == "0" for c in fifo), fifo
+    credit = mutant_runs(s, "skip_ll_credit")
+    assert {c[1] for c in credit} == {"broadcast_perf", "gather_perf", "sendrecv_perf"}
+    assert all(c[3] == 3 and c[5] == "1" for c in credit), credit
+
+
+def test_credit_mutants_skip_sendrecv_at_2_ranks(tmp_path):
+    """At 2 ranks sendrecv -k ll is the exchange, without credits: a credit mutant
+    cannot show there, and the run is skipped, saying so, not failed."""
+    s, proc = mutation(tmp_path, ["skip_ll_credit"], ["normal * * * * clean", "* * * * * wrong"],
+                       ngpus=2, RANKS="2")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "sendrecv_perf" not in {c[1] for c in s.calls()}
+    assert any(v.startswith("SKIPPED: mutant skip_ll_credit, sendrecv_perf -k ll, 2 ranks: at 2 "
+                            "ranks sendrecv -k ll is the exchange") for v in verdicts(proc))
+
+
+@pytest.mark.parametrize("outcome, caught", [
+    ("spin", True),           # the spin timeout naming rank, peer and kernel
+    ("wrong", False),         # wrong values are not what a late credit does
+    ("host_timeout", False),  # the host's -T alone names no wait of the kernel
+    ("clean", False),
+])
+def test_late_credit_is_caught_by_its_spin_timeout_only(tmp_path, outcome, caught):
+    s, proc = mutation(tmp_path, ["late_credit"],
+                       ["normal * * * * clean", f"late_credit * * * * {outcome}"], RANKS="3")
+    runs = mutant_runs(s, "late_credit")
+    # the credited kernels whose sender can change; not sendrecv, whose sender never does
+    assert {c[1] for c in runs} == {"broadcast_perf", "gather_perf"}
+    assert all("-r all" in c[7] for c in runs)
+    lines = [v for v in verdicts(proc) if "mutant late_credit" in v and " -k " in v]
+    assert len(lines) == len(runs)
+    if caught:
+        assert proc.returncode == 0, proc.stdout
+        assert all(v.startswith("PASS") and "timed out waiting for rank 0" in v for v in lines)
+    else:
+        assert proc.returncode == 1
+        assert all(v.startswith("FAIL") and "not caught" in v for v in lines), lines
+
+
+@pytest.mark.parametrize("outcome, caught", [
+    ("wrong", True), ("spin", True), ("host_timeout", False), ("clean", False)])
+def test_other_mutants_keep_their_verdicts(tmp_path, outcome, caught):
+    """Wrong values catch a mutant, and so does a wait that timed out naming the rank."""
+    s, proc = mutation(tmp_path, ["early_tile_done"],
+                       ["normal * * * * clean", f"early_tile_done * * * * {outcome}"],
+                       PROGRAMS="all_reduce_perf", RANKS="3")
+    lines = [v for v in verdicts(proc) if "mutant early_tile_done" in v]
+    assert len(lines) == 2  # ll, ll2
+    assert proc.returncode == (0 if caught else 1), proc.stdout
+    assert all(v.startswith("PASS" if caught else "FAIL") for v in lines), lines
+
+
+def test_a_wrong_normal_build_fails(tmp_path):
+    s, proc = mutation(tmp_path, ["skip_ce_landed"], ["normal all_reduce_perf ce * * wrong",
+                                                      "* * * * * wrong"], RANKS="3")
+    assert proc.returncode == 1
+    assert "FAIL: normal build, all_reduce_perf -k ce, 3 ranks: exit 1, wrong 12" in verdicts(proc)
+
+
+def test_wrong_values_count_whatever_the_exit_status(tmp_path):
+    s, proc = mutation(tmp_path, ["skip_ce_landed"], ["normal * * * * wrong_exit0",
+                                                      "* * * * * wrong_exit0"], RANKS="3")
+    assert proc.returncode == 1
+    lines = verdicts(proc)
+    assert "PASS: mutant skip_ce_landed, all_reduce_perf -k ce, 3 ranks: caught (5 wrong values, " \
+           "exit 0)" in lines
+    assert "FAIL: normal build, all_reduce_perf -k ce, 3 ranks: exit 0, wrong 5" in lines
+
+
+def test_a_kernel_that_refuses_the_run_is_skipped(tmp_path):
+    s, proc = mutation(tmp_path, ["skip_ce_landed"], ["* * ce * * skip"], RANKS="8")
+    assert proc.returncode == 0, proc.stdout
+    assert "SKIPPED: mutant skip_ce_landed, all_reduce_perf -k ce, 8 ranks: skipped: ranks share " \
+           "a GPU here" in verdicts(proc)
+
+
+def test_a_hang_is_cut_at_its_cap(tmp_path):
+    """A run that never ends (no spin timeout either) is cut at CAP and fails; the
+    program was given a -T shorter than the cap."""
+    start = time.monotonic()
+    s, proc = mutation(tmp_path, ["late_credit"], ["* * * * * hang"], RANKS="3",
+                       PROGRAMS="broadcast_perf", CAP=16)
+    assert time.monotonic() - start < 60
+    assert proc.returncode == 1
+    lines = verdicts(proc)
+    assert lines == ["FAIL: mutant late_credit, broadcast_perf -k ll, 3 ranks: not caught "
+                     "(exit 124, wrong none, no spin timeout of ll)",
+                     "FAIL: normal build, broadcast_perf -k ll, 3 ranks: exit 124, wrong none"]
+    assert all("-T 6 " in c[7] for c in s.calls())
+
+
+def test_the_deadline_leaves_runs_out(tmp_path):
+    s, proc = mutation(tmp_path, ["skip_ll_poll"], RANKS="3", PROGRAMS="sendrecv_perf",
+                       DEADLINE=int(time.time()) + 5)
+    assert proc.returncode == 1
+    assert s.calls() == []
+    assert verdicts(proc) == ["SKIPPED(deadline): mutant skip_ll_poll, sendrecv_perf -k ll, 3 ranks"]
+
+
+def test_build_only_runs_nothing(tmp_path):
+    s, proc = mutation(tmp_path, ["single_half", "late_credit"], RANKS="3", BUILD_ONLY=1)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert s.calls() == []
+    assert verdicts(proc) == ["PASS: mutant single_half built", "PASS: mutant late_credit built"]
+    cmake = (tmp_path / "cmake.log").read_text()
+    assert "-DCOLLBENCH_MUTATE=late_credit" in cmake
+    assert "--target broadcast_perf scatter_perf gather_perf reduce_perf" in cmake
