@@ -23,14 +23,18 @@ extern "C" {
  * their own, and every block of all of them must be resident at once.
  * Blocks of other kernels land between them (each rank's fill and check
  * kernels, another rank's next call in another block shape), and the
- * space they leave behind is not always space a waiting block fits in: on
- * one H200, eight streams whose grids each took an eighth of the GPU and
- * spun until all had arrived hung within 2000 rounds once a short kernel
- * ran between rounds (every round met without it, and with grids of 97%
- * of the GPU), and sendrecv -k ll at 8 ranks hung under --stress with
- * grids of 97% and 100% but not 85% (docs/performance.md, shared-GPU
- * residency). So ranks sharing a GPU split only this share of it. */
-#define CB_SHARED_GPU_PERCENT 75
+ * space they leave is not always space a waiting block fits in, so grids
+ * that together fill the GPU can wait forever for a block that never
+ * starts. tools/coresident.cu shows it without any protocol: eight streams
+ * whose grids spin until all have arrived, a short kernel between rounds,
+ * hung within 2000 rounds with grids of 97% and 100% of the GPU (not every
+ * run) and never at 75% or less. With ranks sharing one H200, sendrecv -k
+ * ll at 8 ranks hung under --stress at 97% and 100%, and once in 10^5
+ * stream-mode calls at 75%, while every other kernel of ours passed 10^4
+ * to 10^5 calls there (docs/performance.md, "Ranks sharing a GPU"). So
+ * ranks sharing a GPU split only half of it; one rank on its GPU may fill
+ * it, since no other grid spins beside its own. */
+#define CB_SHARED_GPU_PERCENT 50
 
 /* Blocks one rank may keep resident: per_sm blocks on each of sms SMs,
  * all of them for one rank on its GPU, else CB_SHARED_GPU_PERCENT of them
