@@ -9,12 +9,7 @@
 
 #include "clock.h"
 #include "cuda_check.h"
-#include "env.h"
 #include "error.h"
-
-int cb_gpus_shared(void) {
-  return (int)cb_env_long("CB_SHARE_GPUS", 0, 0, 1);
-}
 
 int cb_gpu_for_local_rank(int i, int visible, int shared) {
   return shared ? i % visible : i;

@@ -21,13 +21,6 @@ const char *cb_gpu_count(int *n);
 /* Refuses layouts that need more GPUs than this host shows. */
 void cb_gpu_check_layout(int visible, int ranks_per_proc, int local_nprocs, const char *host);
 
-/* CB_SHARE_GPUS=1 (tests/gpu only): ranks may outnumber GPUs and share
- * them round robin, so kernels can be checked at rank counts a machine
- * lacks (3..8 ranks on 2 GPUs). Ranks on one GPU compete for it, so
- * their times mean nothing; a kernel that needs a GPU per rank (NCCL) is
- * listed as unavailable. 0 when unset. */
-int cb_gpus_shared(void);
-
 /* The device of the i-th rank of this host's process-local numbering. */
 int cb_gpu_for_local_rank(int i, int visible, int shared);
 

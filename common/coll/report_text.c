@@ -90,8 +90,8 @@ static void text_collbench_lines(FILE *out, const cb_report *r) {
           CB_VERSION, CB_NCCL_TESTS_VERSION);
 #ifdef CB_MUTATION
   fprintf(out,
-          "# MUTANT BUILD (COLLBENCH_MUTATE=%s): a wait was removed on purpose; its results "
-          "are wrong by design\n",
+          "# MUTANT BUILD (COLLBENCH_MUTATE=%s): a wait or an ordering was broken on purpose; its "
+          "results are wrong by design\n",
           CB_MUTATION);
 #endif
   if (r->ngroups > 1)

@@ -486,6 +486,25 @@ static const char *span_problem(const device_span *all, int n, char *why, size_t
 
 /* Which GPUs the ranks drive, refused when the host cannot give them. Every
  * process takes part (the spans are exchanged whatever its environment). */
+/* Why the device's hardware queues cannot give every stream of ranks that
+ * share a GPU in this process one of its own (CUDA_DEVICE_MAX_CONNECTIONS,
+ * which cb_main sets to 32 when unset), or NULL. Ranks take GPUs round
+ * robin, so one GPU holds at most ceil(rpp / visible) of a process's. */
+static const char *queues_problem(const cb_run *run, int rpp) {
+  static char why[256];
+  const char *text = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+  if (!run->share_gpus || !text || run->visible_gpus < 1) return NULL;
+  int most = (rpp + run->visible_gpus - 1) / run->visible_gpus;
+  long queues = strtol(text, NULL, 10);
+  if (most < 2 || queues >= most) return NULL;
+  snprintf(why, sizeof why,
+           "CUDA_DEVICE_MAX_CONNECTIONS=%s gives the %d ranks that share a GPU in a process "
+           "fewer hardware queues than streams, and a rank's kernel can then wait forever "
+           "behind another's: unset it, or give it %d or more",
+           text, most, most);
+  return why;
+}
+
 static void check_devices(cb_world *w, cb_run *run, int rpp, int lead) {
   if (run->first_device >= 0 && run->share_gpus)
     CB_REFUSE(lead, "NCCL_TESTS_DEVICE cannot be combined with CB_SHARE_GPUS=1, which puts ranks "
@@ -494,6 +513,8 @@ static void check_devices(cb_world *w, cb_run *run, int rpp, int lead) {
     CB_REFUSE(lead, "-y 1 cannot be combined with CB_SHARE_GPUS=1: ranks sharing a GPU would share "
                     "its one legacy NULL stream, where a kernel waiting for a peer blocks the "
                     "peer's");
+  const char *few_queues = queues_problem(run, rpp);
+  if (few_queues) CB_REFUSE(lead, "%s", few_queues);
   int n = cb_world_nprocs(w);
   span_exchange x = {.all = calloc((size_t)n, sizeof(device_span))};
   if (!x.all) cb_fatal("out of host memory");
@@ -558,9 +579,10 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
   setenv("CUDA_MODULE_LOADING", "EAGER", 0);
   /* Ranks sharing a GPU (CB_SHARE_GPUS=1, tests only) spin on each other
    * from different streams; streams that share one of the device's hardware
-   * queues run in order, which can stall a rank's kernel behind another
-   * rank's waiting one. More queues (32, the most) make that less likely;
-   * the user's own setting wins. */
+   * queues run in order, so a rank's kernel can wait behind another rank's
+   * waiting one forever (docs/performance.md, "Ranks sharing a GPU"). 32
+   * queues, the most, give each of up to 32 ranks of a process on a GPU its
+   * own; a user's smaller setting is refused in check_devices. */
   const char *shared = getenv("CB_SHARE_GPUS");
   if (shared && strcmp(shared, "1") == 0) setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
   const char *bad_table = cb_kernels_check_catalogue(coll, err, sizeof err);

@@ -22,18 +22,18 @@ extern "C" {
 /* Ranks sharing a GPU (CB_SHARE_GPUS) spin on each other from grids of
  * their own, and every block of all of them must be resident at once.
  * Blocks of other kernels land between them (each rank's fill and check
- * kernels, another rank's next call in another block shape), and the
- * space they leave is not always space a waiting block fits in, so grids
- * that together fill the GPU can wait forever for a block that never
- * starts. tools/coresident.cu shows it without any protocol: eight streams
- * whose grids spin until all have arrived, a short kernel between rounds,
- * hung within 2000 rounds with grids of 97% and 100% of the GPU (not every
- * run) and never at 75% or less. With ranks sharing one H200, sendrecv -k
- * ll at 8 ranks hung under --stress at 97% and 100%, and once in 10^5
- * stream-mode calls at 75%, while every other kernel of ours passed 10^4
- * to 10^5 calls there (docs/performance.md, "Ranks sharing a GPU"). So
- * ranks sharing a GPU split only half of it; one rank on its GPU may fill
- * it, since no other grid spins beside its own. */
+ * kernels, another rank's next call in another block shape), and grids that
+ * together fill the GPU were seen to wait forever for a block that never
+ * starts; CUDA promises no concurrency between streams, so only measurement
+ * bounds how much room is enough. tools/coresident.cu shows it without any
+ * protocol: eight streams whose grids spin until all have arrived, a short
+ * kernel between rounds, hung within 2000 rounds with grids of 97% and 100%
+ * of the GPU (not every run) and not at 75%. With ranks sharing one H200,
+ * sendrecv -k ll at 8 ranks hung under --stress at 100%, and once in 10^5
+ * stream-mode calls at 75%, while every other kernel of ours passed 10^4 to
+ * 10^5 calls there (docs/performance.md, "Ranks sharing a GPU"). So ranks
+ * sharing a GPU split only half of it; one rank on its GPU may fill it,
+ * since no other grid spins beside its own. */
 #define CB_SHARED_GPU_PERCENT 50
 
 /* Blocks one rank may keep resident: per_sm blocks on each of sms SMs,

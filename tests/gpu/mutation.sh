@@ -44,6 +44,7 @@ MAX=${MAX:-4M}
 CAP=${CAP:-300}
 BUILD_CAP=${BUILD_CAP:-600}
 MUTANT_DIR=${MUTANT_DIR:-.}
+mkdir -p "$MUTANT_DIR" || exit 2
 ROOT=${ROOT:-all}
 
 # Every program with kernels of each family (ring: no gather or scatter).

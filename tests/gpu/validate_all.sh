@@ -8,7 +8,8 @@
 #   stress     stress.sh: CALLS_LL (1000000) per LL kernel, CALLS (100000) others
 #   mutation   mutation.sh: every mutant caught, the normal build clean
 #   unaligned  check.sh -u 1, -u 4, -u 8 (LAUNCH_UNALIGNED, default single)
-#   shared     shared_gpus.sh: 3 and 8 ranks on 2 GPUs, 4 on one
+#   shared     shared_gpus.sh: 2, 3, 5, 7 and 8 ranks on one GPU (3 and 8 on
+#              2 where there are 2), its sweep and stress
 #   stopped    stopped_peer.sh: SIGSTOP to rank 1, every kernel, NCCL's too
 #   lost       lost_peer.sh: a rank that never launches
 #   exact      check.sh with the default exact data, both launches
