@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-
 /* strtol alone would take blanks and a '+' before the digits. */
 static int starts_like_a_number(const char *v) {
   return isdigit((unsigned char)v[0]) || (v[0] == '-' && isdigit((unsigned char)v[1]));
@@ -32,14 +30,6 @@ const char *cb_env_long_parse(const char *name, const char *value, long lo, long
   if (multiple > 1 && used >= 0 && (size_t)used < len)
     snprintf(why + used, len - (size_t)used, ", a multiple of %ld", multiple);
   return why;
-}
-
-long cb_env_long(const char *name, long fallback, long lo, long hi) {
-  char why[256];
-  long x = fallback;
-  if (cb_env_long_parse(name, getenv(name), lo, hi, 1, fallback, &x, why, sizeof why))
-    cb_fatal("%s", why);
-  return x;
 }
 
 const char *cb_env_choice_parse(const char *name, const char *value, const char *const *choices,

@@ -18,8 +18,6 @@ extern "C" {
  * *out alone. */
 const char *cb_env_long_parse(const char *name, const char *value, long lo, long hi, long multiple,
                               long fallback, long *out, char *why, size_t len);
-/* The same from the environment; a bad value stops the program. */
-long cb_env_long(const char *name, long fallback, long lo, long hi);
 
 /* A variable that names one of n choices, compared exactly (no case
  * folding, no prefixes: a misspelt value must not pick something else).

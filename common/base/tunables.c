@@ -174,6 +174,15 @@ long cb_tunable(const char *name) {
   return values[i];
 }
 
+int cb_tunable_is(const char *name, const char *choice) {
+  long value = cb_tunable(name);
+  const cb_tunable_row *t = &table[row_index(name)];
+  for (int i = 0; t->kind == CB_TUNE_CHOICE && i < t->nchoices; i++)
+    if (strcmp(t->choices[i], choice) == 0) return value == i;
+  cb_fatal("%s has no choice '%s' in collbench's table of tunables (tunables.c)", name, choice);
+  return 0;
+}
+
 void cb_tunable_settings(cb_tunable_setting *out) {
   for (int i = 0; i < ROWS; i++)
     out[i] = (cb_tunable_setting){kept[i] ? values[i] : table[i].fallback, set[i]};

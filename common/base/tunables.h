@@ -54,6 +54,11 @@ const char *cb_tunables_read(int programs, char *why, size_t len);
  * table, or was not read, is a bug of the caller: it stops the program. */
 long cb_tunable(const char *name);
 
+/* Whether the choice tunable `name` holds `choice`, by its name: readers
+ * never depend on the order of a row's choices. A name or choice not in
+ * the table is a bug of the caller: it stops the program. */
+int cb_tunable_is(const char *name, const char *choice);
+
 /* What one process read for one row: what the processes compare. */
 typedef struct {
   long value;

@@ -484,8 +484,6 @@ static const char *span_problem(const device_span *all, int n, char *why, size_t
   return NULL;
 }
 
-/* Which GPUs the ranks drive, refused when the host cannot give them. Every
- * process takes part (the spans are exchanged whatever its environment). */
 /* Why the device's hardware queues cannot give every stream of ranks that
  * share a GPU in this process one of its own (CUDA_DEVICE_MAX_CONNECTIONS,
  * which cb_main sets to 32 when unset), or NULL. Ranks take GPUs round
@@ -505,6 +503,8 @@ static const char *queues_problem(const cb_run *run, int rpp) {
   return why;
 }
 
+/* Which GPUs the ranks drive, refused when the host cannot give them. Every
+ * process takes part (the spans are exchanged whatever its environment). */
 static void check_devices(cb_world *w, cb_run *run, int rpp, int lead) {
   if (run->first_device >= 0 && run->share_gpus)
     CB_REFUSE(lead, "NCCL_TESTS_DEVICE cannot be combined with CB_SHARE_GPUS=1, which puts ranks "

@@ -66,7 +66,7 @@ extern "C" void cb_ce_push_setup(cb_kernel_ctx *ctx, const char *parallel_env) {
   if (!st) cb_fatal("out of host memory");
   /* Checked at start, equal on every rank (tunables.c). */
   st->parallel = (int)cb_tunable(parallel_env);
-  st->own_by_sm = (int)cb_tunable("CB_CE_OWN_COPY") == 1; /* ce or sm */
+  st->own_by_sm = cb_tunable_is("CB_CE_OWN_COPY", "sm");
   cb_peer_share(ctx->world, ctx->recv_buf, ctx->recv_buf_bytes, &st->recv);
   cb_ce_flags_setup(ctx, &st->flags);
   CB_CUDA(cudaEventCreateWithFlags(&st->fork, cudaEventDisableTiming));

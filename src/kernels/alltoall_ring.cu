@@ -127,10 +127,10 @@ extern "C" void cb_a2a_ring_setup(cb_kernel_ctx *ctx) {
   const cb_ring_spec spec = {ctx->nranks - 1, CB_RING_THREADS, kernel_of};
   cb_ring_setup(ctx, &spec);
   cb_ring_state *st = (cb_ring_state *)ctx->state;
-  /* sm (0) or ce (1), equal on every rank (tunables.c) so that a row
-   * measures one path; whether ce is taken is our GPU's decision alone, as
-   * the hazard is another rank's kernel on our GPU. */
-  if (st->channels == 0 || ctx->nranks == 1 || cb_tunable("CB_A2A_RING_OWN_COPY") != 1) return;
+  /* sm or ce, equal on every rank (tunables.c) so that a row measures one
+   * path; whether ce is taken is our GPU's decision alone, as the hazard is
+   * another rank's kernel on our GPU. */
+  if (st->channels == 0 || ctx->nranks == 1 || !cb_tunable_is("CB_A2A_RING_OWN_COPY", "ce")) return;
   if (ctx->ranks_on_device > 1) {
     cb_kernel_note(ctx, "CB_A2A_RING_OWN_COPY=ce not taken: with ranks sharing a GPU a side "
                         "stream's copy could queue behind another rank's kernel; the channels "

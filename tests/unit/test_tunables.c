@@ -156,6 +156,10 @@ static void test_read(void) {
   CHECK_EQ_INT(cb_tunable("CB_RING_CHANNELS"), 16);
   CHECK_EQ_INT(cb_tunable("CB_RING_SLICE"), 512 << 10);
   CHECK_EQ_INT(cb_tunable("CB_CE_OWN_COPY"), 1);
+  /* Choices by name, whatever their order in a row: set and left unset. */
+  CHECK(cb_tunable_is("CB_CE_OWN_COPY", "sm") && !cb_tunable_is("CB_CE_OWN_COPY", "ce"));
+  CHECK(cb_tunable_is("CB_A2A_RING_OWN_COPY", "sm") &&
+        !cb_tunable_is("CB_A2A_RING_OWN_COPY", "ce"));
   CHECK_EQ_INT(cb_tunable("CB_AR_DIRECT_BLOCKS"), 64);
   /* One bad value refuses the read, naming it; what was kept stays. */
   setenv("CB_RING_CHANNELS", "32", 1);
