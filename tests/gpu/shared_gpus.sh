@@ -6,8 +6,12 @@
 # on the first GPUS GPUs (default: all of them), CB_SHARE_GPUS=1 (round
 # robin). Default: 2x1 3x1 5x1 7x1 8x1 (up to 8 ranks on one GPU, odd
 # counts among them), and 3x2 8x2 where the node has 2 GPUs or more (NGPUS,
-# default what nvidia-smi lists). PARTS (default "sweep stress") picks what
-# runs at each layout:
+# default what nvidia-smi lists). PARTS (default "queues sweep stress")
+# picks what runs at each layout:
+#   queues  with CUDA_DEVICE_MAX_CONNECTIONS one below the ranks on a GPU
+#           (layouts of 2 or more a GPU), the first program must refuse
+#           the run in one line naming the variable, before any kernel:
+#           ranks whose streams share a hardware queue can wait forever;
 #   sweep   every program -k all (NCCL is unavailable there) with random
 #           data, every datatype and op, sizes 8 B..8 MiB, stream and graph
 #           mode: a kernel whose grid cannot be resident beside the other
@@ -25,6 +29,10 @@
 # leaves out is SKIPPED(deadline) and fails the script. Each run's -T is 30,
 # or its cap less 10 s when shorter. Logs in $LOGDIR (default
 # ./gpu-shared-logs), one file per run.
+# JOBS (1) layouts run at once, each as its own process with its own logs
+# ($LOGDIR/LAYOUT): processes on one GPU take turns on it (time slices),
+# which changes no result and hides each run's start-up; their lines are
+# printed layout by layout once all are done.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 BUILD=${1:-build-gpu}
@@ -35,7 +43,9 @@ if [ ${#LAYOUTS[@]} -eq 0 ]; then
   LAYOUTS=(2x1 3x1 5x1 7x1 8x1)
   [ "$NGPUS" -ge 2 ] && LAYOUTS+=(3x2 8x2)
 fi
-PARTS=${PARTS:-sweep stress}
+PARTS=${PARTS:-queues sweep stress}
+JOBS=${JOBS:-1}
+[[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || { echo "shared_gpus.sh: JOBS=$JOBS: give a count, 1 or more" >&2; exit 2; }
 LL_CALLS=${LL_CALLS:-100000}
 CALLS=${CALLS:-10000}
 MAX=${MAX:-8M}
@@ -44,6 +54,21 @@ LOGDIR=${LOGDIR:-gpu-shared-logs}
 mkdir -p "$LOGDIR"
 export CB_SHARE_GPUS=1
 fail=0
+
+# Layouts at once: this script once per layout, JOBS at a time.
+if [ "$JOBS" -gt 1 ] && [ ${#LAYOUTS[@]} -gt 1 ]; then
+  pids=()
+  for layout in "${LAYOUTS[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+    JOBS=1 LOGDIR="$LOGDIR/$layout" "$0" "$BUILD" "$layout" >"$LOGDIR/$layout.out" 2>&1 &
+    pids+=($!)
+  done
+  for i in "${!LAYOUTS[@]}"; do
+    wait "${pids[$i]}" || fail=1
+    cat "$LOGDIR/${LAYOUTS[$i]}.out"
+  done
+  exit $fail
+fi
 
 # run LOG COMMAND...: the command within the cap and the deadline, its
 # output into LOG (after its command line); sets rc, wrong and ran
@@ -73,6 +98,23 @@ for layout in "${LAYOUTS[@]}"; do
   fi
   visible=$(seq -s, 0 $((gpus - 1)))
   at="$ranks ranks on $gpus GPU(s)"
+  most=$(((ranks + gpus - 1) / gpus)) # ranks on the busiest GPU
+  if [[ " $PARTS " == *" queues "* ]] && [ "$most" -ge 2 ]; then
+    first=$(cb_programs "$BUILD" | head -1)
+    log="$LOGDIR/queues_${ranks}x${gpus}.txt"
+    few=$((most - 1))
+    if ! run "$log" env CUDA_DEVICE_MAX_CONNECTIONS=$few "$first" -g "$ranks" -k all -b 8 -e 8 \
+      -n 1 -w 0; then
+      echo "SKIPPED(deadline): queues $at"
+      fail=1
+    elif [ $rc -ne 0 ] && grep -q "CUDA_DEVICE_MAX_CONNECTIONS=$few gives" "$log" &&
+      ! grep -qE "timed out|^ +[0-9]+ +[0-9]+ " "$log"; then
+      echo "PASS: queues $at: CUDA_DEVICE_MAX_CONNECTIONS=$few refused (exit $rc)"
+    else
+      echo "FAIL: queues $at: CUDA_DEVICE_MAX_CONNECTIONS=$few not refused (exit $rc; $log)"
+      fail=1
+    fi
+  fi
   for prog in $(cb_programs "$BUILD"); do
     name=$(basename "$prog")
     kernels=$(cb_our_kernels "$prog")
@@ -134,8 +176,9 @@ for layout in "${LAYOUTS[@]}"; do
             done
           done <<<"$kernels"
           ;;
+        queues) ;; # once a layout, above
         *)
-          echo "shared_gpus.sh: unknown part '$part' (sweep stress)" >&2
+          echo "shared_gpus.sh: unknown part '$part' (queues sweep stress)" >&2
           exit 2
           ;;
       esac

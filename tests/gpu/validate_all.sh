@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
-# Every validation of issue 13 in one call, in order of importance, within a
-# deadline (GPU node, 2 GPUs, mpirun for the steps that need it):
+# Every GPU validation in one call, in order of importance, within a
+# deadline (GPU node, 2 GPUs or more, mpirun for the steps that need it):
 #   tests/gpu/validate_all.sh SECONDS LOGDIR [BUILD_DIR] [NGPUS]
 # Builds BUILD_DIR (default build-gpu) unless it holds the programs, then runs,
 # each step bounded by its cap and by what is left of SECONDS:
 #   random     check.sh --data random, both launches (rank agreement included)
 #   stress     stress.sh: CALLS_LL (1000000) per LL kernel, CALLS (100000) others
-#   mutation   mutation.sh: every mutant caught, the normal build clean
+#   mutation   mutation.sh: every mutant caught, the normal build clean, at
+#              RANKS (default "3 8": ranks beyond the GPUs share them)
 #   unaligned  check.sh -u 1, -u 4, -u 8 (LAUNCH_UNALIGNED, default single)
 #   shared     shared_gpus.sh: 2, 3, 5, 7 and 8 ranks on one GPU (3 and 8 on
-#              2 where there are 2), its sweep and stress
+#              2 where there are 2), its queues, sweep and stress, JOBS
+#              (default 2) layouts at once
 #   stopped    stopped_peer.sh: SIGSTOP to rank 1, every kernel, NCCL's too
 #   lost       lost_peer.sh: a rank that never launches
 #   exact      check.sh with the default exact data, both launches
 #   paths      check.sh's paths pass: large-message and opt-in paths forced at every size
 #   headline   headline_ab.sh OLD_BUILD BUILD_DIR, when OLD_BUILD is set
-#   programs   new_programs.sh: issue 16's programs, every root, check + stress
+#   programs   new_programs.sh: reduce, gather, scatter, alltoallv, hypercube, every root
 #   fp8        fp8_mulsum.sh: f8e4m3, f8e5m2 and mulsum in every program
 #   dropin     nccl_tests_dropin.sh: nccl-tests users' commands, options, -J
 #   mapping    peer_mapping.sh: CB_PEER_MAPPING=ipc, cumem and auto, correctness and 1 GiB
@@ -66,10 +68,10 @@ for s in $STEPS; do
   case $s in
     random) step random 1200 env PASSES=random LOGDIR="$LOGDIR/random" "$HERE/check.sh" "$BUILD" "$NGPUS" ;;
     stress) step stress 1200 "$HERE/stress.sh" "$BUILD" "$NGPUS" ;;
-    mutation) step mutation 1200 "$HERE/mutation.sh" "$BUILD" "$NGPUS" ;;
+    mutation) step mutation 3600 env RANKS="${RANKS:-3 8}" "$HERE/mutation.sh" "$BUILD" "$NGPUS" ;;
     unaligned) step unaligned 1500 env PASSES="u1 u4 u8" LAUNCH="${LAUNCH_UNALIGNED:-single}" \
       LOGDIR="$LOGDIR/unaligned" "$HERE/check.sh" "$BUILD" "$NGPUS" ;;
-    shared) step shared 1200 env LOGDIR="$LOGDIR/shared" "$HERE/shared_gpus.sh" "$BUILD" ;;
+    shared) step shared 3600 env JOBS="${JOBS:-2}" LOGDIR="$LOGDIR/shared" "$HERE/shared_gpus.sh" "$BUILD" ;;
     stopped) step stopped 900 env LOGDIR="$LOGDIR/stopped" "$HERE/stopped_peer.sh" "$BUILD" "$NGPUS" ;;
     lost) step lost 300 "$HERE/lost_peer.sh" "$BUILD" "$NGPUS" ;;
     exact) step exact 1200 env PASSES=exact LOGDIR="$LOGDIR/exact" "$HERE/check.sh" "$BUILD" "$NGPUS" ;;

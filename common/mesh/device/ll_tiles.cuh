@@ -85,9 +85,18 @@ __device__ __forceinline__ size_t cb_ll_packet(size_t t) {
   return t * CB_LL_TILE + (threadIdx.x & 31);
 }
 
-/* The epoch of this call for tile t. */
+/* The epoch of this call for tile t. Every lane of the warp calls it,
+ * together (the early_tile_done mutant's __syncwarp needs them all). */
 __device__ __forceinline__ uint64_t cb_ll_epoch(const cb_ll_mesh &m, size_t t) {
-  return m.epochs[t] + 1;
+  if (!CB_MUTANT_BREAKS(CB_ORDER_LL_TILE_DONE)) return m.epochs[t] + 1;
+  /* early_tile_done (device/mutation.cuh): lane 0's store of the epoch
+   * lands before lanes 1-31 read the counter. */
+  volatile uint64_t *counter = m.epochs + t;
+  const bool lane0 = (threadIdx.x & 31) == 0;
+  uint64_t epoch = lane0 ? *counter + 1 : 0;
+  if (lane0) *counter = epoch;
+  __syncwarp();
+  return lane0 ? epoch : *counter + 1;
 }
 
 /* The 32-bit flag of a packet of epoch: ll_flag.h. */
@@ -119,6 +128,9 @@ __device__ __forceinline__ uint4 *cb_ll_scratch_of(const cb_ll_mesh &m, int p) {
  * single_half mutant, device/mutation.cuh). */
 __device__ __forceinline__ uint4 *cb_ll_slot(const cb_ll_mesh &m, int p, uint64_t epoch, int src,
                                              size_t i) {
+  /* p = 0 is a read of our own scratch: rank 0 lags there in the
+   * single_half mutant (device/mutation.cuh, "Lag"). */
+  if (CB_MUTANT_BREAKS(CB_ORDER_LL_HALVES)) cb_mutant_lag(p == 0 && m.rank == 0);
   const size_t half = CB_MUTANT_BREAKS(CB_ORDER_LL_HALVES) ? 0 : (size_t)(epoch & 1);
   return cb_ll_scratch_of(m, p) + (half * m.nranks + src) * m.slot_packets + i;
 }

@@ -30,13 +30,29 @@
  *                    a sendrecv sender (always the same) still progresses
  *   early_tile_done  lane 0 stores a tile's epoch before the warp's
  *                    __syncwarp (cb_ll_tile_done): a lane that has not yet
- *                    read the counter would take the next call's epoch
+ *                    read the counter takes the next call's epoch. A
+ *                    warp's lanes read the counter at one instruction, at
+ *                    the top of a loop they enter together, so that order
+ *                    never shows on its own; the mutant forces it
+ *                    (cb_ll_epoch): lane 0 stores the epoch as it reads the
+ *                    counter, and lanes 1-31 read it after that store
  *   consumed_before_barrier
  *                    the ring's receiver stores `consumed` before the
  *                    block's __syncthreads (cb_ring_signal): the sender may
  *                    refill the slot while other warps still read it
  *
- * In a normal build both tests are a constant false. */
+ * Lag. An ordering bug shows only where one side runs ahead: a rank a call
+ * ahead of a reader that has still to take its packets (single_half), the
+ * block's warp 0 ahead of the warps still copying a slice out
+ * (consumed_before_barrier). Ranks whose grids are all resident on one GPU
+ * at once seldom give that schedule by themselves, so in those two mutants
+ * only, the late side first sleeps CB_MUTANT_LAG_NS (cb_mutant_lag): rank
+ * 0 before each read of a packet from its scratch, and a ring block's
+ * warps other than warp 0 before they move a received slice. A rank or a
+ * warp descheduled for as long is a schedule the proofs must allow; the
+ * lag makes it certain. A normal build has no lag.
+ *
+ * In a normal build every test here is a constant false. */
 #ifndef CB_DEVICE_MUTATION_CUH
 #define CB_DEVICE_MUTATION_CUH
 
@@ -85,5 +101,14 @@ enum {
 
 /* Whether this build breaks that ordering (CB_ORDER_*). */
 #define CB_MUTANT_BREAKS(kind) ((kind) == CB_MUTATED_KIND)
+
+/* The late side's sleep in the mutants that need a lag (see Lag above):
+ * each call site is under its mutant's CB_MUTANT_BREAKS, a constant false
+ * in every other build. */
+#define CB_MUTANT_LAG_NS 5000
+__device__ __forceinline__ void cb_mutant_lag(bool late) {
+  if (!late) return;
+  for (int slept = 0; slept < CB_MUTANT_LAG_NS; slept += 1000) __nanosleep(1000);
+}
 
 #endif

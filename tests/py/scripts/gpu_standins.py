@@ -21,7 +21,9 @@ from collbench_testlib import REPO
 # (5 wrong values, yet exit 0: the scripts must read the count), spin (the
 # device's spin timeout naming rank, kernel and peer, exit 1), host_timeout (the host's
 # -T line only, exit 1), hang (never ends), skip (the kernel's setup refuses the run:
-# its skip line, no stress line, exit 0).
+# its skip line, no stress line, exit 0), ignores_queues (no refusal of too few hardware
+# queues, below). Like the real programs, a run with CB_SHARE_GPUS=1 and
+# CUDA_DEVICE_MAX_CONNECTIONS below the ranks on a GPU is refused in one line, exit 1.
 PROGRAM = r"""#!/usr/bin/env bash
 prog=$(basename "$0")
 mut=normal
@@ -50,6 +52,15 @@ while read -r m p k r md o; do
     break
   fi
 done <"$STANDIN_HOME/outcomes"
+if [ "${CB_SHARE_GPUS:-}" = 1 ] && [ -n "${CUDA_DEVICE_MAX_CONNECTIONS:-}" ] &&
+  [ "$outcome" != ignores_queues ]; then
+  gpus=$(echo "${CUDA_VISIBLE_DEVICES:-0}" | tr ',' '\n' | wc -l)
+  most=$(( (ranks + gpus - 1) / gpus ))
+  if [ "$most" -ge 2 ] && [ "$CUDA_DEVICE_MAX_CONNECTIONS" -lt "$most" ]; then
+    echo "$prog: CUDA_DEVICE_MAX_CONNECTIONS=$CUDA_DEVICE_MAX_CONNECTIONS gives the $most ranks that share a GPU in a process fewer hardware queues than streams"
+    exit 1
+  fi
+fi
 [ "$mut" = normal ] || echo "# MUTANT BUILD (COLLBENCH_MUTATE=$mut): on purpose"
 stress() { echo "# stress kernel 2 ($kernel): 100 random calls of 8 B..4 MiB, $mode mode, 0.1 s: $1 wrong elements"; }
 case $outcome in
@@ -65,6 +76,7 @@ case $outcome in
     exit 1 ;;
   hang) exec sleep 600 ;;
   skip) echo "# kernel 2 ($kernel) skipped: ranks share a GPU here"; echo "# Out of bounds values : 0 OK" ;;
+  ignores_queues) stress 0; echo "# Out of bounds values : 0 OK" ;;
 esac
 exit 0
 """

@@ -2,7 +2,8 @@
 as the test says, and the script must run its layouts (8 ranks on one GPU and odd
 counts by default), a --stress of every kernel of ours in every program in graph and
 stream mode besides the sweep, and give each run one PASS/FAIL/SKIPPED line naming
-kernel, ranks and mode."""
+kernel, ranks and mode; too few hardware queues for the ranks on a GPU must be refused;
+layouts may run at once (JOBS) with the same verdicts."""
 
 import time
 
@@ -101,3 +102,49 @@ def test_the_deadline_and_the_gpus_bound_it(tmp_path):
     lines = verdicts(proc)
     assert lines[0] == "FAIL: layout 3x2: 1 GPU(s) here"
     assert "SKIPPED(deadline): all_reduce_perf -k ll 3 ranks on 1 GPU(s) stress graph" in lines
+
+
+def test_too_few_hardware_queues_are_refused(tmp_path):
+    """A layout of 2 or more ranks a GPU runs its first program with
+    CUDA_DEVICE_MAX_CONNECTIONS one below them: a refusal passes, a run fails."""
+    s, proc = shared(tmp_path, ["8x1", "3x1"], PARTS="queues")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [v for v in verdicts(proc) if "queues" in v] == [
+        "PASS: queues 8 ranks on 1 GPU(s): CUDA_DEVICE_MAX_CONNECTIONS=7 refused (exit 1)",
+        "PASS: queues 3 ranks on 1 GPU(s): CUDA_DEVICE_MAX_CONNECTIONS=2 refused (exit 1)"]
+    assert [(c[1], c[2], c[3]) for c in s.calls()] == [("all_reduce_perf", "all", 8),
+                                                        ("all_reduce_perf", "all", 3)]
+
+
+def test_queues_not_refused_fail(tmp_path):
+    s, proc = shared(tmp_path, ["5x1"], ["* all_reduce_perf all 5 * ignores_queues"],
+                     PARTS="queues")
+    assert proc.returncode == 1
+    assert [v.split(" (")[0] for v in verdicts(proc) if "queues" in v] == [
+        "FAIL: queues 5 ranks on 1 GPU(s): CUDA_DEVICE_MAX_CONNECTIONS=4 not refused"]
+
+
+def test_layouts_at_once_give_the_same_verdicts(tmp_path):
+    """JOBS=3: every layout runs, as its own process, and the lines come layout by layout,
+    as in one run after another; a failure in one fails the whole."""
+    layouts = ["8x1", "2x1", "5x1", "3x1"]
+    rules = ["* scatter_perf ll 5 graph wrong"]
+    runs = {}
+    for name, jobs in (("serial", 1), ("parallel", 3)):
+        (tmp_path / name).mkdir()
+        runs[name] = shared(tmp_path / name, layouts, rules, PARTS="queues stress", LL_CALLS=5,
+                            CALLS=5, JOBS=jobs)[1]
+    serial, parallel = runs["serial"], runs["parallel"]
+    assert serial.returncode == parallel.returncode == 1
+    # the same lines, but for the log each names (LOGDIR/LAYOUT at once)
+    assert [v.split(" (")[0] for v in verdicts(parallel)] == \
+        [v.split(" (")[0] for v in verdicts(serial)]
+    assert len(verdicts(serial)) == 4 * (1 + 1 + 2 * (5 + 3))  # queues, hypercube, stresses
+    for layout in layouts:
+        assert (tmp_path / "parallel" / "logs" / layout).is_dir()
+
+
+def test_jobs_must_be_a_count(tmp_path):
+    _, proc = shared(tmp_path, ["3x1"], JOBS="two")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "shared_gpus.sh: JOBS=two: give a count, 1 or more"
