@@ -26,7 +26,9 @@
 #   less 10 s when shorter. EXTRA_ARGS are added to every stress.
 #   BUILD_ONLY=1 builds the mutants and runs nothing: a later call finds
 #   them built (the build is incremental), so building and running can be
-#   split into shorter calls.
+#   split into shorter calls. RUN_ONLY=1 builds nothing and runs the mutants
+#   found in $MUTANT_DIR (built by BUILD_ONLY=1, there or on a machine like
+#   this one): a mutant whose programs are missing fails.
 # One PASS/FAIL/SKIPPED line per run; exits non-zero on any FAIL, and on a
 # run the deadline left out.
 set -uo pipefail
@@ -138,8 +140,15 @@ for m in "${MUTATIONS[@]}"; do
     fail=1
     continue
   fi
-  echo "## mutant $m: building" $progs "into $dir"
-  if ! { cmake -S . -B "$dir" -DCMAKE_CUDA_ARCHITECTURES=90 -DBUILD_TESTING=OFF \
+  if [ "${RUN_ONLY:-0}" = 1 ]; then
+    missing=$(for p in $progs; do [ -x "$dir/$p" ] || echo "$p"; done | tr '\n' ' ')
+    if [ -n "$missing" ]; then
+      echo "FAIL: mutant $m: RUN_ONLY=1 and $dir lacks ${missing% }"
+      fail=1
+      continue
+    fi
+    echo "## mutant $m: built earlier in $dir"
+  elif echo "## mutant $m: building" $progs "into $dir" && ! { cmake -S . -B "$dir" -DCMAKE_CUDA_ARCHITECTURES=90 -DBUILD_TESTING=OFF \
     -DCOLLBENCH_MUTATE="$m" >"$dir.log" 2>&1 &&
     timeout "$build_cap" cmake --build "$dir" -j "$(nproc)" --target $progs \
       >>"$dir.log" 2>&1; }; then

@@ -33,6 +33,10 @@
 # ($LOGDIR/LAYOUT): processes on one GPU take turns on it (time slices),
 # which changes no result and hides each run's start-up; their lines are
 # printed layout by layout once all are done.
+# DONE (none): files of an earlier output of this script (its lines): a
+# stress whose PASS or SKIPPED line is there is not run again, and its
+# line is printed again, "earlier run" in its parentheses, so that a run
+# the deadline cut short can be finished by a second one.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 BUILD=${1:-build-gpu}
@@ -80,6 +84,13 @@ run() {
   echo "$ CUDA_VISIBLE_DEVICES=$visible CB_SHARE_GPUS=1 $* -T $t" >"$log"
   cb_capped_run "$cap" env CUDA_VISIBLE_DEVICES="$visible" "$@" -T "$t"
   echo "$out" >>"$log"
+}
+
+# earlier LABEL: the PASS or SKIPPED line of LABEL in the DONE files.
+earlier() {
+  [ -n "${DONE:-}" ] || return 1
+  # shellcheck disable=SC2086 # DONE: a list of files
+  cat $DONE 2>/dev/null | grep -E "^(PASS|SKIPPED): " | grep -m1 -F ": $1 ("
 }
 
 # failed LOG: whether the last run went wrong: an exit status, a wrong
@@ -156,6 +167,10 @@ for layout in "${LAYOUTS[@]}"; do
               [ $mode = graph ] && graph="-G 1"
               label="$name -k $kernel $at stress $mode"
               log="$LOGDIR/${name}_${kernel}_${ranks}x${gpus}_stress_${mode}.txt"
+              if line=$(earlier "$label"); then
+                echo "${line%)}; earlier run)"
+                continue
+              fi
               # shellcheck disable=SC2046 # cb_root_args: words on purpose
               if ! run "$log" "$prog" -g "$ranks" -k "$kernel" -d all -o all -b 8 \
                 -e "$(cb_min_size "$limit" "$MAX")" --data random --stress "$calls" \

@@ -174,3 +174,21 @@ def test_build_only_runs_nothing(tmp_path):
     cmake = (tmp_path / "cmake.log").read_text()
     assert "-DCOLLBENCH_MUTATE=late_credit" in cmake
     assert "--target broadcast_perf scatter_perf gather_perf reduce_perf" in cmake
+
+
+def test_run_only_builds_nothing_and_runs_what_was_built(tmp_path):
+    """BUILD_ONLY=1, then RUN_ONLY=1: the second call runs the mutants built by the
+    first and calls no cmake; a mutant whose programs are missing fails, naming them."""
+    s, proc = mutation(tmp_path, ["late_credit"], RANKS="3", BUILD_ONLY=1)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (tmp_path / "cmake.log").unlink()
+    proc = s.run("mutation.sh", [str(s.build), "1", "late_credit", "single_half"],
+                 MUTANT_DIR=tmp_path, CALLS=100, RANKS="3", RUN_ONLY=1)
+    assert proc.returncode == 1
+    assert not (tmp_path / "cmake.log").exists()
+    assert {c[1] for c in mutant_runs(s, "late_credit")} == {"broadcast_perf", "gather_perf"}
+    lines = verdicts(proc)
+    assert lines[-1] == (f"FAIL: mutant single_half: RUN_ONLY=1 and {tmp_path}/build-mutant-"
+                         "single_half lacks all_reduce_perf all_gather_perf reduce_scatter_perf "
+                         "alltoall_perf broadcast_perf reduce_perf gather_perf scatter_perf "
+                         "sendrecv_perf")

@@ -148,3 +148,26 @@ def test_jobs_must_be_a_count(tmp_path):
     _, proc = shared(tmp_path, ["3x1"], JOBS="two")
     assert proc.returncode == 2
     assert proc.stderr.strip() == "shared_gpus.sh: JOBS=two: give a count, 1 or more"
+
+
+def test_done_runs_are_not_run_again(tmp_path):
+    """DONE: a stress with a PASS or SKIPPED line in an earlier output is not run again;
+    its line comes again, marked; a FAIL or a SKIPPED(deadline) there is run again."""
+    earlier = tmp_path / "earlier.out"
+    earlier.write_text(
+        "PASS: all_reduce_perf -k ring 3 ranks on 1 GPU(s) stress graph (33 calls, 0 wrong)\n"
+        "SKIPPED: all_reduce_perf -k ce 3 ranks on 1 GPU(s) stress stream (skipped: x)\n"
+        "FAIL: all_reduce_perf -k ll 3 ranks on 1 GPU(s) stress graph (exit 1, wrong 3; l)\n"
+        "SKIPPED(deadline): scatter_perf -k ll 3 ranks on 1 GPU(s) stress graph\n")
+    s, proc = shared(tmp_path, ["3x1"], PARTS="stress", CALLS=33, DONE=earlier)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    ran = {(c[1], c[2], c[4]) for c in s.calls()}
+    assert ("all_reduce_perf", "ring", "graph") not in ran
+    assert ("all_reduce_perf", "ce", "stream") not in ran
+    assert {("all_reduce_perf", "ll", "graph"), ("scatter_perf", "ll", "graph")} <= ran
+    assert len(s.calls()) == 2 * (5 + 3) - 2
+    lines = verdicts(proc)
+    assert "PASS: all_reduce_perf -k ring 3 ranks on 1 GPU(s) stress graph (33 calls, 0 wrong; " \
+           "earlier run)" in lines
+    assert "SKIPPED: all_reduce_perf -k ce 3 ranks on 1 GPU(s) stress stream (skipped: x; " \
+           "earlier run)" in lines
