@@ -85,7 +85,7 @@ if [ "$NGPUS" -ge 2 ] && command -v mpirun >/dev/null; then
 fi
 
 # A kernel named with -k that cannot run here fails, with the reason.
-if "$PROG" -k list | grep -q "gdrcopy .*\[unavailable:"; then
+if grep -q "gdrcopy .*\[unavailable:" <<<"$("$PROG" -k list)"; then
   check refuse single fail "$PROG" -k gdrcopy -b 8 -e 8
 fi
 

@@ -96,12 +96,12 @@ cb_capped_run() {
   rc=$?
   wrong=$(echo "$out" | sed -n 's/^# Out of bounds values : \([0-9]*\).*/\1/p' | tail -1)
   ran=0
-  echo "$out" | grep -q "^# stress kernel" && ran=1
+  grep -q "^# stress kernel" <<<"$out" && ran=1
 }
 
 # Why the kernel of the last cb_capped_run did not run: its "skipped: ..." line.
 cb_skip_reason() {
-  echo "$out" | grep -m1 -o "skipped: .*" || echo "no stress line"
+  grep -m1 -o "skipped: .*" <<<"$out" || echo "no stress line"
 }
 
 # cb_root_args PROGRAM [ROOT]: -r ROOT (default all: a root per call) for a

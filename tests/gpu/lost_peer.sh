@@ -26,7 +26,7 @@ for c in "${CASES[@]}"; do
   took=$(($(date +%s) - start))
   echo "\$ CB_FAULT_SKIP_RANK=1 $cmd  -> exit $rc after ${took} s"
   echo "$out" | grep -E "timed out|rank [0-9]+:" | head -4
-  if [ $rc -eq 0 ] || [ $rc -eq 124 ] || ! echo "$out" | grep -q "waiting for rank 1"; then
+  if [ $rc -eq 0 ] || [ $rc -eq 124 ] || ! grep -q "waiting for rank 1" <<<"$out"; then
     echo "FAIL: $c"
     fail=1
   else

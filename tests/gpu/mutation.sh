@@ -125,7 +125,7 @@ stress() {
 
 # The line of the program's spin timeout for kernel KERNEL, if out has one.
 spin_timeout() {
-  echo "$out" | grep -m1 -E "collbench: rank [0-9]+: kernel [0-9]+ \($1\) timed out waiting for rank [0-9]+"
+  grep -m1 -E "collbench: rank [0-9]+: kernel [0-9]+ \($1\) timed out waiting for rank [0-9]+" <<<"$out"
 }
 
 declare -A normal_done # program:kernel:ranks runs of the normal build done
@@ -194,7 +194,7 @@ for m in "${MUTATIONS[@]}"; do
           fi
         elif [[ "${wrong:-}" =~ ^[0-9]+$ ]] && [ "$wrong" -gt 0 ]; then
           echo "PASS: mutant $m, $run: caught ($wrong wrong values, exit $rc)"
-        elif [ $rc -ne 0 ] && echo "$out" | grep -q "timed out waiting for rank"; then
+        elif [ $rc -ne 0 ] && grep -q "timed out waiting for rank" <<<"$out"; then
           # A lost packet or slice shows as a wait that never ends: the run
           # stops at -T naming the rank, and the run fails.
           echo "PASS: mutant $m, $run: caught (a wait timed out, exit $rc)"

@@ -89,8 +89,10 @@ run() {
 # earlier LABEL: the PASS or SKIPPED line of LABEL in the DONE files.
 earlier() {
   [ -n "${DONE:-}" ] || return 1
+  local hits # every grep reads to the end: no early exit, no SIGPIPE under pipefail
   # shellcheck disable=SC2086 # DONE: a list of files
-  cat $DONE 2>/dev/null | grep -E "^(PASS|SKIPPED): " | grep -m1 -F ": $1 ("
+  hits=$(grep -hE "^(PASS|SKIPPED): " $DONE 2>/dev/null | grep -F ": $1 (")
+  [ -n "$hits" ] && echo "${hits%%$'\n'*}"
 }
 
 # failed LOG: whether the last run went wrong: an exit status, a wrong

@@ -94,7 +94,7 @@ for c in "${CASES[@]}"; do
   cleanup "$victim" $mp
   rm -rf "$pids"
   named=0
-  tail -n +2 "$log" | grep -qE "rank 1([^0-9]|$)" && named=1
+  grep -qE "rank 1([^0-9]|$)" <<<"$(tail -n +2 "$log")" && named=1
   secs="$((took_ms / 1000)).$(printf %03d $((took_ms % 1000)))"
   grep -E "timed out|rank 1([^0-9]|$)|rror" "$log" | grep -v '^\$' | head -3
   if [ $running -eq 1 ]; then

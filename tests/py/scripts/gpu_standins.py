@@ -22,7 +22,8 @@ from collbench_testlib import REPO
 # device's spin timeout naming rank, kernel and peer, exit 1), host_timeout (the host's
 # -T line only, exit 1), hang (never ends), skip (the kernel's setup refuses the run:
 # its skip line, no stress line, exit 0), ignores_queues (no refusal of too few hardware
-# queues, below). Like the real programs, a run with CB_SHARE_GPUS=1 and
+# queues, below), long and long_spin (clean and spin, then 200,000 more lines: a script that
+# stops reading its output at the line it looks for, under pipefail, misreads them). Like the real programs, a run with CB_SHARE_GPUS=1 and
 # CUDA_DEVICE_MAX_CONNECTIONS below the ranks on a GPU is refused in one line, exit 1.
 PROGRAM = r"""#!/usr/bin/env bash
 prog=$(basename "$0")
@@ -77,6 +78,11 @@ case $outcome in
   hang) exec sleep 600 ;;
   skip) echo "# kernel 2 ($kernel) skipped: ranks share a GPU here"; echo "# Out of bounds values : 0 OK" ;;
   ignores_queues) stress 0; echo "# Out of bounds values : 0 OK" ;;
+  long) stress 0; echo "# Out of bounds values : 0 OK"; seq -f "# filler %g" 200000 ;;
+  long_spin)
+    echo "collbench: rank 1: kernel 2 ($kernel) timed out waiting for rank 0 (epoch 7), block 0 thread 0"
+    seq -f "# filler %g" 200000
+    exit 1 ;;
 esac
 exit 0
 """

@@ -192,3 +192,14 @@ def test_run_only_builds_nothing_and_runs_what_was_built(tmp_path):
                          "single_half lacks all_reduce_perf all_gather_perf reduce_scatter_perf "
                          "alltoall_perf broadcast_perf reduce_perf gather_perf scatter_perf "
                          "sendrecv_perf")
+
+
+@pytest.mark.parametrize("mutant", ["single_half", "late_credit"])
+def test_a_long_output_is_read_whole(tmp_path, mutant):
+    """A spin timeout followed by 200,000 more lines is still a catch (read through a
+    pipe that grep left early, under pipefail, it was "not caught")."""
+    s, proc = mutation(tmp_path, [mutant], [f"{mutant} gather_perf ll 3 * long_spin"],
+                       RANKS="3", PROGRAMS="gather_perf")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert any(v.startswith(f"PASS: mutant {mutant}, gather_perf -k ll, 3 ranks: caught")
+               for v in verdicts(proc)), proc.stdout

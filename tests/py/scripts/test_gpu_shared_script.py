@@ -171,3 +171,12 @@ def test_done_runs_are_not_run_again(tmp_path):
            "earlier run)" in lines
     assert "SKIPPED: all_reduce_perf -k ce 3 ranks on 1 GPU(s) stress stream (skipped: x; " \
            "earlier run)" in lines
+
+
+def test_a_long_output_is_read_whole(tmp_path):
+    """The stress line followed by 200,000 more: the run passes (a grep -q on a pipe
+    under pipefail took it for a run that printed no stress line: SKIPPED)."""
+    s, proc = shared(tmp_path, ["2x1"], ["* scatter_perf ll 2 graph long"], PARTS="stress")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "PASS: scatter_perf -k ll 2 ranks on 1 GPU(s) stress graph (100000 calls, 0 wrong)" \
+        in verdicts(proc)
