@@ -23,7 +23,9 @@
 #   CALLS (20000) stress calls per run, sizes 8 B up to the kernel's limit
 #   (at most MAX, 4M); CAP (300) seconds per run, BUILD_CAP (600) per mutant
 #   build, DEADLINE (epoch seconds) for all; each run's -T is 20, or its cap
-#   less 10 s when shorter. EXTRA_ARGS are added to every stress.
+#   less 10 s when shorter. EXTRA_ARGS are added to every stress. A mutant
+#   may run with tunables of its own (mutant_env), and the normal build's
+#   runs beside it with the same.
 #   BUILD_ONLY=1 builds the mutants and runs nothing: a later call finds
 #   them built (the build is incremental), so building and running can be
 #   split into shorter calls. RUN_ONLY=1 builds nothing and runs the mutants
@@ -96,6 +98,16 @@ ranks_of() {
   esac
 }
 
+# The CB_ tunables mutant M runs with (the normal build beside it too):
+# consumed_before_barrier shows only where a sender is a whole FIFO ahead
+# of the rank reading it, so the FIFO is the smallest, 2 slots, on one pipe
+# (at 3 ranks the ranks before rank 0 get 2 slices ahead of it).
+mutant_env() {
+  case $1 in
+    consumed_before_barrier) echo "CB_RING_SLOTS=2 CB_RING_CHANNELS=1" ;;
+  esac
+}
+
 # Why mutant M cannot show in PROG -k KERNEL at RANKS ranks (nothing: it can).
 cannot_show() {
   case $1:$2:$3 in
@@ -117,8 +129,9 @@ stress() {
   fi
   local cmd
   cmd="$2 -g $ranks -k $kernel -b 8 -e $(cb_min_size "$limit" "$MAX") -G 1 -d float,int32,half -o sum,max --stress $CALLS -T $t $(cb_root_args "$2" "$ROOT") ${EXTRA_ARGS:-}"
-  echo "\$ CB_SHARE_GPUS=$share $cmd"
-  cb_capped_run "$cap" env CB_SHARE_GPUS=$share $cmd
+  echo "\$ ${menv:+$menv }CB_SHARE_GPUS=$share $cmd"
+  # shellcheck disable=SC2086 # menv: words on purpose
+  cb_capped_run "$cap" env $menv CB_SHARE_GPUS=$share $cmd
   echo "$out" | grep -E "^# MUTANT|^# stress|timed out|rror" | head -3
   return 0
 }
@@ -162,6 +175,7 @@ for m in "${MUTATIONS[@]}"; do
     continue
   fi
   pattern=$(touched "$m")
+  menv=$(mutant_env "$m")
   for prog in $progs; do
     kernels=$(cb_our_kernels "$dir/$prog" | awk -v p="$pattern" '$2 ~ p { print $1, $2, $3 }')
     if [ -z "$kernels" ]; then
@@ -202,8 +216,8 @@ for m in "${MUTATIONS[@]}"; do
           echo "FAIL: mutant $m, $run: not caught (exit $rc, wrong ${wrong:-none})"
           fail=1
         fi
-        [ -n "${normal_done[$prog:$kernel:$ranks]:-}" ] && continue
-        normal_done[$prog:$kernel:$ranks]=1
+        [ -n "${normal_done[$prog:$kernel:$ranks:$menv]:-}" ] && continue
+        normal_done[$prog:$kernel:$ranks:$menv]=1
         if [ ! -x "$BUILD/$prog" ]; then
           echo "FAIL: normal build, $run: no $BUILD/$prog"
           fail=1

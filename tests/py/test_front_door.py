@@ -39,6 +39,17 @@ def write_exe(path, text):
     os.chmod(path, os.stat(path).st_mode | stat.S_IEXEC)
 
 
+# What a make that runs this test (make BUILD=x test) hands its children: its
+# command-line variables travel in MAKEFLAGS and would override the test's own.
+MAKE_VARS = ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")
+
+
+def without_make_vars(env):
+    for var in MAKE_VARS:
+        env.pop(var, None)
+    return env
+
+
 class Scratch(unittest.TestCase):
     """A scratch build directory, fake cmake and ctest first on PATH."""
 
@@ -68,7 +79,7 @@ class Scratch(unittest.TestCase):
         e = dict(os.environ, FAKE_LOG=self.log, PATH=f"{self.bin}:{os.environ['PATH']}",
                  CUDA_VISIBLE_DEVICES="-1")
         for var in ("CUDA_HOME", "NCCL_HOME", "MPI_HOME", "MPI", "CUDA_ARCH", "NVCC_GENCODE",
-                    "NAME_SUFFIX", "BUILDDIR"):
+                    "NAME_SUFFIX", "BUILDDIR") + MAKE_VARS:
             e.pop(var, None)  # the build variables below are the test's own
         e.update(env or {})
         return subprocess.run(["make", "--no-print-directory", "-C", REPO, f"BUILD={self.build}",
@@ -132,7 +143,7 @@ class MakeFlags(Scratch):
 
 
 class BuildVariables(Scratch):
-    """Issue 16: nccl-tests' build variables, and the GPUs present."""
+    """nccl-tests' build variables, and the GPUs present."""
 
     def configure_with(self, *args, env=None):
         p = self.make("build", *args, env=env)
@@ -185,8 +196,9 @@ class BuildVariables(Scratch):
         other = os.path.join(self.tmp, "other")
         p = subprocess.run(["make", "--no-print-directory", "-C", REPO, f"BUILDDIR={other}",
                             f"CMAKE={self.bin}/cmake", "build"], capture_output=True, text=True,
-                           timeout=120, env=dict(os.environ, FAKE_LOG=self.log,
-                                                 PATH=f"{self.bin}:{os.environ['PATH']}"))
+                           timeout=120, env=without_make_vars(dict(
+                               os.environ, FAKE_LOG=self.log,
+                               PATH=f"{self.bin}:{os.environ['PATH']}")))
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertTrue(os.path.exists(os.path.join(other, "CMakeCache.txt")))
 

@@ -42,15 +42,18 @@
  *                    refill the slot while other warps still read it
  *
  * Lag. An ordering bug shows only where one side runs ahead: a rank a call
- * ahead of a reader that has still to take its packets (single_half), the
- * block's warp 0 ahead of the warps still copying a slice out
- * (consumed_before_barrier). Ranks whose grids are all resident on one GPU
- * at once seldom give that schedule by themselves, so in those two mutants
- * only, the late side first sleeps CB_MUTANT_LAG_NS (cb_mutant_lag): rank
- * 0 before each read of a packet from its scratch, and a ring block's
- * warps other than warp 0 before they move a received slice. A rank or a
- * warp descheduled for as long is a schedule the proofs must allow; the
- * lag makes it certain. A normal build has no lag.
+ * ahead of a reader that has still to take its packets (single_half), a
+ * sender a whole FIFO ahead of a block whose warp 0 has freed a slot the
+ * other warps still copy out (consumed_before_barrier). Ranks whose grids
+ * are all resident on one GPU at once seldom give that schedule by
+ * themselves, so in those two mutants only, the late side first sleeps
+ * CB_MUTANT_LAG_NS (cb_mutant_lag): rank 0 before each read of a packet
+ * from its scratch, and rank 0's ring warps other than warp 0 before they
+ * move a received slice. Only rank 0 lags, so the others run ahead of it
+ * (a ring's ranks are as fast as its slowest, so a lag on every rank
+ * leaves none ahead: seen, no catch). A rank or a warp descheduled for as
+ * long is a schedule the proofs must allow; the lag makes it certain. A
+ * normal build has no lag.
  *
  * In a normal build every test here is a constant false. */
 #ifndef CB_DEVICE_MUTATION_CUH

@@ -123,9 +123,10 @@ __device__ __forceinline__ void cb_ring_wait(const cb_ring_mesh &m, const cb_rin
       cb_wait_geq(m.flags[0] + cb_ring_consumed_word(l), pos.sent + 1 - m.slots, spin, l.to);
   }
   __syncthreads();
-  /* consumed_before_barrier: warps other than warp 0 take the received
-   * slice late (device/mutation.cuh, "Lag"). */
-  if (CB_MUTANT_BREAKS(CB_ORDER_FIFO_CONSUMED)) cb_mutant_lag(recv && threadIdx.x >= 32);
+  /* consumed_before_barrier: rank 0's warps other than warp 0 take the
+   * received slice late (device/mutation.cuh, "Lag"). */
+  if (CB_MUTANT_BREAKS(CB_ORDER_FIFO_CONSUMED))
+    cb_mutant_lag(recv && m.rank == 0 && threadIdx.x >= 32);
 }
 
 /* The slot the next received slice is in, and the one the next sent slice

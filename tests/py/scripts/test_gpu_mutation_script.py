@@ -203,3 +203,16 @@ def test_a_long_output_is_read_whole(tmp_path, mutant):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert any(v.startswith(f"PASS: mutant {mutant}, gather_perf -k ll, 3 ranks: caught")
                for v in verdicts(proc)), proc.stdout
+
+
+def test_consumed_before_barrier_runs_with_the_smallest_fifo(tmp_path):
+    """It shows only with a sender a whole FIFO ahead: its runs, and the normal build's
+    beside them, have 2 slots on one pipe; another mutant's runs have the defaults."""
+    s, proc = mutation(tmp_path, ["consumed_before_barrier", "skip_fifo_wait"],
+                       ["consumed_before_barrier * * * * wrong", "skip_fifo_wait * * * * wrong"],
+                       RANKS="3", PROGRAMS="sendrecv_perf")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    runs = [line for line in proc.stdout.splitlines() if line.startswith("$ ")]
+    assert len(runs) == 4, runs  # each mutant and the normal build beside it
+    small = "$ CB_RING_SLOTS=2 CB_RING_CHANNELS=1 CB_SHARE_GPUS=1 "
+    assert [r.startswith(small) for r in runs] == [True, True, False, False], runs
