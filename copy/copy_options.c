@@ -61,8 +61,8 @@ static const cb_int_opt int_opts[] = {
      offsetof(cb_copy_options, window)},
 };
 
-static cb_opts_result check_combinations(cb_copy_options *o, int f_given, int i_given, char *err,
-                                         size_t len) {
+static cb_opts_result check_combinations(cb_copy_options *o, const cb_common_opts *co, int f_given,
+                                         int i_given, char *err, size_t len) {
   /* The sweep doubles by default (as osu_bw); -i alone means linear steps,
    * as it does in nccl-tests with its default -f 1. */
   if (i_given && !f_given) o->sweep.step_factor = 1;
@@ -72,7 +72,7 @@ static cb_opts_result check_combinations(cb_copy_options *o, int f_given, int i_
                         "one, or -f 1 with -i",
                         (unsigned long long)o->sweep.step_bytes,
                         (unsigned long long)o->sweep.step_factor);
-  return cb_sweep_check(&o->sweep, err, len);
+  return cb_sweep_check(&o->sweep, co, err, len);
 }
 
 cb_opts_result cb_copy_options_parse(int argc, char **argv, cb_copy_options *o, char *err,
@@ -106,7 +106,7 @@ cb_opts_result cb_copy_options_parse(int argc, char **argv, cb_copy_options *o, 
     }
   }
   cb_opts_result res = cb_common_opts_end(&co, argc, argv, err, len);
-  return res != CB_OPTS_RUN ? res : check_combinations(o, f_given, i_given, err, len);
+  return res != CB_OPTS_RUN ? res : check_combinations(o, &co, f_given, i_given, err, len);
 }
 
 void cb_copy_options_usage(FILE *out, const char *prog) {

@@ -464,7 +464,10 @@ int cb_copy_main(const cb_copy_program *prog, int argc, char **argv) {
    * whichever kernels run: a bad value is refused like a bad option. */
   if (parsed == CB_OPTS_RUN && cb_tunables_read(CB_TUNE_COPY, err, sizeof err))
     parsed = CB_OPTS_ERROR;
-  if (!cb_run_after_parse(w, parsed, err, lead)) return 0;
+  if (!cb_run_after_parse(w, parsed, err, lead)) { /* -h, -k list: done */
+    cb_copy_report_free(&run.report);
+    return 0;
+  }
   char canonical[512];
   cb_copy_options_canonical(&run.opts, canonical, sizeof canonical);
   cb_world_run(w, 1, cb_refuse_different_options, canonical);

@@ -12,11 +12,16 @@ usage: scripts/ci_gate.sh [options] [sweep.sh options]
                        the best of them). Default: the machine name the sweep gives
                        (e.g. h200x2), i.e. .ci/baselines/<machine>
   --repeat N           sweeps of this tree (3); every row takes its best time over them
-  --out DIR            where everything goes (default results/<machine>/<date>-ci-gate)
+  --out DIR            where everything goes: a new or empty directory (default
+                       ./ci-gate-out/<machine>-<date>T<time>Z, in the current directory,
+                       a new one every run; .gitignore ignores ci-gate-out/ at the
+                       repository's root; results/ holds only qualification records)
   --compare "ARGS"     more options for compare.py (e.g. "--kernels ll,direct")
   -h, --help           this text
 Every other option goes to scripts/sweep.sh (-g N, --mpirun "CMD", --build DIR,
---programs "LIST", -b/-e, ...); --out is set per run.
+--programs "LIST", -b/-e, ...); --out is set per run. sweep.sh checks them (and that the
+programs and the GPUs are there) before the first sweep: a refusal is one line, exit 2,
+with nothing run or written.
 Writes OUT/run1..runN (sweeps; run1 also measures the copy-engine ceiling),
 OUT/compare.md (compare.py's summary), OUT/report/ (report.py of run1: report.md and
 PNGs) and OUT/summary.md (the verdict, then both), which is appended to
@@ -36,17 +41,31 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 BASELINES=${COLLBENCH_BASELINES:-$REPO/.ci/baselines}
 PY=${PYTHON:-python3}
 BASELINE="" REPEAT=3 OUT="" COMPARE_ARGS="" SWEEP_ARGS=()
+# An option's value: the next word, which must be there (and, but for --compare, not empty).
+value() {
+  if [ $# -lt 2 ] || { [ -z "$2" ] && [ "$1" != --compare ]; }; then die "$1 needs a value"; fi
+  VALUE=$2
+}
 while [ $# -gt 0 ]; do
   case "$1" in
-  --baseline) BASELINE=${2:?--baseline needs a name or a directory}; shift 2 ;;
-  --repeat) REPEAT=${2:?--repeat needs a count}; shift 2 ;;
-  --out) OUT=${2:?--out needs a directory}; shift 2 ;;
-  --compare) COMPARE_ARGS=${2?--compare needs options}; shift 2 ;;
+  --baseline) value "$@"; BASELINE=$VALUE; shift 2 ;;
+  --repeat) value "$@"; REPEAT=$VALUE; shift 2 ;;
+  --out) value "$@"; OUT=$VALUE; shift 2 ;;
+  --compare) value "$@"; COMPARE_ARGS=$VALUE; shift 2 ;;
   -h | --help) usage; exit 0 ;;
   *) SWEEP_ARGS+=("$1"); shift ;;
   esac
 done
 [[ $REPEAT =~ ^[1-9][0-9]*$ ]] || die "--repeat must be a whole number >= 1, not '$REPEAT'"
+# An earlier gate's sweeps in OUT would be compared with the new ones.
+if [ -n "$OUT" ]; then
+  for old in "$OUT"/run* "$OUT/summary.md" "$OUT/compare.md"; do
+    [ ! -e "$old" ] || die "--out $OUT already holds a gate's results ($old): give a new" \
+      "directory, or remove it first"
+  done
+fi
+# The sweep's options, programs and GPUs, checked before anything runs.
+why=$("$REPO/scripts/sweep.sh" --check "${SWEEP_ARGS[@]}" 2>&1) || die "${why:-sweep.sh refused its options}"
 
 # Sets BASE_DIRS to the baseline's result directories: $1 itself, or the lines of
 # the pointer file $1 in BASELINES (relative to the repository; # starts a comment).
@@ -79,33 +98,48 @@ machine_of() {
     2>/dev/null || echo gpu
 }
 
-# The sweeps. OUT defaults to results/<machine>/<date>-ci-gate, the machine being
-# the one the first sweep found.
-sweep_rc=0
+# The sweeps. OUT defaults to ./ci-gate-out/<machine>-<date>T<time>Z, the machine being
+# the one the first sweep found: that sweep goes into a new directory beside it, renamed
+# when it is done (never moved into a directory that exists).
+sweep_rc=0 first="" why=""
 for i in $(seq 1 "$REPEAT"); do
   if [ -z "$OUT" ]; then
-    first=$(mktemp -d)
+    mkdir -p ci-gate-out
+    first=$(mktemp -d ci-gate-out/.sweep.XXXXXX)
     OUT_RUN=$first
   else
+    mkdir -p "$OUT"
     OUT_RUN=$OUT/run$i
+    mkdir "$OUT_RUN"
   fi
   extra=()
   [ "$i" -eq 1 ] || extra=(--no-ce-ceiling) # the machine's ceiling, measured once
   echo "ci_gate.sh: sweep $i of $REPEAT into $OUT_RUN" >&2
   set +e
-  "$REPO/scripts/sweep.sh" "${SWEEP_ARGS[@]}" "${extra[@]}" --out "$OUT_RUN"
-  rc=$?
+  # The sweep's own lines, on stderr as they come, kept (RUN/sweep.log) for the
+  # reason it stopped. Ours first: the user's may end with "-- program args".
+  "$REPO/scripts/sweep.sh" "${extra[@]}" --out "$OUT_RUN" "${SWEEP_ARGS[@]}" 2>&1 |
+    tee "$OUT_RUN/sweep.log" >&2
+  rc=${PIPESTATUS[0]}
   set -e
-  if [ -z "$OUT" ]; then
-    OUT=results/$(machine_of "$OUT_RUN")/$(date -u +%Y-%m-%d)-ci-gate
-    mkdir -p "$OUT"
-    mv "$first" "$OUT/run1"
-    OUT_RUN=$OUT/run1
+  if [ -n "$first" ]; then
+    stamp=ci-gate-out/$(machine_of "$first")-$(date -u +%Y-%m-%dT%H%M%SZ)
+    OUT=$stamp n=1
+    while ! mkdir "$OUT" 2>/dev/null; do
+      n=$((n + 1))
+      OUT=$stamp-$n
+    done
+    mv -T "$first" "$OUT/run1"
+    OUT_RUN=$OUT/run1 first=""
   fi
   if [ "$rc" -ne 0 ]; then
     sweep_rc=1
     # A sweep that stopped (no run.json) measured nothing: nothing to compare.
-    [ -f "$OUT_RUN/run.json" ] || break
+    if [ ! -f "$OUT_RUN/run.json" ]; then
+      why=$(grep -E '^sweep\.sh: ' "$OUT_RUN/sweep.log" | grep -v '^sweep\.sh: results in' |
+        sed -n 1p || true)
+      break
+    fi
   fi
 done
 RUNS=()
@@ -121,8 +155,8 @@ publish() {
 }
 
 if [ ${#RUNS[@]} -eq 0 ]; then
-  printf '# collbench CI gate\n\n**FAIL**: the sweep stopped before measuring anything; see %s.\n' \
-    "$OUT/run1" >"$SUMMARY"
+  printf '# collbench CI gate\n\n**FAIL**: the sweep stopped before measuring anything%s; see %s.\n' \
+    "${why:+ (${why#sweep.sh: })}" "$OUT/run1" >"$SUMMARY"
   publish
   exit 1
 fi

@@ -21,13 +21,15 @@ by up to 50%; sweep.sh times those sizes in graph mode; --gate-small-stream gate
 anyway).
 
 The defaults come from the committed 2 x H200 runs (results/h200x2): NCCL, the same code
-in every run, moved by up to 8% between sessions in graph mode (0.32 µs at most) and by
+in every run, moved by up to 8% between runs on different days in graph mode (0.32 µs at most) and by
 up to 8% in stream mode above 1 MiB, except single runs of up to 15% at the first
 stream size of a sweep (2 MiB), which the best of repeated runs absorbs.
 
-Prints a markdown summary (and writes it to -o). Exit status: 1 on any regression or
-any wrong value (wrong > 0) in NEW, 0 otherwise (rows missing from or extra in NEW are
-reported, not failures), 2 for input that cannot be read.
+Prints a markdown summary (and writes it to -o). Exit status: 1 on any regression, any
+wrong value (wrong > 0) in NEW, or no row compared at all (--kernels that no row has, a
+collective or launch that the other side lacks: nothing was gated, so nothing passed; the
+verdict and one line on stderr say why), 0 otherwise (rows missing from or extra in NEW
+are reported, not failures), 2 for input that cannot be read.
 """
 
 from __future__ import annotations
@@ -129,10 +131,12 @@ class Comparison:
     skip_mismatch: list = field(default_factory=list)  # (base row, new row)
     wrong_new: list = field(default_factory=list)  # NEW rows with wrong > 0
     wrong_new_stress: list = field(default_factory=list)
+    nothing_compared: str | None = None  # why no row was compared (a failure), or None
 
     @property
     def failed(self) -> bool:
-        return bool(self.regressions or self.wrong_new or self.wrong_new_stress)
+        return bool(self.regressions or self.wrong_new or self.wrong_new_stress or
+                    self.nothing_compared)
 
 
 def not_gated(c: Comparison, b: cr.Row) -> str | None:
@@ -177,7 +181,41 @@ def compare(base: ResultSet, new: ResultSet, small=SMALL_THRESHOLD, large=LARGE_
     c.wrong_new = [r for r in wrong if kernels is None or r.kernel_name in kernels]
     c.wrong_new_stress = [s for s in c.wrong_new_stress
                           if kernels is None or s.kernel_name in kernels]
+    if c.compared == 0:
+        c.nothing_compared = "no row was compared: " + why_nothing_compared(c, base, new,
+                                                                             kernels)
     return c
+
+
+# What tells two sides apart when no row matches, in the order a reader looks for it.
+SIDE_FIELDS = ("collective", "launch", "mode", "type", "redop", "placement", "variant",
+               "kernel_name")
+
+
+def why_nothing_compared(c: Comparison, base: ResultSet, new: ResultSet, kernels) -> str:
+    """Why compare() compared no row: the first reason that holds."""
+    if kernels is not None and not (base.rows and new.rows):
+        def names(side):
+            return ", ".join(sorted({r.kernel_name for r in cr.all_rows(side.files)})) or "none"
+        empty = [f"{label} (its kernels: {names(side)})"
+                 for label, side in (("the baseline", base), ("NEW", new)) if not side.rows]
+        return f"--kernels {','.join(sorted(kernels))} matches no row of " + " nor of ".join(empty)
+    if not (set(base.rows) & set(new.rows)):
+        if not base.rows or not new.rows:
+            return ("the baseline" if not base.rows else "NEW") + " holds no row"
+        for f in SIDE_FIELDS:
+            b = sorted({str(getattr(r, f)) for r in base.rows.values()})
+            n = sorted({str(getattr(r, f)) for r in new.rows.values()})
+            if b != n:
+                return (f"no row of NEW matches one of the baseline ({f}: baseline "
+                        f"{', '.join(b)}; NEW {', '.join(n)})")
+        return "no row of NEW matches one of the baseline (their sizes differ)"
+    if c.zero_byte or c.launch_bound:
+        return (f"the rows both sides measured are not gated ({c.zero_byte} of 0 bytes, "
+                f"{c.launch_bound} in stream mode up to --boundary, which --gate-small-stream "
+                "gates)")
+    return (f"no row in common was measured on both sides ({c.both_skipped} skipped in both, "
+            f"{len(c.skip_mismatch)} skipped in one)")
 
 
 def sort_key(key):
@@ -239,6 +277,9 @@ def describe_side(side: ResultSet) -> str:
 
 def verdict(c: Comparison) -> str:
     nwrong = len(c.wrong_new) + len(c.wrong_new_stress)
+    if c.nothing_compared:
+        return f"**FAIL**: {c.nothing_compared}." + \
+            (f" {nwrong} wrong value(s) in NEW." if nwrong else "")
     text = ("**FAIL**" if c.failed else "**PASS**") + \
         f": {len(c.regressions)} regression(s), {nwrong} wrong value(s) in NEW."
     named = [f"{cr.describe_key(b.key)} {change_pct(b.time_us, n.time_us):+.2f}% "
@@ -333,8 +374,8 @@ def parse_args(argv):
         description="Compare the time_us of two collbench result sets (directories of "
                     "-J JSON files, or single files; several paths on a side are repeated "
                     "runs, each row taking its best time) and print a markdown summary.",
-        epilog="Exit status: 0 no regression and no wrong value in NEW; 1 a regression "
-               "or a wrong value in NEW; 2 unreadable input.")
+        epilog="Exit status: 0 no regression and no wrong value in NEW; 1 a regression, "
+               "a wrong value in NEW, or no row compared at all; 2 unreadable input.")
     p.add_argument("paths", nargs="*", metavar="BASELINE NEW",
                    help="results directory or JSON file of each side")
     p.add_argument("--baseline", nargs="+", metavar="PATH", help="the baseline's runs")
@@ -393,6 +434,8 @@ def main(argv=None) -> int:
         print(f"compare.py: error: {e}", file=sys.stderr)
         return 2
     sys.stdout.write(text)
+    if c.nothing_compared:
+        print(f"compare.py: {c.nothing_compared}", file=sys.stderr)
     return 1 if c.failed else 0
 
 

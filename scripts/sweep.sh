@@ -23,6 +23,8 @@ usage: scripts/sweep.sh [options] [-- ARGS passed to every program]
   --machine NAME     results/<NAME>/... (default: <gpu>x<count>, e.g. h200x8)
   --out DIR          output directory (default: results/<machine>/<YYYY-MM-DD>)
   --no-ce-ceiling    do not measure the copy-engine ceiling
+  --check            check the options, the programs and the GPUs, run and write nothing
+                     (exit 0, or 2 with the refusal)
   -h, --help         this text
 First measures the copy-engine ceiling, copy_perf's ce peer copy at 1 GiB (-k ce -D d2d,
 bandwidth), into OUT/ce_ceiling/ and run.json's ce_ceiling_gbps (report.py's headline reads
@@ -42,28 +44,37 @@ die() {
 }
 
 NGPUS="" LAUNCHER="" MIN=8 MAX=1G FACTOR=2 GRAPH_MAX=1M GRAPHS=100 ITERS=20 WARMUP=5
-BUILD=build PROGRAMS="" MACHINE="" OUT="" EXTRA=() CE_CEILING=1
+BUILD=build PROGRAMS="" MACHINE="" OUT="" EXTRA=() CE_CEILING=1 CHECK_ONLY=0
+# An option's value: the next word, which must be there and not empty.
+value() {
+  if [ $# -lt 2 ] || [ -z "$2" ]; then die "$1 needs a value"; fi
+  VALUE=$2
+}
 while [ $# -gt 0 ]; do
   case "$1" in
-  -g) NGPUS=${2:?-g needs a value}; shift 2 ;;
-  --mpirun) LAUNCHER=${2:?--mpirun needs a command}; shift 2 ;;
-  -b) MIN=${2:?}; shift 2 ;;
-  -e) MAX=${2:?}; shift 2 ;;
-  -f) FACTOR=${2:?}; shift 2 ;;
-  --graph-max) GRAPH_MAX=${2:?}; shift 2 ;;
-  -G) GRAPHS=${2:?}; shift 2 ;;
-  -n) ITERS=${2:?}; shift 2 ;;
-  -w) WARMUP=${2:?}; shift 2 ;;
-  --build) BUILD=${2:?}; shift 2 ;;
-  --programs) PROGRAMS=${2:?}; shift 2 ;;
-  --machine) MACHINE=${2:?}; shift 2 ;;
-  --out) OUT=${2:?}; shift 2 ;;
+  -g | --mpirun | -b | -e | -f | --graph-max | -G | -n | -w | --build | --programs | --machine | --out)
+    value "$@"
+    case "$1" in
+    -g) NGPUS=$VALUE ;; --mpirun) LAUNCHER=$VALUE ;; -b) MIN=$VALUE ;; -e) MAX=$VALUE ;;
+    -f) FACTOR=$VALUE ;; --graph-max) GRAPH_MAX=$VALUE ;; -G) GRAPHS=$VALUE ;;
+    -n) ITERS=$VALUE ;; -w) WARMUP=$VALUE ;; --build) BUILD=$VALUE ;;
+    --programs) PROGRAMS=$VALUE ;; --machine) MACHINE=$VALUE ;; --out) OUT=$VALUE ;;
+    esac
+    shift 2 ;;
   --no-ce-ceiling) CE_CEILING=0; shift ;;
+  --check) CHECK_ONLY=1; shift ;;
   -h | --help) usage; exit 0 ;;
   --) shift; EXTRA=("$@"); break ;;
   *) die "unknown option '$1' (--help lists the options)" ;;
   esac
 done
+
+# Whole numbers: -g N >= 1 (a GPU count), -n >= 1, -G >= 1, -w >= 0.
+whole() { [[ $2 =~ ^[0-9]+$ ]] && [ "$((10#$2))" -ge "$3" ] 2>/dev/null; }
+[ -z "$NGPUS" ] || whole -g "$NGPUS" 1 || die "-g '$NGPUS': expected a whole number of GPUs >= 1"
+whole -n "$ITERS" 1 || die "-n '$ITERS': expected a whole number >= 1"
+whole -G "$GRAPHS" 1 || die "-G '$GRAPHS': expected a whole number >= 1"
+whole -w "$WARMUP" 0 || die "-w '$WARMUP': expected a whole number >= 0"
 
 # Sizes in bytes, with the programs' K/M/G suffixes.
 bytes() {
@@ -87,6 +98,7 @@ sizes() {
   done
 }
 
+[ -d "$BUILD" ] || die "--build '$BUILD': no such directory (run make first, or give --build DIR)"
 if [ -z "$PROGRAMS" ]; then
   # The collective tests; copy_perf (host<->device paths) has its own runs.
   PROGRAMS=$(find "$BUILD" -maxdepth 1 -name '*_perf' ! -name copy_perf -type f -printf '%f ' 2>/dev/null | tr ' ' '\n' | sort | tr '\n' ' ')
@@ -113,6 +125,8 @@ if [ -z "$MACHINE" ]; then
   if [ -n "$NGPUS" ]; then MACHINE=${short}x${NGPUS}; else MACHINE=${short}; fi
 fi
 OUT=${OUT:-results/$MACHINE/$(date -u +%Y-%m-%d)}
+# --check: every refusal above was made; nothing runs, nothing is written.
+[ "$CHECK_ONLY" -eq 0 ] || exit 0
 mkdir -p "$OUT"
 
 export NCCL_NVLS_ENABLE=0 # never NVLink multicast (README, NVLink multicast)

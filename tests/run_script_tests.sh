@@ -10,11 +10,18 @@
 # on PATH. When none has pytest and matplotlib, it writes NOTES_DIR/scripts
 # (why, and the command that enables the suite; tests/suites_not_run.sh
 # prints it) and exits 77, which ctest reports as skipped; with REQUIRED
-# (COLLBENCH_REQUIRE_SCRIPT_TESTS=ON) it fails instead.
+# (CMake's COLLBENCH_REQUIRE_SCRIPT_TESTS=ON), or COLLBENCH_REQUIRE_SCRIPT_TESTS
+# set in the environment when the tests run (`make test` sets it when CI asks
+# for every suite, COLLBENCH_REQUIRE_ALL_SUITES=1), it fails instead. pytest
+# runs with -rs (PYTEST_ADDOPTS): each skipped test named with its reason,
+# which tests/suites_not_run.sh reports.
 set -u
 [ $# -ge 3 ] || { echo "usage: $0 NOTES_DIR CONFIGURED_PYTHON REQUIRED PYTEST_ARGS..." >&2; exit 2; }
 notes=$1 configured=$2 required=$3
 shift 3
+case ${COLLBENCH_REQUIRE_SCRIPT_TESTS:-} in
+ON | on | 1 | TRUE | true | YES | yes) required=ON ;;
+esac
 repo=$(cd "$(dirname "$0")/.." && pwd)
 
 tried=""
@@ -25,6 +32,9 @@ for py in "${COLLBENCH_PYTHON:-}" "${VIRTUAL_ENV:+$VIRTUAL_ENV/bin/python}" \
   tried="${tried:+$tried, }$py"
   if [ -x "$py" ] && "$py" -c "import pytest, matplotlib" 2>/dev/null; then
     rm -f "$notes/scripts"
+    # -rs: every skipped test named with its reason (tests/suites_not_run.sh reads it).
+    PYTEST_ADDOPTS="-rs${PYTEST_ADDOPTS:+ $PYTEST_ADDOPTS}"
+    export PYTEST_ADDOPTS
     echo "run_script_tests.sh: $py -m pytest $*"
     exec "$py" -m pytest "$@"
   fi

@@ -1,6 +1,6 @@
 /* latency_floor: what bounds a small all-reduce's time in graph mode.
  *
- *   latency_floor [-n ITERS] [-G LAUNCHES]
+ *   latency_floor [-n ITERS] [-G LAUNCHES]   (-h: the options)
  *
  * On GPUs 0 and 1 (one process, peer access), each probe is captured as
  * ITERS kernel nodes in a CUDA graph per GPU, the graph launched LAUNCHES
@@ -16,7 +16,8 @@
  *   ping/512   the same with 1 block of 512 threads (one of them exchanges),
  *              the LL kernel's block size.
  * Every wait is bounded (5 s, then trap). Not a test: a measurement tool,
- * run on a GPU node; its output goes to results/ like the programs'. */
+ * run on a GPU node; its output belongs in a record's raw/ (docs/qualify.md),
+ * like the programs'. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,21 +119,45 @@ static double run_probe(gpu g[2], int probe, int threads, int iters, int launche
   return worst;
 }
 
+static void usage(FILE *out) {
+  fprintf(out, "usage: latency_floor [-n ITERS] [-G LAUNCHES]\n"
+               "  -n ITERS     kernel nodes in each probe's CUDA graph (20)\n"
+               "  -G LAUNCHES  launches of each graph on both GPUs (100)\n"
+               "  -h, --help   this text\n"
+               "On GPUs 0 and 1, the time per kernel of an empty kernel, one remote store, and\n"
+               "a one-shot LL8 ping-pong with 32 and 512 threads (the slower GPU's).\n");
+}
+
+/* A whole number >= 1 (and no larger than an int) into *out, or -1. */
+static int count_arg(const char *text, int *out) {
+  char *end;
+  long v = strtol(text, &end, 10);
+  if (!*text || *end || v < 1 || v > 1 << 30) return -1;
+  *out = (int)v;
+  return 0;
+}
+
 int main(int argc, char **argv) {
   int iters = 20, launches = 100;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "-n") && i + 1 < argc)
-      iters = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "-G") && i + 1 < argc)
-      launches = atoi(argv[++i]);
-    else {
-      fprintf(stderr, "usage: latency_floor [-n ITERS] [-G LAUNCHES]\n");
+    const char *a = argv[i];
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage(stdout);
+      return 0;
+    }
+    if (strcmp(a, "-n") && strcmp(a, "-G")) {
+      fprintf(stderr, "latency_floor: unknown option '%s' (-h lists the options)\n", a);
       return 2;
     }
-  }
-  if (iters < 1 || launches < 1) {
-    fprintf(stderr, "latency_floor: -n and -G must be at least 1\n");
-    return 2;
+    if (i + 1 == argc) {
+      fprintf(stderr, "latency_floor: option '%s' needs a value\n", a);
+      return 2;
+    }
+    const char *v = argv[++i];
+    if (count_arg(v, !strcmp(a, "-n") ? &iters : &launches)) {
+      fprintf(stderr, "latency_floor: bad %s '%s': expected a whole number >= 1\n", a, v);
+      return 2;
+    }
   }
   int ndev = 0;
   CHECK(cudaGetDeviceCount(&ndev));

@@ -80,7 +80,7 @@ static void *exit_hook_main(void *arg) {
 
 /* The hook may itself wait on a lost peer: it gets 2 s, then the exit goes
  * on. ncclCommAbort with a stopped peer had not returned after 5 s on
- * 2 x H200 (results/h200x2/2026-11-30-s5); the exit itself tears down the
+ * 2 x H200 (docs/performance.md, "A stopped or lost peer"); the exit itself tears down the
  * CUDA context, which stops NCCL's kernels as well, so a longer wait only
  * delays the end past -T + 5 s. */
 static void run_exit_hook(void) {

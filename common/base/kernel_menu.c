@@ -1,7 +1,10 @@
 #include "kernel_menu.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "option_parse.h" /* cb_kernel_spec_check, cb_kernel_word */
 
 /* A number names a kernel by id, anything else by name. */
 static int find_kernel(const cb_kernel_menu *m, const char *word) {
@@ -18,23 +21,16 @@ static int find_kernel(const cb_kernel_menu *m, const char *word) {
 int cb_kernel_menu_select(const cb_kernel_menu *m, const char *spec, int *selected,
                           int *explicit_pick, char *err, size_t err_len) {
   memset(selected, 0, sizeof *selected * (size_t)m->nkernels);
+  if (cb_kernel_spec_check(spec, err, err_len)) return -1;
   *explicit_pick = strcmp(spec, "all") != 0;
   if (!*explicit_pick) {
     for (int i = 0; i < m->nkernels; i++) selected[i] = 1;
     return 0;
   }
-  const char *p = spec;
-  for (;;) {
-    const char *comma = strchr(p, ',');
-    size_t len = comma ? (size_t)(comma - p) : strlen(p);
-    char word[64];
-    if (len == 0 || len >= sizeof word) {
-      snprintf(err, err_len, "bad -k '%s': expected kernel ids or names, a comma list, all or list",
-               spec);
-      return -1;
-    }
-    memcpy(word, p, len);
-    word[len] = '\0';
+  char word[CB_KERNEL_WORD_MAX];
+  size_t len;
+  for (const char *p = spec; p;) {
+    p = cb_kernel_word(p, word, &len); /* every word fits: cb_kernel_spec_check */
     int k = find_kernel(m, word);
     if (k < 0) {
       snprintf(err, err_len, "unknown kernel '%s' for %s (-k list shows the kernels)", word,
@@ -42,9 +38,8 @@ int cb_kernel_menu_select(const cb_kernel_menu *m, const char *spec, int *select
       return -1;
     }
     selected[k] = 1;
-    if (!comma) return 0;
-    p = comma + 1;
   }
+  return 0;
 }
 
 void cb_kernel_list_heading(FILE *out, const char *program) {

@@ -27,7 +27,8 @@ typedef struct {
 
 /* Resolves -k ("all", or a comma list of ids and names) into selected[]
  * (nkernels entries, 1 = chosen); *explicit_pick is set unless it is "all".
- * Returns 0, or -1 with err set. */
+ * Returns 0, or -1 with err set (a text of the wrong shape as
+ * cb_kernel_spec_check refuses it, else the first unknown kernel). */
 int cb_kernel_menu_select(const cb_kernel_menu *m, const char *spec, int *selected,
                           int *explicit_pick, char *err, size_t err_len);
 

@@ -55,8 +55,7 @@ static const cb_int_opt *find_int_opt(const cb_common_opts *co, int c) {
 }
 
 /* -b -e -i are byte counts (K/M/G suffixes), -f a whole factor. */
-static cb_opts_result sweep_opt(const cb_common_opts *co, int c, const char *arg, char *err,
-                                size_t len) {
+static cb_opts_result sweep_opt(cb_common_opts *co, int c, const char *arg, char *err, size_t len) {
   uint64_t v;
   if (c == 'f') {
     int f;
@@ -83,8 +82,8 @@ static cb_opts_result sweep_opt(const cb_common_opts *co, int c, const char *arg
         err, len, "bad -%c '%s': expected a positive byte count such as %s (suffixes K, M, G)", c,
         arg, co->size_examples);
   }
-  if (c == 'b') co->sweep->min_bytes = v;
-  if (c == 'e') co->sweep->max_bytes = v;
+  if (c == 'b') co->sweep->min_bytes = v, co->min_given = 1;
+  if (c == 'e') co->sweep->max_bytes = v, co->max_given = 1;
   if (c == 'i') co->sweep->step_bytes = v;
   return CB_OPTS_RUN;
 }
@@ -103,16 +102,58 @@ static cb_opts_result path_opt(const char *flag, char *dst, const char *arg, cha
   return CB_OPTS_RUN;
 }
 
-/* -k as typed; "list" asks for the kernel table instead of a run. */
+const char *cb_kernel_word(const char *p, char word[CB_KERNEL_WORD_MAX], size_t *len) {
+  const char *comma = strchr(p, ',');
+  *len = comma ? (size_t)(comma - p) : strlen(p);
+  if (*len < CB_KERNEL_WORD_MAX) {
+    memcpy(word, p, *len);
+    word[*len] = '\0';
+  }
+  return comma ? comma + 1 : NULL;
+}
+
+int cb_kernel_spec_check(const char *spec, char *err, size_t err_len) {
+  if (strcmp(spec, "all") == 0 || strcmp(spec, "list") == 0) return 0;
+  char word[CB_KERNEL_WORD_MAX];
+  size_t len;
+  for (const char *p = spec; p;) {
+    p = cb_kernel_word(p, word, &len);
+    if (len == 0 || len >= sizeof word) {
+      snprintf(err, err_len, "bad -k '%s': expected kernel ids or names, a comma list, all or list",
+               spec);
+      return -1;
+    }
+    if (strcmp(word, "all") == 0) {
+      snprintf(err, err_len,
+               "bad -k '%s': all (every kernel) cannot be combined with other kernels: give -k "
+               "all alone, or a comma list of ids and names",
+               spec);
+      return -1;
+    }
+    if (strcmp(word, "list") == 0) {
+      snprintf(err, err_len,
+               "bad -k '%s': list (print the kernels, run none) cannot be combined with kernels: "
+               "give -k list alone",
+               spec);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* -k as typed, of the shape -k takes (which names the table has is the
+ * program's to say); "list" asks for the kernel table instead of a run. */
 static cb_opts_result kernel_opt(cb_common_opts *co, const char *arg, char *err, size_t len) {
   if (copy_arg(co->kernels, co->kernels_len, arg))
     return cb_opts_fail(err, len, "bad -k '%s'", arg);
+  if (cb_kernel_spec_check(arg, err, len)) return CB_OPTS_ERROR;
   co->list = strcmp(arg, "list") == 0;
   return CB_OPTS_RUN;
 }
 
 void cb_common_opts_begin(cb_common_opts *co, char *err) {
   co->list = 0;
+  co->min_given = co->max_given = 0;
   err[0] = '\0';
   opterr = 0;
   optind = 0; /* 0, not 1: glibc's full re-initialisation */
@@ -150,10 +191,27 @@ cb_opts_result cb_common_opts_end(const cb_common_opts *co, int argc, char **arg
   return co->list ? CB_OPTS_LIST_KERNELS : CB_OPTS_RUN;
 }
 
-cb_opts_result cb_sweep_check(const cb_sweep *s, char *err, size_t len) {
-  if (s->min_bytes > s->max_bytes)
+cb_opts_result cb_sweep_check(const cb_sweep *s, const cb_common_opts *co, char *err, size_t len) {
+  if (s->min_bytes > s->max_bytes) {
+    /* The one of the two that was not typed is named as the default it is. */
+    int min_default = co && !co->min_given, max_default = co && !co->max_given;
+    char pretty[32];
+    cb_format_bytes(min_default ? s->min_bytes : s->max_bytes, pretty, sizeof pretty);
+    if (max_default)
+      return cb_opts_fail(err, len,
+                          "-b %llu is larger than -e %llu: -e was left at its default, %s (give "
+                          "-e too)",
+                          (unsigned long long)s->min_bytes, (unsigned long long)s->max_bytes,
+                          pretty);
+    if (min_default)
+      return cb_opts_fail(err, len,
+                          "-e %llu is smaller than -b %llu: -b was left at its default, %s (give "
+                          "-b too)",
+                          (unsigned long long)s->max_bytes, (unsigned long long)s->min_bytes,
+                          pretty);
     return cb_opts_fail(err, len, "-b %llu is larger than -e %llu",
                         (unsigned long long)s->min_bytes, (unsigned long long)s->max_bytes);
+  }
   if (s->step_factor <= 1 && s->step_bytes == 0 && s->min_bytes != s->max_bytes)
     /* Linear steps (-f 1, the default of the collectives, or -i alone in
      * copy_perf) of 0 bytes: name -i, whether or not -f was typed. */

@@ -76,7 +76,8 @@ typedef struct {
   char *json_path, *csv_path; /* CB_PATH_MAX bytes each */
   char *kernels;
   size_t kernels_len;
-  int list; /* the last -k was "list" */
+  int list;                 /* the last -k was "list" */
+  int min_given, max_given; /* -b, -e were typed (else they hold the program's defaults) */
 } cb_common_opts;
 
 /* The cb_common_opts of o, a program's options struct, which keeps the
@@ -103,11 +104,23 @@ int cb_common_opt(cb_common_opts *co, int c, char **argv, cb_opts_result *res, c
 cb_opts_result cb_common_opts_end(const cb_common_opts *co, int argc, char **argv, char *err,
                                   size_t len);
 
+/* -k's text: "all" or "list" alone, or a comma list of kernel ids and
+ * names. cb_kernel_spec_check says whether spec has that shape, whatever
+ * the program's table (no empty or overlong word, neither all nor list in a
+ * list): 0, or -1 with err set (one line). cb_kernel_word copies the word
+ * that starts at p into word when it fits (*len < CB_KERNEL_WORD_MAX) and
+ * returns where the next one starts, NULL after the last. */
+#define CB_KERNEL_WORD_MAX 64
+int cb_kernel_spec_check(const char *spec, char *err, size_t err_len);
+const char *cb_kernel_word(const char *p, char word[CB_KERNEL_WORD_MAX], size_t *len);
+
 /* Writes the message into err (len bytes); returns CB_OPTS_ERROR. */
 __attribute__((format(printf, 3, 4))) cb_opts_result cb_opts_fail(char *err, size_t len,
                                                                   const char *fmt, ...);
-/* What every sweep must be: -b no larger than -e, and one that advances. */
-cb_opts_result cb_sweep_check(const cb_sweep *s, char *err, size_t len);
+/* What every sweep must be: -b no larger than -e, and one that advances.
+ * co (NULL: not known) says which of -b and -e were typed: a refusal names
+ * the other as the default it was left at. */
+cb_opts_result cb_sweep_check(const cb_sweep *s, const cb_common_opts *co, char *err, size_t len);
 /* "all" or a comma list of names into a bit mask, parse(name) giving each
  * name's bit (or -1); 0 on an unknown or empty name, whose text is copied
  * into bad (bad_len bytes). -d, -o and copy_perf's -D take their lists so. */

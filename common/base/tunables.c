@@ -50,8 +50,8 @@ static const cb_tunable_row table[] = {
            "1: ranks share the visible GPUs round robin (correctness checks only; times are not "
            "comparable)"),
     /* Ring defaults from sweeps of the all_reduce ring on 2 x H200 at 1 GiB
-     * float (results/h200x2/2026-11-30-kernels): 16 channels of 128 KiB
-     * slices gave 164 GB/s, 32 x 512 KiB 311, 64 x 512 KiB 350, 96 x 512 KiB
+     * float (docs/performance.md, "all_reduce ring and LL beside NCCL"): 16 channels of
+     * 128 KiB slices gave 164 GB/s, 32 x 512 KiB 311, 64 x 512 KiB 350, 96 x 512 KiB
      * 357, 128 x 512 KiB 364; 1 MiB slices and 8 slots did not help. At
      * most CB_RING_MAX_CHANNELS (ring_mesh.h) channels; a slot is moved in
      * 16-byte accesses. */
@@ -65,9 +65,9 @@ static const cb_tunable_row table[] = {
      * (cb_ce_plan). Each piece costs a few microseconds of copy-engine and
      * launch gaps; the reduce of the last piece is the pipeline's drain.
      * all_reduce hides that drain behind its all-gather copies, so it wants
-     * few equal pieces: at 1 GiB on 2 x H200 (results/h200x2/2026-12-01-s7,
-     * both launches) 2, 3, 4 and 6 pieces per part gave 386.9, 384.1, 384.6
-     * and 382.1 GB/s (one piece, no pipeline: 308, 2026-11-30-s3). A
+     * few equal pieces: at 1 GiB on 2 x H200 (docs/performance.md, "The ce
+     * reduce-scatter: pieces and the peer mapping", both launches) 2, 3, 4 and 6 pieces per
+     * part gave 386.9, 384.1, 384.6 and 382.1 GB/s (one piece, no pipeline: 308). A
      * reduce-scatter has nothing to hide its drain behind: there 2, 4, 8 and
      * 16 equal pieces gave 297, 333, 352 and 357 GB/s, and pieces that take
      * 60, 50, 40 and 30 percent of what is left of the part 308, 331, 353

@@ -9,7 +9,7 @@ const cb_catalogue_entry cb_catalogue[CB_NUM_KIDS] = {
      "Simple protocol: chunked, pipelined, through FIFOs in the next rank's memory"},
     {CB_KID_LL, CB_KNAME_LL, "one-shot LL packets (data + flag in one store)"},
     {CB_KID_LL2, CB_KNAME_LL2,
-     "two-shot LL (reduce-scatter then all-gather in packets; for 4-8 ranks)"},
+     "two-shot LL (reduce-scatter then all-gather in packets; from 3 ranks, one-shot at 2)"},
     {CB_KID_DIRECT, CB_KNAME_DIRECT,
      "plain 16-byte loads/stores into peers' buffers, flag handshakes"},
     {CB_KID_CE, CB_KNAME_CE, "copy engines move the bytes; SMs only reduce or signal"},

@@ -51,8 +51,9 @@ const char *cb_nccl_call_unavailable(const cb_kernel_ctx *ctx, const cb_coll_sha
  * scatter (symmetric windows, CTA policy zero) leaves a non-root rank's block
  * wrong in place when the root is not rank 0 -- nccl-tests 2.19.6
  * `scatter_perf -R 2 -x 2 -r 1` shows the same wrong values
- * (results/h200x2/2026-11-30-s5/callJ). Skipped for libraries up to 2.28.3,
- * with that reason, unless CB_NCCL_CE_SCATTER_IN_PLACE=1 asks to see it. */
+ * (docs/performance.md, "NCCL 2.28.3's copy-engine scatter in place"). Skipped for
+ * libraries up to 2.28.3, with that reason, unless CB_NCCL_CE_SCATTER_IN_PLACE=1 asks to
+ * see it. */
 int cb_nccl_ce_scatter_is_wrong(int library_version, const cb_call *call);
 const char *cb_nccl_ce_scatter_call_unavailable(const cb_kernel_ctx *ctx,
                                                 const cb_coll_shape *shape, const cb_call *call);

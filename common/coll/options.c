@@ -161,8 +161,9 @@ static cb_opts_result check_run_shape(const cb_options *o, char *err, size_t len
   return CB_OPTS_RUN;
 }
 
-static cb_opts_result check_combinations(cb_options *o, char *err, size_t len) {
-  if (cb_sweep_check(&o->sweep, err, len) != CB_OPTS_RUN) return CB_OPTS_ERROR;
+static cb_opts_result check_combinations(cb_options *o, const cb_common_opts *co, char *err,
+                                         size_t len) {
+  if (cb_sweep_check(&o->sweep, co, err, len) != CB_OPTS_RUN) return CB_OPTS_ERROR;
   if (check_graph(o, err, len) != CB_OPTS_RUN || check_per_iter_skip(o, err, len) != CB_OPTS_RUN ||
       check_run_shape(o, err, len) != CB_OPTS_RUN)
     return CB_OPTS_ERROR;
@@ -222,7 +223,7 @@ cb_opts_result cb_options_parse(int argc, char **argv, cb_options *o, char *err,
     }
   }
   cb_opts_result res = cb_common_opts_end(&co, argc, argv, err, len);
-  return res != CB_OPTS_RUN ? res : check_combinations(o, err, len);
+  return res != CB_OPTS_RUN ? res : check_combinations(o, &co, err, len);
 }
 
 void cb_options_usage(FILE *out, const char *prog) {

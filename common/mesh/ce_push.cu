@@ -21,7 +21,7 @@
  * CB_CE_OWN_COPY=sm, by a kernel of plain 16-byte loads and stores
  * (device/direct_copy.cuh) that leaves the copy engines to the peers'
  * copies (out of place was ~3 GB/s below in place at 1 GiB on 2 x H200,
- * all_gather ce, results/h200x2/2026-12-01-s7).
+ * all_gather ce; docs/performance.md, "all_gather ce and the own-block copy").
  *
  * A skip_end_wait mutant (device/mutation.cuh) skips the end handshake's
  * wait: a call may then end before the peers' copies into its output have

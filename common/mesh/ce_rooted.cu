@@ -13,8 +13,8 @@ extern "C" void cb_ce_rooted_setup(cb_kernel_ctx *ctx) {
    * of the graph in graph mode) can be queued behind another rank's flag
    * kernel, which spins until that copy's end kernel runs. Seen: scatter
    * -k ce, 2 ranks on one H200, graph-mode stress, hung until killed
-   * (results/h200x1/2026-12-01-s10, T5). On every rank alike: nothing set
-   * up, ctx->state stays NULL. */
+   * (docs/performance.md, "Correctness with ranks sharing one GPU"). On every rank alike:
+   * nothing set up, ctx->state stays NULL. */
   if (cb_refuse_shared_gpus(ctx, "its copies wait on a spinning flag kernel")) return;
   cb_ce_rooted_state *st = (cb_ce_rooted_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");

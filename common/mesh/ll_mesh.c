@@ -121,7 +121,7 @@ cb_ll_push_mesh cb_ll_push_mesh_for(const cb_kernel_ctx *ctx, const cb_ll_state 
 }
 
 /* Default shape by size, from all_reduce on 2 x H200 in graph mode
- * (results/h200x2/2026-11-30-s3/ll_shape*.txt): up to 64 tiles (16 KiB per
+ * (docs/performance.md, "LL epochs per tile"): up to 64 tiles (16 KiB per
  * rank) one warp per tile in blocks of 2 warps (blocks of 4 were 0.05-0.1
  * us slower at 16 KiB); above, blocks of 4 warps and up to 1024 warps,
  * each warp taking several tiles (1 MiB: 9.5 us; 256 warps: 16-19 us). */

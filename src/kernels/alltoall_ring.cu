@@ -30,9 +30,9 @@
  * slice between its sends and its receives. Copied before the steps, it
  * kept NVLink idle while every channel copied at once: the likely reason
  * this ring reached 309 GB/s at 1 GiB on 2 x H200, where all_gather's ring,
- * which writes its own output as it sends, reaches 360
- * (results/h200x2/2026-12-01-s7); in this order it reached 351
- * (2026-12-01-s9), against 363 for sendrecv's ring, which moves the same
+ * which writes its own output as it sends, reaches 360; in this order it
+ * reached 351 (docs/performance.md, "alltoall ring"), against 363 for
+ * sendrecv's ring, which moves the same
  * bytes over NVLink and has no own block. With CB_A2A_RING_OWN_COPY=ce a
  * copy engine copies the own block instead, on a side stream forked before
  * the kernel and joined after it, so the channels only send and receive.

@@ -24,8 +24,8 @@
  * all_gather -k ll (device/ll_exchange.cuh) with one run and its peer's run
  * landing in our output: no credit stored, none awaited. At 2 ranks on
  * 2 x H200 in graph mode that takes 2.05-2.26 us at 8 B-4 KiB in both
- * launches (results/h200x2/2026-12-01-s9); the credited kernel took
- * 2.43-2.59 (results/h200x2/2026-12-01-s7/callE/sweep).
+ * launches; the credited kernel took 2.43-2.59 (docs/performance.md,
+ * "sendrecv -k ll at 2 ranks").
  *
  * In place (send == recv): tile t of the buffer is read (pushed) by the
  * warp that owns t, in the first loop, before the same warp writes the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The copy_perf performance runs of issue 4, recorded for results/:
+# The copy_perf performance runs (docs/performance.md, "copy_perf"):
 #   tests/gpu/copy_perf_runs.sh OUTDIR [BUILD_DIR] [NGPUS]
 # Each run writes OUTDIR/<name>.txt (the program's output, with the command
 # line, the machine and the date on top) and OUTDIR/<name>.json beside it:
@@ -13,13 +13,13 @@
 # A short digest of the targets is printed at the end (python3, when present).
 # About 3 minutes on 2 x H200.
 set -uo pipefail
-OUT=${1:?usage: $0 OUTDIR [BUILD_DIR] [NGPUS]}
+DEST=${1:?usage: $0 OUTDIR [BUILD_DIR] [NGPUS]}
 BUILD=${2:-build-gpu}
 NGPUS=${3:-$(nvidia-smi -L 2>/dev/null | wc -l)}
 PROG=$BUILD/copy_perf
 export NCCL_NVLS_ENABLE=0 # never NVLink multicast (README, NVLink multicast)
 [ -x "$PROG" ] || { echo "copy_perf_runs.sh: $PROG is not built (tests/gpu/build.sh)" >&2; exit 2; }
-mkdir -p "$OUT"
+mkdir -p "$DEST"
 GPU=$(nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader 2>/dev/null | head -1)
 # COLLBENCH_COMMIT, where set, names the commit of a copied tree whose .git may be stale.
 COMMIT=${COLLBENCH_COMMIT:-$(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo unknown)}
@@ -28,14 +28,14 @@ status=0
 record() { # name command...
   local name=$1
   shift
-  local f="$OUT/$name.txt"
+  local f="$DEST/$name.txt"
   echo "[copy_perf_runs] $name: $*" >&2
   {
-    echo "# command: NCCL_NVLS_ENABLE=0 $* -J $OUT/$name.json"
+    echo "# command: NCCL_NVLS_ENABLE=0 $* -J $DEST/$name.json"
     echo "# machine: $(hostname), $NGPUS x $GPU"
     echo "# kernel: $(uname -r); collbench commit $COMMIT"
     echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    "$@" -J "$OUT/$name.json" 2>&1
+    "$@" -J "$DEST/$name.json" 2>&1
   } >"$f"
   local rc=$? # the program's: it runs last in the group
   [ "$rc" = 0 ] || { echo "copy_perf_runs.sh: $name failed; see $f" >&2; status=1; }
@@ -60,7 +60,7 @@ fi
 
 # The targets, read back from the JSON files.
 if command -v python3 >/dev/null; then
-  python3 - "$OUT" <<'PY'
+  python3 - "$DEST" <<'PY'
 import json, os, sys
 out = sys.argv[1]
 def rows(name):

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2086 # the flag sets are lists of words, split on purpose
-# Issue 16's programs on a GPU node (never in CI), compactly, every root:
+# The newer programs and broadcast on a GPU node (never in CI), compactly,
+# every root:
 #   tests/gpu/new_programs.sh [BUILD_DIR] [NGPUS]
 # For each of PROGRAMS (default: reduce gather scatter alltoallv hypercube,
 # and broadcast, whose ll and ce kernels now share their pieces with scatter
@@ -19,8 +20,8 @@
 # each, about 2 minutes more). CAP (300) bounds each run in seconds.
 # One PASS/FAIL/SKIPPED line per run (each run's output in $LOGDIR, default
 # gpu-new-programs-logs); exits non-zero on any FAIL.
-# On 2 x H200 (results/h200x2/2026-11-30-s5) the check step fit in 175 s and
-# the stress step with STRESS_CALLS=5000 in 80 s.
+# On 2 x H200 the check step fit in 175 s and the stress step with
+# STRESS_CALLS=5000 in 80 s (docs/performance.md, "Correctness on 2 and 4 GPUs").
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/lib.sh"

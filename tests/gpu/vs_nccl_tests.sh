@@ -2,8 +2,8 @@
 # shellcheck disable=SC2086 # the flag sets are lists of words, split on purpose
 # collbench's NCCL kernels beside nccl-tests, in one call, on one machine (GPU node only):
 #   tests/gpu/vs_nccl_tests.sh OUTDIR [BUILD_DIR] [NGPUS]
-# Builds nccl-tests (once) from $NCCL_TESTS_SRC (default .dev/nccl-tests: a `git archive` of
-# NVIDIA/nccl-tests carried to the machine) into $NCCL_TESTS_BUILD (default build-nccltests)
+# Builds nccl-tests (once) from $NCCL_TESTS_SRC (default ../nccl-tests: a checkout of
+# NVIDIA/nccl-tests beside this repository) into $NCCL_TESTS_BUILD (default build-nccltests)
 # with the recipe that built it beside collbench before (MPI_HOME, NCCL_HOME, CUDA_HOME may be
 # set). Then, per collective ($COLLS, default "all_reduce all_gather alltoall") and launch
 # ($LAUNCHES, default: single and mpi), with the same sizes and iterations, alternating the
@@ -18,7 +18,7 @@
 # -g N, which drives each GPU from its own thread: that is the pair compared. nccl-tests' -g N
 # enqueues every GPU's call from one thread, which in stream mode costs it up to twice the
 # host time per call at small sizes (-t 2 vs -g 2: 9.7 vs 16.8 us at 8 B on 2 x H200,
-# results/h200x2/2026-12-01-s9): an INFO line shows it.
+# docs/performance.md, "Kernel 0 against nccl-tests"): an INFO line shows it.
 # (-R 2 -x 2 only where NCCL has a copy-engine path: all_gather, alltoall, gather and scatter;
 # COLLS="reduce gather scatter alltoallv hypercube" for nccl-tests' other five programs.) Every raw
 # output is OUTDIR/COLL_LAUNCH_MODE_TOOL.txt, headed by its command line, machine and date;
@@ -29,19 +29,19 @@
 # turn (repeat k >= 2 writes ...TOOL.rK.txt), and the digest compares the medians: on
 # 2 x H200 single stream-mode runs at 8 B-64 KiB put collbench from 41% faster to 152%
 # slower than nccl-tests, and one nccl-tests run's two placements of a size 44% apart
-# (results/h200x2/2026-11-30-s5). About 100 s per collective, launch and repeat on
-# 2 x H200: split it over calls with COLLS, LAUNCHES and REPEAT.
+# (docs/performance.md, "Kernel 0 against nccl-tests"). About 100 s per collective, launch
+# and repeat on 2 x H200: split it over runs with COLLS, LAUNCHES and REPEAT.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 . tests/gpu/nccl_lib.sh
-OUT=${1:?usage: tests/gpu/vs_nccl_tests.sh OUTDIR [BUILD_DIR] [NGPUS]}
+DEST=${1:?usage: tests/gpu/vs_nccl_tests.sh OUTDIR [BUILD_DIR] [NGPUS]}
 BUILD=${2:-build-gpu}
 NGPUS=${3:-$(nvidia-smi -L 2>/dev/null | wc -l)}
 COLLS=${COLLS:-all_reduce all_gather alltoall}
 LAUNCHES=${LAUNCHES:-$(launches "$NGPUS" | xargs)}
-SRC=${NCCL_TESTS_SRC:-.dev/nccl-tests}
+SRC=${NCCL_TESTS_SRC:-../nccl-tests}
 NT=${NCCL_TESTS_BUILD:-build-nccltests}
-mkdir -p "$OUT"
+mkdir -p "$DEST"
 
 if [ ! -x "$NT/all_reduce_perf" ]; then
   [ -d "$SRC" ] || { echo "vs_nccl_tests.sh: no nccl-tests source in $SRC (NCCL_TESTS_SRC)" >&2; exit 2; }
@@ -49,7 +49,7 @@ if [ ! -x "$NT/all_reduce_perf" ]; then
   timeout 300 make -C "$SRC" MPI=1 MPI_HOME="${MPI_HOME:-/usr/lib/x86_64-linux-gnu/openmpi}" \
     NCCL_HOME="${NCCL_HOME:-/usr}" CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" \
     NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" BUILDDIR="$PWD/$NT" -j "$(nproc)" \
-    >"$OUT/nccl-tests-build.log" 2>&1 || { tail -30 "$OUT/nccl-tests-build.log"; exit 1; }
+    >"$DEST/nccl-tests-build.log" 2>&1 || { tail -30 "$DEST/nccl-tests-build.log"; exit 1; }
 fi
 
 # ITERS (20, nccl-tests' default): -n of every run of both tools; more iterations
@@ -63,9 +63,9 @@ GRAPH="-b 8 -e 64K -f 2 -G 100 -n $ITERS -w 5"
 # One run: LOG's name says what it is (COLL_LAUNCH_MODE_TOOL.txt); a failure is a FAIL line.
 run() {
   local name=$1 cmd=$2
-  run_logged 240 "$OUT/$name.txt" "$cmd"
+  run_logged 240 "$DEST/$name.txt" "$cmd"
   local rc=$?
-  [ $rc -eq 0 ] || verdict 0 "$name: exit $rc (see $OUT/$name.txt)"
+  [ $rc -eq 0 ] || verdict 0 "$name: exit $rc (see $DEST/$name.txt)"
 }
 
 # nccl-tests' command for a launch: as one process, a thread per GPU (-t N -g 1), the shape of
@@ -119,9 +119,9 @@ for coll in $COLLS; do
 done
 done
 
-for f in "$OUT"/*_collbench.txt "$OUT"/*_nccltests-R0.txt; do
+for f in "$DEST"/*_collbench.txt "$DEST"/*_nccltests-R0.txt; do
   [ -f "$f" ] && grep -m1 -E "nccl-library=" "$f" | sed "s|^|$(basename "$f"): |"
 done
-python3 tests/gpu/nccl_tests_digest.py "$OUT" | tee "$OUT/digest.txt"
+python3 tests/gpu/nccl_tests_digest.py "$DEST" | tee "$DEST/digest.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || FAILED=1
 exit $FAILED

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The source tree's layout, as the README states it (Layout): common/ holds
+# The source tree's layout, as docs/architecture.md states it (Layout): common/ holds
 # only the folders that name its parts; includes point one way (base <- coll
 # <- mesh <- src, base <- copy); every quoted include of a file resolves in its
 # own folder or in a layer below it, never by climbing out with "../".

@@ -14,7 +14,8 @@ nccl-tests 2.19.6's users do:
   key that script reads, with the types its arithmetic needs, in every one of
   its analyses (overview, consistency, stats table, straggler, spikes,
   iteration 0, nodes), replayed here on the same reading rules;
-- with --nccl-tests DIR (or a checkout in .dev/nccl-tests, never committed),
+- with --nccl-tests DIR (or $NCCL_TESTS_SRC, or a checkout of NVIDIA/nccl-tests in
+  ../nccl-tests, beside this repository),
   nccl-tests' own analyze_perf_json.py on the file, in every mode.
 
 The expected values mirror emit_report.c: change them together. Standard
@@ -32,7 +33,7 @@ import unittest
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 EMITTER = None  # set from argv in __main__
-NCCL_TESTS = None  # --nccl-tests DIR, or .dev/nccl-tests when present
+NCCL_TESTS = None  # --nccl-tests DIR, else $NCCL_TESTS_SRC or ../nccl-tests when present
 
 PROCESS_TIMES_KEY = "per_process_max_times_us"
 ENV_PREFIXES = ("NCCL_", "CUDA_", "CB_")
@@ -300,7 +301,7 @@ class DropIn:
     def test_nccl_tests_own_script(self):
         """nccl-tests' tools/analyze_perf_json.py itself, where a checkout is at hand."""
         if not NCCL_TESTS:
-            self.skipTest("no nccl-tests checkout (--nccl-tests DIR or .dev/nccl-tests); "
+            self.skipTest("no nccl-tests checkout (--nccl-tests DIR, NCCL_TESTS_SRC or ../nccl-tests); "
                           "its reading is replayed by the tests above")
         script = os.path.join(NCCL_TESTS, "tools", "analyze_perf_json.py")
         for extra in ([], ["--all"], ["--in-place", "--all"], ["--sizes", "8,1073741824"]):
@@ -328,6 +329,8 @@ if __name__ == "__main__":
         i = sys.argv.index("--nccl-tests")
         NCCL_TESTS = os.path.abspath(sys.argv[i + 1])
         del sys.argv[i:i + 2]
-    elif os.path.isfile(os.path.join(REPO, ".dev", "nccl-tests", "tools", "analyze_perf_json.py")):
-        NCCL_TESTS = os.path.join(REPO, ".dev", "nccl-tests")
+    else:
+        beside = os.environ.get("NCCL_TESTS_SRC") or os.path.join(REPO, "..", "nccl-tests")
+        if os.path.isfile(os.path.join(beside, "tools", "analyze_perf_json.py")):
+            NCCL_TESTS = os.path.abspath(beside)
     unittest.main(verbosity=2)

@@ -34,4 +34,11 @@ static inline void check_refused(const char *line, cb_opts_result r, const char 
            mention);
 }
 
+/* check_refused, and the message is exactly expected. */
+static inline void check_refused_with(const char *line, cb_opts_result r, const char *err,
+                                      const char *expected) {
+  check_refused(line, r, err, NULL);
+  CHECKF(strcmp(err, expected) == 0, "'%s': message '%s', expected '%s'", line, err, expected);
+}
+
 #endif

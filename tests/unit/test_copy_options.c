@@ -148,6 +148,8 @@ static void test_refusals(void) {
   check_error("-b 12X", "12X");
   check_error("-e 0", "-e");
   check_error("-b 2G -e 1G", "larger than -e");
+  check_error("-b 8M", "-b 8388608 is larger than -e 4194304: -e was left at its default, 4 MiB");
+  check_error("-k all,ce", "all (every kernel) cannot be combined");
   check_error("-b 1 -e 8 -i 0 -f 1", "never advance");
   check_error("-b 1 -e 8 -i 0", "never advance");
   /* -i alone: the message must not blame a -f 1 nobody typed. */
@@ -284,6 +286,8 @@ static void test_select(void) {
   CHECK_CONTAINS(e, "unknown kernel '1' for copy_perf");
   CHECK_EQ_INT(cb_copy_kernels_select(&prog, "ce,", sel, &expl, e, sizeof e), -1);
   CHECK_CONTAINS(e, "bad -k");
+  CHECK_EQ_INT(cb_copy_kernels_select(&prog, "all,1", sel, &expl, e, sizeof e), -1);
+  CHECK_CONTAINS(e, "bad -k 'all,1': all (every kernel) cannot be combined with other kernels");
 
   CHECK(cb_copy_kernel_dir_reason(&fake[0], CB_D2D, 0) == NULL);
   CHECK(cb_copy_kernel_dir_reason(&fake[0], CB_H2D, 1) == NULL);

@@ -40,7 +40,7 @@ static void test_split(void) {
   static const int and1[8] = {0, 1, 0, 1, 0, 1, 0, 1};
   static const int and6[8] = {0, 0, 2, 2, 4, 4, 6, 6};
   check_colors(NULL, NULL, zero);
-  /* The README's examples, in every spelling nccl-tests takes. */
+  /* Examples of NCCL_TESTS_SPLIT (docs/options.md), in every spelling nccl-tests takes. */
   check_colors("AND 0x7", NULL, and7);
   check_colors("MOD 8", NULL, and7);
   check_colors("OR 0x7", NULL, or7);

@@ -59,8 +59,8 @@ static void test_defaults(void) {
   CHECK_STR(o.kernels, "all");
   CHECK_EQ_INT(o.local_register, 0);
   CHECK_EQ_INT(o.cta_policy, CB_CTA_POLICY_UNSET);
-  /* nccl-tests' defaults of its other options (the README's table lists
-   * where collbench's differ: -w, -T, -k, the timer). */
+  /* nccl-tests' defaults of its other options (docs/options.md's table of
+   * differences lists where collbench's differ: -w, -T, -k, the timer). */
   CHECK_EQ_INT(o.agg_iters, 1);
   CHECK_EQ_INT(o.run_cycles, 1);
   CHECK_EQ_INT(o.parallel_init, 0);
@@ -335,6 +335,44 @@ static void test_help_and_list(void) {
   /* A later -k replaces "list". */
   CHECK(parse("-k list -k 0", &o) == CB_OPTS_RUN);
   CHECK_STR(o.kernels, "0");
+}
+
+/* The same refusal, word for word. */
+static void check_error_is(const char *line, const char *expected) {
+  cb_options o;
+  cb_opts_result r = parse(line, &o);
+  check_refused_with(line, r, err, expected);
+}
+
+/* -k's shape, refused while parsing (before any GPU work), and -b/-e named
+ * as the defaults they were left at. */
+static void test_kernel_shape_and_sweep_defaults(void) {
+  check_error_is("-k all,1", "bad -k 'all,1': all (every kernel) cannot be combined with other "
+                             "kernels: give -k all alone, or a comma list of ids and names");
+  check_error("-k 1,all", "all (every kernel) cannot be combined");
+  check_error("-k ring,all,ll", "cannot be combined");
+  check_error_is("-k list,1", "bad -k 'list,1': list (print the kernels, run none) cannot be "
+                              "combined with kernels: give -k list alone");
+  check_error("-k 2,list", "give -k list alone");
+  check_error("-k 1,,2", "bad -k '1,,2': expected kernel ids or names");
+  check_error("-k ,", "bad -k");
+  cb_options o;
+  CHECK_RUN("-k all", &o);
+  CHECK_RUN("-k 1,ll,ring", &o);
+  CHECK_STR(o.kernels, "1,ll,ring");
+  CHECK(parse("-k list", &o) == CB_OPTS_LIST_KERNELS);
+
+  check_error_is("-b 4.5G", "-b 4831838208 is larger than -e 33554432: -e was left at its "
+                            "default, 32 MiB (give -e too)");
+  check_error_is("-e 1K", "-e 1024 is smaller than -b 33554432: -b was left at its default, 32 "
+                          "MiB (give -b too)");
+  check_error_is("-b 64 -e 32", "-b 64 is larger than -e 32");
+  check_error_is("-e 32 -b 64", "-b 64 is larger than -e 32");
+  /* Typed as its default value is still typed. */
+  check_error_is("-b 64M -e 32M", "-b 67108864 is larger than -e 33554432");
+  /* A second parse does not remember the first one's -e. */
+  CHECK_RUN("-b 8 -e 64M", &o);
+  check_error("-b 64M", "-e was left at its default");
 }
 
 static void test_errors(void) {
@@ -854,6 +892,7 @@ int main(void) {
   test_dtypes_and_ops();
   test_help_and_list();
   test_errors();
+  test_kernel_shape_and_sweep_defaults();
   test_error_names_grouped_option();
   test_bounds();
   test_parse_twice();

@@ -3,8 +3,8 @@
  * read from the environment as a whole, and compared across processes
  * (only the rows that must agree, a value set to its default agreeing with
  * one left unset). With the source directory as argument: every CB_ name
- * the sources read is a row (or a run switch), and the README's table of
- * tunables says, row by row, what the table says.
+ * the sources read is a row (or a run switch), and the table of tunables in
+ * docs/options.md says, row by row, what the table says.
  *
  *     test_tunables [SOURCE_DIR] */
 #define _XOPEN_SOURCE 700 /* nftw, setenv */
@@ -262,10 +262,10 @@ static void test_settings(void) {
   unsetenv("CB_RS_CE_PIECES");
 }
 
-/* ---- the sources and the README ----------------------------------------------------- */
+/* ---- the sources and docs/options.md ------------------------------------------------ */
 
 /* Read from the environment but not tunables: they choose how a run is
- * made, not how a kernel moves data (the README's other sections). */
+ * made, not how a kernel moves data (docs/options.md's other sections). */
 static const char *const run_switches[] = {"CB_PEER_MAPPING", "CB_FAULT_SKIP_RANK",
                                            "CB_GDRAPI_LIB"};
 
@@ -320,12 +320,12 @@ static void test_sources_read_only_rows(const char *src) {
   }
 }
 
-/* The README's row (a table line) whose first cell names `name`, cut into
+/* The page's row (a table line) whose first cell names `name`, cut into
  * its cells, or 0. */
-static int readme_row(const char *readme, const char *name, char cells[5][1024]) {
+static int doc_row(const char *doc, const char *name, char cells[5][1024]) {
   char quoted[100];
   snprintf(quoted, sizeof quoted, "`%s`", name);
-  for (const char *line = readme; line && *line; line = strchr(line, '\n'), line += line != NULL) {
+  for (const char *line = doc; line && *line; line = strchr(line, '\n'), line += line != NULL) {
     const char *end = strchr(line, '\n');
     size_t len = end ? (size_t)(end - line) : strlen(line);
     if (len < 2 || line[0] != '|') continue;
@@ -344,40 +344,42 @@ static int readme_row(const char *readme, const char *name, char cells[5][1024])
   return 0;
 }
 
-static void test_readme_says_the_same(const char *src) {
+#define OPTIONS_PAGE "docs/options.md"
+
+static void test_options_page_says_the_same(const char *src) {
   char path[4096];
-  snprintf(path, sizeof path, "%s/README.md", src);
-  char *readme = slurp_path(path);
-  CHECKF(readme != NULL, "cannot read %s", path);
-  if (!readme) return;
+  snprintf(path, sizeof path, "%s/" OPTIONS_PAGE, src);
+  char *doc = slurp_path(path);
+  CHECKF(doc != NULL, "cannot read %s", path);
+  if (!doc) return;
   int n;
   const cb_tunable_row *rows = cb_tunable_rows(&n);
   static char cells[5][1024];
   for (int i = 0; i < n; i++) {
     const cb_tunable_row *t = &rows[i];
-    if (!CHECKF(readme_row(readme, t->name, cells), "README: no row for %s", t->name)) continue;
+    if (!CHECKF(doc_row(doc, t->name, cells), OPTIONS_PAGE ": no row for %s", t->name)) continue;
     char text[128];
     if (t->kind == CB_TUNE_WHOLE) {
       snprintf(text, sizeof text, " %ld ", t->fallback);
-      CHECKF(strstr(cells[1], text), "README, %s: default is %ld", t->name, t->fallback);
+      CHECKF(strstr(cells[1], text), OPTIONS_PAGE ", %s: default is %ld", t->name, t->fallback);
       snprintf(text, sizeof text, " %ld to %ld", t->lo, t->hi);
-      CHECKF(strstr(cells[2], text), "README, %s: takes%s", t->name, text);
+      CHECKF(strstr(cells[2], text), OPTIONS_PAGE ", %s: takes%s", t->name, text);
       snprintf(text, sizeof text, "a multiple of %ld", t->multiple);
-      CHECKF((t->multiple > 1) == (strstr(cells[2], text) != NULL), "README, %s: %s", t->name,
-             text);
+      CHECKF((t->multiple > 1) == (strstr(cells[2], text) != NULL), OPTIONS_PAGE ", %s: %s",
+             t->name, text);
     } else {
       snprintf(text, sizeof text, "`%s`", t->choices[t->fallback]);
-      CHECKF(strstr(cells[1], text), "README, %s: default is %s", t->name, text);
+      CHECKF(strstr(cells[1], text), OPTIONS_PAGE ", %s: default is %s", t->name, text);
       for (int k = 0; k < t->nchoices; k++) {
         snprintf(text, sizeof text, "`%s`", t->choices[k]);
-        CHECKF(strstr(cells[2], text), "README, %s: takes %s", t->name, text);
+        CHECKF(strstr(cells[2], text), OPTIONS_PAGE ", %s: takes %s", t->name, text);
       }
     }
     const char *ranks = t->per_rank ? " may differ per rank " : " must agree ";
-    CHECKF(!strcmp(cells[3], ranks), "README, %s: ranks column '%s', expected '%s'", t->name,
+    CHECKF(!strcmp(cells[3], ranks), OPTIONS_PAGE ", %s: ranks column '%s', expected '%s'", t->name,
            cells[3], ranks);
   }
-  free(readme);
+  free(doc);
 }
 
 int main(int argc, char **argv) {
@@ -391,7 +393,7 @@ int main(int argc, char **argv) {
   test_settings();
   if (argc > 1) {
     test_sources_read_only_rows(argv[1]);
-    test_readme_says_the_same(argv[1]);
+    test_options_page_says_the_same(argv[1]);
   }
   return check_summary();
 }

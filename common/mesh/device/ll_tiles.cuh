@@ -115,7 +115,7 @@ __device__ __forceinline__ void cb_ll_tile_done(const cb_ll_mesh &m, size_t t, u
  * index: an index known only at run time would get the kernel's whole
  * parameter block copied to local memory at every launch, and unrolling
  * the peer loops instead (constant indices) made the kernel larger and
- * measurably slower at 8-16 KiB (results/h200x2/2026-11-30-s3). */
+ * measurably slower at 8-16 KiB (docs/performance.md, "LL epochs per tile"). */
 __device__ __forceinline__ uint4 *cb_ll_scratch_of(const cb_ll_mesh &m, int p) {
   uint4 *s = m.scratch[0];
 #pragma unroll

@@ -4,9 +4,9 @@
 
 Fixtures (tests/py/scripts/fixtures/):
   real_run2_128ch/   two files written by build/all_reduce_perf -J on 2 x H200, copied
-                     unchanged from results/h200x2/2026-11-30-kernels/run2-128ch
+                     unchanged from results/h200x2/2026-11-30-6c67057/raw/run2-128ch
                      (one process, graph and stream mode; kernels nccl, ring, ll)
-  real_kernel0/      one file from results/h200x2/2026-11-30-kernel0 (mpirun, graph,
+  real_kernel0/      one file from results/h200x2/2026-11-30-81f6854/raw (mpirun, graph,
                      NCCL only; an older writer without the "stress" key)
   handmade_*         made by hand for edge cases (handmade_variants/: NCCL's three
                      variants beside ours); see fixtures/README.md

@@ -10,9 +10,9 @@ import pytest
 
 import compare
 from collbench_results import format_bytes
-from collbench_testlib import (EMPTY, MISSING_KEYS, REAL_DIR, REAL_GRAPH, REAL_KERNEL0,
-                              TRUNCATED, load_json, md_table_after, run_script, section,
-                              write_json)
+from collbench_testlib import (EMPTY, MISSING_KEYS, REAL_ALL_GATHER_DIR, REAL_DIR,
+                              REAL_GRAPH, REAL_KERNEL0, REAL_STREAM, TRUNCATED, load_json,
+                              md_table_after, run_script, section, write_json)
 
 MiB = 1 << 20
 BASE = load_json(REAL_GRAPH)
@@ -187,11 +187,45 @@ def test_missing_and_extra_rows_are_reported_not_failures(tmp_path):
 
 
 def test_different_runs_entirely_do_not_crash():
-    proc = run_script("compare.py", REAL_KERNEL0, REAL_GRAPH)  # mpirun vs one process
-    assert proc.returncode == 0, proc.stderr
+    """mpirun against one process: nothing in common, reported, and no PASS."""
+    proc = run_script("compare.py", REAL_KERNEL0, REAL_GRAPH)
+    assert proc.returncode == 1, proc.stderr
     assert count(proc.stdout, "missing in NEW") == 56
     assert count(proc.stdout, "extra in NEW") == 168
     assert count(proc.stdout, "rows compared (measured in both)") == 0
+    assert "**FAIL**: no row was compared: no row of NEW matches one of the baseline " \
+        "(launch: baseline mpi; NEW single)." in proc.stdout
+
+
+@pytest.mark.parametrize("args, why", [
+    # --kernels that no row has: every row filtered out on both sides
+    ([REAL_GRAPH, REAL_GRAPH, "--kernels", "nosuch"],
+     "no row was compared: --kernels nosuch matches no row of the baseline (its kernels: "
+     "ll, nccl, ring) nor of NEW (its kernels: ll, nccl, ring)"),
+    # an all_reduce file against an all_gather file
+    ([REAL_GRAPH, REAL_ALL_GATHER_DIR],
+     "no row was compared: no row of NEW matches one of the baseline (collective: baseline "
+     "all_reduce; NEW all_gather)"),
+])
+def test_nothing_compared_is_no_pass(args, why):
+    """0 rows compared gates nothing: FAIL (exit 1), saying why, never PASS."""
+    proc = run_script("compare.py", *args)
+    assert proc.returncode == 1, proc.stdout
+    assert "**PASS**" not in proc.stdout
+    assert f"**FAIL**: {why}." in proc.stdout, proc.stdout
+    assert proc.stderr.strip() == f"compare.py: {why}", proc.stderr
+
+
+def test_only_ungated_rows_in_common_is_no_pass(tmp_path):
+    """Rows in common, but none gated (stream mode up to the boundary): no PASS either."""
+    doc = load_json(REAL_STREAM)
+    small = dict(doc, results=[r for r in doc["results"] if r["size"] <= MiB])
+    assert small["results"]
+    path = write_json(tmp_path / "small_stream.json", small)
+    proc = run_script("compare.py", path, path)
+    assert proc.returncode == 1, proc.stdout
+    assert "**FAIL**: no row was compared: the rows both sides measured are not gated" in \
+        proc.stdout
 
 
 def test_directory_against_single_file():

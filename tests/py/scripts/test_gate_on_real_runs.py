@@ -3,14 +3,15 @@ healthy pairs pass, the same runs with a planted 20% slowdown of one kernel at o
 fail and name it.
 
 The healthy pairs:
-- results/h200x2/2026-11-30-kernels/run1-64ch and run2-128ch, six minutes apart on the
+- results/h200x2/2026-11-30-6c67057/raw/run1-64ch and run2-128ch, six minutes apart on the
   same machine, one commit apart (158c6fe, 6c67057). Between them only the ring kernel
   changed (64 -> 128 channels; the harness's fault injection is off in a measurement):
   NCCL and ll are the same code in both, so they are two healthy runs of the same code.
   The ring change is real, and the gate must see it.
-- Every group of repeated runs that scripts/ci_gate.sh leaves under results/
-  (OUT/run1, OUT/run2, ... with one run.json commit): run1 against the best of the
-  others. None is committed yet; once the lead commits one, these tests take it up.
+- Every group of repeated runs of one commit that a record under results/ holds
+  (the run1, run2, ... that scripts/ci_gate.sh writes, each with its run.json): run1
+  against the best of the others (results/h200x2/2026-11-30-a9afb46-ci-gate/raw/run1
+  and run2), and any such group a new record brings.
 
 The planted slowdowns are made here, in copies of the files, never in results/.
 """
@@ -26,18 +27,21 @@ import compare
 from collbench_results import format_bytes
 from collbench_testlib import REPO, load_json, md_table_after, run_script, write_json
 
-KERNELS_RUNS = os.path.join(REPO, "results", "h200x2", "2026-11-30-kernels")
+KERNELS_RUNS = os.path.join(REPO, "results", "h200x2", "2026-11-30-6c67057", "raw")
 RUN1 = os.path.join(KERNELS_RUNS, "run1-64ch")
 RUN2 = os.path.join(KERNELS_RUNS, "run2-128ch")
-KERNEL0 = os.path.join(REPO, "results", "h200x2", "2026-11-30-kernel0")
-COPY_RUNS = os.path.join(REPO, "results", "h200x2", "2026-11-30-copy", "runs")
+KERNEL0 = os.path.join(REPO, "results", "h200x2", "2026-11-30-81f6854", "raw")
+COPY_RUNS = os.path.join(REPO, "results", "h200x2", "2026-11-30-b60f372-copy", "raw", "runs")
 MiB = 1 << 20
 
 
 def ci_gate_groups():
-    """[(name, [run directories])] of the repeated runs ci_gate.sh wrote under results/."""
+    """[(name, [run directories])] of the repeated runs (run1, run2, ... of one commit)
+    that a folder under results/ holds, at any depth (a record keeps them in raw/)."""
     groups = []
-    for parent in sorted(glob.glob(os.path.join(REPO, "results", "*", "*"))):
+    parents = {os.path.dirname(os.path.dirname(r)) for r in glob.glob(
+        os.path.join(REPO, "results", "**", "run[0-9]*", "run.json"), recursive=True)}
+    for parent in sorted(parents):
         runs = sorted(glob.glob(os.path.join(parent, "run[0-9]*", "run.json")))
         commits = {load_json(r).get("collbench_commit") for r in runs}
         if len(runs) >= 2 and len(commits) == 1:
@@ -187,8 +191,8 @@ def test_best_of_keeps_the_lowest_time():
 def test_zero_byte_rows_are_not_gated(tmp_path):
     """all_gather's 8 B and 16 B round down to 0 bytes per rank: 0.009 -> 0.020 µs is no
     regression (12 of the 27 'regressions' of the issue's example were such rows)."""
-    base = os.path.join(REPO, "results", "h200x2", "2026-11-30-b60f372", "sweep")
-    new = os.path.join(REPO, "results", "h200x2", "2026-11-30-s3", "sweep")
+    base = os.path.join(REPO, "results", "h200x2", "2026-11-30-b60f372", "raw", "sweep")
+    new = os.path.join(REPO, "results", "h200x2", "2026-11-30-6fb31e2", "raw", "sweep")
     proc = run_script("compare.py", base, new)
     zero = next(r for r in md_table_after(proc.stdout, "## collbench comparison")
                 if r[""] == "not gated: 0-byte rows")

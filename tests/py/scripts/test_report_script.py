@@ -94,7 +94,7 @@ def test_ratio_nccl_over_fastest_at_8_bytes():
     row = next(t for t in table if (t.size, t.mode) == (8, "graph"))
     assert row.fastest.kernel_name == min(at8, key=at8.get) == "ll"
     assert row.ratio == pytest.approx(at8["nccl"] / at8["ll"], rel=1e-12)
-    assert row.ratio == pytest.approx(5.656840086 / 3.19, rel=1e-3)  # the README's 1.77x
+    assert row.ratio == pytest.approx(5.656840086 / 3.19, rel=1e-3)  # docs/performance.md's 1.77x
 
 
 def test_every_row_of_the_real_table():
@@ -608,8 +608,8 @@ def test_error_without_matplotlib(tmp_path):
 
 def test_error_copy_perf_results_are_refused(tmp_path):
     """A peer copy is no collective beside NCCL (the issue's '7.13x NCCL')."""
-    copy_result = os.path.join(REPO, "results", "h200x2", "2026-11-30-copy", "runs",
-                               "d2d_1GiB.json")
+    copy_result = os.path.join(REPO, "results", "h200x2", "2026-11-30-b60f372-copy", "raw",
+                               "runs", "d2d_1GiB.json")
     shutil.copy(REAL_GRAPH, tmp_path)
     shutil.copy(copy_result, tmp_path)
     err = expect_failure(tmp_path, words=[tmp_path / "d2d_1GiB.json", "a copy_perf result"])

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from fake_programs import make_fakes
+from fake_programs import NO_GPU_SMI, make_fakes, write_exe
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 GATE = os.path.join(ROOT, "scripts", "ci_gate.sh")
@@ -83,14 +83,81 @@ def test_baseline_by_machine_name(fake, tmp_path):
     assert "- Baseline: `baseline` (" in (tmp / "gate" / "compare.md").read_text()
 
 
-def test_default_out_is_under_results(fake):
+def test_default_out_is_outside_results(fake):
+    """Without --out, the gate writes ./ci-gate-out/<machine>-<date>T<time>Z, never
+    results/ (qualification records only); .gitignore ignores ci-gate-out/ at the root."""
     tmp, _, _, base = fake
     r = gate(fake, "--baseline", str(base), "--repeat", "2")
     assert r.returncode == 0, r.stderr
-    (d,) = (tmp / "results" / "h200x2").iterdir()
-    assert d.name.endswith("-ci-gate") and len(d.name) == len("2026-12-01-ci-gate")
+    assert not (tmp / "results").exists()
+    (d,) = (tmp / "ci-gate-out").iterdir()
+    assert d.name.startswith("h200x2-") and len(d.name) == len("h200x2-2026-12-01T101530Z")
     assert sorted(p.name for p in d.iterdir()) == ["compare.md", "report", "run1", "run2",
                                                    "summary.md"]
+    with open(os.path.join(ROOT, ".gitignore")) as f:
+        assert "/ci-gate-out/" in f.read().split(), "ci-gate-out/ must be ignored by .gitignore"
+    help_text = subprocess.run(["bash", GATE, "-h"], capture_output=True, text=True).stdout
+    assert "ci-gate-out/<machine>-<date>T<time>Z" in help_text
+
+
+def test_second_gate_of_the_day_compares_its_own_sweep(fake):
+    """Two gates without --out on one day: the second compares the sweep it made (here
+    ll 50% slower at 64 KiB), not the first gate's run1."""
+    tmp, _, _, base = fake
+    r = gate(fake, "--baseline", str(base), "--repeat", "1")
+    assert r.returncode == 0, r.stderr
+    r = gate(fake, "--baseline", str(base), "--repeat", "1",
+             extra_env={"FAKE_SLOW": "1.5", "FAKE_SLOW_SIZE": "65536"})
+    assert r.returncode == 1, r.stderr
+    first, second = sorted((tmp / "ci-gate-out").iterdir())
+    assert "all_reduce ll float sum out-of-place graph single 64 KiB +50.00%" in \
+        (second / "summary.md").read_text()
+    assert "**PASS**" in (first / "summary.md").read_text()
+    assert sorted(p.name for p in second.iterdir() if p.name.startswith("run")) == ["run1"]
+    assert sorted(p.name for p in (second / "run1").iterdir() if p.is_dir()) == ["ce_ceiling"]
+
+
+def test_out_holding_an_earlier_gate_is_refused(fake):
+    """--out of an earlier gate: its old sweeps would be compared with the new ones."""
+    tmp, _, _, base = fake
+    out = tmp / "gate"
+    assert gate(fake, "--baseline", str(base), "--out", str(out), "--repeat", "1").returncode == 0
+    os.remove(tmp / "log")
+    r = gate(fake, "--baseline", str(base), "--out", str(out), "--repeat", "1")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.strip().splitlines() == [
+        f"ci_gate.sh: --out {out} already holds a gate's results ({out}/run1): give a new "
+        "directory, or remove it first"]
+    assert not (tmp / "log").exists(), "no sweep may run"
+
+
+def test_out_without_gpu_says_why_in_one_line(fake, tmp_path):
+    """--out DIR on a machine where nvidia-smi lists no GPU (and no -g): one line that
+    says why, non-zero, before any sweep; no 'summary.md: No such file'."""
+    tmp, _, _, base = fake
+    write_exe(tmp / "no-gpu-smi", NO_GPU_SMI)
+    r = gate(fake, "--baseline", str(base), "--out", str(tmp / "gate"),
+             extra_env={"NVIDIA_SMI": str(tmp / "no-gpu-smi")})
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.strip().splitlines() == [
+        "ci_gate.sh: sweep.sh: no GPU visible: give -g N or --mpirun"], r.stderr
+    assert not (tmp / "log").exists(), "no sweep may run"
+
+
+@pytest.mark.parametrize("args, line", [
+    (["--bogus"], "ci_gate.sh: sweep.sh: unknown option '--bogus' (--help lists the options)"),
+    (["--repeat"], "ci_gate.sh: --repeat needs a value"),
+    (["--out"], "ci_gate.sh: --out needs a value"),
+    (["--baseline"], "ci_gate.sh: --baseline needs a value"),
+    (["-g", "abc"], "ci_gate.sh: sweep.sh: -g 'abc': expected a whole number of GPUs >= 1"),
+])
+def test_bad_options_one_line_exit_2_nothing_run_or_written(fake, args, line):
+    tmp = fake[0]
+    r = gate(fake, *args)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.strip().splitlines() == [line]
+    assert not (tmp / "log").exists(), "no sweep may run"
+    assert not (tmp / "results").exists() and not (tmp / "ci-gate-out").exists()
 
 
 def test_sweep_without_gpu_fails_the_gate(fake):

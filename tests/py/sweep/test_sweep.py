@@ -145,6 +145,45 @@ def test_bad_input(fake, args, message):
     assert message in r.stderr
 
 
+@pytest.mark.parametrize("args, line", [
+    (["--build", "/nonexistent"],
+     "sweep.sh: --build '/nonexistent': no such directory (run make first, or give --build DIR)"),
+    (["--build", "/nonexistent", "--programs", "all_reduce_perf"],
+     "sweep.sh: --build '/nonexistent': no such directory (run make first, or give --build DIR)"),
+    (["-g", "abc"], "sweep.sh: -g 'abc': expected a whole number of GPUs >= 1"),
+    (["-g", "0"], "sweep.sh: -g '0': expected a whole number of GPUs >= 1"),
+    (["-g", "-1"], "sweep.sh: -g '-1': expected a whole number of GPUs >= 1"),
+    (["-b"], "sweep.sh: -b needs a value"),
+    (["-e", ""], "sweep.sh: -e needs a value"),
+    (["--programs"], "sweep.sh: --programs needs a value"),
+    (["-n", "x"], "sweep.sh: -n 'x': expected a whole number >= 1"),
+    (["-w", "-3"], "sweep.sh: -w '-3': expected a whole number >= 0"),
+    (["-G", "1.5"], "sweep.sh: -G '1.5': expected a whole number >= 1"),
+])
+def test_bad_input_one_line_exit_2_before_any_run(fake, args, line):
+    """Each names its problem in one line, exit 2, before any program runs."""
+    tmp, build, env = fake
+    if args[0] != "--build":
+        args = ["--build", str(build), *args]
+    r = subprocess.run(["bash", SWEEP, *args], cwd=tmp, env=env, capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.strip().splitlines() == [line]
+    assert not (tmp / "log").exists(), "no program may run"
+    assert not (tmp / "results").exists()
+
+
+def test_check_runs_nothing(fake):
+    """--check: the options, the programs and the GPUs checked, nothing run or written
+    (ci_gate.sh checks its sweep's options so before its first sweep)."""
+    tmp = fake[0]
+    r = sweep(fake, "--check", "-b", "8", "-e", "4M")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert not (tmp / "log").exists() and not (tmp / "results").exists()
+    r = sweep(fake, "--check", "-b", "4M", "-e", "8")
+    assert r.returncode == 2 and "-b must be between 1 and -e" in r.stderr
+
+
 def test_no_gpu_and_no_count(fake, tmp_path):
     """No GPU listed and no -g: refused. NVIDIA_SMI points sweep.sh at a stand-in
     that lists none, so a GPU node's real nvidia-smi cannot answer instead."""

@@ -1,0 +1,345 @@
+#!/usr/bin/env bash
+# Qualifies a GPU node in one command: the GPU checks (tests/gpu/validate_all.sh),
+# a sweep of every program (scripts/sweep.sh) and its report (scripts/report.py),
+# written as one record, results/<machine>/<date>-<commit>/. See --help and
+# docs/qualify.md.
+set -uo pipefail
+
+usage() {
+  cat <<'USAGE'
+usage: scripts/qualify.sh [options]
+  --steps LIST        the steps to run, from checks, sweep, report (comma or space separated;
+                      default all three); they run in that order whatever the order given
+  --cap SECONDS       the time cap of every step (defaults: checks 7200, sweep 3600, report 600)
+  --cap-checks S, --cap-sweep S, --cap-report S
+                      the cap of one step (after --cap, whatever the order)
+  --build DIR         where the programs are (build)
+  --out DIR           the record (default results/<machine>/<date>-<commit>, <machine> being
+                      <gpu>x<count>, e.g. h200x8)
+  --commit HASH       the commit the record names (default: git rev-parse --short HEAD; give it
+                      where the checkout's .git may be stale)
+  -g N                the GPUs to qualify (default: every GPU nvidia-smi lists)
+  --mpirun "CMD"      the sweep also runs every program under CMD (e.g. "mpirun -np 8
+                      --allow-run-as-root")
+  --checks "LIST"     the steps of validate_all.sh (default: all of them; headline only when
+                      OLD_BUILD is set)
+  --sweep-args "ARGS" more options for scripts/sweep.sh (e.g. "-e 256M --programs all_reduce_perf")
+  -h, --help          this text
+Writes, into the record (--out), manifest.md (the command lines run, the machine, its GPUs
+and topology, driver, CUDA, NCCL and MPI versions, commit, date), raw/ (each step's raw
+output: raw/checks/, raw/sweep/, raw/<step>.txt, raw/machine/) and report.md with its
+plots. The checkout's path becomes ., its parent folder .., $HOME ~ and an --out outside
+the checkout <record>, in every file written. Exit status: 0 every step passed; 1 a step
+failed or was cut at its cap, or no GPU is visible; 2 bad input (one line, before any GPU
+work). NVIDIA_SMI (default nvidia-smi) is the command asked for the GPUs; PYTHON (default
+python3) runs report.py.
+USAGE
+}
+
+die() {
+  echo "qualify.sh: $*" >&2
+  exit 2
+}
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+PY=${PYTHON:-python3}
+SMI=${NVIDIA_SMI:-nvidia-smi}
+STEPS_ARG="checks,sweep,report" CAP_ALL="" BUILD=build REC="" COMMIT="" NGPUS="" LAUNCHER=""
+CHECKS="" CHECKS_SET=0 SWEEP_ARGS="" CAP_CHECKS="" CAP_SWEEP="" CAP_REPORT=""
+ARGV=("$@")
+
+need() { [ "$2" -ge 2 ] || die "$1 needs a value"; }
+while [ $# -gt 0 ]; do
+  case "$1" in
+  --steps) need "$1" $#; STEPS_ARG=$2; shift 2 ;;
+  --cap) need "$1" $#; CAP_ALL=$2; shift 2 ;;
+  --cap-checks) need "$1" $#; CAP_CHECKS=$2; shift 2 ;;
+  --cap-sweep) need "$1" $#; CAP_SWEEP=$2; shift 2 ;;
+  --cap-report) need "$1" $#; CAP_REPORT=$2; shift 2 ;;
+  --build) need "$1" $#; BUILD=$2; shift 2 ;;
+  --out) need "$1" $#; REC=$2; shift 2 ;;
+  --commit) need "$1" $#; COMMIT=$2; shift 2 ;;
+  -g) need "$1" $#; NGPUS=$2; shift 2 ;;
+  --mpirun) need "$1" $#; LAUNCHER=$2; shift 2 ;;
+  --checks) need "$1" $#; CHECKS=$2; CHECKS_SET=1; shift 2 ;;
+  --sweep-args) need "$1" $#; SWEEP_ARGS=$2; shift 2 ;;
+  -h | --help) usage; exit 0 ;;
+  *) die "unknown option '$1' (-h lists the options)" ;;
+  esac
+done
+
+# The steps, in their own order.
+WANT=" $(echo "$STEPS_ARG" | tr ',' ' ') "
+for s in $WANT; do
+  case $s in checks | sweep | report) ;; *) die "--steps: unknown step '$s' (checks, sweep, report)" ;; esac
+done
+STEPS=()
+for s in checks sweep report; do [[ $WANT == *" $s "* ]] && STEPS+=("$s"); done
+[ ${#STEPS[@]} -gt 0 ] || die "--steps names no step (checks, sweep, report)"
+has() { [[ " ${STEPS[*]} " == *" $1 "* ]]; }
+
+seconds() { # seconds NAME VALUE: VALUE, a whole number of seconds >= 1
+  [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 '$2': expected a whole number of seconds >= 1"
+  echo "$2"
+}
+[ -z "$CAP_ALL" ] || CAP_ALL=$(seconds --cap "$CAP_ALL") || exit 2
+CAP_CHECKS=$(seconds --cap-checks "${CAP_CHECKS:-${CAP_ALL:-7200}}") || exit 2
+CAP_SWEEP=$(seconds --cap-sweep "${CAP_SWEEP:-${CAP_ALL:-3600}}") || exit 2
+CAP_REPORT=$(seconds --cap-report "${CAP_REPORT:-${CAP_ALL:-600}}") || exit 2
+[ -z "$NGPUS" ] || [[ $NGPUS =~ ^[1-9][0-9]*$ ]] || die "-g '$NGPUS': expected a whole number of GPUs >= 1"
+
+# A report alone, into an earlier record, names that record's commit.
+if [ -z "$COMMIT" ] && ! has checks && ! has sweep && [ -n "$REC" ] && [ -f "$REC/raw/commit.txt" ]; then
+  COMMIT=$(cat "$REC/raw/commit.txt")
+fi
+if [ -n "$COMMIT" ]; then
+  [[ $COMMIT =~ ^[0-9a-fA-F]{4,40}$ ]] || die "--commit '$COMMIT': expected a hexadecimal commit hash"
+else
+  COMMIT=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null) ||
+    die "no commit: $REPO is no git checkout here; give --commit HASH"
+  GIT_MODIFIED=$(git -C "$REPO" status --porcelain --untracked-files=no 2>/dev/null | cut -c4- | tr '\n' ' ')
+fi
+
+if has checks || has sweep; then
+  ls "$BUILD"/*_perf >/dev/null 2>&1 || die "--build '$BUILD': no *_perf programs there (build them first: make BUILD=$BUILD)"
+fi
+[ ! -d "$BUILD" ] || BUILD=$(cd "$BUILD" && pwd)
+if has report && ! has sweep && [ -z "$REC" ]; then
+  die "--steps report without sweep needs --out (the record whose raw/sweep/ it reports)"
+fi
+
+# The GPUs: what nvidia-smi lists. Needed by checks and sweep, and to name the record.
+GPU_LIST=$("$SMI" --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | grep . || true)
+GPU_COUNT=$(echo "$GPU_LIST" | grep -c . || true)
+if has checks || has sweep || [ -z "$REC" ]; then
+  [ "$GPU_COUNT" -gt 0 ] || {
+    echo "qualify.sh: no GPU visible ($SMI lists none): run it on a GPU node" >&2
+    exit 1
+  }
+  [ -z "$NGPUS" ] || [ "$NGPUS" -le "$GPU_COUNT" ] || die "-g $NGPUS: only $GPU_COUNT GPU(s) visible"
+fi
+NGPUS=${NGPUS:-$GPU_COUNT}
+GPU_MODEL=$(echo "$GPU_LIST" | sed -n 1p | cut -d, -f1 | sed 's/^ *//; s/ *$//')
+GPU_DRIVER=$(echo "$GPU_LIST" | sed -n 1p | cut -d, -f2 | sed 's/^ *//; s/ *$//')
+MACHINE=$(echo "${GPU_MODEL:-gpu}" | awk '{print tolower($NF)}' | tr -c 'a-z0-9\n' '-')x$NGPUS
+DATE=$(date -u +%Y-%m-%d)
+REC=${REC:-$REPO/results/$MACHINE/$DATE-$COMMIT}
+
+# A step's raw output is written once: a second run into the same record would mix two runs.
+for s in checks sweep; do
+  if has $s && [ -e "$REC/raw/$s" ]; then
+    die "--out $REC already holds raw/$s (an earlier $s): give a new --out, or remove it first"
+  fi
+done
+if has report && ! has sweep && [ ! -d "$REC/raw/sweep" ]; then
+  die "--out $REC has no raw/sweep/ to report (run the sweep step first)"
+fi
+
+mkdir -p "$REC/raw" || die "--out $REC: cannot create it"
+REC=$(cd "$REC" && pwd)
+RAW=$REC/raw
+[ -f "$RAW/commit.txt" ] || echo "$COMMIT" >"$RAW/commit.txt"
+STEPS_TSV=$RAW/steps.tsv
+START_DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+cd "$REPO" || exit 2
+
+# The machine, once per record (a later report-only run keeps what the first one saw).
+if [ "$GPU_COUNT" -gt 0 ] && [ ! -d "$RAW/machine" ]; then
+  mkdir -p "$RAW/machine"
+  "$SMI" -L >"$RAW/machine/gpus.txt" 2>&1
+  "$SMI" topo -m >"$RAW/machine/topo.txt" 2>&1
+  "$SMI" >"$RAW/machine/nvidia-smi.txt" 2>&1
+  {
+    echo "gpu: $GPU_COUNT x ${GPU_MODEL:-unknown}"
+    echo "driver: ${GPU_DRIVER:-not recorded}"
+    echo "cuda_driver: $(sed -n 's/.*CUDA Version: *\([0-9.]*\).*/\1/p' "$RAW/machine/nvidia-smi.txt" | head -1)"
+    echo "nvcc: $( (nvcc --version 2>/dev/null || true) | sed -n 's/.*release \([0-9.]*\), V\([0-9.]*\).*/\2/p')"
+    inc=$(sed -n 's/^NCCL_INCLUDE_DIR:PATH=//p' "$BUILD/CMakeCache.txt" 2>/dev/null)
+    hdr=$([ -n "$inc" ] && [ -f "$inc/nccl.h" ] && awk '/#define NCCL_(MAJOR|MINOR|PATCH) /{v[$2]=$3} END {if (v["NCCL_MAJOR"] != "") print v["NCCL_MAJOR"] "." v["NCCL_MINOR"] "." v["NCCL_PATCH"]}' "$inc/nccl.h")
+    echo "nccl_headers: $hdr"
+    echo "mpi: $( (mpirun --version 2>/dev/null || true) | sed -n 1p)"
+  } >"$RAW/machine/versions.txt"
+fi
+
+# step NAME CAP CMD...: runs CMD within CAP seconds, its output into raw/NAME.txt, one line
+# of raw/steps.tsv (name, result, exit status, seconds, cap, date, command). Sets rc.
+FAILED=0
+step() {
+  local name=$1 cap=$2 t0 res
+  shift 2
+  t0=$(date +%s)
+  echo "qualify.sh: $name (cap ${cap} s): $*" >&2
+  {
+    echo "# command: $*"
+    echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ), cap $cap s"
+  } >"$RAW/$name.txt"
+  timeout --kill-after=30 "$cap" "$@" >>"$RAW/$name.txt" 2>&1
+  rc=$?
+  res=PASS
+  if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then res="FAIL (cut at its cap)"; elif [ $rc -ne 0 ]; then res="FAIL (exit $rc)"; fi
+  [ "$res" = PASS ] || FAILED=1
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$res" "$rc" "$(($(date +%s) - t0))" "$cap" \
+    "$(date -u -d "@$t0" +%Y-%m-%dT%H:%M:%SZ)" "$*" >>"$STEPS_TSV"
+  echo "qualify.sh: $name: $res, $(($(date +%s) - t0)) s (raw/$name.txt)" >&2
+}
+
+if has checks; then
+  if [ "$CHECKS_SET" -eq 0 ]; then
+    # validate_all.sh's own steps; headline needs OLD_BUILD (without it, it is SKIPPED,
+    # which validate_all.sh counts as a failure).
+    # shellcheck disable=SC2016 # the pattern matches a literal ${STEPS:-...}
+    CHECKS=$(sed -n 's/^STEPS=\${STEPS:-\(.*\)}$/\1/p' tests/gpu/validate_all.sh | head -1)
+    [ -n "${OLD_BUILD:-}" ] || CHECKS=$(echo " $CHECKS " | sed 's/ headline / /; s/^ *//; s/ *$//')
+  fi
+  # validate_all.sh's own deadline ends its steps a little before the cap, so that it can
+  # write its summary.
+  margin=$((CAP_CHECKS / 10 < 60 ? CAP_CHECKS / 10 : 60))
+  step checks "$CAP_CHECKS" env STEPS="$CHECKS" tests/gpu/validate_all.sh \
+    $((CAP_CHECKS - margin > 1 ? CAP_CHECKS - margin : 1)) "$RAW/checks" "$BUILD" "$NGPUS"
+fi
+
+if has sweep; then
+  read -r -a extra <<<"$SWEEP_ARGS"
+  launch=(-g "$NGPUS")
+  [ -z "$LAUNCHER" ] || launch+=(--mpirun "$LAUNCHER")
+  step sweep "$CAP_SWEEP" env COLLBENCH_COMMIT="$COMMIT" scripts/sweep.sh --build "$BUILD" \
+    "${launch[@]}" --machine "$MACHINE" --out "$RAW/sweep" "${extra[@]}"
+fi
+
+if has report; then
+  step report "$CAP_REPORT" "$PY" scripts/report.py "$RAW/sweep" -o "$REC"
+fi
+
+# The manifest, then every path of this machine cut from every file of the record.
+"$PY" - "$REC" "$REPO" "$MACHINE" "$COMMIT" "$START_DATE" "${GIT_MODIFIED:-}" "${HOME:-}" \
+  "scripts/qualify.sh ${ARGV[*]}" <<'PY'
+import json, os, re, sys
+out, repo, machine, commit, date, modified, home, invocation = sys.argv[1:9]
+raw = os.path.join(out, "raw")
+
+
+def read(path, default=""):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return default
+
+
+versions = {}
+for line in read(os.path.join(raw, "machine", "versions.txt")).splitlines():
+    k, _, v = line.partition(":")
+    versions[k.strip()] = v.strip()
+run = {}
+try:
+    run = json.loads(read(os.path.join(raw, "sweep", "run.json"), "{}"))
+except ValueError:
+    pass
+
+
+def cuda_version(v):
+    """CUDA's integer version as text: 13000 -> 13.0."""
+    return f"{v // 1000}.{v % 1000 // 10}" if isinstance(v, int) else str(v)
+
+
+def nccl_version(v):
+    """NCCL's integer version as text: 22803 -> 2.28.3."""
+    return f"{v // 10000}.{v // 100 % 100}.{v % 100}" if isinstance(v, int) else str(v)
+
+
+def nr(v):
+    return v if v else "not recorded"
+
+
+cuda = []
+if run.get("cuda"):
+    cuda.append(f"runtime {cuda_version(run['cuda'])} (raw/sweep/run.json)")
+if versions.get("nvcc"):
+    cuda.append(f"toolkit {versions['nvcc']} (nvcc)")
+if versions.get("cuda_driver"):
+    cuda.append(f"driver's {versions['cuda_driver']} (nvidia-smi)")
+nccl = []
+if run.get("nccl"):
+    nccl.append(f"library {nccl_version(run['nccl'])} (raw/sweep/run.json)")
+if versions.get("nccl_headers"):
+    nccl.append(f"headers {versions['nccl_headers']} (the build's nccl.h)")
+mpi = run.get("mpi") if run.get("mpi") not in (None, "none") else versions.get("mpi")
+machine = run.get("machine") or machine  # a report-only run names the record's machine
+
+steps = []
+for line in read(os.path.join(raw, "steps.tsv")).splitlines():
+    f = line.split("\t")
+    if len(f) == 7:
+        steps.append(f)
+gpus = [l for l in read(os.path.join(raw, "machine", "gpus.txt")).splitlines() if l.strip()]
+topo = read(os.path.join(raw, "machine", "topo.txt")).rstrip()
+topo = re.sub(r"\x1b\[[0-9;]*m", "", topo)
+commit_text = commit + (f" (tracked files modified: {modified.strip()})" if modified.strip() else "")
+
+L = [f"# Qualification of {machine} at {commit}", "",
+     f"Made by `scripts/qualify.sh` (docs/qualify.md); re-made by the same command at commit "
+     f"{commit} on a machine of the same kind.", "",
+     "| field | value |", "| --- | --- |",
+     f"| machine | {machine}: {versions.get('gpu', 'not recorded')} |",
+     f"| GPUs | {'; '.join(g.split(' (UUID')[0] for g in gpus) if gpus else 'not recorded'} (`raw/machine/gpus.txt`) |",
+     f"| topology | `nvidia-smi topo -m` below (`raw/machine/topo.txt`) |" if topo else "| topology | not recorded |",
+     f"| driver | {nr(versions.get('driver'))} |",
+     f"| CUDA | {'; '.join(cuda) if cuda else 'not recorded'} |",
+     f"| NCCL | {'; '.join(nccl) if nccl else 'not recorded'} |",
+     f"| MPI | {nr(mpi)} |",
+     f"| commit | {commit_text} |",
+     f"| date | {steps[0][5] if steps else date} |",
+     "", "## Commands", "",
+     f"The invocation: `{invocation}`", "",
+     "| step | command | result | seconds | cap (s) | started |", "| --- | --- | --- | --- | --- | --- |"]
+for name, res, _rc, secs, cap, started, cmd in steps:
+    L.append(f"| {name} | `{cmd}` | {res} | {secs} | {cap} | {started} |")
+L += ["", "Each step's output is `raw/<step>.txt`; the checks' logs are in `raw/checks/` "
+      "(`summary.txt`: one line a check), the sweep's files in `raw/sweep/` (`run.json`: "
+      "every program's command line), the report in `report.md` and its PNGs.", ""]
+if topo:
+    L += ["## Topology", "", "```", topo, "```", ""]
+L += ["## Contents", "", "| path | what |", "| --- | --- |",
+      "| `manifest.md` | this page |",
+      "| `report.md`, `*.png` | scripts/report.py of raw/sweep |",
+      "| `raw/steps.tsv` | one line a step: name, result, exit status, seconds, cap, start, command |",
+      "| `raw/commit.txt` | the commit the record names |",
+      "| `raw/machine/` | `nvidia-smi -L`, `nvidia-smi topo -m`, `nvidia-smi`, the versions found |",
+      "| `raw/checks.txt`, `raw/checks/` | tests/gpu/validate_all.sh: its output, each check's log, `summary.txt` |",
+      "| `raw/sweep.txt`, `raw/sweep/` | scripts/sweep.sh: its progress, every program's `.txt` and `.json`, `run.json` |",
+      "| `raw/report.txt` | scripts/report.py's output |"]
+with open(os.path.join(out, "manifest.md"), "w", encoding="utf-8") as f:
+    f.write("\n".join(L) + "\n")
+
+# Paths of this machine: the record outside the checkout, the checkout, its parent, $HOME.
+subs = []
+rel_out = os.path.relpath(out, repo)
+if rel_out.startswith(".."):
+    subs.append((out, "<record>"))
+subs.append((repo, "."))
+parent = os.path.dirname(repo)
+if len(parent) > 1:
+    subs.append((parent, ".."))
+if home and len(home) > 1 and home != repo:
+    subs.append((home.rstrip("/"), "~"))
+subs.sort(key=lambda s: -len(s[0]))  # the longest first: $HOME may hold the checkout
+pats = [(re.compile(re.escape(p) + r"(?![\w.-])"), r) for p, r in subs]
+for root, _dirs, files in os.walk(out):
+    for name in files:
+        path = os.path.join(root, name)
+        if name.endswith((".png", ".gz")):
+            continue
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except (UnicodeDecodeError, OSError):
+            continue
+        new = text
+        for rx, rep in pats:
+            new = rx.sub(rep, new)
+        if new != text:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(new)
+PY
+echo "qualify.sh: record in $(realpath --relative-to=. "$REC" 2>/dev/null || echo "$REC") (manifest.md)" >&2
+exit $FAILED
