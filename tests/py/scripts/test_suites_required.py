@@ -75,7 +75,7 @@ def test_ci_asks_make_test_to_require_every_suite():
     assert "export COLLBENCH_REQUIRE_ALL_SUITES=1" in ci, ci
     assert not [l for l in ci if "suites_not_run.sh" in l], "CI checks a build by name"
     assert "make test" in ci
-    assert "SANITIZE=1 make test" in ci
+    assert "make SANITIZE=1 test" in ci
 
 
 @pytest.mark.parametrize("build_name", ["build", "elsewhere", "build-asan"])
@@ -106,7 +106,9 @@ def test_script_tests_required_from_the_environment(tmp_path):
     bindir = tmp_path / "bin"
     bindir.mkdir()
     write_exe(bindir / "python3", "#!/bin/sh\nexit 1\n")  # no pytest here
-    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "COLLBENCH_PYTHON")}
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("VIRTUAL_ENV", "COLLBENCH_PYTHON", "COLLBENCH_REQUIRE_SCRIPT_TESTS",
+                        "COLLBENCH_REQUIRE_ALL_SUITES")}
     env["PATH"] = f"{bindir}:/usr/bin:/bin"
     run = [str(wrapper), str(tmp_path / "notes"), str(bindir / "python3"), "OFF", "-q", "dir"]
     assert subprocess.run(run, env=env, capture_output=True).returncode == 77
