@@ -141,6 +141,16 @@ spin_timeout() {
   grep -m1 -E "collbench: rank [0-9]+: kernel [0-9]+ \($1\) timed out waiting for rank [0-9]+" <<<"$out"
 }
 
+# build_mutant M DIR CAP PROGRAM...: configures DIR for mutant M and builds
+# the programs within CAP seconds, the log in DIR.log.
+build_mutant() {
+  local m=$1 dir=$2 cap=$3
+  shift 3
+  cmake -S . -B "$dir" -DCMAKE_CUDA_ARCHITECTURES=90 -DBUILD_TESTING=OFF \
+    -DCOLLBENCH_MUTATE="$m" >"$dir.log" 2>&1 &&
+    timeout "$cap" cmake --build "$dir" -j "$(nproc)" --target "$@" >>"$dir.log" 2>&1
+}
+
 declare -A normal_done # program:kernel:ranks runs of the normal build done
 fail=0
 for m in "${MUTATIONS[@]}"; do
@@ -161,14 +171,15 @@ for m in "${MUTATIONS[@]}"; do
       continue
     fi
     echo "## mutant $m: built earlier in $dir"
-  elif echo "## mutant $m: building" $progs "into $dir" && ! { cmake -S . -B "$dir" -DCMAKE_CUDA_ARCHITECTURES=90 -DBUILD_TESTING=OFF \
-    -DCOLLBENCH_MUTATE="$m" >"$dir.log" 2>&1 &&
-    timeout "$build_cap" cmake --build "$dir" -j "$(nproc)" --target $progs \
-      >>"$dir.log" 2>&1; }; then
-    tail -20 "$dir.log"
-    echo "FAIL: mutant $m did not build"
-    fail=1
-    continue
+  else
+    echo "## mutant $m: building" $progs "into $dir"
+    # shellcheck disable=SC2086 # progs: a list of targets
+    if ! build_mutant "$m" "$dir" "$build_cap" $progs; then
+      tail -20 "$dir.log"
+      echo "FAIL: mutant $m did not build"
+      fail=1
+      continue
+    fi
   fi
   if [ "${BUILD_ONLY:-0}" = 1 ]; then
     echo "PASS: mutant $m built"

@@ -124,7 +124,7 @@ Start testing: Dec 01 23:04 UTC
 34/74 Testing: test_nccl_tests_dropin
 34/74 Test: test_nccl_tests_dropin
 Command: "/usr/bin/python3" "tests/py/test_nccl_tests_dropin.py" "build/tests/emit_report"
-Directory: /work/build/tests
+Directory: /src/collbench/build/tests
 "test_nccl_tests_dropin" start time: Dec 01 23:04 UTC
 Output:
 ----------------------------------------------------------
@@ -148,7 +148,7 @@ Test Passed.
 73/74 Test: test_scripts
 Output:
 ----------------------------------------------------------
-run_script_tests.sh: /work/.venv/bin/python -m pytest -q -rs dir
+run_script_tests.sh: /src/collbench/.venv/bin/python -m pytest -q -rs dir
 .....s..                                                                 [100%]
 =========================== short test summary info ============================
 SKIPPED [1] tests/py/scripts/test_x.py:12: needs a GPU node's nvidia-smi
