@@ -157,6 +157,16 @@ if [ "$GPU_COUNT" -gt 0 ] && [ ! -d "$RAW/machine" ]; then
     inc=$(sed -n 's/^NCCL_INCLUDE_DIR:PATH=//p' "$BUILD/CMakeCache.txt" 2>/dev/null)
     hdr=$([ -n "$inc" ] && [ -f "$inc/nccl.h" ] && awk '/#define NCCL_(MAJOR|MINOR|PATCH) /{v[$2]=$3} END {if (v["NCCL_MAJOR"] != "") print v["NCCL_MAJOR"] "." v["NCCL_MINOR"] "." v["NCCL_PATCH"]}' "$inc/nccl.h")
     echo "nccl_headers: $hdr"
+    # The NCCL a program loads, and the headers it was built with, from the header line
+    # of a one-call run (nccl-tests' "nccl-headers=22809 nccl-library=22803").
+    banner=""
+    if [ -x "$BUILD/all_reduce_perf" ]; then
+      out=$(NCCL_NVLS_ENABLE=0 timeout 60 "$BUILD/all_reduce_perf" -g 1 -b 8 -e 8 -n 1 -w 0 2>&1)
+      banner=$(grep -o 'nccl-headers=[0-9]* nccl-library=[0-9]*' <<<"$out")
+      banner=${banner%%$'\n'*}
+    fi
+    echo "nccl_program_headers: $(sed -n 's/^nccl-headers=\([0-9]*\) .*/\1/p' <<<"$banner")"
+    echo "nccl_program_library: $(sed -n 's/.* nccl-library=\([0-9]*\)$/\1/p' <<<"$banner")"
     echo "mpi: $( (mpirun --version 2>/dev/null || true) | sed -n 1p)"
   } >"$RAW/machine/versions.txt"
 fi
@@ -261,8 +271,14 @@ if versions.get("cuda_driver"):
 nccl = []
 if run.get("nccl"):
     nccl.append(f"library {nccl_version(run['nccl'])} (raw/sweep/run.json)")
+elif versions.get("nccl_program_library", "").isdigit():
+    nccl.append(f"library {nccl_version(int(versions['nccl_program_library']))} "
+                "(all_reduce_perf's header line, raw/machine/versions.txt)")
 if versions.get("nccl_headers"):
     nccl.append(f"headers {versions['nccl_headers']} (the build's nccl.h)")
+elif versions.get("nccl_program_headers", "").isdigit():
+    nccl.append(f"headers {nccl_version(int(versions['nccl_program_headers']))} "
+                "(all_reduce_perf's header line)")
 mpi = run.get("mpi") if run.get("mpi") not in (None, "none") else versions.get("mpi")
 machine = run.get("machine") or machine  # a report-only run names the record's machine
 

@@ -85,9 +85,29 @@ const char *cb_nccl_call_unavailable(const cb_kernel_ctx *ctx, const cb_coll_sha
       return why;
     }
   }
-  if (shape->reduces && call->op == CB_MULSUM)
-    return needs(2, 11, "mulsum (ncclRedOpCreatePreMulSum)", why, sizeof why);
+  if (shape->reduces && call->op == CB_MULSUM &&
+      needs(2, 11, "mulsum (ncclRedOpCreatePreMulSum)", why, sizeof why))
+    return why;
+  if (cb_nccl_one_rank_fp8_premul_fails(cb_nccl_library_version(), ctx->nranks, shape, call))
+    return "NCCL <= 2.29.7 cannot average or mulsum fp8 on one rank (ncclLaunchOneRank has no "
+           "fp8 case in host code: invalid argument)";
   return NULL;
+}
+
+#define ONE_RANK_FP8_LAST_BAD 22907 /* NCCL 2.29.7, the newest source read */
+
+/* With one rank NCCL reduces nothing: it copies, except for avg and PreMulSum
+ * (our mulsum), which scale the input in oneRankReduce. Its host-side switch
+ * on the datatype (src/device/onerank.cu) guards the fp8 cases with
+ * __CUDA_ARCH__ >= 900, which host code never defines, so fp8 falls to the
+ * default: ncclInvalidArgument. Seen with NCCL 2.28.3 on an H200 (all_reduce,
+ * reduce and reduce_scatter -g 1 -d all -o all), and the guard is unchanged up
+ * to 2.29.7. A later library is tried: it may have it fixed. */
+int cb_nccl_one_rank_fp8_premul_fails(int library_version, int nranks, const cb_coll_shape *shape,
+                                      const cb_call *call) {
+  const int fp8 = call->dtype == CB_F8E4M3 || call->dtype == CB_F8E5M2;
+  const int scales = call->op == CB_AVG || call->op == CB_MULSUM;
+  return nranks == 1 && shape->reduces && fp8 && scales && library_version <= ONE_RANK_FP8_LAST_BAD;
 }
 
 #define CE_SCATTER_LAST_BAD 22803 /* NCCL 2.28.3, the newest library seen to be wrong */

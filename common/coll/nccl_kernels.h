@@ -41,11 +41,19 @@ const char *cb_nccl_flags_problem(int local_register, int cta_policy, char *buf,
  * 2.24 (headers and library) and, in a collective that reduces, GPUs of
  * compute capability 9.0 or later on every rank (NCCL refuses it below:
  * "FP8 reduction support begins with sm90 capable devices"); mulsum needs
- * ncclRedOpCreatePreMulSum (NCCL 2.11). The same answer on every rank. */
+ * ncclRedOpCreatePreMulSum (NCCL 2.11); fp8 avg and mulsum fail on one rank
+ * (cb_nccl_one_rank_fp8_premul_fails). The same answer on every rank. */
 const char *cb_nccl_call_unavailable(const cb_kernel_ctx *ctx, const cb_coll_shape *shape,
                                      const cb_call *call);
 #define CB_NCCL_RUN_LIMITS                                                                         \
-  "f8e4m3 f8e5m2 with NCCL >= 2.24 (reducing: sm_90 GPUs); mulsum with NCCL >= 2.11"
+  "f8e4m3 f8e5m2 with NCCL >= 2.24 (reducing: sm_90 GPUs); mulsum with NCCL >= 2.11; fp8 avg "   \
+  "and mulsum not on one rank (NCCL <= 2.29.7)"
+
+/* Whether NCCL (library_version) fails the call with invalid argument at
+ * nranks ranks: a reduction of fp8 by avg or mulsum on one rank, up to NCCL
+ * 2.29.7 (nccl_kernels.c says why). */
+int cb_nccl_one_rank_fp8_premul_fails(int library_version, int nranks, const cb_coll_shape *shape,
+                                      const cb_call *call);
 
 /* cb_nccl_call_unavailable, and a known NCCL bug: NCCL 2.28.3's copy-engine
  * scatter (symmetric windows, CTA policy zero) leaves a non-root rank's block

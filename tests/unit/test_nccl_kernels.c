@@ -106,6 +106,48 @@ static void test_call_unavailable(void) {
   CHECK(cb_nccl_call_unavailable(&ctx, &cb_shape_sendrecv, &mulsum) == NULL);
 }
 
+/* NCCL's one-rank path scales fp8 for avg and mulsum in host code that has no
+ * fp8 case: those calls are skipped at one rank, up to NCCL 2.29.7, and only
+ * those. */
+static void test_one_rank_fp8_premul(void) {
+  static const struct {
+    int lib, nranks, dtype, op, reduces, fails;
+  } rule[] = {
+      {22803, 1, CB_F8E4M3, CB_AVG, 1, 1},    {22803, 1, CB_F8E5M2, CB_MULSUM, 1, 1},
+      {22907, 1, CB_F8E4M3, CB_MULSUM, 1, 1}, {22908, 1, CB_F8E4M3, CB_AVG, 1, 0},
+      {22803, 2, CB_F8E4M3, CB_AVG, 1, 0},    {22803, 8, CB_F8E5M2, CB_MULSUM, 1, 0},
+      {22803, 1, CB_F8E4M3, CB_SUM, 1, 0},    {22803, 1, CB_F8E4M3, CB_MAX, 1, 0},
+      {22803, 1, CB_HALF, CB_AVG, 1, 0},      {22803, 1, CB_BFLOAT16, CB_MULSUM, 1, 0},
+      {22803, 1, CB_F8E4M3, CB_AVG, 0, 0},
+  };
+  for (size_t i = 0; i < sizeof rule / sizeof rule[0]; i++) {
+    cb_call call = {.dtype = (cb_dtype)rule[i].dtype, .op = (cb_redop)rule[i].op};
+    const cb_coll_shape *shape = rule[i].reduces ? &cb_shape_all_reduce : &cb_shape_all_gather;
+    CHECKF(cb_nccl_one_rank_fp8_premul_fails(rule[i].lib, rule[i].nranks, shape, &call) ==
+               rule[i].fails,
+           "rule %zu: NCCL %d, %d ranks, %s %s", i, rule[i].lib, rule[i].nranks,
+           cb_dtype_name(call.dtype), rule[i].reduces ? "reducing" : "moving");
+  }
+#ifdef CB_HAVE_NCCL
+  /* The row says so, naming NCCL's function, where this machine's library has the bug. */
+  if (cb_nccl_at_least(2, 24) && cb_nccl_library_version() <= 22907) {
+    cb_kernel_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    cb_nccl_state st;
+    memset(&st, 0, sizeof st);
+    st.min_arch = 90;
+    ctx.state = &st;
+    ctx.nranks = 1;
+    cb_call avg = {.dtype = CB_F8E4M3, .op = CB_AVG};
+    const char *why = cb_nccl_call_unavailable(&ctx, &cb_shape_all_reduce, &avg);
+    CHECK(why != NULL);
+    if (why) CHECK_CONTAINS(why, "ncclLaunchOneRank");
+    ctx.nranks = 2;
+    CHECK(cb_nccl_call_unavailable(&ctx, &cb_shape_all_reduce, &avg) == NULL);
+  }
+#endif
+}
+
 static void dummy_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t s) {
   (void)ctx, (void)call, (void)s;
 }
@@ -207,6 +249,7 @@ int main(void) {
   test_flags_problem();
   test_rows();
   test_call_unavailable();
+  test_one_rank_fp8_premul();
   test_ce_scatter_bug();
   return check_summary();
 }

@@ -36,6 +36,7 @@ for a in "$@"; do
   [ "$a" = -J ] && exec python3 "$(dirname "$0")/../impl/$(basename "$0")" "$@"
 done
 echo "$(basename "$0") $*" >>"$FAKE_LOG"
+echo "# nccl-tests version 2.19.6 nccl-headers=22809 nccl-library=22803"
 echo "# cache: $HOME/.cache/collbench"
 echo "# Out of bounds values : 0 OK"
 """
@@ -167,6 +168,19 @@ def test_manifest_fields(full):
     assert len(rows) == 3 and all(" | PASS | " in r for r in rows), rows
     assert "tests/gpu/validate_all.sh" in rows[0] and "scripts/sweep.sh" in rows[1] and \
         "scripts/report.py" in rows[2]
+
+
+def test_nccl_named_without_a_sweep(node):
+    """A record without the sweep's run.json still names the NCCL the programs load (and the
+    headers they were built with), from a program's header line; the build's nccl.h wins for
+    the headers where the build names one."""
+    r = node.run(*QUICK, "--steps", "checks")
+    assert r.returncode == 0, r.stderr
+    f = manifest_fields((node.record() / "manifest.md").read_text())
+    assert f["NCCL"] == ("library 2.28.3 (all_reduce_perf's header line, "
+                         "raw/machine/versions.txt); headers 2.28.9 (all_reduce_perf's header line)")
+    versions = (node.record() / "raw" / "machine" / "versions.txt").read_text()
+    assert "nccl_program_library: 22803" in versions.splitlines()
 
 
 def test_no_path_of_the_machine_is_left(full):
