@@ -311,7 +311,8 @@ L = [f"# Qualification of {machine} at {commit}", "",
 for name, res, _rc, secs, cap, started, cmd in steps:
     L.append(f"| {name} | `{cmd}` | {res} | {secs} | {cap} | {started} |")
 L += ["", "Each step's output is `raw/<step>.txt`; the checks' logs are in `raw/checks/` "
-      "(`summary.txt`: one line a check), the sweep's files in `raw/sweep/` (`run.json`: "
+      "(`summary.txt`: one line a check; `<check>.txt` its output, `<check>.tar.gz` the log of "
+      "each of its runs), the sweep's files in `raw/sweep/` (`run.json`: "
       "every program's command line), the report in `report.md` and its PNGs.", ""]
 if topo:
     L += ["## Topology", "", "```", topo, "```", ""]
@@ -321,7 +322,7 @@ L += ["## Contents", "", "| path | what |", "| --- | --- |",
       "| `raw/steps.tsv` | one line a step: name, result, exit status, seconds, cap, start, command |",
       "| `raw/commit.txt` | the commit the record names |",
       "| `raw/machine/` | `nvidia-smi -L`, `nvidia-smi topo -m`, `nvidia-smi`, the versions found |",
-      "| `raw/checks.txt`, `raw/checks/` | tests/gpu/validate_all.sh: its output, each check's log, `summary.txt` |",
+      "| `raw/checks.txt`, `raw/checks/` | tests/gpu/validate_all.sh: its output, `summary.txt`, each check's output and its runs' logs (`<check>.tar.gz`) |",
       "| `raw/sweep.txt`, `raw/sweep/` | scripts/sweep.sh: its progress, every program's `.txt` and `.json`, `run.json` |",
       "| `raw/report.txt` | scripts/report.py's output |"]
 with open(os.path.join(out, "manifest.md"), "w", encoding="utf-8") as f:
@@ -357,5 +358,14 @@ for root, _dirs, files in os.walk(out):
             with open(path, "w", encoding="utf-8") as f:
                 f.write(new)
 PY
+# Each check's own logs (a file a run: megabytes of tables) as one tarball, its paths already
+# cut above; the summary and each check's output stay as text.
+if [ -d "$RAW/checks" ]; then
+  for d in "$RAW"/checks/*/; do
+    [ -d "$d" ] || continue
+    name=$(basename "$d")
+    tar -czf "$RAW/checks/$name.tar.gz" -C "$RAW/checks" "$name" && rm -rf "${d%/}"
+  done
+fi
 echo "qualify.sh: record in $(realpath --relative-to=. "$REC" 2>/dev/null || echo "$REC") (manifest.md)" >&2
 exit $FAILED

@@ -46,7 +46,7 @@ const char *cb_nccl_flags_problem(int local_register, int cta_policy, char *buf,
 const char *cb_nccl_call_unavailable(const cb_kernel_ctx *ctx, const cb_coll_shape *shape,
                                      const cb_call *call);
 #define CB_NCCL_RUN_LIMITS                                                                         \
-  "f8e4m3 f8e5m2 with NCCL >= 2.24 (reducing: sm_90 GPUs); mulsum with NCCL >= 2.11; fp8 avg "   \
+  "f8e4m3 f8e5m2 with NCCL >= 2.24 (reducing: sm_90 GPUs); mulsum with NCCL >= 2.11; fp8 avg "     \
   "and mulsum not on one rank (NCCL <= 2.29.7)"
 
 /* Whether NCCL (library_version) fails the call with invalid argument at

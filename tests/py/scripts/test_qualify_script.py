@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 
 import pytest
 
@@ -183,6 +184,18 @@ def test_nccl_named_without_a_sweep(node):
     assert "nccl_program_library: 22803" in versions.splitlines()
 
 
+def test_each_checks_run_logs_in_one_tarball(full):
+    """A check's logs (a file a run, megabytes of tables on a node) are one tarball beside its
+    output, with the machine's paths cut from them as from the rest of the record."""
+    checks = full.record() / "raw" / "checks"
+    assert (checks / "exact.tar.gz").is_file() and not (checks / "exact").exists()
+    with tarfile.open(checks / "exact.tar.gz") as tar:
+        logs = [m for m in tar.getmembers() if m.isfile()]
+        assert logs and all(m.name.startswith("exact/") for m in logs)
+        text = "".join(tar.extractfile(m).read().decode() for m in logs)
+    assert "exact" in text and str(full.checkout) not in text
+
+
 def test_no_path_of_the_machine_is_left(full):
     node = full
     rec = node.record()
@@ -194,8 +207,13 @@ def test_no_path_of_the_machine_is_left(full):
     cmd = (rec / "raw" / "sweep" / "all_reduce_perf_single_graph.txt").read_text().splitlines()[0]
     assert cmd.startswith("# command: NCCL_NVLS_ENABLE=0 ./build/all_reduce_perf -g 2 ")
     assert "-J ./results/h200x2/" in cmd  # the record, by its path in the checkout
-    logs = [p for p in (rec / "raw" / "checks" / "exact").iterdir() if p.name != "summary.txt"]
-    assert logs and all("# cache: ~/.cache/collbench" in p.read_text() for p in logs)  # $HOME
+    with tarfile.open(rec / "raw" / "checks" / "exact.tar.gz") as tar:  # the runs' logs
+        logs = [tar.extractfile(m).read().decode() for m in tar.getmembers()
+                if m.isfile() and not m.name.endswith("summary.txt")]
+    assert logs and all("# cache: ~/.cache/collbench" in t for t in logs)  # $HOME
+    for t in logs:
+        for p in machine_paths:
+            assert p not in t
     report = [l for l in (rec / "manifest.md").read_text().splitlines()
               if l.startswith("| report |")]
     assert report and "`../bin/python-mpl scripts/report.py ./results/h200x2/" in report[0]
