@@ -113,6 +113,12 @@ cannot_show() {
   case $1:$2:$3 in
     skip_ll_credit:sendrecv_perf:ll | late_credit:sendrecv_perf:ll)
       [ "$4" -lt 3 ] && echo "at $4 ranks sendrecv -k ll is the exchange, without credits" ;;
+    # A rank sends slice s+1 on any link only after the barrier that ends its receives of
+    # slice s on every link, and a sender q = r-d reaches slice s+2 (the slot of r's
+    # slice s, with 2 slots or more) only after taking r's slice s+1: by then r's warps
+    # have read slice s, whenever `consumed` was stored.
+    consumed_before_barrier:alltoall_perf:ring)
+      echo "the alltoall ring takes slice s from every rank before it sends slice s+1: no sender gets a FIFO ahead" ;;
   esac
 }
 

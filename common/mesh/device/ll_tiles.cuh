@@ -130,7 +130,8 @@ __device__ __forceinline__ uint4 *cb_ll_slot(const cb_ll_mesh &m, int p, uint64_
                                              size_t i) {
   /* p = 0 is a read of our own scratch: rank 0 lags there in the
    * single_half mutant (device/mutation.cuh, "Lag"). */
-  if (CB_MUTANT_BREAKS(CB_ORDER_LL_HALVES)) cb_mutant_lag(p == 0 && m.rank == 0);
+  if (CB_MUTANT_BREAKS(CB_ORDER_LL_HALVES))
+    cb_mutant_lag(p == 0 && m.rank == 0, CB_MUTANT_LL_LAG_NS);
   const size_t half = CB_MUTANT_BREAKS(CB_ORDER_LL_HALVES) ? 0 : (size_t)(epoch & 1);
   return cb_ll_scratch_of(m, p) + (half * m.nranks + src) * m.slot_packets + i;
 }

@@ -47,7 +47,7 @@
  * other warps still copy out (consumed_before_barrier). Ranks whose grids
  * are all resident on one GPU at once seldom give that schedule by
  * themselves, so in those two mutants only, the late side first sleeps
- * CB_MUTANT_LAG_NS (cb_mutant_lag): rank 0 before each read of a packet
+ * CB_MUTANT_LL_LAG_NS or CB_MUTANT_RING_LAG_NS (cb_mutant_lag): rank 0 before each read of a packet
  * from its scratch, and rank 0's ring warps other than warp 0 before they
  * move a received slice. Only rank 0 lags, so the others run ahead of it
  * (a ring's ranks are as fast as its slowest, so a lag on every rank
@@ -107,11 +107,16 @@ enum {
 
 /* The late side's sleep in the mutants that need a lag (see Lag above):
  * each call site is under its mutant's CB_MUTANT_BREAKS, a constant false
- * in every other build. */
-#define CB_MUTANT_LAG_NS 5000
-__device__ __forceinline__ void cb_mutant_lag(bool late) {
+ * in every other build. A packet is overwritten within one call of the
+ * rank ahead: 5 us. A ring slot only after the sender has taken its own
+ * slices from the ranks before it, each a step of theirs with flags at
+ * system scope (at 3 ranks, two steps of other ranks: 5 us caught 3 of the
+ * 6 rings that can show it): 50 us. */
+#define CB_MUTANT_LL_LAG_NS   5000
+#define CB_MUTANT_RING_LAG_NS 50000
+__device__ __forceinline__ void cb_mutant_lag(bool late, int ns) {
   if (!late) return;
-  for (int slept = 0; slept < CB_MUTANT_LAG_NS; slept += 1000) __nanosleep(1000);
+  for (int slept = 0; slept < ns; slept += 1000) __nanosleep(1000);
 }
 
 #endif

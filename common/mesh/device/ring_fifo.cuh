@@ -126,7 +126,7 @@ __device__ __forceinline__ void cb_ring_wait(const cb_ring_mesh &m, const cb_rin
   /* consumed_before_barrier: rank 0's warps other than warp 0 take the
    * received slice late (device/mutation.cuh, "Lag"). */
   if (CB_MUTANT_BREAKS(CB_ORDER_FIFO_CONSUMED))
-    cb_mutant_lag(recv && m.rank == 0 && threadIdx.x >= 32);
+    cb_mutant_lag(recv && m.rank == 0 && threadIdx.x >= 32, CB_MUTANT_RING_LAG_NS);
 }
 
 /* The slot the next received slice is in, and the one the next sent slice
