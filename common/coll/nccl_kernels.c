@@ -69,10 +69,14 @@ const char *cb_nccl_flags_problem(int local_register, int cta_policy, char *buf,
 
 static int min_arch_of(const cb_kernel_ctx *ctx);
 
+static int is_fp8(cb_dtype t) {
+  return t == CB_F8E4M3 || t == CB_F8E5M2;
+}
+
 const char *cb_nccl_call_unavailable(const cb_kernel_ctx *ctx, const cb_coll_shape *shape,
                                      const cb_call *call) {
   static _Thread_local char why[192]; /* every rank's thread asks */
-  if (call->dtype == CB_F8E4M3 || call->dtype == CB_F8E5M2) {
+  if (is_fp8(call->dtype)) {
     char what[32];
     snprintf(what, sizeof what, "%s", cb_dtype_name(call->dtype));
     if (needs(2, 24, what, why, sizeof why)) return why;
@@ -105,9 +109,9 @@ const char *cb_nccl_call_unavailable(const cb_kernel_ctx *ctx, const cb_coll_sha
  * to 2.29.7. A later library is tried: it may have it fixed. */
 int cb_nccl_one_rank_fp8_premul_fails(int library_version, int nranks, const cb_coll_shape *shape,
                                       const cb_call *call) {
-  const int fp8 = call->dtype == CB_F8E4M3 || call->dtype == CB_F8E5M2;
   const int scales = call->op == CB_AVG || call->op == CB_MULSUM;
-  return nranks == 1 && shape->reduces && fp8 && scales && library_version <= ONE_RANK_FP8_LAST_BAD;
+  return nranks == 1 && shape->reduces && is_fp8(call->dtype) && scales &&
+         library_version <= ONE_RANK_FP8_LAST_BAD;
 }
 
 #define CE_SCATTER_LAST_BAD 22803 /* NCCL 2.28.3, the newest library seen to be wrong */
