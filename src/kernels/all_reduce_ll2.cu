@@ -38,6 +38,17 @@
  * are out, and a reduce waits only on shot-1 packets, so with every warp
  * resident (checked at setup) every wait ends.
  *
+ * What the halves guard. A packet of the message could do with one half:
+ * its rewrite at e+1 follows a round trip through its reader. In region 1
+ * the reader reduces it into the result the writer pulls before its launch
+ * for e ends; in region 2 the writer computes it at e+1 from the reader's
+ * shot-1 packet of e+1, sent after the reader's launch for e. A filler
+ * packet of shot 2 (a lane past C) waits for nothing, and a warp's lanes
+ * may diverge, so when the chunk shrinks from e to e+1 a filler lane may
+ * write it at e+1 where the reader still pulls the real packet of e: the
+ * other half keeps them apart (the single_half mutant, device/mutation.cuh,
+ * shows it).
+ *
  * In place: a lane reads packet i of every other chunk of our input (shot
  * 1, all of its warp's tiles first) before it writes packet i of any of
  * them (the pull), and reads packet i of our own chunk just before writing

@@ -107,12 +107,17 @@ enum {
 
 /* The late side's sleep in the mutants that need a lag (see Lag above):
  * each call site is under its mutant's CB_MUTANT_BREAKS, a constant false
- * in every other build. A packet is overwritten within one call of the
- * rank ahead: 5 us. A ring slot only after the sender has taken its own
+ * in every other build. An LL packet is overwritten within one call of the
+ * rank ahead, except in ll2, where only a filler packet of shot 2 can be,
+ * and only after the rank ahead has ended its call and begun the next
+ * while rank 0 still pulls (all_reduce_ll2.cu, "What the halves guard"):
+ * rank 0's pull of a tile lags n-1 times, and 5 us caught ll2 at 8 ranks
+ * but not at 3 (0 wrong in 10^4 calls); 50 us caught it at 3 in 5 runs of
+ * 5. A ring slot is overwritten only after the sender has taken its own
  * slices from the ranks before it, each a step of theirs with flags at
  * system scope (at 3 ranks, two steps of other ranks: 5 us caught 3 of the
  * 6 rings that can show it): 50 us. */
-#define CB_MUTANT_LL_LAG_NS   5000
+#define CB_MUTANT_LL_LAG_NS   50000
 #define CB_MUTANT_RING_LAG_NS 50000
 __device__ __forceinline__ void cb_mutant_lag(bool late, int ns) {
   if (!late) return;
