@@ -15,8 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "watchdog.h"
-
 typedef struct {
   _Atomic int64_t beat_ns; /* CLOCK_MONOTONIC, the same clock for every process of a host */
   _Atomic int32_t pid;     /* 0: no process here (another host, or not joined yet) */
@@ -125,13 +123,13 @@ static void board_path(char *path, size_t len) {
   snprintf(path, len, "%s/collbench-live-%d-%lld", dir, (int)getpid(), (long long)now_ns());
 }
 
-void cb_liveness_join(cb_rank_info *me, int ranks_per_proc) {
+bool cb_liveness_join(cb_rank_info *me, int ranks_per_proc) {
   /* One process has no peer process to name: its ranks are its own threads. */
-  if (me->nprocs < 2) return;
+  if (me->nprocs < 2) return false;
   char mine[PATH_MAX_LEN] = {0};
   if (me->proc == 0) board_path(mine, sizeof mine);
   char *all = calloc((size_t)me->world_nranks, sizeof mine);
-  if (!all) return;
+  if (!all) return false;
   cb_world_allgather_all(me, mine, sizeof mine, all); /* everyone takes process 0's */
   char path[PATH_MAX_LEN];
   memcpy(path, all, sizeof path);
@@ -141,5 +139,5 @@ void cb_liveness_join(cb_rank_info *me, int ranks_per_proc) {
       cb_liveness_open(path, me->nprocs, me->proc, me->proc * ranks_per_proc, ranks_per_proc) == 0;
   cb_world_barrier_all(me); /* every process of the host has it mapped (or failed) */
   if (me->local_proc == 0) unlink(path);
-  if (ok) cb_watchdog_start();
+  return ok;
 }

@@ -9,6 +9,7 @@
 #ifndef CB_LIVENESS_H
 #define CB_LIVENESS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "world.h"
@@ -20,11 +21,13 @@ extern "C" {
 /* Collective over every process (call from one thread per process, as a
  * process-level cb_world_run function): agrees on a board name (process 0's),
  * maps it, fills this process's slot (ranks_per_proc ranks from
- * proc * ranks_per_proc), starts the heartbeat, and unlinks the board's
- * file once every process has mapped it, so nothing is left behind. Without
- * shared memory it prints nothing and the board stays off; a world of one
- * process (every rank a thread of it) has no board. */
-void cb_liveness_join(cb_rank_info *me, int ranks_per_proc);
+ * proc * ranks_per_proc), and unlinks the board's file once every process
+ * has mapped it, so nothing is left behind. Returns whether this process is
+ * on the board: then its caller starts the heartbeat (cb_watchdog_start,
+ * whose thread beats). Without shared memory it prints nothing and the
+ * board stays off; a world of one process (every rank a thread of it) has
+ * no board. */
+bool cb_liveness_join(cb_rank_info *me, int ranks_per_proc);
 
 /* The pieces, for tests: maps the board file path (created if absent) with
  * nprocs slots and fills slot proc. 0 on success, -1 (errno set) if not. */

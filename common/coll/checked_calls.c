@@ -12,48 +12,15 @@
  *
  * The rounds live in a device word advanced at the end of the chain, so a
  * graph of the chain replayed many times reads fresh data every time. */
+#include "checked_calls.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "alltoallv_env.h"
 #include "cuda_check.h"
 #include "error.h"
 #include "gpu.h"
-#include "run_state.h"
-
-cb_data_spec cb_spec_for(const cb_rank_state *st, const cb_call *call, const cb_counts *c,
-                         uint64_t seed) {
-  const cb_coll_shape *shape = st->run->coll->shape;
-  cb_data_spec spec = {.dtype = call->dtype,
-                       .op = shape->reduces ? call->op : CB_SUM,
-                       .expect = shape->expect,
-                       .reduces = shape->reduces,
-                       .rank = st->me->rank,
-                       .nranks = st->me->nranks,
-                       .root = call->root,
-                       .param_count = c->param_count,
-                       .in_place = call->in_place,
-                       .input_offset = c->send_inplace_offset > c->recv_inplace_offset
-                                           ? c->send_inplace_offset - c->recv_inplace_offset
-                                           : 0,
-                       .input_count = c->send_count,
-                       .spread = cb_alltoallv_spread(),
-                       .kind = st->run->opts.data,
-                       .seed = seed,
-                       .round = NULL};
-  return spec;
-}
-
-void cb_enqueue_inputs(cb_rank_state *st, const cb_data_spec *spec, const cb_call *call,
-                       const cb_counts *c, cudaStream_t s) {
-  size_t elem = cb_dtype_size(call->dtype);
-  size_t region = (c->send_count > c->recv_count ? c->send_count : c->recv_count) * elem;
-  /* In place the whole region, so no byte of an earlier call survives. */
-  void *out = call->in_place ? cb_buffers_start(&st->bufs, st->bufs.recv, elem) : call->recv;
-  cb_data_poison(out, call->in_place ? region : c->recv_count * elem, s);
-  cb_data_fill_input(spec, (void *)call->send, c->send_count, s);
-}
 
 typedef struct {
   cb_rank_state *st;

@@ -1,39 +1,15 @@
-/* One measurement: place the buffers, fill the inputs, time the kernel,
+/* One measurement of a placed call: fill the inputs, time the kernel,
  * combine the ranks' times, validate. */
+#include "measure.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked_calls.h"
 #include "error.h"
 #include "gpu.h"
-#include "run_state.h"
 #include "sizes.h"
-
-void cb_enqueue_kernel(void *p, cudaStream_t s) {
-  cb_launch *l = p;
-  if (!l->skip) l->kernel->launch(l->ctx, &l->call, s);
-}
-
-/* cb_bracket_fn: the kernel's own bracket of -m calls (NCCL's group). */
-static void bracket_kernel(void *p, int begin) {
-  cb_launch *l = p;
-  if (!l->skip && l->kernel->aggregate) l->kernel->aggregate(l->ctx, begin);
-}
-
-void cb_place_call(cb_rank_state *st, const cb_counts *c, size_t elem, int in_place,
-                   cb_call *call) {
-  call->in_place = in_place;
-  call->count = c->param_count;
-  char *send = cb_buffers_start(&st->bufs, st->bufs.send, elem);
-  char *recv = cb_buffers_start(&st->bufs, st->bufs.recv, elem);
-  if (in_place) {
-    call->send = recv + c->send_inplace_offset * elem;
-    call->recv = recv + c->recv_inplace_offset * elem;
-  } else {
-    call->send = send;
-    call->recv = recv;
-  }
-}
 
 /* Writes inputs (and poisons outputs) on every rank, and waits until all
  * ranks are done, so the timed loop starts from the same point everywhere. */
@@ -119,18 +95,6 @@ static long long validate_rounds(cb_rank_state *st, const cb_launch *l, const cb
   return wrong;
 }
 
-void cb_call_what(const cb_rank_state *st, const cb_launch *l, const cb_counts *c, const char *tail,
-                  char *buf, size_t len) {
-  const cb_coll_shape *shape = st->run->coll->shape;
-  const cb_call *call = &l->call;
-  char root[24] = "";
-  if (shape->rooted) snprintf(root, sizeof root, " root %d", call->root);
-  snprintf(buf, len, "kernel %d (%s) %s %s %s %zu B %s%s%s", l->kernel->id, l->kernel->name,
-           shape->name, cb_dtype_name(call->dtype), cb_shape_op_name(shape, call->op),
-           cb_counts_table_bytes(c, cb_dtype_size(call->dtype)),
-           call->in_place ? "in-place" : "out-of-place", root, tail);
-}
-
 void cb_measure_call(cb_rank_state *st, cb_launch *l, const cb_counts *c, cb_measure *m) {
   const cb_run *run = st->run;
   const cb_coll_shape *shape = run->coll->shape;
@@ -150,7 +114,7 @@ void cb_measure_call(cb_rank_state *st, cb_launch *l, const cb_counts *c, cb_mea
   prepare_data(st, &spec, call, c, what);
   if (l->kernel->prepare) l->kernel->prepare(l->ctx, call);
   cb_timing t;
-  const cb_timed_op op = {cb_enqueue_kernel, bracket_kernel, l};
+  const cb_timed_op op = {cb_enqueue_kernel, cb_bracket_kernel, l};
   cb_time_iterations(st->me, st->stream, &op, &st->timing, what, &t);
   /* Every group's ranks, as nccl-tests averages over the world. */
   int all_ranks = st->me->world_nranks;

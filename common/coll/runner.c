@@ -15,7 +15,11 @@
 #include "options.h"
 #include "peer_mapping.h"
 #include "sizes.h"
+#include "measure.h"
+#include "placed_call.h"
 #include "run_state.h"
+#include "stress.h"
+#include "warmup.h"
 #include "tunables.h"
 #include "liveness.h"
 #include "watchdog.h"
@@ -559,9 +563,10 @@ static void fill_report_header(cb_run *run, const char *program, int nranks, cb_
                sizeof r->date);
 }
 
-/* A process-level step: every process maps the liveness board. */
+/* A process-level step: every process maps the liveness board, and its
+ * watchdog thread beats there. */
 static int join_liveness(cb_rank_info *me, void *arg) {
-  cb_liveness_join(me, *(const int *)arg);
+  if (cb_liveness_join(me, *(const int *)arg)) cb_watchdog_start();
   return 0;
 }
 

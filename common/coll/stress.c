@@ -12,11 +12,13 @@
  * and the next, and stale data, are what this finds, and the host costs
  * little per call. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include "stress.h"
+
 #include <stdio.h>
 
+#include "checked_calls.h"
 #include "clock.h"
 #include "error.h"
-#include "run_state.h"
 #include "sizes.h"
 
 #define STRESS_BATCH   16

@@ -2,7 +2,6 @@
 #include "warmup.h"
 
 #include "gpu.h"
-#include "run_state.h"
 
 size_t cb_warmup_sizes(const cb_sweep *sweep, const cb_coll_shape *shape, size_t elem, int nranks,
                        int rank, uint64_t max_table_bytes, cb_warmup_size *out, size_t cap) {

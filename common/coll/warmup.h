@@ -1,8 +1,8 @@
 /* nccl-tests' "warm-up for all sizes" (its TimeTest, 2.19.6): before the
  * first size of a (datatype, op, root) is timed, -w calls at every size
  * from -b to -e by a factor of 2, whatever the sweep's own step, each size
- * waited for. The sizes are computed here, without a GPU; the runner calls
- * them (cb_warm_up_sizes in run_state.h). */
+ * waited for. The sizes are computed without a GPU (cb_warmup_sizes), and
+ * cb_warm_up_sizes makes the calls. */
 #ifndef CB_WARMUP_H
 #define CB_WARMUP_H
 
@@ -10,6 +10,8 @@
 #include <stdint.h>
 
 #include "coll_shape.h"
+#include "placed_call.h"
+#include "run_state.h"
 #include "sizes.h"
 
 #ifdef __cplusplus
@@ -35,6 +37,13 @@ typedef struct {
  * are. A sweep from 0 bytes has none (nccl-tests would double 0 forever). */
 size_t cb_warmup_sizes(const cb_sweep *sweep, const cb_coll_shape *shape, size_t elem, int nranks,
                        int rank, uint64_t max_table_bytes, cb_warmup_size *out, size_t cap);
+
+/* Collective: nccl-tests' warm-up for all sizes of proto's kernel,
+ * datatype, op and root: -w single calls at every size from -b to -e by a
+ * factor of 2, each size placed and skipped as the sweep places and skips
+ * it, then waited for (-T). Leaves the buffers' contents undefined: every
+ * measurement writes its inputs afterwards. */
+void cb_warm_up_sizes(cb_rank_state *st, const cb_launch *proto);
 
 #ifdef __cplusplus
 }
