@@ -7,7 +7,6 @@
 
 #include "buffers.h"
 #include "collective.h"
-#include "datagen.h"
 #include "options.h"
 #include "report.h"
 #include "timing.h"
