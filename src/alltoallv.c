@@ -14,12 +14,19 @@
 /* Out of place only, as alltoall_perf: in place a rank's pieces for its
  * peers would be overwritten by theirs before NCCL reads them (nccl-tests
  * times in-place alltoallv but does not check it). */
-static const cb_kernel kernels[] = {
+static const cb_kernel nccl =
     CB_NCCL_KERNEL_PLACED("NCCL " NCCL_ALLTOALLV ", out of place (NCCL gives no in-place "
                           "alltoallv)",
-                          cb_nccl_alltoallv, CB_OUT_OF_PLACE),
-    CB_NCCL_SYM_KERNEL(NCCL_ALLTOALLV, cb_nccl_alltoallv, CB_OUT_OF_PLACE),
-    CB_NCCL_NO_CE_KERNEL(NCCL_ALLTOALLV, cb_nccl_alltoallv, CB_OUT_OF_PLACE),
+                          cb_nccl_alltoallv, CB_OUT_OF_PLACE);
+static const cb_kernel nccl_sym =
+    CB_NCCL_SYM_KERNEL(NCCL_ALLTOALLV, cb_nccl_alltoallv, CB_OUT_OF_PLACE);
+static const cb_kernel nccl_ce =
+    CB_NCCL_NO_CE_KERNEL(NCCL_ALLTOALLV, cb_nccl_alltoallv, CB_OUT_OF_PLACE);
+
+static const cb_kernel *const kernels[] = {
+    &nccl,
+    &nccl_sym,
+    &nccl_ce,
 };
 
 static const cb_collective alltoallv = {

@@ -10,10 +10,16 @@
 
 #define NCCL_HYPERCUBE "hypercube all-gather: log2(n) grouped ncclSend/ncclRecv exchanges"
 
-static const cb_kernel kernels[] = {
-    CB_NCCL_KERNEL("NCCL " NCCL_HYPERCUBE, cb_nccl_hypercube),
-    CB_NCCL_SYM_KERNEL(NCCL_HYPERCUBE, cb_nccl_hypercube, CB_BOTH_PLACEMENTS),
-    CB_NCCL_NO_CE_KERNEL(NCCL_HYPERCUBE, cb_nccl_hypercube, CB_BOTH_PLACEMENTS),
+static const cb_kernel nccl = CB_NCCL_KERNEL("NCCL " NCCL_HYPERCUBE, cb_nccl_hypercube);
+static const cb_kernel nccl_sym =
+    CB_NCCL_SYM_KERNEL(NCCL_HYPERCUBE, cb_nccl_hypercube, CB_BOTH_PLACEMENTS);
+static const cb_kernel nccl_ce =
+    CB_NCCL_NO_CE_KERNEL(NCCL_HYPERCUBE, cb_nccl_hypercube, CB_BOTH_PLACEMENTS);
+
+static const cb_kernel *const kernels[] = {
+    &nccl,
+    &nccl_sym,
+    &nccl_ce,
 };
 
 static const cb_collective hypercube = {

@@ -37,9 +37,9 @@ typedef struct {
   uint32_t ops;        /* CB_OP_BIT mask (ignored by collectives that do not reduce) */
   int min_ranks;       /* 0 = no limit */
   int max_ranks;       /* 0 = no limit */
-  uint64_t max_bytes;  /* table size above which the kernel skips; 0 = no limit */
   int single_host;     /* needs every rank on one host (peer memory) */
   int gpu_per_rank;    /* cannot run with ranks sharing a GPU (CB_SHARE_GPUS) */
+  uint64_t max_bytes;  /* table size above which the kernel skips; 0 = no limit */
   unsigned align;      /* bytes the send and receive pointers must be aligned to; 0 = any */
 } cb_kernel_limits;
 
@@ -143,9 +143,20 @@ typedef struct cb_kernel {
   void (*aggregate)(cb_kernel_ctx *ctx, int begin);
 } cb_kernel;
 
+/* A row of ours is defined beside its kernel, in src/kernels/<program>_<kernel>.cu,
+ * with C linkage, and its program's table points to it:
+ * `CB_KERNEL_ROW(cb_all_reduce_ll) = {CB_KERNEL(LL), .summary = ..., .launch = ...};`.
+ * A .cu file is C++, whose designated initializers must name the fields in
+ * the order they are declared here. */
+#ifdef __cplusplus
+#define CB_KERNEL_ROW(name) extern "C" const cb_kernel name
+#else
+#define CB_KERNEL_ROW(name) const cb_kernel name
+#endif
+
 typedef struct {
   const cb_coll_shape *shape;
-  const cb_kernel *kernels;
+  const cb_kernel *const *kernels; /* nkernels rows, in -k number order */
   int nkernels;
 } cb_collective;
 

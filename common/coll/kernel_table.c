@@ -8,7 +8,7 @@
 #include "sizes.h"
 
 static cb_kernel_key kernel_key(const void *table, int i) {
-  const cb_kernel *k = &((const cb_collective *)table)->kernels[i];
+  const cb_kernel *k = ((const cb_collective *)table)->kernels[i];
   return (cb_kernel_key){k->id, k->name};
 }
 
@@ -71,11 +71,11 @@ const char *cb_kernel_call_reason(const cb_kernel *k, const cb_kernel_ctx *ctx,
 
 const char *cb_kernels_check_catalogue(const cb_collective *c, char *buf, size_t len) {
   for (int i = 0; i < c->nkernels; i++) {
-    const char *why = cb_catalogue_check(c->kernels[i].id, c->kernels[i].name, buf, len);
+    const char *why = cb_catalogue_check(c->kernels[i]->id, c->kernels[i]->name, buf, len);
     if (why) return why;
     for (int j = 0; j < i; j++)
-      if (c->kernels[j].id == c->kernels[i].id) {
-        snprintf(buf, len, "kernel id %d is listed twice", c->kernels[i].id);
+      if (c->kernels[j]->id == c->kernels[i]->id) {
+        snprintf(buf, len, "kernel id %d is listed twice", c->kernels[i]->id);
         return buf;
       }
   }
@@ -150,7 +150,7 @@ void cb_kernels_print(FILE *out, const cb_collective *c) {
   snprintf(program, sizeof program, "%s_perf", c->shape->name);
   cb_kernel_list_heading(out, program);
   for (int i = 0; i < c->nkernels; i++) {
-    const cb_kernel *k = &c->kernels[i];
+    const cb_kernel *k = c->kernels[i];
     cb_kernel_list_entry(out, k->id, k->name, k->summary, k->unavailable ? k->unavailable() : NULL);
     print_limits(out, k);
   }

@@ -63,7 +63,7 @@ int cb_report_headline_kernel(const cb_report *r) {
   int first = -1;
   for (int k = 0; k < r->coll->nkernels; k++) {
     if (!r->kernels_run[k]) continue;
-    if (r->coll->kernels[k].id == CB_KID_NCCL) return k;
+    if (r->coll->kernels[k]->id == CB_KID_NCCL) return k;
     if (first < 0) first = k;
   }
   return first;

@@ -18,7 +18,7 @@ static void csv_run_flags(FILE *out, const cb_options *o) {
 }
 
 static void csv_measure(FILE *out, const cb_report *r, const cb_row *row, int p) {
-  const cb_kernel *k = &r->coll->kernels[row->kernel];
+  const cb_kernel *k = r->coll->kernels[row->kernel];
   const cb_measure *m = &row->m[p];
   fprintf(out, "%s,%d,", r->coll->shape->name, k->id);
   cb_csv_string(out, k->name);

@@ -71,7 +71,7 @@ static void json_kernels(cb_json *j, const cb_report *r) {
   cb_json_key(j, "kernels");
   cb_json_begin_array(j);
   for (int k = 0; k < r->coll->nkernels; k++) {
-    const cb_kernel *kd = &r->coll->kernels[k];
+    const cb_kernel *kd = r->coll->kernels[k];
     const char *skip = r->kernel_skips ? r->kernel_skips[k] : NULL;
     if (!r->kernels_run[k] && !skip) continue; /* not selected by -k */
     cb_json_kernel_begin(j, kd->id, kd->name, kd->summary, r->kernels_run[k], skip);
@@ -81,7 +81,7 @@ static void json_kernels(cb_json *j, const cb_report *r) {
 }
 
 static void json_measure(cb_json *j, const cb_report *r, const cb_row *row, int p) {
-  const cb_kernel *k = &r->coll->kernels[row->kernel];
+  const cb_kernel *k = r->coll->kernels[row->kernel];
   const cb_measure *m = &row->m[p];
   cb_json_begin_object(j);
   cb_json_key(j, "kernel"), cb_json_int(j, k->id);
@@ -104,8 +104,8 @@ static void json_stress(cb_json *j, const cb_report *r) {
   for (int i = 0; i < r->nstress; i++) {
     const cb_stress_result *s = &r->stress[i];
     cb_json_begin_object(j);
-    cb_json_key(j, "kernel"), cb_json_int(j, r->coll->kernels[s->kernel].id);
-    cb_json_key(j, "kernel_name"), cb_json_string(j, r->coll->kernels[s->kernel].name);
+    cb_json_key(j, "kernel"), cb_json_int(j, r->coll->kernels[s->kernel]->id);
+    cb_json_key(j, "kernel_name"), cb_json_string(j, r->coll->kernels[s->kernel]->name);
     cb_json_key(j, "calls"), cb_json_int(j, s->calls);
     cb_json_key(j, "skipped"), cb_json_int(j, s->skipped);
     cb_json_key(j, "wrong"), cb_json_int(j, s->wrong);

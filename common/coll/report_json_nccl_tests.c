@@ -147,7 +147,7 @@ static void nt_placement(cb_json *j, const cb_report *r, const cb_measure *m, in
 }
 
 static void nt_row(cb_json *j, const cb_report *r, const cb_row *row) {
-  const cb_kernel *k = &r->coll->kernels[row->kernel];
+  const cb_kernel *k = r->coll->kernels[row->kernel];
   char root[16];
   snprintf(root, sizeof root, "%6i", row->root); /* as its table prints it */
   cb_json_begin_object(j);

@@ -126,7 +126,7 @@ void cb_text_header(FILE *out, const cb_report *r) {
   text_collbench_lines(out, r);
   for (int k = 0; k < r->coll->nkernels; k++)
     if (r->kernel_skips && r->kernel_skips[k])
-      cb_text_kernel_skipped(out, r->coll->kernels[k].id, r->coll->kernels[k].name,
+      cb_text_kernel_skipped(out, r->coll->kernels[k]->id, r->coll->kernels[k]->name,
                              r->kernel_skips[k]);
 }
 
@@ -137,7 +137,7 @@ static void column_tail(FILE *out, const cb_options *o, const char *label) {
 }
 
 void cb_text_kernel_header(FILE *out, const cb_report *r, int kernel) {
-  const cb_kernel *k = &r->coll->kernels[kernel];
+  const cb_kernel *k = r->coll->kernels[kernel];
   const cb_options *o = &r->opts;
   const char *time = o->report_cputime ? "cputime" : "time";
   fprintf(out, "#\n# kernel %d (%s): %s\n", k->id, k->name, k->summary);
@@ -239,7 +239,7 @@ static void summary_cell(FILE *out, const cb_report *r, size_t first, int p) {
     const cb_row *x = &r->rows[i];
     if (!same_case(x, &r->rows[first]) || !x->m[p].ran) continue;
     if (!best || x->m[p].time_us < best->m[p].time_us) best = x;
-    if (cb_catalogue_is_nccl(r->coll->kernels[x->kernel].id) &&
+    if (cb_catalogue_is_nccl(r->coll->kernels[x->kernel]->id) &&
         (!nccl || x->m[p].time_us < nccl->m[p].time_us))
       nccl = x;
   }
@@ -248,9 +248,9 @@ static void summary_cell(FILE *out, const cb_report *r, size_t first, int p) {
     fprintf(out, "  %8s", "-");
     return;
   }
-  cb_text_fastest_cell(out, r->coll->kernels[best->kernel].name, best->m[p].time_us,
+  cb_text_fastest_cell(out, r->coll->kernels[best->kernel]->name, best->m[p].time_us,
                        best->m[p].time_us, nccl != NULL, nccl ? nccl->m[p].time_us : 0);
-  fprintf(out, "  %8s", nccl ? r->coll->kernels[nccl->kernel].name : "-");
+  fprintf(out, "  %8s", nccl ? r->coll->kernels[nccl->kernel]->name : "-");
 }
 
 static int seen_before(const cb_report *r, size_t i) {
@@ -282,7 +282,7 @@ static void text_summary(FILE *out, const cb_report *r) {
 }
 
 void cb_text_stress(FILE *out, const cb_report *r, const cb_stress_result *s) {
-  const cb_kernel *k = &r->coll->kernels[s->kernel];
+  const cb_kernel *k = r->coll->kernels[s->kernel];
   char lo[32], hi[32];
   cb_format_bytes(r->opts.sweep.min_bytes, lo, sizeof lo);
   cb_format_bytes(r->opts.sweep.max_bytes, hi, sizeof hi);
@@ -342,7 +342,7 @@ void cb_text_footer(FILE *out, const cb_report *r) {
       if (!r->kernels_run[k]) continue;
       char label[48];
       /* Not "Avg bus bandwidth": a script that greps that must find one line. */
-      snprintf(label, sizeof label, "Avg busbw %s", r->coll->kernels[k].name);
+      snprintf(label, sizeof label, "Avg busbw %s", r->coll->kernels[k]->name);
       avg_line(out, label, r, k, "");
     }
     text_summary(out, r);

@@ -46,7 +46,7 @@ typedef struct {
 
 static const char *world_reason(const void *arg, int k, char *buf, size_t len) {
   const world_fit *f = arg;
-  const cb_kernel *kernel = &f->coll->kernels[k];
+  const cb_kernel *kernel = f->coll->kernels[k];
   if (f->share_gpus && kernel->limits.gpu_per_rank)
     return "needs a GPU per rank, and CB_SHARE_GPUS=1 puts several ranks on one";
   return cb_kernel_world_reason(kernel, f->nranks, f->multi_host, buf, len);
@@ -71,7 +71,7 @@ static void choose_kernels(cb_run *run, const char *program, int nranks, int mul
 static void check_nccl_flags(const cb_run *run, int lead) {
   char why[192];
   for (int k = 0; k < run->coll->nkernels; k++)
-    if (run->runnable[k] && run->coll->kernels[k].id == CB_KID_NCCL &&
+    if (run->runnable[k] && run->coll->kernels[k]->id == CB_KID_NCCL &&
         cb_nccl_flags_problem(run->opts.local_register, run->opts.cta_policy, why, sizeof why))
       CB_REFUSE(lead, "%s", why);
 }
@@ -149,7 +149,7 @@ static void sweep_size(cb_rank_state *st, int kidx, const cb_launch *proto, uint
 static void sweep_case(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx, cb_dtype t, cb_redop op,
                        int root) {
   const cb_options *o = &st->run->opts;
-  const cb_launch proto = {&st->run->coll->kernels[kidx],
+  const cb_launch proto = {st->run->coll->kernels[kidx],
                            ctx,
                            {.dtype = t, .op = op, .root = root},
                            st->me->rank == st->run->fault_skip_rank};
@@ -237,7 +237,7 @@ static int refused_anywhere(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx) {
   }
   if (st->me->world_rank == 0) {
     cb_run *run = st->run;
-    const cb_kernel *k = &run->coll->kernels[kidx];
+    const cb_kernel *k = run->coll->kernels[kidx];
     if (who >= 0) {
       run->runnable[kidx] = 0;
       free(run->report.kernel_skips[kidx]);
@@ -258,7 +258,7 @@ static int refused_anywhere(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx) {
 
 static void run_kernel(cb_rank_state *st, int kidx) {
   cb_run *run = st->run;
-  const cb_kernel *k = &run->coll->kernels[kidx];
+  const cb_kernel *k = run->coll->kernels[kidx];
   const cb_options *o = &run->opts;
   int device;
   CB_CUDA(cudaGetDevice(&device));
@@ -336,7 +336,7 @@ static int device_of(const cb_run *run, const cb_rank_info *me) {
 static int uses_peer_memory(const cb_run *run) {
   int uses = 0;
   for (int k = 0; k < run->coll->nkernels; k++)
-    uses |= run->runnable[k] && cb_kernel_uses_peer_memory(&run->coll->kernels[k]);
+    uses |= run->runnable[k] && cb_kernel_uses_peer_memory(run->coll->kernels[k]);
   return uses;
 }
 

@@ -58,7 +58,7 @@ static int draw_call(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx, uint64_t n
                      cb_checked_call *out) {
   const cb_options *o = &st->run->opts;
   const cb_coll_shape *shape = st->run->coll->shape;
-  const cb_kernel *k = &st->run->coll->kernels[kidx];
+  const cb_kernel *k = st->run->coll->kernels[kidx];
   /* -r all: a root per call, so back-to-back calls change roots. */
   int root = o->root != CB_ROOT_ALL ? o->root : (int)(draw(n, 6) % (uint64_t)st->me->nranks);
   cb_launch l = {k, ctx, {.root = root}, st->me->rank == st->run->fault_skip_rank};
@@ -110,7 +110,7 @@ static void report_batch(const cb_rank_state *st, const cb_kernel *k, uint64_t f
 }
 
 long long cb_stress_kernel(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx) {
-  const cb_kernel *k = &st->run->coll->kernels[kidx];
+  const cb_kernel *k = st->run->coll->kernels[kidx];
   cb_stress_result res = {.kernel = kidx, .batch = STRESS_BATCH, .replays = STRESS_REPLAYS};
   double start = cb_monotonic_s();
   cb_checked_call calls[STRESS_BATCH];

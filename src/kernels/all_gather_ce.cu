@@ -8,15 +8,24 @@
  *
  * In place: our block of our output is the input and is not copied; peers
  * copy only into the other blocks. */
-#include "all_gather_kernels.h"
 #include "ce_push.h"
+#include "collective.h"
 
-extern "C" void cb_ag_ce_setup(cb_kernel_ctx *ctx) {
+static void cb_ag_ce_setup(cb_kernel_ctx *ctx) {
   cb_ce_push_setup(ctx, "CB_AG_CE_PARALLEL");
 }
 
-extern "C" void cb_ag_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_ag_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   size_t bytes = call->count * cb_dtype_size(call->dtype);
   char *mine = (char *)call->recv + (size_t)ctx->rank * bytes; /* our block of our output */
   cb_ce_push_launch(ctx, (const char *)call->send, 0, mine, bytes, stream);
 }
+
+CB_KERNEL_ROW(cb_all_gather_ce) = {
+    CB_KERNEL(CE),
+    .summary = "copy engines: cudaMemcpyAsync of every rank's block into every peer's "
+               "output, between two one-block flag kernels",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS)},
+    .setup = cb_ag_ce_setup,
+    .teardown = cb_ce_push_teardown,
+    .launch = cb_ag_ce_launch};

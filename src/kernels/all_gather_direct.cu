@@ -9,16 +9,25 @@
  * In place: our input already sits in block r of our output, which we only
  * read; peers store only into the other blocks of our output, and nobody
  * else ever writes block r. So no byte is read after being overwritten. */
-#include "all_gather_kernels.h"
+#include "collective.h"
 #include "device/direct_store.cuh"
 
-extern "C" void cb_ag_direct_setup(cb_kernel_ctx *ctx) {
+static void cb_ag_direct_setup(cb_kernel_ctx *ctx) {
   cb_direct_store_setup<true>(ctx, "CB_AG_DIRECT");
 }
 
-extern "C" void cb_ag_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_ag_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const size_t elem = cb_dtype_size(call->dtype), bytes = call->count * elem;
   const char *mine = (const char *)call->recv + (size_t)ctx->rank * bytes; /* our block */
   const char *src = (const char *)call->send;
   cb_direct_store_launch<true>(ctx, src, 0, mine, bytes, elem, src == mine, stream);
 }
+
+CB_KERNEL_ROW(cb_all_gather_direct) = {
+    CB_KERNEL(DIRECT),
+    .summary = "every rank stores its block with 16-byte stores straight into every "
+               "peer's output, start and end flag handshakes per block",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS)},
+    .setup = cb_ag_direct_setup,
+    .teardown = cb_direct_teardown,
+    .launch = cb_ag_direct_launch};

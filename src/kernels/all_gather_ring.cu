@@ -19,7 +19,7 @@
  * buffers: data is pushed into their FIFOs. */
 #include <stdint.h>
 
-#include "all_gather_kernels.h"
+#include "collective.h"
 #include "device/ring_chain.cuh"
 #include "ring_mesh.h"
 
@@ -42,11 +42,11 @@ struct ag_ring_plan {
 };
 
 /* Bytes: a copy reduces nothing, so one instance serves every datatype. */
-extern "C" void cb_ag_ring_setup(cb_kernel_ctx *ctx) {
+static void cb_ag_ring_setup(cb_kernel_ctx *ctx) {
   cb_ring_chain_setup<ag_ring_plan, true>(ctx);
 }
 
-extern "C" void cb_ag_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_ag_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const size_t bytes = call->count * cb_dtype_size(call->dtype);
   cb_ring_check_blocks(ctx, call, bytes);
   cb_ring_chain_args a;
@@ -59,3 +59,12 @@ extern "C" void cb_ag_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaS
   a.out_of_place = (const char *)call->send != (const char *)call->recv + ctx->rank * bytes;
   cb_ring_chain_launch<uint8_t, CB_SUM, ag_ring_plan>(ctx, a, stream);
 }
+
+CB_KERNEL_ROW(cb_all_gather_ring) = {
+    CB_KERNEL(RING),
+    .summary = "Simple ring: every block travels n-1 hops around the ring, chunked and "
+               "pipelined, one ring per block (channel), through FIFOs in the next rank's memory",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .align = 16},
+    .setup = cb_ag_ring_setup,
+    .teardown = cb_ring_teardown,
+    .launch = cb_ag_ring_launch};

@@ -20,18 +20,18 @@
  * same thread. So no byte is read after being overwritten. */
 #include <stdint.h>
 
-#include "all_reduce_kernels.h"
 #include "ce_reduce.h"
+#include "collective.h"
 #include "cuda_check.h"
 #include "rank_chunk.h"
 
 static const cb_ce_schedule ar_schedule = {"CB_AR_CE_PIECES", "CB_AR_CE_TAPER"};
 
-extern "C" void cb_ar_ce_setup(cb_kernel_ctx *ctx) {
+static void cb_ar_ce_setup(cb_kernel_ctx *ctx) {
   cb_ce_reduce_setup(ctx, &ar_schedule);
 }
 
-extern "C" void cb_ar_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t s) {
+static void cb_ar_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t s) {
   const cb_ce_reduce_state *st = (const cb_ce_reduce_state *)ctx->state;
   if (call->count == 0) return;
   const int n = ctx->nranks, me = ctx->rank;
@@ -55,3 +55,12 @@ extern "C" void cb_ar_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   }
   cb_ce_reduce_end(ctx, 1, s);
 }
+
+CB_KERNEL_ROW(cb_all_reduce_ce) = {
+    CB_KERNEL(CE),
+    .summary = "copy engines push every byte (reduce-scatter pieces into the peers' "
+               "scratch, then the results into the peers' outputs); SMs only reduce",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS)},
+    .setup = cb_ar_ce_setup,
+    .teardown = cb_ce_reduce_teardown,
+    .launch = cb_ar_ce_launch};

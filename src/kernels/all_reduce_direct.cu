@@ -15,18 +15,18 @@
  * byte is read after being overwritten. */
 #include <stdint.h>
 
-#include "all_reduce_kernels.h"
+#include "collective.h"
 #include "cuda_check.h"
 #include "device/direct_reduce.cuh"
 #include "device/dispatch.cuh"
 #include "direct_mesh.h"
 #include "rank_chunk.h"
 
-extern "C" void cb_ar_direct_setup(cb_kernel_ctx *ctx) {
+static void cb_ar_direct_setup(cb_kernel_ctx *ctx) {
   cb_direct_reduce_setup(ctx, "CB_AR_DIRECT");
 }
 
-extern "C" void cb_ar_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_ar_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const cb_direct_state *st = (const cb_direct_state *)ctx->state;
   const int n = ctx->nranks, rank = ctx->rank;
   const size_t elem = cb_dtype_size(call->dtype);
@@ -55,3 +55,13 @@ extern "C" void cb_ar_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cud
   cb_direct_reduce_enqueue(ctx, &a, call,
                            cb_direct_blocks(st, per * elem * (size_t)(n > 1 ? n - 1 : 1)), stream);
 }
+
+CB_KERNEL_ROW(cb_all_reduce_direct) = {
+    CB_KERNEL(DIRECT),
+    .summary = "all-pairs in one pass: each rank loads its chunk of every peer's input "
+               "over NVLink, reduces, and stores the result into every peer's output; "
+               "a flag handshake before and after",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS)},
+    .setup = cb_ar_direct_setup,
+    .teardown = cb_direct_teardown,
+    .launch = cb_ar_direct_launch};

@@ -13,7 +13,7 @@
  * send == recv is safe, and no fence is needed anywhere. */
 #include <stdint.h>
 
-#include "all_reduce_kernels.h"
+#include "collective.h"
 #include "cuda_check.h"
 #include "device/dispatch.cuh"
 #include "device/ll_packet.cuh"
@@ -23,6 +23,9 @@
 #include "device/reduce.cuh"
 #include "device/type_op_funcs.cuh"
 #include "ll_mesh.h"
+
+/* The largest message it serves (the row's .limits.max_bytes): its scratch is sized for it. */
+#define CB_AR_LL_MAX_BYTES (1ull << 20)
 
 typedef struct {
   const void *send;
@@ -72,14 +75,14 @@ static void launch_typed(const ll_args *a, cb_ll_grid g, cudaStream_t s) {
 
 CB_DEFINE_TYPE_OP_FUNCS(ll_funcs, ll_kernel)
 
-extern "C" void cb_ar_ll_setup(cb_kernel_ctx *ctx) {
+static void cb_ar_ll_setup(cb_kernel_ctx *ctx) {
   uint64_t max = ctx->max_bytes < CB_AR_LL_MAX_BYTES ? ctx->max_bytes : CB_AR_LL_MAX_BYTES;
   cb_ll_setup(ctx, (size_t)(max + 7) / 8, CB_LL_ALL_READ_ALL);
   const void *funcs[CB_TYPE_OP_FUNCS];
   cb_ll_fit(ctx, funcs, ll_funcs(funcs));
 }
 
-extern "C" void cb_ar_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_ar_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const cb_ll_state *st = (const cb_ll_state *)ctx->state;
   ll_args a;
   a.bytes = call->count * cb_dtype_size(call->dtype);
@@ -92,3 +95,12 @@ extern "C" void cb_ar_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_typed, &a, cb_ll_grid_for(st, packets), stream);
   CB_CUDA(cudaGetLastError());
 }
+
+CB_KERNEL_ROW(cb_all_reduce_ll) = {
+    CB_KERNEL(LL),
+    .summary = "one-shot LL16: every rank pushes its input to every peer as packets, "
+               "each rank reduces",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .max_bytes = CB_AR_LL_MAX_BYTES},
+    .setup = cb_ar_ll_setup,
+    .teardown = cb_ll_teardown,
+    .launch = cb_ar_ll_launch};

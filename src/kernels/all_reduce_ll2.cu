@@ -59,7 +59,7 @@
  * checking their flags: the checks must find wrong values. */
 #include <stdint.h>
 
-#include "all_reduce_kernels.h"
+#include "collective.h"
 #include "cuda_check.h"
 #include "device/dispatch.cuh"
 #include "device/ll_packet.cuh"
@@ -69,6 +69,9 @@
 #include "device/reduce.cuh"
 #include "device/type_op_funcs.cuh"
 #include "ll_mesh.h"
+
+/* The largest message it serves (the row's .limits.max_bytes): its scratch is sized for it. */
+#define CB_AR_LL2_MAX_BYTES (1ull << 20)
 
 typedef struct {
   const char *send;
@@ -158,7 +161,7 @@ static size_t region_packets(size_t chunk) {
   return (chunk + CB_LL_TILE - 1) / CB_LL_TILE * CB_LL_TILE;
 }
 
-extern "C" void cb_ar_ll2_setup(cb_kernel_ctx *ctx) {
+static void cb_ar_ll2_setup(cb_kernel_ctx *ctx) {
   uint64_t max = ctx->max_bytes < CB_AR_LL2_MAX_BYTES ? ctx->max_bytes : CB_AR_LL2_MAX_BYTES;
   const size_t chunk = chunk_packets((size_t)max, ctx->nranks);
   /* Two regions of whole tiles per source; at 2 ranks that holds a whole
@@ -170,9 +173,12 @@ extern "C" void cb_ar_ll2_setup(cb_kernel_ctx *ctx) {
   cb_ll_fit(ctx, funcs, ll2_funcs(funcs));
 }
 
-extern "C" void cb_ar_ll2_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+/* The one-shot kernel's row (all_reduce_ll.cu). */
+extern "C" const cb_kernel cb_all_reduce_ll;
+
+static void cb_ar_ll2_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   if (ctx->nranks == 2) {
-    cb_ar_ll_launch(ctx, call, stream); /* see above: at 2 ranks, one shot */
+    cb_all_reduce_ll.launch(ctx, call, stream); /* see above: at 2 ranks, one shot */
     return;
   }
   const cb_ll_state *st = (const cb_ll_state *)ctx->state;
@@ -188,3 +194,13 @@ extern "C" void cb_ar_ll2_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaSt
   CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_typed, &a, cb_ll_grid_for(st, a.chunk), stream);
   CB_CUDA(cudaGetLastError());
 }
+
+CB_KERNEL_ROW(cb_all_reduce_ll2) = {
+    CB_KERNEL(LL2),
+    .summary = "two-shot LL16: reduce-scatter in packets (each rank reduces its chunk in "
+               "rank order), then all-gather of the results in packets; for 3-8 ranks (at 2 "
+               "ranks it is the one-shot ll)",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .max_bytes = CB_AR_LL2_MAX_BYTES},
+    .setup = cb_ar_ll2_setup,
+    .teardown = cb_ll_teardown,
+    .launch = cb_ar_ll2_launch};

@@ -30,7 +30,7 @@
  * 351-355 with 4, 328-332 with 8, against 364 for this ring alone, and
  * slower at every size from 4 MiB (docs/performance.md, "all_reduce ring with a copy-engine
  * all-gather"). */
-#include "all_reduce_kernels.h"
+#include "collective.h"
 #include "device/ring_chain.cuh"
 #include "rank_chunk.h"
 #include "ring_mesh.h"
@@ -78,11 +78,20 @@ static void launch_typed(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t s
   cb_ring_chain_launch<T, OP, ar_ring_plan>(ctx, a, stream);
 }
 
-extern "C" void cb_ar_ring_setup(cb_kernel_ctx *ctx) {
+static void cb_ar_ring_setup(cb_kernel_ctx *ctx) {
   cb_ring_chain_setup<ar_ring_plan, false>(ctx);
 }
 
-extern "C" void cb_ar_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_ar_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   cb_ring_check_aligned(ctx, call);
   CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_typed, ctx, call, stream);
 }
+
+CB_KERNEL_ROW(cb_all_reduce_ring) = {
+    CB_KERNEL(RING),
+    .summary = "Simple ring: chunked, pipelined reduce-scatter then all-gather, one ring "
+               "per block (channel), through FIFOs in the next rank's memory",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .align = 16},
+    .setup = cb_ar_ring_setup,
+    .teardown = cb_ring_teardown,
+    .launch = cb_ar_ring_launch};

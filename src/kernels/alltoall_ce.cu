@@ -9,15 +9,24 @@
  * Out of place only, for the reason -k direct gives (alltoall_direct.cu):
  * in place, our copy into block r of a peer's buffer would overwrite the
  * peer's data for us before its own copy has read it. */
-#include "alltoall_kernels.h"
 #include "ce_push.h"
+#include "collective.h"
 
-extern "C" void cb_a2a_ce_setup(cb_kernel_ctx *ctx) {
+static void cb_a2a_ce_setup(cb_kernel_ctx *ctx) {
   cb_ce_push_setup(ctx, "CB_A2A_CE_PARALLEL");
 }
 
-extern "C" void cb_a2a_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_a2a_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   size_t bytes = call->count * cb_dtype_size(call->dtype);
   char *mine = (char *)call->recv + (size_t)ctx->rank * bytes; /* our block of our output */
   cb_ce_push_launch(ctx, (const char *)call->send, bytes, mine, bytes, stream);
 }
+
+CB_KERNEL_ROW(cb_alltoall_ce) = {
+    CB_KERNEL(CE),
+    .summary = "copy engines: cudaMemcpyAsync of block q of every rank's input into block r "
+               "of rank q's output, between two one-block flag kernels; out of place only",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_OUT_OF_PLACE)},
+    .setup = cb_a2a_ce_setup,
+    .teardown = cb_ce_push_teardown,
+    .launch = cb_a2a_ce_launch};

@@ -14,15 +14,25 @@
  * copy) could order the two, which costs what -k ll pays for with its
  * scratch. nccl-tests 2.19.6 times an in-place alltoall and does not check
  * it (its #wrong column says N/A); we skip it. */
-#include "alltoall_kernels.h"
+#include "collective.h"
 #include "device/direct_store.cuh"
 
-extern "C" void cb_a2a_direct_setup(cb_kernel_ctx *ctx) {
+static void cb_a2a_direct_setup(cb_kernel_ctx *ctx) {
   cb_direct_store_setup<false>(ctx, "CB_A2A_DIRECT");
 }
 
-extern "C" void cb_a2a_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_a2a_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const size_t elem = cb_dtype_size(call->dtype), bytes = call->count * elem;
   const char *mine = (const char *)call->recv + (size_t)ctx->rank * bytes; /* our block */
   cb_direct_store_launch<false>(ctx, (const char *)call->send, bytes, mine, bytes, elem, 0, stream);
 }
+
+CB_KERNEL_ROW(cb_alltoall_direct) = {
+    CB_KERNEL(DIRECT),
+    .summary = "every rank stores block q of its input with 16-byte stores straight into "
+               "block r of rank q's output, start and end flag handshakes per block; out of "
+               "place only (in place would overwrite blocks not yet sent)",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_OUT_OF_PLACE)},
+    .setup = cb_a2a_direct_setup,
+    .teardown = cb_direct_teardown,
+    .launch = cb_a2a_direct_launch};

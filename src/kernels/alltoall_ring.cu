@@ -49,7 +49,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "alltoall_kernels.h"
+#include "collective.h"
 #include "cuda_check.h"
 #include "device/ring_fifo.cuh"
 #include "device/ring_slice.cuh"
@@ -123,7 +123,7 @@ typedef struct {
   cudaEvent_t fork, join;
 } own_copy;
 
-extern "C" void cb_a2a_ring_setup(cb_kernel_ctx *ctx) {
+static void cb_a2a_ring_setup(cb_kernel_ctx *ctx) {
   const cb_ring_spec spec = {ctx->nranks - 1, CB_RING_THREADS, kernel_of};
   cb_ring_setup(ctx, &spec);
   cb_ring_state *st = (cb_ring_state *)ctx->state;
@@ -145,7 +145,7 @@ extern "C" void cb_a2a_ring_setup(cb_kernel_ctx *ctx) {
   st->extra = o;
 }
 
-extern "C" void cb_a2a_ring_teardown(cb_kernel_ctx *ctx) {
+static void cb_a2a_ring_teardown(cb_kernel_ctx *ctx) {
   cb_ring_state *st = (cb_ring_state *)ctx->state;
   own_copy *o = (own_copy *)st->extra;
   if (o) {
@@ -159,7 +159,7 @@ extern "C" void cb_a2a_ring_teardown(cb_kernel_ctx *ctx) {
   cb_ring_teardown(ctx);
 }
 
-extern "C" void cb_a2a_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_a2a_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const cb_ring_state *st = (const cb_ring_state *)ctx->state;
   a2a_ring_args a;
   a.bytes = call->count * cb_dtype_size(call->dtype);
@@ -182,3 +182,15 @@ extern "C" void cb_a2a_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cuda
   CB_CUDA(cudaGetLastError());
   if (o) CB_CUDA(cudaStreamWaitEvent(stream, o->join, 0));
 }
+
+CB_KERNEL_ROW(cb_alltoall_ring) = {
+    CB_KERNEL(RING),
+    .summary = "n-1 ring-ordered steps (step d sends block r+d to rank r+d, receives rank "
+               "r-d's), pipelined slice by slice through FIFOs in the receivers' memory, our own "
+               "block copied by the channels (CB_A2A_RING_OWN_COPY=sm, the default) or by a "
+               "copy engine beside them (=ce); out of place only (in place would overwrite "
+               "blocks not yet sent)",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_OUT_OF_PLACE), .align = 16},
+    .setup = cb_a2a_ring_setup,
+    .teardown = cb_a2a_ring_teardown,
+    .launch = cb_a2a_ring_launch};

@@ -9,14 +9,14 @@
  * ce_rooted.h's; peers only run the flag kernels.
  *
  * In place (send == recv): the root's buffer is only read. */
-#include "broadcast_kernels.h"
 #include "ce_rooted.h"
+#include "collective.h"
 
-extern "C" void cb_bc_ce_setup(cb_kernel_ctx *ctx) {
+static void cb_bc_ce_setup(cb_kernel_ctx *ctx) {
   cb_ce_rooted_setup(ctx);
 }
 
-extern "C" void cb_bc_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_bc_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const int n = ctx->nranks, rank = ctx->rank;
   cb_ce_copy copies[CB_MAX_PEERS];
   int ncopies = 0;
@@ -28,3 +28,12 @@ extern "C" void cb_bc_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   cb_ce_rooted_launch(ctx, call->root, copies, ncopies, call->count * cb_dtype_size(call->dtype),
                       stream);
 }
+
+CB_KERNEL_ROW(cb_broadcast_ce) = {
+    CB_KERNEL(CE),
+    .summary = "copy engines: cudaMemcpyAsync of the root's input into every peer's output "
+               "(one side stream per peer), between two one-block flag kernels",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS)},
+    .setup = cb_bc_ce_setup,
+    .teardown = cb_ce_rooted_teardown,
+    .launch = cb_bc_ce_launch};

@@ -23,15 +23,15 @@
  *
  * In place (send == recv): the root only reads its buffer; peers' buffers
  * are only written, by the root. */
-#include "broadcast_kernels.h"
+#include "collective.h"
 #include "device/handshake.cuh"
 #include "direct_push.h"
 
-extern "C" void cb_bc_direct_setup(cb_kernel_ctx *ctx) {
+static void cb_bc_direct_setup(cb_kernel_ctx *ctx) {
   cb_direct_push_setup(ctx, "CB_BC_DIRECT");
 }
 
-extern "C" void cb_bc_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_bc_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const cb_direct_state *st = (const cb_direct_state *)ctx->state;
   const int n = ctx->nranks, rank = ctx->rank, root = call->root;
   cb_direct_push p;
@@ -50,3 +50,12 @@ extern "C" void cb_bc_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cud
   p.traffic = p.bytes * (size_t)(n > 1 ? n - 1 : 1); /* what the root sends */
   cb_direct_push_launch(ctx, &p, stream);
 }
+
+CB_KERNEL_ROW(cb_broadcast_direct) = {
+    CB_KERNEL(DIRECT),
+    .summary = "the root stores its input with 16-byte stores straight into every peer's "
+               "output, start and end flag handshakes per block between the root and each peer",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS)},
+    .setup = cb_bc_direct_setup,
+    .teardown = cb_direct_teardown,
+    .launch = cb_bc_direct_launch};

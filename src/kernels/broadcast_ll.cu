@@ -22,10 +22,13 @@
  * only write theirs, and never read their input. */
 #include <stdint.h>
 
-#include "broadcast_kernels.h"
+#include "collective.h"
 #include "cuda_check.h"
 #include "device/ll_rooted.cuh"
 #include "ll_mesh.h"
+
+/* The largest message it serves (the row's .limits.max_bytes): its scratch is sized for it. */
+#define CB_BC_LL_MAX_BYTES (1ull << 20)
 
 __global__ void bcll_kernel(cb_ll_rooted_args a) {
   if (a.v.ll.rank == a.root)
@@ -34,13 +37,13 @@ __global__ void bcll_kernel(cb_ll_rooted_args a) {
     cb_ll_from_root(a.v, a.root, a.recv, a.bytes, a.spin);
 }
 
-extern "C" void cb_bc_ll_setup(cb_kernel_ctx *ctx) {
+static void cb_bc_ll_setup(cb_kernel_ctx *ctx) {
   uint64_t max = ctx->max_bytes < CB_BC_LL_MAX_BYTES ? ctx->max_bytes : CB_BC_LL_MAX_BYTES;
   const void *func = (const void *)bcll_kernel;
   cb_ll_rooted_setup(ctx, max, &func, 1);
 }
 
-extern "C" void cb_bc_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_bc_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   cb_ll_rooted_args a;
   cb_ll_grid g;
   const int copy_own = ctx->rank == call->root && call->send != call->recv;
@@ -49,3 +52,12 @@ extern "C" void cb_bc_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   bcll_kernel<<<g.blocks, g.threads, 0, stream>>>(a);
   CB_CUDA(cudaGetLastError());
 }
+
+CB_KERNEL_ROW(cb_broadcast_ll) = {
+    CB_KERNEL(LL),
+    .summary = "LL16: the root pushes its input to every peer as packets, each peer copies "
+               "them into its output; peers return credits to the root",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .max_bytes = CB_BC_LL_MAX_BYTES},
+    .setup = cb_bc_ll_setup,
+    .teardown = cb_ll_teardown,
+    .launch = cb_bc_ll_launch};

@@ -27,7 +27,7 @@
  * write theirs. */
 #include <stdint.h>
 
-#include "broadcast_kernels.h"
+#include "collective.h"
 #include "cuda_check.h"
 #include "device/ring_fifo.cuh"
 #include "device/ring_slice.cuh"
@@ -95,12 +95,12 @@ static const void *kernel_of(cb_dtype dtype, cb_redop op) {
   return (const void *)bcring_kernel;
 }
 
-extern "C" void cb_bc_ring_setup(cb_kernel_ctx *ctx) {
+static void cb_bc_ring_setup(cb_kernel_ctx *ctx) {
   const cb_ring_spec spec = {1, CB_RING_THREADS, kernel_of};
   cb_ring_setup(ctx, &spec);
 }
 
-extern "C" void cb_bc_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_bc_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const cb_ring_state *st = (const cb_ring_state *)ctx->state;
   bcring_args a;
   a.bytes = call->count * cb_dtype_size(call->dtype);
@@ -114,3 +114,12 @@ extern "C" void cb_bc_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaS
   bcring_kernel<<<st->channels, CB_RING_THREADS, 0, stream>>>(a);
   CB_CUDA(cudaGetLastError());
 }
+
+CB_KERNEL_ROW(cb_broadcast_ring) = {
+    CB_KERNEL(RING),
+    .summary = "Simple protocol: a pipelined chain root -> root+1 -> ..., slices through FIFOs "
+               "in the next rank's memory (one per channel), each rank keeping and forwarding",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .align = 16},
+    .setup = cb_bc_ring_setup,
+    .teardown = cb_ring_teardown,
+    .launch = cb_bc_ring_launch};

@@ -11,12 +11,21 @@
  * In place: the root's block of its output is its input and is not copied.
  * The other ranks' outputs are never written. */
 #include "ce_rooted.h"
-#include "gather_kernels.h"
+#include "collective.h"
 
-extern "C" void cb_ga_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_ga_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const size_t bytes = call->count * cb_dtype_size(call->dtype);
   const char *mine = (const char *)call->recv + (size_t)ctx->rank * bytes; /* our block */
   cb_ce_copy copy = cb_ce_copy_of(call->send, mine, call->root);
   int ncopies = ctx->rank != call->root || call->send != mine;
   cb_ce_rooted_launch(ctx, call->root, &copy, ncopies, bytes, stream);
 }
+
+CB_KERNEL_ROW(cb_gather_ce) = {
+    CB_KERNEL(CE),
+    .summary = "copy engines: every rank's cudaMemcpyAsync of its block into the root's output, "
+               "between two one-block flag kernels",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS)},
+    .setup = cb_ce_rooted_setup,
+    .teardown = cb_ce_rooted_teardown,
+    .launch = cb_ga_ce_launch};

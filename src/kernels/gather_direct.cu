@@ -11,14 +11,14 @@
  * In place: the root's input already sits in its block of its output,
  * which it only reads; the other ranks store only into the other blocks.
  * The other ranks' outputs are never written. */
+#include "collective.h"
 #include "device/direct_store.cuh"
-#include "gather_kernels.h"
 
-extern "C" void cb_ga_direct_setup(cb_kernel_ctx *ctx) {
+static void cb_ga_direct_setup(cb_kernel_ctx *ctx) {
   cb_direct_store_setup<true>(ctx, "CB_GA_DIRECT");
 }
 
-extern "C" void cb_ga_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_ga_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const cb_direct_state *st = (const cb_direct_state *)ctx->state;
   const size_t elem = cb_dtype_size(call->dtype), bytes = call->count * elem;
   if (bytes == 0) return; /* on every rank alike: nothing to move, no epoch */
@@ -31,3 +31,12 @@ extern "C" void cb_ga_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cud
     dst[call->root] = (char *)mine;
   cb_direct_store_launch_to<true>(ctx, src, 0, dst, bytes, elem, stream);
 }
+
+CB_KERNEL_ROW(cb_gather_direct) = {
+    CB_KERNEL(DIRECT),
+    .summary = "every rank stores its block with 16-byte stores straight into the root's "
+               "output; start and end flag handshakes per block",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS)},
+    .setup = cb_ga_direct_setup,
+    .teardown = cb_direct_teardown,
+    .launch = cb_ga_direct_launch};

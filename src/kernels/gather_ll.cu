@@ -16,10 +16,13 @@
  * blocks. The senders only read their input. */
 #include <stdint.h>
 
+#include "collective.h"
 #include "cuda_check.h"
 #include "device/ll_rooted.cuh"
-#include "gather_kernels.h"
 #include "ll_mesh.h"
+
+/* The largest message it serves (the row's .limits.max_bytes): its scratch is sized for it. */
+#define CB_GA_LL_MAX_BYTES (1ull << 20)
 
 /* The root's work on packet i: every rank's packet i into its block of our
  * output (a.recv: block q is rank q's input). */
@@ -49,13 +52,13 @@ __global__ void gall_kernel(cb_ll_rooted_args a) {
   cb_ll_credit_senders(a.v, a.bytes, CB_LL_AFTER_POLLS);
 }
 
-extern "C" void cb_ga_ll_setup(cb_kernel_ctx *ctx) {
+static void cb_ga_ll_setup(cb_kernel_ctx *ctx) {
   uint64_t max = ctx->max_bytes < CB_GA_LL_MAX_BYTES ? ctx->max_bytes : CB_GA_LL_MAX_BYTES;
   const void *func = (const void *)gall_kernel;
   cb_ll_rooted_setup(ctx, max / (uint64_t)ctx->nranks, &func, 1); /* the limit is on n blocks */
 }
 
-extern "C" void cb_ga_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_ga_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const size_t bytes = call->count * cb_dtype_size(call->dtype);
   const char *mine = (const char *)call->recv + (size_t)ctx->rank * bytes; /* our block */
   cb_ll_rooted_args a;
@@ -66,3 +69,12 @@ extern "C" void cb_ga_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   gall_kernel<<<g.blocks, g.threads, 0, stream>>>(a);
   CB_CUDA(cudaGetLastError());
 }
+
+CB_KERNEL_ROW(cb_gather_ll) = {
+    CB_KERNEL(LL),
+    .summary = "LL16: every rank pushes its block to the root as packets, the root copies them "
+               "into its output; the root returns credits",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .max_bytes = CB_GA_LL_MAX_BYTES},
+    .setup = cb_ga_ll_setup,
+    .teardown = cb_ll_teardown,
+    .launch = cb_ga_ll_launch};

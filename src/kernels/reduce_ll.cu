@@ -17,13 +17,16 @@
  * the result over it; the senders only read theirs. */
 #include <stdint.h>
 
+#include "collective.h"
 #include "cuda_check.h"
 #include "device/dispatch.cuh"
 #include "device/ll_reduce.cuh"
 #include "device/ll_rooted.cuh"
 #include "device/type_op_funcs.cuh"
 #include "ll_mesh.h"
-#include "reduce_kernels.h"
+
+/* The largest message it serves (the row's .limits.max_bytes): its scratch is sized for it. */
+#define CB_RD_LL_MAX_BYTES (1ull << 20)
 
 /* The root's work on packet i: every rank's packet reduced in rank order,
  * ours from our input (loaded before the polls, so its latency hides behind
@@ -55,13 +58,13 @@ static void launch_typed(const cb_ll_rooted_args *a, cb_ll_grid g, cudaStream_t 
 
 CB_DEFINE_TYPE_OP_FUNCS(rdll_funcs, rdll_kernel)
 
-extern "C" void cb_rd_ll_setup(cb_kernel_ctx *ctx) {
+static void cb_rd_ll_setup(cb_kernel_ctx *ctx) {
   uint64_t max = ctx->max_bytes < CB_RD_LL_MAX_BYTES ? ctx->max_bytes : CB_RD_LL_MAX_BYTES;
   const void *funcs[CB_TYPE_OP_FUNCS];
   cb_ll_rooted_setup(ctx, max, funcs, rdll_funcs(funcs));
 }
 
-extern "C" void cb_rd_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_rd_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   cb_ll_rooted_args a;
   cb_ll_grid g;
   if (!cb_ll_rooted_args_for(ctx, call, call->count * cb_dtype_size(call->dtype), 0, &a, &g))
@@ -69,3 +72,12 @@ extern "C" void cb_rd_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_typed, &a, g, stream);
   CB_CUDA(cudaGetLastError());
 }
+
+CB_KERNEL_ROW(cb_reduce_ll) = {
+    CB_KERNEL(LL),
+    .summary = "LL16: every rank pushes its input to the root as packets, the root reduces them "
+               "in rank order; the root returns credits",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .max_bytes = CB_RD_LL_MAX_BYTES},
+    .setup = cb_rd_ll_setup,
+    .teardown = cb_ll_teardown,
+    .launch = cb_rd_ll_launch};

@@ -26,8 +26,8 @@
  * pushed into their FIFOs. */
 #include <stdint.h>
 
+#include "collective.h"
 #include "device/ring_chain.cuh"
-#include "reduce_kernels.h"
 #include "ring_mesh.h"
 
 struct rd_ring_plan : cb_ring_reducing_moves {
@@ -56,11 +56,20 @@ static void launch_typed(const cb_kernel_ctx *ctx, const cb_call *call, cudaStre
   cb_ring_chain_launch<T, OP, rd_ring_plan>(ctx, a, stream);
 }
 
-extern "C" void cb_rd_ring_setup(cb_kernel_ctx *ctx) {
+static void cb_rd_ring_setup(cb_kernel_ctx *ctx) {
   cb_ring_chain_setup<rd_ring_plan, false>(ctx);
 }
 
-extern "C" void cb_rd_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_rd_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   cb_ring_check_aligned(ctx, call);
   CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_typed, ctx, call, stream);
 }
+
+CB_KERNEL_ROW(cb_reduce_ring) = {
+    CB_KERNEL(RING),
+    .summary = "Simple protocol: a pipelined chain root+1 -> ... -> root, slices through FIFOs "
+               "in the next rank's memory (one per channel), each rank adding its input",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .align = 16},
+    .setup = cb_rd_ring_setup,
+    .teardown = cb_ring_teardown,
+    .launch = cb_rd_ring_launch};

@@ -16,15 +16,15 @@
 #include <stdint.h>
 
 #include "ce_reduce.h"
-#include "reduce_scatter_kernels.h"
+#include "collective.h"
 
 static const cb_ce_schedule rs_schedule = {"CB_RS_CE_PIECES", "CB_RS_CE_TAPER"};
 
-extern "C" void cb_rs_ce_setup(cb_kernel_ctx *ctx) {
+static void cb_rs_ce_setup(cb_kernel_ctx *ctx) {
   cb_ce_reduce_setup(ctx, &rs_schedule);
 }
 
-extern "C" void cb_rs_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t s) {
+static void cb_rs_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t s) {
   const cb_ce_reduce_state *st = (const cb_ce_reduce_state *)ctx->state;
   if (call->count == 0) return;
   const int n = ctx->nranks;
@@ -40,3 +40,12 @@ extern "C" void cb_rs_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
     cb_ce_reduce_piece(ctx, call, &parts, k, call->recv, s);
   cb_ce_reduce_end(ctx, 0, s);
 }
+
+CB_KERNEL_ROW(cb_reduce_scatter_ce) = {
+    CB_KERNEL(CE),
+    .summary = "copy engines push block q of every rank's input, piece by piece, into rank "
+               "q's scratch with a landed flag per piece; SMs only reduce, in rank order",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS)},
+    .setup = cb_rs_ce_setup,
+    .teardown = cb_ce_reduce_teardown,
+    .launch = cb_rs_ce_launch};

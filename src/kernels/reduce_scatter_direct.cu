@@ -14,17 +14,17 @@
  * byte is read after being overwritten. */
 #include <stdint.h>
 
+#include "collective.h"
 #include "cuda_check.h"
 #include "device/direct_reduce.cuh"
 #include "device/dispatch.cuh"
 #include "direct_mesh.h"
-#include "reduce_scatter_kernels.h"
 
-extern "C" void cb_rs_direct_setup(cb_kernel_ctx *ctx) {
+static void cb_rs_direct_setup(cb_kernel_ctx *ctx) {
   cb_direct_reduce_setup(ctx, "CB_RS_DIRECT");
 }
 
-extern "C" void cb_rs_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_rs_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const cb_direct_state *st = (const cb_direct_state *)ctx->state;
   const int n = ctx->nranks, rank = ctx->rank;
   const size_t elem = cb_dtype_size(call->dtype);
@@ -44,3 +44,12 @@ extern "C" void cb_rs_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cud
   cb_direct_reduce_enqueue(ctx, &a, call,
                            cb_direct_blocks(st, a.bytes * (size_t)(n > 1 ? n - 1 : 1)), stream);
 }
+
+CB_KERNEL_ROW(cb_reduce_scatter_direct) = {
+    CB_KERNEL(DIRECT),
+    .summary = "every rank loads its block of every peer's input with 16-byte loads and "
+               "reduces in rank order, start and end flag handshakes per block",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS)},
+    .setup = cb_rs_direct_setup,
+    .teardown = cb_direct_teardown,
+    .launch = cb_rs_direct_launch};

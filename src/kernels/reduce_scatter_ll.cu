@@ -16,6 +16,7 @@
  * the other blocks, which nothing writes. */
 #include <stdint.h>
 
+#include "collective.h"
 #include "cuda_check.h"
 #include "device/dispatch.cuh"
 #include "device/ll_packet.cuh"
@@ -25,7 +26,9 @@
 #include "device/reduce.cuh"
 #include "device/type_op_funcs.cuh"
 #include "ll_mesh.h"
-#include "reduce_scatter_kernels.h"
+
+/* The largest message it serves (the row's .limits.max_bytes): its scratch is sized for it. */
+#define CB_RS_LL_MAX_BYTES (1ull << 20)
 
 typedef struct {
   const char *in; /* our input: n blocks */
@@ -77,7 +80,7 @@ static void launch_typed(const rsll_args *a, cb_ll_grid g, cudaStream_t s) {
 
 CB_DEFINE_TYPE_OP_FUNCS(rsll_funcs, rsll_kernel)
 
-extern "C" void cb_rs_ll_setup(cb_kernel_ctx *ctx) {
+static void cb_rs_ll_setup(cb_kernel_ctx *ctx) {
   /* The limit is on the table size, the whole input: a block is 1/n of it. */
   uint64_t max = ctx->max_bytes < CB_RS_LL_MAX_BYTES ? ctx->max_bytes : CB_RS_LL_MAX_BYTES;
   cb_ll_setup(ctx, (size_t)(max / (uint64_t)ctx->nranks + 7) / 8, CB_LL_ALL_READ_ALL);
@@ -85,7 +88,7 @@ extern "C" void cb_rs_ll_setup(cb_kernel_ctx *ctx) {
   cb_ll_fit(ctx, funcs, rsll_funcs(funcs));
 }
 
-extern "C" void cb_rs_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_rs_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const cb_ll_state *st = (const cb_ll_state *)ctx->state;
   rsll_args a;
   a.bytes = call->count * cb_dtype_size(call->dtype);
@@ -98,3 +101,12 @@ extern "C" void cb_rs_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_typed, &a, cb_ll_grid_for(st, packets), stream);
   CB_CUDA(cudaGetLastError());
 }
+
+CB_KERNEL_ROW(cb_reduce_scatter_ll) = {
+    CB_KERNEL(LL),
+    .summary = "LL16: every rank pushes each peer's block to it as packets, each rank "
+               "reduces what it receives with its own block, in rank order",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .max_bytes = CB_RS_LL_MAX_BYTES},
+    .setup = cb_rs_ll_setup,
+    .teardown = cb_ll_teardown,
+    .launch = cb_rs_ll_launch};

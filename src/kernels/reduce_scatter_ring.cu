@@ -8,9 +8,9 @@
  * reduce-scatter half of the all-reduce ring, with the same tunables. */
 #include <stdint.h>
 
+#include "collective.h"
 #include "device/ring_chain.cuh"
 #include "device/ring_rs_plan.cuh"
-#include "reduce_scatter_kernels.h"
 #include "ring_mesh.h"
 
 template <typename T, int OP>
@@ -26,12 +26,22 @@ static void launch_typed(const cb_kernel_ctx *ctx, const cb_call *call, cudaStre
   cb_ring_chain_launch<T, OP, cb_ring_rs_plan>(ctx, a, stream);
 }
 
-extern "C" void cb_rs_ring_setup(cb_kernel_ctx *ctx) {
+static void cb_rs_ring_setup(cb_kernel_ctx *ctx) {
   cb_ring_chain_setup<cb_ring_rs_plan, false>(ctx);
 }
 
-extern "C" void cb_rs_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_rs_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const size_t bytes = call->count * cb_dtype_size(call->dtype);
   cb_ring_check_blocks(ctx, call, bytes);
   CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_typed, ctx, call, stream);
 }
+
+CB_KERNEL_ROW(cb_reduce_scatter_ring) = {
+    CB_KERNEL(RING),
+    .summary = "Simple ring: block k is reduced along a chain of n-1 hops ending at rank k, "
+               "chunked and pipelined, one ring per block (channel), through FIFOs in the next "
+               "rank's memory",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .align = 16},
+    .setup = cb_rs_ring_setup,
+    .teardown = cb_ring_teardown,
+    .launch = cb_rs_ring_launch};

@@ -12,9 +12,9 @@
  * In place: rank q's output is block q of its receive buffer, where the
  * root addresses it; the root's own block is already in place. */
 #include "ce_rooted.h"
-#include "scatter_kernels.h"
+#include "collective.h"
 
-extern "C" void cb_sc_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_sc_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const int n = ctx->nranks, rank = ctx->rank;
   const size_t bytes = call->count * cb_dtype_size(call->dtype);
   const char *src = (const char *)call->send;
@@ -28,3 +28,12 @@ extern "C" void cb_sc_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   }
   cb_ce_rooted_launch(ctx, call->root, copies, ncopies, bytes, stream);
 }
+
+CB_KERNEL_ROW(cb_scatter_ce) = {
+    CB_KERNEL(CE),
+    .summary = "copy engines: the root's cudaMemcpyAsync of block q into rank q's output (one "
+               "side stream per rank), between two one-block flag kernels",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS)},
+    .setup = cb_ce_rooted_setup,
+    .teardown = cb_ce_rooted_teardown,
+    .launch = cb_sc_ce_launch};

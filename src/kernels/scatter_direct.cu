@@ -11,14 +11,14 @@
  * In place: rank q's output is block q of its receive buffer (the region
  * its input lies in), so the root addresses it there; the root's own block
  * is already in place and only read. */
+#include "collective.h"
 #include "device/direct_store.cuh"
-#include "scatter_kernels.h"
 
-extern "C" void cb_sc_direct_setup(cb_kernel_ctx *ctx) {
+static void cb_sc_direct_setup(cb_kernel_ctx *ctx) {
   cb_direct_store_setup<false>(ctx, "CB_SC_DIRECT");
 }
 
-extern "C" void cb_sc_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_sc_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const cb_direct_state *st = (const cb_direct_state *)ctx->state;
   const size_t elem = cb_dtype_size(call->dtype), bytes = call->count * elem;
   if (bytes == 0) return; /* on every rank alike: nothing to move, no epoch */
@@ -34,3 +34,12 @@ extern "C" void cb_sc_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cud
   }
   cb_direct_store_launch_to<false>(ctx, src, bytes, dst, bytes, elem, stream);
 }
+
+CB_KERNEL_ROW(cb_scatter_direct) = {
+    CB_KERNEL(DIRECT),
+    .summary = "the root stores block q of its input with 16-byte stores straight into rank "
+               "q's output; start and end flag handshakes per block",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS)},
+    .setup = cb_sc_direct_setup,
+    .teardown = cb_direct_teardown,
+    .launch = cb_sc_direct_launch};

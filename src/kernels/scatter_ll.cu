@@ -13,10 +13,13 @@
  * read their input. */
 #include <stdint.h>
 
+#include "collective.h"
 #include "cuda_check.h"
 #include "device/ll_rooted.cuh"
 #include "ll_mesh.h"
-#include "scatter_kernels.h"
+
+/* The largest message it serves (the row's .limits.max_bytes): its scratch is sized for it. */
+#define CB_SC_LL_MAX_BYTES (1ull << 20)
 
 /* a.send: the root's input, block q for rank q (read on the root only). */
 __global__ void scll_kernel(cb_ll_rooted_args a) {
@@ -26,13 +29,13 @@ __global__ void scll_kernel(cb_ll_rooted_args a) {
     cb_ll_from_root(a.v, a.root, a.recv, a.bytes, a.spin);
 }
 
-extern "C" void cb_sc_ll_setup(cb_kernel_ctx *ctx) {
+static void cb_sc_ll_setup(cb_kernel_ctx *ctx) {
   uint64_t max = ctx->max_bytes < CB_SC_LL_MAX_BYTES ? ctx->max_bytes : CB_SC_LL_MAX_BYTES;
   const void *func = (const void *)scll_kernel;
   cb_ll_rooted_setup(ctx, max / (uint64_t)ctx->nranks, &func, 1); /* the limit is on n blocks */
 }
 
-extern "C" void cb_sc_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_sc_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const size_t bytes = call->count * cb_dtype_size(call->dtype);
   const char *own = (const char *)call->send + (size_t)ctx->rank * bytes;
   cb_ll_rooted_args a;
@@ -43,3 +46,12 @@ extern "C" void cb_sc_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   scll_kernel<<<g.blocks, g.threads, 0, stream>>>(a);
   CB_CUDA(cudaGetLastError());
 }
+
+CB_KERNEL_ROW(cb_scatter_ll) = {
+    CB_KERNEL(LL),
+    .summary = "LL16: the root pushes block q of its input to rank q as packets, each rank "
+               "copies them into its output; ranks return credits to the root",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .max_bytes = CB_SC_LL_MAX_BYTES},
+    .setup = cb_sc_ll_setup,
+    .teardown = cb_ll_teardown,
+    .launch = cb_sc_ll_launch};

@@ -15,17 +15,17 @@
 #include <stdlib.h>
 
 #include "ce_flags.h"
+#include "collective.h"
 #include "cuda_check.h"
 #include "device/handshake.cuh"
 #include "peer_memory.h"
-#include "sendrecv_kernels.h"
 
 typedef struct {
   cb_peer_buffer recv; /* the harness's receive buffer of every rank */
   cb_ce_flags flags;
 } srce_state;
 
-extern "C" void cb_sr_ce_setup(cb_kernel_ctx *ctx) {
+static void cb_sr_ce_setup(cb_kernel_ctx *ctx) {
   srce_state *st = (srce_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
   cb_peer_share(ctx->world, ctx->recv_buf, ctx->recv_buf_bytes, &st->recv);
@@ -33,7 +33,7 @@ extern "C" void cb_sr_ce_setup(cb_kernel_ctx *ctx) {
   ctx->state = st;
 }
 
-extern "C" void cb_sr_ce_teardown(cb_kernel_ctx *ctx) {
+static void cb_sr_ce_teardown(cb_kernel_ctx *ctx) {
   srce_state *st = (srce_state *)ctx->state;
   cb_peer_free(ctx->world, &st->recv); /* unmaps the peers' buffers; ours is the harness's */
   cb_ce_flags_free(ctx, &st->flags);
@@ -41,7 +41,7 @@ extern "C" void cb_sr_ce_teardown(cb_kernel_ctx *ctx) {
   ctx->state = NULL;
 }
 
-extern "C" void cb_sr_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_sr_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const srce_state *st = (const srce_state *)ctx->state;
   const int n = ctx->nranks;
   size_t bytes = call->count * cb_dtype_size(call->dtype);
@@ -53,3 +53,12 @@ extern "C" void cb_sr_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   CB_CUDA(cudaMemcpyAsync(dst, call->send, bytes, cudaMemcpyDefault, stream));
   cb_ce_flags_launch(ctx, &st->flags, partners, 1, stream);
 }
+
+CB_KERNEL_ROW(cb_sendrecv_ce) = {
+    CB_KERNEL(CE),
+    .summary = "copy engine: cudaMemcpyAsync of every rank's input into the next rank's "
+               "output, between two one-block flag kernels (out of place, as direct)",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_OUT_OF_PLACE)},
+    .setup = cb_sr_ce_setup,
+    .teardown = cb_sr_ce_teardown,
+    .launch = cb_sr_ce_launch};

@@ -15,15 +15,15 @@
  * Out of place only: in place, we would store into the next rank's buffer
  * while it still reads that buffer to send it on (nccl-tests, too, does not
  * check in-place sendrecv: "We don't support in-place sendrecv"). */
+#include "collective.h"
 #include "device/handshake.cuh"
 #include "direct_push.h"
-#include "sendrecv_kernels.h"
 
-extern "C" void cb_sr_direct_setup(cb_kernel_ctx *ctx) {
+static void cb_sr_direct_setup(cb_kernel_ctx *ctx) {
   cb_direct_push_setup(ctx, "CB_SR_DIRECT");
 }
 
-extern "C" void cb_sr_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_sr_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const cb_direct_state *st = (const cb_direct_state *)ctx->state;
   const int n = ctx->nranks;
   cb_direct_push p;
@@ -37,3 +37,13 @@ extern "C" void cb_sr_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cud
   p.traffic = p.bytes;
   cb_direct_push_launch(ctx, &p, stream);
 }
+
+CB_KERNEL_ROW(cb_sendrecv_direct) = {
+    CB_KERNEL(DIRECT),
+    .summary = "every rank stores its input with 16-byte stores straight into the next rank's "
+               "output, start and end flag handshakes per block with its two neighbours (out "
+               "of place: in place it would overwrite what the next rank still sends)",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_OUT_OF_PLACE)},
+    .setup = cb_sr_direct_setup,
+    .teardown = cb_direct_teardown,
+    .launch = cb_sr_direct_launch};

@@ -33,6 +33,7 @@
  * peers write only our scratch (ll_exchange.cuh argues the same). */
 #include <stdint.h>
 
+#include "collective.h"
 #include "cuda_check.h"
 #include "device/ll_credit.cuh"
 #include "device/ll_exchange.cuh"
@@ -40,7 +41,9 @@
 #include "device/ll_tiles.cuh"
 #include "device/pack8.cuh"
 #include "ll_mesh.h"
-#include "sendrecv_kernels.h"
+
+/* The largest message it serves (the row's .limits.max_bytes): its scratch is sized for it. */
+#define CB_SR_LL_MAX_BYTES (1ull << 20)
 
 typedef struct {
   const char *src; /* our input */
@@ -78,7 +81,7 @@ static int next_is_previous(const cb_kernel_ctx *ctx) {
   return ctx->nranks <= 2;
 }
 
-extern "C" void cb_sr_ll_setup(cb_kernel_ctx *ctx) {
+static void cb_sr_ll_setup(cb_kernel_ctx *ctx) {
   uint64_t max = ctx->max_bytes < CB_SR_LL_MAX_BYTES ? ctx->max_bytes : CB_SR_LL_MAX_BYTES;
   if (next_is_previous(ctx)) {
     cb_ll_exchange_setup<true>(ctx, max);
@@ -89,7 +92,7 @@ extern "C" void cb_sr_ll_setup(cb_kernel_ctx *ctx) {
   cb_ll_fit(ctx, &func, 1);
 }
 
-extern "C" void cb_sr_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_sr_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const cb_ll_state *st = (const cb_ll_state *)ctx->state;
   srll_args a;
   a.bytes = call->count * cb_dtype_size(call->dtype);
@@ -108,3 +111,14 @@ extern "C" void cb_sr_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   srll_kernel<<<g.blocks, g.threads, 0, stream>>>(a);
   CB_CUDA(cudaGetLastError());
 }
+
+CB_KERNEL_ROW(cb_sendrecv_ll) = {
+    CB_KERNEL(LL),
+    .summary =
+        "LL16: every rank pushes its input to the next rank as packets and copies the "
+        "packets it receives into its output; receivers return credits (at 2 ranks, where the "
+        "next rank is the previous one, none are needed: all_gather's LL exchange)",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .max_bytes = CB_SR_LL_MAX_BYTES},
+    .setup = cb_sr_ll_setup,
+    .teardown = cb_ll_teardown,
+    .launch = cb_sr_ll_launch};

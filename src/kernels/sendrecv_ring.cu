@@ -24,12 +24,12 @@
  * peers write only our FIFO. */
 #include <stdint.h>
 
+#include "collective.h"
 #include "cuda_check.h"
 #include "device/ring_fifo.cuh"
 #include "device/ring_slice.cuh"
 #include "ring_mesh.h"
 #include "ring_span.h"
-#include "sendrecv_kernels.h"
 
 typedef struct {
   const uint8_t *send;
@@ -81,12 +81,12 @@ static const void *kernel_of(cb_dtype dtype, cb_redop op) {
   return (const void *)srring_kernel;
 }
 
-extern "C" void cb_sr_ring_setup(cb_kernel_ctx *ctx) {
+static void cb_sr_ring_setup(cb_kernel_ctx *ctx) {
   const cb_ring_spec spec = {1, CB_RING_THREADS, kernel_of};
   cb_ring_setup(ctx, &spec);
 }
 
-extern "C" void cb_sr_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+static void cb_sr_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const cb_ring_state *st = (const cb_ring_state *)ctx->state;
   srring_args a;
   a.bytes = call->count * cb_dtype_size(call->dtype);
@@ -99,3 +99,12 @@ extern "C" void cb_sr_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaS
   srring_kernel<<<st->channels, CB_RING_THREADS, 0, stream>>>(a);
   CB_CUDA(cudaGetLastError());
 }
+
+CB_KERNEL_ROW(cb_sendrecv_ring) = {
+    CB_KERNEL(RING),
+    .summary = "Simple protocol: every rank pushes its input in slices through FIFOs in the "
+               "next rank's memory (one per channel), the receiver copies them into its output",
+    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .align = 16},
+    .setup = cb_sr_ring_setup,
+    .teardown = cb_ring_teardown,
+    .launch = cb_sr_ring_launch};

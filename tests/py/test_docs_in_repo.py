@@ -228,20 +228,30 @@ NCCL_ROWS = {"CB_NCCL_KERNEL": (0, "✓"), "CB_NCCL_KERNEL_PLACED": (0, "✓"),
 
 
 def kernel_tables():
-    """{program: {id: '✓' or '(✓)'}} from the kernel table of every src/<name>.c."""
+    """{program: {id: '✓' or '(✓)'}} from the kernel table of every src/<name>.c: a
+    pointer per row, to NCCL's rows there or to our rows, each defined beside its
+    kernel in src/kernels/<name>_<kernel>.cu (CB_KERNEL_ROW)."""
     _, kinds = catalogue()
+    ours = {}
+    for cu in sorted(glob.glob(os.path.join(REPO, "src", "kernels", "*.cu"))):
+        for m in re.finditer(r"CB_KERNEL_ROW\((\w+)\) = \{\s*CB_KERNEL\((\w+)\)", read(cu)):
+            ours[m.group(1)] = kinds[m.group(2)]
     tables = {}
     for prog in programs():
         src = read(os.path.join(REPO, "src", prog[:-len("_perf")] + ".c"))
-        m = re.search(r"static const cb_kernel kernels\[\] = \{(.*?)\n\};", src, re.S)
+        m = re.search(r"static const cb_kernel \*const kernels\[\] = \{(.*?)\};", src, re.S)
         assert m, f"src/{prog[:-5]}.c: no kernel table"
+        nccl = {d.group(1): d.group(2) for d in
+                re.finditer(r"static const cb_kernel (\w+) =\s*(CB_NCCL_\w*KERNEL\w*)\(", src)}
         rows = {}
-        for k in re.finditer(r"CB_KERNEL\((\w+)\)|\b(CB_NCCL_\w*KERNEL\w*)\(", m.group(1)):
-            if k.group(1):
-                rows[kinds[k.group(1)]] = "✓"
+        for k in re.finditer(r"&(\w+)", m.group(1)):
+            name = k.group(1)
+            if name in ours:
+                rows[ours[name]] = "✓"
             else:
-                assert k.group(2) in NCCL_ROWS, f"{prog}: {k.group(2)} is new to this test"
-                kid, mark = NCCL_ROWS[k.group(2)]
+                assert name in nccl, f"{prog}: row {name} is neither ours nor NCCL's"
+                assert nccl[name] in NCCL_ROWS, f"{prog}: {nccl[name]} is new to this test"
+                kid, mark = NCCL_ROWS[nccl[name]]
                 rows[kid] = mark
         tables[prog] = rows
     return tables

@@ -34,10 +34,12 @@ static const cb_kernel kernels[] = {
                 .max_bytes = 1ull << 20,
                 .single_host = 1}},
 };
+/* The table as a collective holds it: a pointer per row. */
+static const cb_kernel *const rows[] = {&kernels[0], &kernels[1], &kernels[2]};
 
-static const cb_collective coll = {&cb_shape_all_reduce, kernels, 3};
+static const cb_collective coll = {&cb_shape_all_reduce, rows, 3};
 /* The same kernels under a collective that does not reduce. */
-static const cb_collective gather = {&cb_shape_all_gather, kernels, 3};
+static const cb_collective gather = {&cb_shape_all_gather, rows, 3};
 
 /* Ids that are not the table indexes. */
 static const cb_kernel sparse_kernels[] = {
@@ -48,7 +50,10 @@ static const cb_kernel sparse_kernels[] = {
      .summary = "c",
      .limits = {.placements = 3, .dtypes = CB_ALL_DTYPES}},
 };
-static const cb_collective sparse = {&cb_shape_broadcast, sparse_kernels, 3};
+/* The table as a collective holds it: a pointer per row. */
+static const cb_kernel *const sparse_rows[] = {&sparse_kernels[0], &sparse_kernels[1],
+                                               &sparse_kernels[2]};
+static const cb_collective sparse = {&cb_shape_broadcast, sparse_rows, 3};
 
 static char err[256];
 
@@ -294,7 +299,8 @@ static void test_print_min_ranks_only(void) {
   cb_kernel k = kernels[0];
   k.limits.min_ranks = 2;
   k.limits.max_ranks = 0;
-  cb_collective one = {&cb_shape_all_reduce, &k, 1};
+  const cb_kernel *const one_row[] = {&k};
+  cb_collective one = {&cb_shape_all_reduce, one_row, 1};
   char *text = print_of(&one);
   CHECKF(strstr(text, "..0 ranks") == NULL,
          "cb_kernels_print shows min_ranks 2 / max_ranks 0 (no limit) as:\n%s", text);
@@ -309,7 +315,8 @@ static void test_print_run_limits_and_types(void) {
   k.run_limits = "f8e4m3 with a new enough library";
   k.limits.dtypes = CB_ALL_DTYPES & ~(CB_DTYPE_BIT(CB_F8E4M3) | CB_DTYPE_BIT(CB_F8E5M2));
   k.limits.ops = CB_ALL_OPS & ~CB_OP_BIT(CB_MULSUM);
-  cb_collective one = {&cb_shape_all_reduce, &k, 1};
+  const cb_kernel *const one_row[] = {&k};
+  cb_collective one = {&cb_shape_all_reduce, one_row, 1};
   char *text = print_of(&one);
   CHECK_CONTAINS(text, "; f8e4m3 with a new enough library\n");
   CHECK_CONTAINS(text, "types: int8 uint8 int32 uint32 int64 uint64 half float double bfloat16;");

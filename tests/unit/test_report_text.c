@@ -65,6 +65,8 @@ static cb_kernel fixture_kernels[] = {
                 .dtypes = CB_ALL_DTYPES,
                 .ops = CB_ALL_OPS}},
 };
+static const cb_kernel *const fixture_rows[] = {&fixture_kernels[0], &fixture_kernels[1],
+                                                &fixture_kernels[2]};
 
 /* ---- layout checks without a reference file --------------------------- */
 
@@ -126,7 +128,7 @@ static cb_row ran_row(int kernel, size_t bytes, double t, double bw) {
 }
 
 static void test_skipped_rows(void) {
-  static const cb_collective coll = {&cb_shape_all_reduce, fixture_kernels, 1};
+  static const cb_collective coll = {&cb_shape_all_reduce, fixture_rows, 1};
   static const int run[] = {1};
   cb_report r = basic_report(&coll, run);
   cb_row full = ran_row(0, 2097152, 20.5, 102.3);
@@ -216,7 +218,7 @@ static char *footer_text(const cb_report *r) {
 }
 
 static void test_footer(void) {
-  static const cb_collective coll = {&cb_shape_all_reduce, fixture_kernels, 2};
+  static const cb_collective coll = {&cb_shape_all_reduce, fixture_rows, 2};
   static const int one[] = {1, 0}, both[] = {1, 1};
   cb_report r = basic_report(&coll, one);
   cb_row a = ran_row(0, 1024, 10.0, 2.0);
@@ -299,7 +301,7 @@ static void test_footer(void) {
 /* The first "# Avg bus bandwidth" line without NCCL, and n/a where a
  * kernel (or the whole run) measured nothing. */
 static void test_avg_bus_bandwidth_lines(void) {
-  static const cb_collective coll = {&cb_shape_all_reduce, fixture_kernels, 3};
+  static const cb_collective coll = {&cb_shape_all_reduce, fixture_rows, 3};
   /* NCCL did not run: the first kernel that ran (ring), then each kernel. */
   static const int ours[] = {0, 1, 1};
   cb_report r = basic_report(&coll, ours);
@@ -343,7 +345,7 @@ static void test_avg_bus_bandwidth_lines(void) {
 }
 
 static void test_header_variants(void) {
-  static const cb_collective coll = {&cb_shape_all_reduce, fixture_kernels, 1};
+  static const cb_collective coll = {&cb_shape_all_reduce, fixture_rows, 1};
   static const int run[] = {1};
   cb_report r = basic_report(&coll, run);
   char err[256];
@@ -366,7 +368,7 @@ static void test_header_variants(void) {
   free(s);
 
   /* A kernel of -k all that cannot run here is named in the header, with why. */
-  static const cb_collective two = {&cb_shape_all_reduce, fixture_kernels, 2};
+  static const cb_collective two = {&cb_shape_all_reduce, fixture_rows, 2};
   static const int run2[] = {1, 0};
   char *skips[] = {NULL, "serves at most 8 ranks, this run has 16"};
   r.coll = &two;
@@ -390,6 +392,8 @@ static cb_kernel variant_kernels[] = {
     {.id = 6, .name = "nccl-sym", .summary = "NCCL, symmetric windows"},
     {.id = 7, .name = "nccl-ce", .summary = "NCCL, copy engines"},
 };
+static const cb_kernel *const variant_rows[] = {&variant_kernels[0], &variant_kernels[1],
+                                                &variant_kernels[2], &variant_kernels[3]};
 
 /* Adds a row of kernel k at size bytes with these out-of-place and in-place
  * times; a time of 0 is a placement the kernel skipped. */
@@ -427,7 +431,7 @@ static void check_cells(const char *footer, size_t bytes, const char *const want
 }
 
 static void test_summary_reference(void) {
-  static const cb_collective coll = {&cb_shape_all_gather, variant_kernels, 4};
+  static const cb_collective coll = {&cb_shape_all_gather, variant_rows, 4};
   static const int run[] = {1, 1, 1, 1};
   cb_report r = basic_report(&coll, run);
   r.program = "all_gather_perf";
@@ -468,7 +472,7 @@ static void test_summary_reference(void) {
 /* -r all: a rooted collective's rows of the same size but other roots are
  * other cases; the summary has one line per root, with a root column. */
 static void test_summary_per_root(void) {
-  static const cb_collective coll = {&cb_shape_reduce, variant_kernels, 2};
+  static const cb_collective coll = {&cb_shape_reduce, variant_rows, 2};
   static const int run[] = {1, 1};
   cb_report r = basic_report(&coll, run);
   r.program = "reduce_perf";
@@ -485,7 +489,7 @@ static void test_summary_per_root(void) {
   free(s);
   cb_report_free(&r);
   /* Collectives without a root keep nccl-tests-like lines, without the column. */
-  static const cb_collective ag = {&cb_shape_all_gather, variant_kernels, 2};
+  static const cb_collective ag = {&cb_shape_all_gather, variant_rows, 2};
   r = basic_report(&ag, run);
   cb_row nccl = ran_row(0, 4096, 4.0, 1.0), ll = ran_row(1, 4096, 2.0, 1.0);
   cb_report_add(&r, &nccl);
@@ -516,7 +520,7 @@ static void test_json_rows_as_printed(void) {
   };
   static const int run[] = {1};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    const cb_collective coll = {cases[i].shape, fixture_kernels, 1};
+    const cb_collective coll = {cases[i].shape, fixture_rows, 1};
     cb_report r = basic_report(&coll, run);
     cb_row row = ran_row(0, 4096, 2.0, 1.0);
     row.root = cases[i].root;
@@ -545,7 +549,7 @@ static void test_json_rows_as_printed(void) {
 /* What one part of the text sink (cb_text_header, or the kernel header of
  * kernel 0) prints for a one-rank report run with the options of line. */
 static char *text_for(const char *line, int kernel_header) {
-  static const cb_collective coll = {&cb_shape_all_reduce, fixture_kernels, 1};
+  static const cb_collective coll = {&cb_shape_all_reduce, fixture_rows, 1};
   static const int run[] = {1};
   cb_report r = basic_report(&coll, run);
   char *argv[24], err[256];
@@ -627,7 +631,7 @@ static void test_header_all_sizes_warmup(void) {
 /* The header of a one-rank report whose CB_PEER_MAPPING was asked, and
  * auto (when asked) resolved as pick says. */
 static char *peer_header(int asked, const cb_peer_mapping_auto *pick) {
-  static const cb_collective coll = {&cb_shape_all_reduce, fixture_kernels, 1};
+  static const cb_collective coll = {&cb_shape_all_reduce, fixture_rows, 1};
   static const int run[] = {1};
   cb_report r = basic_report(&coll, run);
   cb_options_defaults(&r.opts);
@@ -697,7 +701,7 @@ static void test_header_peer_mapping(void) {
  * peer_mapping_requested CB_PEER_MAPPING's value, peer_mapping_why why auto
  * did not take cumem. */
 static void test_json_peer_mapping(void) {
-  static const cb_collective coll = {&cb_shape_all_reduce, fixture_kernels, 1};
+  static const cb_collective coll = {&cb_shape_all_reduce, fixture_rows, 1};
   static const int run[] = {1};
   static const struct {
     int asked, resolved, used;
@@ -801,7 +805,7 @@ static void test_column_headers(void) {
  * placement, the local time at the end; -C puts the CPU time in the time
  * column. */
 static void test_optional_row_columns(void) {
-  static const cb_collective coll = {&cb_shape_all_reduce, fixture_kernels, 1};
+  static const cb_collective coll = {&cb_shape_all_reduce, fixture_rows, 1};
   static const int run[] = {1};
   cb_report r = basic_report(&coll, run);
   char err[256], *argv[8];
@@ -883,7 +887,7 @@ static void test_header_nccl_tests_modes(void) {
 /* NCCL_TESTS_SPLIT: the Group column holds each rank's group, and our line
  * says bandwidths are per group. */
 static void test_header_groups(void) {
-  static const cb_collective coll = {&cb_shape_all_reduce, fixture_kernels, 1};
+  static const cb_collective coll = {&cb_shape_all_reduce, fixture_rows, 1};
   static const int run[] = {1};
   cb_report r = basic_report(&coll, run);
   r.nranks = 1;
@@ -905,7 +909,7 @@ static void test_header_groups(void) {
 
 /* NCCL_TESTS_MIN_BW's verdict on the first average line, and -M's line. */
 static void test_footer_min_bw_and_memory(void) {
-  static const cb_collective coll = {&cb_shape_all_reduce, fixture_kernels, 1};
+  static const cb_collective coll = {&cb_shape_all_reduce, fixture_rows, 1};
   static const int run[] = {1};
   cb_report r = basic_report(&coll, run);
   cb_row a = ran_row(0, 1024, 10.0, 100.0);
@@ -988,7 +992,7 @@ static int setup_fixture(fixture_ctx *c, const char *path) {
   const cb_coll_shape *shape = fx_shape(fx->collective);
   CHECKF(shape != NULL, "%s: no shape '%s'", fx_base(path), fx->collective);
   if (!shape) return -1;
-  c->coll = (cb_collective){shape, fixture_kernels, 1};
+  c->coll = (cb_collective){shape, fixture_rows, 1};
   c->run[0] = 1;
   cb_report *r = &c->report;
   r->program = fx->program;
