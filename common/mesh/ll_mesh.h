@@ -41,6 +41,20 @@ extern "C" {
 
 #define CB_LL_TILE 32 /* packets per tile: one per lane of a warp */
 
+/* The largest message (the table's size) an LL kernel of ours serves, its
+ * row's .limits.max_bytes: past it the ring and direct kernels win, and the
+ * scratch a setup sizes for it stays small. */
+#define CB_LL_MAX_BYTES (1ull << 20)
+
+/* The row of an LL kernel of ours (CB_KERNEL_ROW, collective.h): peer
+ * memory in the given placements, up to CB_LL_MAX_BYTES, cb_ll_teardown. */
+#define CB_LL_ROW(kind, summary_, placements_, setup_, launch_)                                    \
+  {                                                                                                \
+    CB_KERNEL(kind), .summary = summary_,                                                          \
+                     .limits = {CB_PEER_KERNEL_LIMITS(placements_), .max_bytes = CB_LL_MAX_BYTES}, \
+                     .setup = setup_, .teardown = cb_ll_teardown, .launch = launch_                \
+  }
+
 /* The kernel's view (passed by value in its arguments). Scratch pointers
  * are in ring order from this rank (device/ll_tiles.cuh reads them). */
 typedef struct {
@@ -87,6 +101,11 @@ void cb_ll_setup(cb_kernel_ctx *ctx, size_t max_packets, cb_ll_pattern pattern);
  * polling for a peer's packets may wait on a peer warp that waits on one of
  * ours. */
 void cb_ll_fit(cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs);
+/* The largest message of this run an LL kernel's setup sizes its scratch
+ * for: the sweep's -e, or CB_LL_MAX_BYTES where that is smaller. */
+static inline uint64_t cb_ll_run_bytes(const cb_kernel_ctx *ctx) {
+  return ctx->max_bytes < CB_LL_MAX_BYTES ? ctx->max_bytes : CB_LL_MAX_BYTES;
+}
 /* Collective: frees ctx->state; an LL kernel's teardown in its table. */
 void cb_ll_teardown(cb_kernel_ctx *ctx);
 

@@ -29,6 +29,14 @@ extern "C" {
 #define CB_PEER_KERNEL_LIMITS(placements_)                                                         \
   .placements = (placements_), .dtypes = CB_ALL_DTYPES, .ops = CB_ALL_OPS,                         \
   .max_ranks = CB_MAX_PEERS, .single_host = 1
+/* The row (CB_KERNEL_ROW, collective.h) of a kernel of ours over peer
+ * memory with those limits; the LL and ring kernels have row makers of their
+ * own (ll_mesh.h, ring_mesh.h). */
+#define CB_PEER_ROW(kind, summary_, placements_, setup_, teardown_, launch_)                       \
+  {                                                                                                \
+    CB_KERNEL(kind), .summary = summary_, .limits = {CB_PEER_KERNEL_LIMITS(placements_)},          \
+                     .setup = setup_, .teardown = teardown_, .launch = launch_                     \
+  }
 
 typedef struct {
   void *ptr[CB_MAX_PEERS]; /* ptr[r]: rank r's buffer as this rank addresses it */

@@ -77,6 +77,16 @@ void cb_ring_setup(cb_kernel_ctx *ctx, const cb_ring_spec *spec);
 /* Collective: frees ctx->state; a ring kernel's teardown in its table. */
 void cb_ring_teardown(cb_kernel_ctx *ctx);
 
+/* The row (CB_KERNEL_ROW, collective.h) of a ring kernel of ours: peer
+ * memory in the given placements, pointers aligned to 16 bytes (the FIFOs
+ * move 16-byte words). */
+#define CB_RING_ROW(summary_, placements_, setup_, teardown_, launch_)                             \
+  {                                                                                                \
+    CB_KERNEL(RING), .summary = summary_,                                                          \
+                     .limits = {CB_PEER_KERNEL_LIMITS(placements_), .align = 16}, .setup = setup_, \
+                     .teardown = teardown_, .launch = launch_                                      \
+  }
+
 /* The kernel's view of st. */
 cb_ring_mesh cb_ring_mesh_for(const cb_kernel_ctx *ctx, const cb_ring_state *st);
 

@@ -21,11 +21,8 @@ static void cb_ag_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
   cb_ce_push_launch(ctx, (const char *)call->send, 0, mine, bytes, stream);
 }
 
-CB_KERNEL_ROW(cb_all_gather_ce) = {
-    CB_KERNEL(CE),
-    .summary = "copy engines: cudaMemcpyAsync of every rank's block into every peer's "
-               "output, between two one-block flag kernels",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS)},
-    .setup = cb_ag_ce_setup,
-    .teardown = cb_ce_push_teardown,
-    .launch = cb_ag_ce_launch};
+CB_KERNEL_ROW(cb_all_gather_ce) =
+    CB_PEER_ROW(CE,
+                "copy engines: cudaMemcpyAsync of every rank's block into every peer's "
+                "output, between two one-block flag kernels",
+                CB_BOTH_PLACEMENTS, cb_ag_ce_setup, cb_ce_push_teardown, cb_ag_ce_launch);

@@ -12,11 +12,8 @@
 #include "collective.h"
 #include "device/ll_exchange.cuh"
 
-/* The largest message it serves (the row's .limits.max_bytes): its scratch is sized for it. */
-#define CB_AG_LL_MAX_BYTES (1ull << 20)
-
 static void cb_ag_ll_setup(cb_kernel_ctx *ctx) {
-  cb_ll_exchange_setup<true>(ctx, cb_ll_exchange_table_run(ctx, CB_AG_LL_MAX_BYTES));
+  cb_ll_exchange_setup<true>(ctx, cb_ll_exchange_table_run(ctx));
 }
 
 static void cb_ag_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
@@ -27,11 +24,8 @@ static void cb_ag_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
   cb_ll_exchange_launch<true>(ctx, src, 0, out, bytes, bytes, copy_own, stream);
 }
 
-CB_KERNEL_ROW(cb_all_gather_ll) = {
-    CB_KERNEL(LL),
-    .summary = "LL16: every rank pushes its block to every peer as packets, each rank "
-               "copies the packets it receives into its output",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .max_bytes = CB_AG_LL_MAX_BYTES},
-    .setup = cb_ag_ll_setup,
-    .teardown = cb_ll_teardown,
-    .launch = cb_ag_ll_launch};
+CB_KERNEL_ROW(cb_all_gather_ll) =
+    CB_LL_ROW(LL,
+              "LL16: every rank pushes its block to every peer as packets, each rank "
+              "copies the packets it receives into its output",
+              CB_BOTH_PLACEMENTS, cb_ag_ll_setup, cb_ag_ll_launch);

@@ -60,11 +60,7 @@ static void cb_ag_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStrea
   cb_ring_chain_launch<uint8_t, CB_SUM, ag_ring_plan>(ctx, a, stream);
 }
 
-CB_KERNEL_ROW(cb_all_gather_ring) = {
-    CB_KERNEL(RING),
-    .summary = "Simple ring: every block travels n-1 hops around the ring, chunked and "
-               "pipelined, one ring per block (channel), through FIFOs in the next rank's memory",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .align = 16},
-    .setup = cb_ag_ring_setup,
-    .teardown = cb_ring_teardown,
-    .launch = cb_ag_ring_launch};
+CB_KERNEL_ROW(cb_all_gather_ring) =
+    CB_RING_ROW("Simple ring: every block travels n-1 hops around the ring, chunked and "
+                "pipelined, one ring per block (channel), through FIFOs in the next rank's memory",
+                CB_BOTH_PLACEMENTS, cb_ag_ring_setup, cb_ring_teardown, cb_ag_ring_launch);

@@ -56,11 +56,8 @@ static void cb_ar_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
   cb_ce_reduce_end(ctx, 1, s);
 }
 
-CB_KERNEL_ROW(cb_all_reduce_ce) = {
-    CB_KERNEL(CE),
-    .summary = "copy engines push every byte (reduce-scatter pieces into the peers' "
-               "scratch, then the results into the peers' outputs); SMs only reduce",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS)},
-    .setup = cb_ar_ce_setup,
-    .teardown = cb_ce_reduce_teardown,
-    .launch = cb_ar_ce_launch};
+CB_KERNEL_ROW(cb_all_reduce_ce) =
+    CB_PEER_ROW(CE,
+                "copy engines push every byte (reduce-scatter pieces into the peers' "
+                "scratch, then the results into the peers' outputs); SMs only reduce",
+                CB_BOTH_PLACEMENTS, cb_ar_ce_setup, cb_ce_reduce_teardown, cb_ar_ce_launch);

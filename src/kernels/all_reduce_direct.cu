@@ -56,12 +56,9 @@ static void cb_ar_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
                            cb_direct_blocks(st, per * elem * (size_t)(n > 1 ? n - 1 : 1)), stream);
 }
 
-CB_KERNEL_ROW(cb_all_reduce_direct) = {
-    CB_KERNEL(DIRECT),
-    .summary = "all-pairs in one pass: each rank loads its chunk of every peer's input "
-               "over NVLink, reduces, and stores the result into every peer's output; "
-               "a flag handshake before and after",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS)},
-    .setup = cb_ar_direct_setup,
-    .teardown = cb_direct_teardown,
-    .launch = cb_ar_direct_launch};
+CB_KERNEL_ROW(cb_all_reduce_direct) =
+    CB_PEER_ROW(DIRECT,
+                "all-pairs in one pass: each rank loads its chunk of every peer's input "
+                "over NVLink, reduces, and stores the result into every peer's output; "
+                "a flag handshake before and after",
+                CB_BOTH_PLACEMENTS, cb_ar_direct_setup, cb_direct_teardown, cb_ar_direct_launch);

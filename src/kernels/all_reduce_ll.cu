@@ -24,9 +24,6 @@
 #include "device/type_op_funcs.cuh"
 #include "ll_mesh.h"
 
-/* The largest message it serves (the row's .limits.max_bytes): its scratch is sized for it. */
-#define CB_AR_LL_MAX_BYTES (1ull << 20)
-
 typedef struct {
   const void *send;
   void *recv;
@@ -76,7 +73,7 @@ static void launch_typed(const ll_args *a, cb_ll_grid g, cudaStream_t s) {
 CB_DEFINE_TYPE_OP_FUNCS(ll_funcs, ll_kernel)
 
 static void cb_ar_ll_setup(cb_kernel_ctx *ctx) {
-  uint64_t max = ctx->max_bytes < CB_AR_LL_MAX_BYTES ? ctx->max_bytes : CB_AR_LL_MAX_BYTES;
+  uint64_t max = cb_ll_run_bytes(ctx);
   cb_ll_setup(ctx, (size_t)(max + 7) / 8, CB_LL_ALL_READ_ALL);
   const void *funcs[CB_TYPE_OP_FUNCS];
   cb_ll_fit(ctx, funcs, ll_funcs(funcs));
@@ -96,11 +93,8 @@ static void cb_ar_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
   CB_CUDA(cudaGetLastError());
 }
 
-CB_KERNEL_ROW(cb_all_reduce_ll) = {
-    CB_KERNEL(LL),
-    .summary = "one-shot LL16: every rank pushes its input to every peer as packets, "
-               "each rank reduces",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .max_bytes = CB_AR_LL_MAX_BYTES},
-    .setup = cb_ar_ll_setup,
-    .teardown = cb_ll_teardown,
-    .launch = cb_ar_ll_launch};
+CB_KERNEL_ROW(cb_all_reduce_ll) =
+    CB_LL_ROW(LL,
+              "one-shot LL16: every rank pushes its input to every peer as packets, "
+              "each rank reduces",
+              CB_BOTH_PLACEMENTS, cb_ar_ll_setup, cb_ar_ll_launch);

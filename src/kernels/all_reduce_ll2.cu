@@ -70,9 +70,6 @@
 #include "device/type_op_funcs.cuh"
 #include "ll_mesh.h"
 
-/* The largest message it serves (the row's .limits.max_bytes): its scratch is sized for it. */
-#define CB_AR_LL2_MAX_BYTES (1ull << 20)
-
 typedef struct {
   const char *send;
   char *recv;
@@ -162,7 +159,7 @@ static size_t region_packets(size_t chunk) {
 }
 
 static void cb_ar_ll2_setup(cb_kernel_ctx *ctx) {
-  uint64_t max = ctx->max_bytes < CB_AR_LL2_MAX_BYTES ? ctx->max_bytes : CB_AR_LL2_MAX_BYTES;
+  uint64_t max = cb_ll_run_bytes(ctx);
   const size_t chunk = chunk_packets((size_t)max, ctx->nranks);
   /* Two regions of whole tiles per source; at 2 ranks that holds a whole
    * message in whole tiles, what the one-shot kernel needs. */
@@ -195,12 +192,9 @@ static void cb_ar_ll2_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream
   CB_CUDA(cudaGetLastError());
 }
 
-CB_KERNEL_ROW(cb_all_reduce_ll2) = {
-    CB_KERNEL(LL2),
-    .summary = "two-shot LL16: reduce-scatter in packets (each rank reduces its chunk in "
-               "rank order), then all-gather of the results in packets; for 3-8 ranks (at 2 "
-               "ranks it is the one-shot ll)",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .max_bytes = CB_AR_LL2_MAX_BYTES},
-    .setup = cb_ar_ll2_setup,
-    .teardown = cb_ll_teardown,
-    .launch = cb_ar_ll2_launch};
+CB_KERNEL_ROW(cb_all_reduce_ll2) =
+    CB_LL_ROW(LL2,
+              "two-shot LL16: reduce-scatter in packets (each rank reduces its chunk in "
+              "rank order), then all-gather of the results in packets; for 3-8 ranks (at 2 "
+              "ranks it is the one-shot ll)",
+              CB_BOTH_PLACEMENTS, cb_ar_ll2_setup, cb_ar_ll2_launch);

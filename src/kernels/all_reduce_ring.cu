@@ -87,11 +87,7 @@ static void cb_ar_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStrea
   CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_typed, ctx, call, stream);
 }
 
-CB_KERNEL_ROW(cb_all_reduce_ring) = {
-    CB_KERNEL(RING),
-    .summary = "Simple ring: chunked, pipelined reduce-scatter then all-gather, one ring "
-               "per block (channel), through FIFOs in the next rank's memory",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .align = 16},
-    .setup = cb_ar_ring_setup,
-    .teardown = cb_ring_teardown,
-    .launch = cb_ar_ring_launch};
+CB_KERNEL_ROW(cb_all_reduce_ring) =
+    CB_RING_ROW("Simple ring: chunked, pipelined reduce-scatter then all-gather, one ring "
+                "per block (channel), through FIFOs in the next rank's memory",
+                CB_BOTH_PLACEMENTS, cb_ar_ring_setup, cb_ring_teardown, cb_ar_ring_launch);

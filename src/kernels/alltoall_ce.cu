@@ -22,11 +22,8 @@ static void cb_a2a_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream
   cb_ce_push_launch(ctx, (const char *)call->send, bytes, mine, bytes, stream);
 }
 
-CB_KERNEL_ROW(cb_alltoall_ce) = {
-    CB_KERNEL(CE),
-    .summary = "copy engines: cudaMemcpyAsync of block q of every rank's input into block r "
-               "of rank q's output, between two one-block flag kernels; out of place only",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_OUT_OF_PLACE)},
-    .setup = cb_a2a_ce_setup,
-    .teardown = cb_ce_push_teardown,
-    .launch = cb_a2a_ce_launch};
+CB_KERNEL_ROW(cb_alltoall_ce) =
+    CB_PEER_ROW(CE,
+                "copy engines: cudaMemcpyAsync of block q of every rank's input into block r "
+                "of rank q's output, between two one-block flag kernels; out of place only",
+                CB_OUT_OF_PLACE, cb_a2a_ce_setup, cb_ce_push_teardown, cb_a2a_ce_launch);

@@ -18,11 +18,8 @@
 #include "collective.h"
 #include "device/ll_exchange.cuh"
 
-/* The largest message it serves (the row's .limits.max_bytes): its scratch is sized for it. */
-#define CB_A2A_LL_MAX_BYTES (1ull << 20)
-
 static void cb_a2a_ll_setup(cb_kernel_ctx *ctx) {
-  cb_ll_exchange_setup<false>(ctx, cb_ll_exchange_table_run(ctx, CB_A2A_LL_MAX_BYTES));
+  cb_ll_exchange_setup<false>(ctx, cb_ll_exchange_table_run(ctx));
 }
 
 static void cb_a2a_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
@@ -33,12 +30,8 @@ static void cb_a2a_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream
   cb_ll_exchange_launch<false>(ctx, src, bytes, out, bytes, bytes, src != out, stream);
 }
 
-CB_KERNEL_ROW(cb_alltoall_ll) = {
-    CB_KERNEL(LL),
-    .summary = "LL16: every rank pushes block q of its input to rank q as packets, each rank "
-               "copies the packets it receives into its output; in place too (through scratch)",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_OUT_OF_PLACE | CB_IN_PLACE),
-               .max_bytes = CB_A2A_LL_MAX_BYTES},
-    .setup = cb_a2a_ll_setup,
-    .teardown = cb_ll_teardown,
-    .launch = cb_a2a_ll_launch};
+CB_KERNEL_ROW(cb_alltoall_ll) =
+    CB_LL_ROW(LL,
+              "LL16: every rank pushes block q of its input to rank q as packets, each rank "
+              "copies the packets it receives into its output; in place too (through scratch)",
+              CB_OUT_OF_PLACE | CB_IN_PLACE, cb_a2a_ll_setup, cb_a2a_ll_launch);

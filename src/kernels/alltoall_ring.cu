@@ -183,14 +183,10 @@ static void cb_a2a_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStre
   if (o) CB_CUDA(cudaStreamWaitEvent(stream, o->join, 0));
 }
 
-CB_KERNEL_ROW(cb_alltoall_ring) = {
-    CB_KERNEL(RING),
-    .summary = "n-1 ring-ordered steps (step d sends block r+d to rank r+d, receives rank "
-               "r-d's), pipelined slice by slice through FIFOs in the receivers' memory, our own "
-               "block copied by the channels (CB_A2A_RING_OWN_COPY=sm, the default) or by a "
-               "copy engine beside them (=ce); out of place only (in place would overwrite "
-               "blocks not yet sent)",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_OUT_OF_PLACE), .align = 16},
-    .setup = cb_a2a_ring_setup,
-    .teardown = cb_a2a_ring_teardown,
-    .launch = cb_a2a_ring_launch};
+CB_KERNEL_ROW(cb_alltoall_ring) =
+    CB_RING_ROW("n-1 ring-ordered steps (step d sends block r+d to rank r+d, receives rank "
+                "r-d's), pipelined slice by slice through FIFOs in the receivers' memory, our own "
+                "block copied by the channels (CB_A2A_RING_OWN_COPY=sm, the default) or by a "
+                "copy engine beside them (=ce); out of place only (in place would overwrite "
+                "blocks not yet sent)",
+                CB_OUT_OF_PLACE, cb_a2a_ring_setup, cb_a2a_ring_teardown, cb_a2a_ring_launch);

@@ -29,11 +29,8 @@ static void cb_bc_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
                       stream);
 }
 
-CB_KERNEL_ROW(cb_broadcast_ce) = {
-    CB_KERNEL(CE),
-    .summary = "copy engines: cudaMemcpyAsync of the root's input into every peer's output "
-               "(one side stream per peer), between two one-block flag kernels",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS)},
-    .setup = cb_bc_ce_setup,
-    .teardown = cb_ce_rooted_teardown,
-    .launch = cb_bc_ce_launch};
+CB_KERNEL_ROW(cb_broadcast_ce) =
+    CB_PEER_ROW(CE,
+                "copy engines: cudaMemcpyAsync of the root's input into every peer's output "
+                "(one side stream per peer), between two one-block flag kernels",
+                CB_BOTH_PLACEMENTS, cb_bc_ce_setup, cb_ce_rooted_teardown, cb_bc_ce_launch);

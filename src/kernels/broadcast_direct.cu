@@ -51,11 +51,8 @@ static void cb_bc_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   cb_direct_push_launch(ctx, &p, stream);
 }
 
-CB_KERNEL_ROW(cb_broadcast_direct) = {
-    CB_KERNEL(DIRECT),
-    .summary = "the root stores its input with 16-byte stores straight into every peer's "
-               "output, start and end flag handshakes per block between the root and each peer",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS)},
-    .setup = cb_bc_direct_setup,
-    .teardown = cb_direct_teardown,
-    .launch = cb_bc_direct_launch};
+CB_KERNEL_ROW(cb_broadcast_direct) =
+    CB_PEER_ROW(DIRECT,
+                "the root stores its input with 16-byte stores straight into every peer's "
+                "output, start and end flag handshakes per block between the root and each peer",
+                CB_BOTH_PLACEMENTS, cb_bc_direct_setup, cb_direct_teardown, cb_bc_direct_launch);

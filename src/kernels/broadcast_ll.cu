@@ -27,9 +27,6 @@
 #include "device/ll_rooted.cuh"
 #include "ll_mesh.h"
 
-/* The largest message it serves (the row's .limits.max_bytes): its scratch is sized for it. */
-#define CB_BC_LL_MAX_BYTES (1ull << 20)
-
 __global__ void bcll_kernel(cb_ll_rooted_args a) {
   if (a.v.ll.rank == a.root)
     cb_ll_root_push<true>(a.v, a.send, 0, a.copy_own ? a.recv : NULL, a.bytes, a.spin);
@@ -38,7 +35,7 @@ __global__ void bcll_kernel(cb_ll_rooted_args a) {
 }
 
 static void cb_bc_ll_setup(cb_kernel_ctx *ctx) {
-  uint64_t max = ctx->max_bytes < CB_BC_LL_MAX_BYTES ? ctx->max_bytes : CB_BC_LL_MAX_BYTES;
+  uint64_t max = cb_ll_run_bytes(ctx);
   const void *func = (const void *)bcll_kernel;
   cb_ll_rooted_setup(ctx, max, &func, 1);
 }
@@ -53,11 +50,8 @@ static void cb_bc_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
   CB_CUDA(cudaGetLastError());
 }
 
-CB_KERNEL_ROW(cb_broadcast_ll) = {
-    CB_KERNEL(LL),
-    .summary = "LL16: the root pushes its input to every peer as packets, each peer copies "
-               "them into its output; peers return credits to the root",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .max_bytes = CB_BC_LL_MAX_BYTES},
-    .setup = cb_bc_ll_setup,
-    .teardown = cb_ll_teardown,
-    .launch = cb_bc_ll_launch};
+CB_KERNEL_ROW(cb_broadcast_ll) =
+    CB_LL_ROW(LL,
+              "LL16: the root pushes its input to every peer as packets, each peer copies "
+              "them into its output; peers return credits to the root",
+              CB_BOTH_PLACEMENTS, cb_bc_ll_setup, cb_bc_ll_launch);

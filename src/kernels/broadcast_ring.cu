@@ -115,11 +115,7 @@ static void cb_bc_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStrea
   CB_CUDA(cudaGetLastError());
 }
 
-CB_KERNEL_ROW(cb_broadcast_ring) = {
-    CB_KERNEL(RING),
-    .summary = "Simple protocol: a pipelined chain root -> root+1 -> ..., slices through FIFOs "
-               "in the next rank's memory (one per channel), each rank keeping and forwarding",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .align = 16},
-    .setup = cb_bc_ring_setup,
-    .teardown = cb_ring_teardown,
-    .launch = cb_bc_ring_launch};
+CB_KERNEL_ROW(cb_broadcast_ring) =
+    CB_RING_ROW("Simple protocol: a pipelined chain root -> root+1 -> ..., slices through FIFOs "
+                "in the next rank's memory (one per channel), each rank keeping and forwarding",
+                CB_BOTH_PLACEMENTS, cb_bc_ring_setup, cb_ring_teardown, cb_bc_ring_launch);

@@ -21,11 +21,8 @@ static void cb_ga_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
   cb_ce_rooted_launch(ctx, call->root, &copy, ncopies, bytes, stream);
 }
 
-CB_KERNEL_ROW(cb_gather_ce) = {
-    CB_KERNEL(CE),
-    .summary = "copy engines: every rank's cudaMemcpyAsync of its block into the root's output, "
-               "between two one-block flag kernels",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS)},
-    .setup = cb_ce_rooted_setup,
-    .teardown = cb_ce_rooted_teardown,
-    .launch = cb_ga_ce_launch};
+CB_KERNEL_ROW(cb_gather_ce) =
+    CB_PEER_ROW(CE,
+                "copy engines: every rank's cudaMemcpyAsync of its block into the root's output, "
+                "between two one-block flag kernels",
+                CB_BOTH_PLACEMENTS, cb_ce_rooted_setup, cb_ce_rooted_teardown, cb_ga_ce_launch);

@@ -21,9 +21,6 @@
 #include "device/ll_rooted.cuh"
 #include "ll_mesh.h"
 
-/* The largest message it serves (the row's .limits.max_bytes): its scratch is sized for it. */
-#define CB_GA_LL_MAX_BYTES (1ull << 20)
-
 /* The root's work on packet i: every rank's packet i into its block of our
  * output (a.recv: block q is rank q's input). */
 struct gall_take {
@@ -53,7 +50,7 @@ __global__ void gall_kernel(cb_ll_rooted_args a) {
 }
 
 static void cb_ga_ll_setup(cb_kernel_ctx *ctx) {
-  uint64_t max = ctx->max_bytes < CB_GA_LL_MAX_BYTES ? ctx->max_bytes : CB_GA_LL_MAX_BYTES;
+  uint64_t max = cb_ll_run_bytes(ctx);
   const void *func = (const void *)gall_kernel;
   cb_ll_rooted_setup(ctx, max / (uint64_t)ctx->nranks, &func, 1); /* the limit is on n blocks */
 }
@@ -70,11 +67,8 @@ static void cb_ga_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
   CB_CUDA(cudaGetLastError());
 }
 
-CB_KERNEL_ROW(cb_gather_ll) = {
-    CB_KERNEL(LL),
-    .summary = "LL16: every rank pushes its block to the root as packets, the root copies them "
-               "into its output; the root returns credits",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .max_bytes = CB_GA_LL_MAX_BYTES},
-    .setup = cb_ga_ll_setup,
-    .teardown = cb_ll_teardown,
-    .launch = cb_ga_ll_launch};
+CB_KERNEL_ROW(cb_gather_ll) =
+    CB_LL_ROW(LL,
+              "LL16: every rank pushes its block to the root as packets, the root copies them "
+              "into its output; the root returns credits",
+              CB_BOTH_PLACEMENTS, cb_ga_ll_setup, cb_ga_ll_launch);

@@ -46,11 +46,8 @@ static void cb_rd_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
                            stream);
 }
 
-CB_KERNEL_ROW(cb_reduce_direct) = {
-    CB_KERNEL(DIRECT),
-    .summary = "the root loads every rank's input with 16-byte loads over NVLink and reduces in "
-               "rank order; start and end flag handshakes per block",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS)},
-    .setup = cb_rd_direct_setup,
-    .teardown = cb_direct_teardown,
-    .launch = cb_rd_direct_launch};
+CB_KERNEL_ROW(cb_reduce_direct) =
+    CB_PEER_ROW(DIRECT,
+                "the root loads every rank's input with 16-byte loads over NVLink and reduces in "
+                "rank order; start and end flag handshakes per block",
+                CB_BOTH_PLACEMENTS, cb_rd_direct_setup, cb_direct_teardown, cb_rd_direct_launch);

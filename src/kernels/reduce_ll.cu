@@ -25,9 +25,6 @@
 #include "device/type_op_funcs.cuh"
 #include "ll_mesh.h"
 
-/* The largest message it serves (the row's .limits.max_bytes): its scratch is sized for it. */
-#define CB_RD_LL_MAX_BYTES (1ull << 20)
-
 /* The root's work on packet i: every rank's packet reduced in rank order,
  * ours from our input (loaded before the polls, so its latency hides behind
  * them). */
@@ -59,7 +56,7 @@ static void launch_typed(const cb_ll_rooted_args *a, cb_ll_grid g, cudaStream_t 
 CB_DEFINE_TYPE_OP_FUNCS(rdll_funcs, rdll_kernel)
 
 static void cb_rd_ll_setup(cb_kernel_ctx *ctx) {
-  uint64_t max = ctx->max_bytes < CB_RD_LL_MAX_BYTES ? ctx->max_bytes : CB_RD_LL_MAX_BYTES;
+  uint64_t max = cb_ll_run_bytes(ctx);
   const void *funcs[CB_TYPE_OP_FUNCS];
   cb_ll_rooted_setup(ctx, max, funcs, rdll_funcs(funcs));
 }
@@ -73,11 +70,8 @@ static void cb_rd_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
   CB_CUDA(cudaGetLastError());
 }
 
-CB_KERNEL_ROW(cb_reduce_ll) = {
-    CB_KERNEL(LL),
-    .summary = "LL16: every rank pushes its input to the root as packets, the root reduces them "
-               "in rank order; the root returns credits",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .max_bytes = CB_RD_LL_MAX_BYTES},
-    .setup = cb_rd_ll_setup,
-    .teardown = cb_ll_teardown,
-    .launch = cb_rd_ll_launch};
+CB_KERNEL_ROW(cb_reduce_ll) =
+    CB_LL_ROW(LL,
+              "LL16: every rank pushes its input to the root as packets, the root reduces them "
+              "in rank order; the root returns credits",
+              CB_BOTH_PLACEMENTS, cb_rd_ll_setup, cb_rd_ll_launch);

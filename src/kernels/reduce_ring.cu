@@ -65,11 +65,7 @@ static void cb_rd_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStrea
   CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_typed, ctx, call, stream);
 }
 
-CB_KERNEL_ROW(cb_reduce_ring) = {
-    CB_KERNEL(RING),
-    .summary = "Simple protocol: a pipelined chain root+1 -> ... -> root, slices through FIFOs "
-               "in the next rank's memory (one per channel), each rank adding its input",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .align = 16},
-    .setup = cb_rd_ring_setup,
-    .teardown = cb_ring_teardown,
-    .launch = cb_rd_ring_launch};
+CB_KERNEL_ROW(cb_reduce_ring) =
+    CB_RING_ROW("Simple protocol: a pipelined chain root+1 -> ... -> root, slices through FIFOs "
+                "in the next rank's memory (one per channel), each rank adding its input",
+                CB_BOTH_PLACEMENTS, cb_rd_ring_setup, cb_ring_teardown, cb_rd_ring_launch);

@@ -41,11 +41,8 @@ static void cb_rs_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
   cb_ce_reduce_end(ctx, 0, s);
 }
 
-CB_KERNEL_ROW(cb_reduce_scatter_ce) = {
-    CB_KERNEL(CE),
-    .summary = "copy engines push block q of every rank's input, piece by piece, into rank "
-               "q's scratch with a landed flag per piece; SMs only reduce, in rank order",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS)},
-    .setup = cb_rs_ce_setup,
-    .teardown = cb_ce_reduce_teardown,
-    .launch = cb_rs_ce_launch};
+CB_KERNEL_ROW(cb_reduce_scatter_ce) =
+    CB_PEER_ROW(CE,
+                "copy engines push block q of every rank's input, piece by piece, into rank "
+                "q's scratch with a landed flag per piece; SMs only reduce, in rank order",
+                CB_BOTH_PLACEMENTS, cb_rs_ce_setup, cb_ce_reduce_teardown, cb_rs_ce_launch);

@@ -45,11 +45,8 @@ static void cb_rs_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
                            cb_direct_blocks(st, a.bytes * (size_t)(n > 1 ? n - 1 : 1)), stream);
 }
 
-CB_KERNEL_ROW(cb_reduce_scatter_direct) = {
-    CB_KERNEL(DIRECT),
-    .summary = "every rank loads its block of every peer's input with 16-byte loads and "
-               "reduces in rank order, start and end flag handshakes per block",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS)},
-    .setup = cb_rs_direct_setup,
-    .teardown = cb_direct_teardown,
-    .launch = cb_rs_direct_launch};
+CB_KERNEL_ROW(cb_reduce_scatter_direct) =
+    CB_PEER_ROW(DIRECT,
+                "every rank loads its block of every peer's input with 16-byte loads and "
+                "reduces in rank order, start and end flag handshakes per block",
+                CB_BOTH_PLACEMENTS, cb_rs_direct_setup, cb_direct_teardown, cb_rs_direct_launch);

@@ -27,9 +27,6 @@
 #include "device/type_op_funcs.cuh"
 #include "ll_mesh.h"
 
-/* The largest message it serves (the row's .limits.max_bytes): its scratch is sized for it. */
-#define CB_RS_LL_MAX_BYTES (1ull << 20)
-
 typedef struct {
   const char *in; /* our input: n blocks */
   char *out;      /* our output: one block */
@@ -82,7 +79,7 @@ CB_DEFINE_TYPE_OP_FUNCS(rsll_funcs, rsll_kernel)
 
 static void cb_rs_ll_setup(cb_kernel_ctx *ctx) {
   /* The limit is on the table size, the whole input: a block is 1/n of it. */
-  uint64_t max = ctx->max_bytes < CB_RS_LL_MAX_BYTES ? ctx->max_bytes : CB_RS_LL_MAX_BYTES;
+  uint64_t max = cb_ll_run_bytes(ctx);
   cb_ll_setup(ctx, (size_t)(max / (uint64_t)ctx->nranks + 7) / 8, CB_LL_ALL_READ_ALL);
   const void *funcs[CB_TYPE_OP_FUNCS];
   cb_ll_fit(ctx, funcs, rsll_funcs(funcs));
@@ -102,11 +99,8 @@ static void cb_rs_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
   CB_CUDA(cudaGetLastError());
 }
 
-CB_KERNEL_ROW(cb_reduce_scatter_ll) = {
-    CB_KERNEL(LL),
-    .summary = "LL16: every rank pushes each peer's block to it as packets, each rank "
-               "reduces what it receives with its own block, in rank order",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .max_bytes = CB_RS_LL_MAX_BYTES},
-    .setup = cb_rs_ll_setup,
-    .teardown = cb_ll_teardown,
-    .launch = cb_rs_ll_launch};
+CB_KERNEL_ROW(cb_reduce_scatter_ll) =
+    CB_LL_ROW(LL,
+              "LL16: every rank pushes each peer's block to it as packets, each rank "
+              "reduces what it receives with its own block, in rank order",
+              CB_BOTH_PLACEMENTS, cb_rs_ll_setup, cb_rs_ll_launch);

@@ -29,11 +29,8 @@ static void cb_sc_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
   cb_ce_rooted_launch(ctx, call->root, copies, ncopies, bytes, stream);
 }
 
-CB_KERNEL_ROW(cb_scatter_ce) = {
-    CB_KERNEL(CE),
-    .summary = "copy engines: the root's cudaMemcpyAsync of block q into rank q's output (one "
-               "side stream per rank), between two one-block flag kernels",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS)},
-    .setup = cb_ce_rooted_setup,
-    .teardown = cb_ce_rooted_teardown,
-    .launch = cb_sc_ce_launch};
+CB_KERNEL_ROW(cb_scatter_ce) =
+    CB_PEER_ROW(CE,
+                "copy engines: the root's cudaMemcpyAsync of block q into rank q's output (one "
+                "side stream per rank), between two one-block flag kernels",
+                CB_BOTH_PLACEMENTS, cb_ce_rooted_setup, cb_ce_rooted_teardown, cb_sc_ce_launch);

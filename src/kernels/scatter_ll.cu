@@ -18,9 +18,6 @@
 #include "device/ll_rooted.cuh"
 #include "ll_mesh.h"
 
-/* The largest message it serves (the row's .limits.max_bytes): its scratch is sized for it. */
-#define CB_SC_LL_MAX_BYTES (1ull << 20)
-
 /* a.send: the root's input, block q for rank q (read on the root only). */
 __global__ void scll_kernel(cb_ll_rooted_args a) {
   if (a.v.ll.rank == a.root)
@@ -30,7 +27,7 @@ __global__ void scll_kernel(cb_ll_rooted_args a) {
 }
 
 static void cb_sc_ll_setup(cb_kernel_ctx *ctx) {
-  uint64_t max = ctx->max_bytes < CB_SC_LL_MAX_BYTES ? ctx->max_bytes : CB_SC_LL_MAX_BYTES;
+  uint64_t max = cb_ll_run_bytes(ctx);
   const void *func = (const void *)scll_kernel;
   cb_ll_rooted_setup(ctx, max / (uint64_t)ctx->nranks, &func, 1); /* the limit is on n blocks */
 }
@@ -47,11 +44,8 @@ static void cb_sc_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
   CB_CUDA(cudaGetLastError());
 }
 
-CB_KERNEL_ROW(cb_scatter_ll) = {
-    CB_KERNEL(LL),
-    .summary = "LL16: the root pushes block q of its input to rank q as packets, each rank "
-               "copies them into its output; ranks return credits to the root",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .max_bytes = CB_SC_LL_MAX_BYTES},
-    .setup = cb_sc_ll_setup,
-    .teardown = cb_ll_teardown,
-    .launch = cb_sc_ll_launch};
+CB_KERNEL_ROW(cb_scatter_ll) =
+    CB_LL_ROW(LL,
+              "LL16: the root pushes block q of its input to rank q as packets, each rank "
+              "copies them into its output; ranks return credits to the root",
+              CB_BOTH_PLACEMENTS, cb_sc_ll_setup, cb_sc_ll_launch);

@@ -54,11 +54,8 @@ static void cb_sr_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
   cb_ce_flags_launch(ctx, &st->flags, partners, 1, stream);
 }
 
-CB_KERNEL_ROW(cb_sendrecv_ce) = {
-    CB_KERNEL(CE),
-    .summary = "copy engine: cudaMemcpyAsync of every rank's input into the next rank's "
-               "output, between two one-block flag kernels (out of place, as direct)",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_OUT_OF_PLACE)},
-    .setup = cb_sr_ce_setup,
-    .teardown = cb_sr_ce_teardown,
-    .launch = cb_sr_ce_launch};
+CB_KERNEL_ROW(cb_sendrecv_ce) =
+    CB_PEER_ROW(CE,
+                "copy engine: cudaMemcpyAsync of every rank's input into the next rank's "
+                "output, between two one-block flag kernels (out of place, as direct)",
+                CB_OUT_OF_PLACE, cb_sr_ce_setup, cb_sr_ce_teardown, cb_sr_ce_launch);

@@ -38,12 +38,9 @@ static void cb_sr_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   cb_direct_push_launch(ctx, &p, stream);
 }
 
-CB_KERNEL_ROW(cb_sendrecv_direct) = {
-    CB_KERNEL(DIRECT),
-    .summary = "every rank stores its input with 16-byte stores straight into the next rank's "
-               "output, start and end flag handshakes per block with its two neighbours (out "
-               "of place: in place it would overwrite what the next rank still sends)",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_OUT_OF_PLACE)},
-    .setup = cb_sr_direct_setup,
-    .teardown = cb_direct_teardown,
-    .launch = cb_sr_direct_launch};
+CB_KERNEL_ROW(cb_sendrecv_direct) =
+    CB_PEER_ROW(DIRECT,
+                "every rank stores its input with 16-byte stores straight into the next rank's "
+                "output, start and end flag handshakes per block with its two neighbours (out "
+                "of place: in place it would overwrite what the next rank still sends)",
+                CB_OUT_OF_PLACE, cb_sr_direct_setup, cb_direct_teardown, cb_sr_direct_launch);

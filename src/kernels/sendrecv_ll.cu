@@ -42,9 +42,6 @@
 #include "device/pack8.cuh"
 #include "ll_mesh.h"
 
-/* The largest message it serves (the row's .limits.max_bytes): its scratch is sized for it. */
-#define CB_SR_LL_MAX_BYTES (1ull << 20)
-
 typedef struct {
   const char *src; /* our input */
   char *out;       /* our output (may be src: in place) */
@@ -82,7 +79,7 @@ static int next_is_previous(const cb_kernel_ctx *ctx) {
 }
 
 static void cb_sr_ll_setup(cb_kernel_ctx *ctx) {
-  uint64_t max = ctx->max_bytes < CB_SR_LL_MAX_BYTES ? ctx->max_bytes : CB_SR_LL_MAX_BYTES;
+  uint64_t max = cb_ll_run_bytes(ctx);
   if (next_is_previous(ctx)) {
     cb_ll_exchange_setup<true>(ctx, max);
     return;
@@ -112,13 +109,9 @@ static void cb_sr_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
   CB_CUDA(cudaGetLastError());
 }
 
-CB_KERNEL_ROW(cb_sendrecv_ll) = {
-    CB_KERNEL(LL),
-    .summary =
-        "LL16: every rank pushes its input to the next rank as packets and copies the "
-        "packets it receives into its output; receivers return credits (at 2 ranks, where the "
-        "next rank is the previous one, none are needed: all_gather's LL exchange)",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .max_bytes = CB_SR_LL_MAX_BYTES},
-    .setup = cb_sr_ll_setup,
-    .teardown = cb_ll_teardown,
-    .launch = cb_sr_ll_launch};
+CB_KERNEL_ROW(cb_sendrecv_ll) = CB_LL_ROW(
+    LL,
+    "LL16: every rank pushes its input to the next rank as packets and copies the "
+    "packets it receives into its output; receivers return credits (at 2 ranks, where the "
+    "next rank is the previous one, none are needed: all_gather's LL exchange)",
+    CB_BOTH_PLACEMENTS, cb_sr_ll_setup, cb_sr_ll_launch);

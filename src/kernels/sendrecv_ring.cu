@@ -100,11 +100,7 @@ static void cb_sr_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStrea
   CB_CUDA(cudaGetLastError());
 }
 
-CB_KERNEL_ROW(cb_sendrecv_ring) = {
-    CB_KERNEL(RING),
-    .summary = "Simple protocol: every rank pushes its input in slices through FIFOs in the "
-               "next rank's memory (one per channel), the receiver copies them into its output",
-    .limits = {CB_PEER_KERNEL_LIMITS(CB_BOTH_PLACEMENTS), .align = 16},
-    .setup = cb_sr_ring_setup,
-    .teardown = cb_ring_teardown,
-    .launch = cb_sr_ring_launch};
+CB_KERNEL_ROW(cb_sendrecv_ring) =
+    CB_RING_ROW("Simple protocol: every rank pushes its input in slices through FIFOs in the "
+                "next rank's memory (one per channel), the receiver copies them into its output",
+                CB_BOTH_PLACEMENTS, cb_sr_ring_setup, cb_ring_teardown, cb_sr_ring_launch);

@@ -234,8 +234,11 @@ def kernel_tables():
     _, kinds = catalogue()
     ours = {}
     for cu in sorted(glob.glob(os.path.join(REPO, "src", "kernels", "*.cu"))):
-        for m in re.finditer(r"CB_KERNEL_ROW\((\w+)\) = \{\s*CB_KERNEL\((\w+)\)", read(cu)):
-            ours[m.group(1)] = kinds[m.group(2)]
+        # {CB_KERNEL(KIND), ...}, or a row maker: CB_LL_ROW(KIND, ...), CB_PEER_ROW(KIND, ...),
+        # CB_RING_ROW(...) (the ring's).
+        for m in re.finditer(r"CB_KERNEL_ROW\((\w+)\) =\s*(?:\{\s*CB_KERNEL\(|CB_(?:LL|PEER)_ROW\(\s*)"
+                             r"(\w+)|CB_KERNEL_ROW\((\w+)\) =\s*CB_RING_ROW\(", read(cu)):
+            ours[m.group(1) or m.group(3)] = kinds[m.group(2) or "RING"]
     tables = {}
     for prog in programs():
         src = read(os.path.join(REPO, "src", prog[:-len("_perf")] + ".c"))

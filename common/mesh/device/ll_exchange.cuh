@@ -96,11 +96,9 @@ template <bool ONE_RUN> __global__ void cb_ll_exchange_kernel(cb_ll_exchange_arg
 }
 
 /* The longest run of a collective whose table of n runs (all_gather's
- * output, alltoall's input) is at most the smaller of the sweep's -e and
- * the kernel's limit max_table. */
-static inline uint64_t cb_ll_exchange_table_run(const cb_kernel_ctx *ctx, uint64_t max_table) {
-  uint64_t max = ctx->max_bytes < max_table ? ctx->max_bytes : max_table;
-  return max / (uint64_t)ctx->nranks;
+ * output, alltoall's input) is at most cb_ll_run_bytes. */
+static inline uint64_t cb_ll_exchange_table_run(const cb_kernel_ctx *ctx) {
+  return cb_ll_run_bytes(ctx) / (uint64_t)ctx->nranks;
 }
 
 /* Setup (collective) of an exchange whose runs are at most max_run bytes. */
