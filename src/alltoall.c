@@ -5,7 +5,7 @@
 #include "kernels/alltoall_kernels.h"
 #include "ll_mesh.h"
 #include "nccl_kernels.h"
-#include "peer_memory.h"
+#include "peer_limits.h"
 #include "ring_mesh.h"
 #include "runner.h"
 

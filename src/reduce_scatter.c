@@ -5,7 +5,7 @@
 #include "ll_mesh.h"
 #include "kernels/reduce_scatter_kernels.h"
 #include "nccl_kernels.h"
-#include "peer_memory.h"
+#include "peer_limits.h"
 #include "ring_mesh.h"
 #include "runner.h"
 

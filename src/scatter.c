@@ -5,7 +5,7 @@
 #include "kernels/scatter_kernels.h"
 #include "ll_mesh.h"
 #include "nccl_kernels.h"
-#include "peer_memory.h"
+#include "peer_limits.h"
 #include "runner.h"
 
 /* NCCL's scatter as nccl-tests 2.19 calls it. */

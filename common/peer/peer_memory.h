@@ -2,10 +2,10 @@
  * shares) a buffer, and gets every peer's buffer mapped into its own address
  * space. Within one process the peers' pointers are used directly with peer
  * access enabled. Across processes the run's mapping (CB_PEER_MAPPING,
- * coll/peer_mapping.h; auto is resolved to cumem or ipc before any kernel's
+ * peer_mapping.h; auto is resolved to cumem or ipc before any kernel's
  * setup) decides how a buffer travels:
  *   ipc     cudaMalloc memory; CUDA IPC handles through the world's all-gather;
- *   cumem   cuMem memory (coll/cumem.h); POSIX file descriptors over Unix
+ *   cumem   cuMem memory (cumem.h); POSIX file descriptors over Unix
  *           sockets (fd_pass.h), imported and mapped into a reserved range;
  *   fabric  cuMem memory; fabric handles through the world's all-gather.
  * Set up once, outside any timing. */
@@ -21,14 +21,6 @@ extern "C" {
 #endif
 
 #define CB_MAX_PEERS 8 /* ranks a peer-memory kernel serves: one host */
-/* The limits (cb_kernel_limits' fields, inside its braces) of a kernel of
- * ours over peer memory that serves every datatype and op: up to
- * CB_MAX_PEERS ranks, all on one host, in the given placements. A row adds
- * what is its own after it: `.limits = {CB_PEER_KERNEL_LIMITS(CB_OUT_OF_PLACE),
- * .max_bytes = ...}`. */
-#define CB_PEER_KERNEL_LIMITS(placements_)                                                         \
-  .placements = (placements_), .dtypes = CB_ALL_DTYPES, .ops = CB_ALL_OPS,                         \
-  .max_ranks = CB_MAX_PEERS, .single_host = 1
 
 typedef struct {
   void *ptr[CB_MAX_PEERS]; /* ptr[r]: rank r's buffer as this rank addresses it */
