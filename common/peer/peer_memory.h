@@ -14,6 +14,8 @@
 
 #include <stddef.h>
 
+#include <cuda_runtime_api.h>
+
 #include "world.h"
 
 #ifdef __cplusplus
@@ -63,6 +65,41 @@ static inline void *cb_peer_ptr_in(const cb_peer_buffer *b, int n, int r, const 
   }
   return NULL;
 }
+
+/* ---- one buffer for one peer ------------------------------------------------
+ * copy_perf's d2d: rank 0 copies into rank 1's buffer while every other rank
+ * idles, so only those two take part (the run may have more ranks than
+ * CB_MAX_PEERS), and a missing P2P path is a reason to skip the copies, not a
+ * stop. The offering rank makes an offer, a plain struct that reaches the
+ * other rank however the caller exchanges data (the world's all-gather), and
+ * the other rank opens it: within one process the pointer as it is, with
+ * peer access enabled; across processes through a CUDA IPC handle, the way
+ * CB_PEER_MAPPING=ipc maps, since the offered buffer is cudaMalloc memory. */
+typedef struct {
+  int pid;                   /* the offering process */
+  void *ptr;                 /* the buffer, as the offering process addresses it */
+  size_t offset;             /* of ptr in its allocation, which is what an IPC handle names */
+  cudaIpcMemHandle_t handle; /* the allocation, when offered to another process */
+} cb_peer_offer;
+
+/* An opened offer. */
+typedef struct {
+  void *ptr;      /* the peer's buffer as this process addresses it; NULL: none */
+  void *ipc_base; /* the allocation opened through CUDA IPC, else NULL (same process) */
+} cb_peer_view;
+
+/* The offer of ptr, which lies in the cudaMalloc allocation at base, to a
+ * rank of this process or, with other_process, of another one (only then is
+ * an IPC handle made). */
+void cb_peer_offer_make(void *base, void *ptr, int other_process, cb_peer_offer *out);
+/* Opens o on this rank's device (the current one), the offering rank's GPU
+ * being peer_device as this process numbers it: NULL with *out set, or why
+ * not (no P2P path between the two) with *out empty. */
+const char *cb_peer_open(const cb_peer_offer *o, int device, int peer_device, cb_peer_view *out,
+                         char *why, size_t len);
+/* Closes what cb_peer_open opened (nothing for an empty view); before the
+ * offering rank frees its buffer. */
+void cb_peer_close(cb_peer_view *v);
 
 #ifdef __cplusplus
 }
