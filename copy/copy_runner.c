@@ -1,15 +1,14 @@
 /* copy_perf's runner: what cb_main (runner.c) is to the collectives, for
  * the copy table of copy.h. It reuses the harness's parts (world, GPU
- * checks, errors, statistics, report sinks) and differs where a copy
- * differs from a collective: one rank copies (rank 0; d2d goes to rank 1's
- * GPU, every other rank idles), the endpoints are host memory, this GPU and
- * its peer, and each path is timed on the host clock for latency and
- * bandwidth, because some paths are driven by the CPU. */
+ * checks, errors, statistics, report sinks, peer memory) and differs where
+ * a copy differs from a collective: one rank copies (rank 0; d2d goes to
+ * rank 1's GPU, every other rank idles), the endpoints are host memory,
+ * this GPU and its peer, and each path is timed on the host clock for
+ * latency and bandwidth, because some paths are driven by the CPU. */
 #define _GNU_SOURCE /* posix_memalign */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "clock.h"
 #include "copy.h"
@@ -19,6 +18,7 @@
 #include "error.h"
 #include "gdrcopy.h" /* CB_GPU_PAGE_SIZE */
 #include "gpu.h"
+#include "peer_memory.h"
 #include "run_steps.h"
 #include "sizes.h"
 #include "stats.h"
@@ -39,12 +39,9 @@ typedef struct {
 
 /* What rank 1 tells rank 0 about its d2d destination. */
 typedef struct {
-  int pid;
   char host[64];
-  char bus_id[32]; /* PCI bus id of its GPU, to find it in rank 0's numbering */
-  void *ptr;       /* the buffer, valid in rank 1's process */
-  size_t offset;   /* of the buffer in its allocation, which is what an IPC handle names */
-  cudaIpcMemHandle_t handle;
+  char bus_id[32];     /* PCI bus id of its GPU, to find it in rank 0's numbering */
+  cb_peer_offer offer; /* the buffer */
 } peer_record;
 
 /* One rank's state. */
@@ -55,9 +52,8 @@ typedef struct {
   cudaStream_t stream;
   void *host, *host_mapped;    /* rank 0: host buffer, and its device address when mapped */
   void *dev_base, *dev;        /* rank 0 (and rank 1 for d2d): device buffer, 64 KiB aligned */
-  void *peer;                  /* rank 0: rank 1's buffer as this GPU addresses it */
+  cb_peer_view peer;           /* rank 0: rank 1's buffer as this GPU addresses it */
   int peer_device;             /* its ordinal in this process */
-  void *peer_ipc_base;         /* the allocation opened through CUDA IPC, else NULL */
   unsigned long long *counter; /* rank 0: device word for validation */
   char peer_what[160];         /* rank 0: "device 1 [...] of rank 1 (...)" */
 } copy_rank;
@@ -127,30 +123,27 @@ static void alloc_host(copy_rank *st, uint64_t bytes, int pageable) {
   CB_CUDA(cudaHostGetDevicePointer(&st->host_mapped, st->host, 0));
 }
 
-/* d2d: rank 1 offers its buffer, rank 0 maps it (peer access within the
- * process, CUDA IPC across processes). Collective over the world. Returns
- * NULL, or why d2d cannot run (on rank 0). */
+/* d2d: rank 1 offers its buffer, rank 0 opens it (cb_peer_offer: peer
+ * access within the process, CUDA IPC across processes). Collective over the
+ * world. Returns NULL, or why d2d cannot run (on rank 0). */
 static const char *share_peer(copy_rank *st, char *why, size_t len) {
   const cb_copy_options *o = &st->run->opts;
   cb_rank_info *me = st->me;
   peer_record mine, *all = calloc((size_t)me->nranks, sizeof *all);
   if (!all) cb_fatal("out of host memory");
   memset(&mine, 0, sizeof mine);
-  mine.pid = (int)getpid();
   snprintf(mine.host, sizeof mine.host, "%s", cb_world_hostname(me->world));
   if (me->rank == 1) {
     alloc_device(st, o->sweep.max_bytes);
-    mine.ptr = st->dev;
-    mine.offset = (size_t)((char *)st->dev - (char *)st->dev_base);
     CB_CUDA(cudaDeviceGetPCIBusId(mine.bus_id, sizeof mine.bus_id, st->device));
-    /* Rank 0 is in another process (mpirun): it maps the buffer through CUDA IPC. */
-    if (me->proc != 0) CB_CUDA(cudaIpcGetMemHandle(&mine.handle, st->dev_base));
+    /* Rank 0 is in another process (mpirun) when this one is not process 0:
+     * it maps the buffer through CUDA IPC. */
+    cb_peer_offer_make(st->dev_base, st->dev, me->proc != 0, &mine.offer);
   }
   cb_world_allgather(me, &mine, sizeof mine, all);
   const char *result = NULL;
   if (me->rank == 0) {
     const peer_record *p = &all[1];
-    int can = 0;
     if (strcmp(p->host, mine.host) != 0) {
       snprintf(why, len, "rank 1 is on host %s, rank 0 on %s: d2d copies within one host only",
                p->host, mine.host);
@@ -160,28 +153,12 @@ static const char *share_peer(copy_rank *st, char *why, size_t len) {
       snprintf(why, len, "rank 1's GPU [%s] is not visible to rank 0's process", p->bus_id);
       result = why;
     } else {
-      CB_CUDA(cudaDeviceCanAccessPeer(&can, st->device, st->peer_device));
-      if (!can) {
-        snprintf(why, len, "device %d cannot access device %d (no P2P path)", st->device,
-                 st->peer_device);
-        result = why;
-      }
-    }
-    if (!result && p->pid == mine.pid) {
-      cudaError_t rc = cudaDeviceEnablePeerAccess(st->peer_device, 0);
-      if (rc == cudaErrorPeerAccessAlreadyEnabled)
-        (void)cudaGetLastError(); /* not an error: keep it off later checks */
-      else
-        CB_CUDA(rc);
-      st->peer = p->ptr;
-    } else if (!result) {
-      CB_CUDA(cudaIpcOpenMemHandle(&st->peer_ipc_base, p->handle, cudaIpcMemLazyEnablePeerAccess));
-      st->peer = (char *)st->peer_ipc_base + p->offset;
+      result = cb_peer_open(&p->offer, st->device, st->peer_device, &st->peer, why, len);
     }
     if (!result)
       snprintf(st->peer_what, sizeof st->peer_what, "device %d [%s] of rank 1 (%s)",
                st->peer_device, p->bus_id,
-               p->pid == mine.pid ? "same process: peer access" : "another process: CUDA IPC");
+               st->peer.ipc_base ? "another process: CUDA IPC" : "same process: peer access");
   }
   free(all);
   return result;
@@ -203,7 +180,7 @@ static cb_copy_ctx make_ctx(copy_rank *st, cb_copy_dir d, int k) {
                    .host = st->host,
                    .host_mapped = st->host_mapped,
                    .dev = st->dev,
-                   .peer = d == CB_D2D ? st->peer : NULL,
+                   .peer = d == CB_D2D ? st->peer.ptr : NULL,
                    .kernel_id = kd->id,
                    .kernel_name = kd->name};
   return c;
@@ -219,7 +196,7 @@ static cb_copy_call endpoints(const copy_rank *st, cb_copy_dir d, size_t bytes) 
     c.src = st->dev, c.dst = st->host;
     break;
   default:
-    c.src = st->dev, c.dst = st->peer;
+    c.src = st->dev, c.dst = st->peer.ptr;
     break;
   }
   return c;
@@ -416,7 +393,7 @@ static int rank_main(cb_rank_info *me, void *arg) {
     sweep(&st, d2d_why);
   }
   cb_world_barrier(me); /* rank 1's buffer stays until rank 0 is done with it */
-  if (st.peer_ipc_base) CB_CUDA(cudaIpcCloseMemHandle(st.peer_ipc_base));
+  cb_peer_close(&st.peer);
   cb_world_barrier(me);
   if (st.dev_base) CB_CUDA(cudaFree(st.dev_base));
   if (me->rank == 0) {

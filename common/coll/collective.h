@@ -47,7 +47,7 @@ typedef struct {
  * (the harness reallocates them when the next kernel wants the other kind). */
 typedef enum {
   /* Our kernels' buffers, which they map into their peers
-   * (mesh/peer_memory.c) as CB_PEER_MAPPING says (peer_mapping.h):
+   * (peer/peer_memory.c) as CB_PEER_MAPPING says (peer_mapping.h):
    * cudaMalloc for CUDA IPC (ipc), which cannot map cuMem allocations;
    * cuMem allocations of our own (cumem.h) for cumem and fabric (and for
    * auto, the default, when it resolves to cumem). A row of ours with .single_host uses peer memory
@@ -195,7 +195,7 @@ void cb_kernel_note(cb_kernel_ctx *ctx, const char *fmt, ...) __attribute__((for
  * else the first disagreement (buf). */
 const char *cb_kernels_check_catalogue(const cb_collective *c, char *buf, size_t len);
 
-/* Whether the kernel maps its peers' memory (mesh/peer_memory.c), and so
+/* Whether the kernel maps its peers' memory (peer/peer_memory.c), and so
  * depends on CB_PEER_MAPPING: a row of ours (CB_MEM_CUDA buffers) that
  * needs one host. NCCL's rows bring their own memory (CB_MEM_NCCL). */
 int cb_kernel_uses_peer_memory(const cb_kernel *k);

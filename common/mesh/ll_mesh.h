@@ -33,6 +33,7 @@
 #include <vector_types.h>
 
 #include "collective.h"
+#include "peer_limits.h"
 #include "peer_memory.h"
 
 #ifdef __cplusplus

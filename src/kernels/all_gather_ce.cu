@@ -10,6 +10,7 @@
  * copy only into the other blocks. */
 #include "ce_push.h"
 #include "collective.h"
+#include "peer_limits.h"
 
 static void cb_ag_ce_setup(cb_kernel_ctx *ctx) {
   cb_ce_push_setup(ctx, "CB_AG_CE_PARALLEL");

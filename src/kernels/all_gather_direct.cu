@@ -11,6 +11,7 @@
  * else ever writes block r. So no byte is read after being overwritten. */
 #include "collective.h"
 #include "device/direct_store.cuh"
+#include "peer_limits.h"
 
 static void cb_ag_direct_setup(cb_kernel_ctx *ctx) {
   cb_direct_store_setup<true>(ctx, "CB_AG_DIRECT");

@@ -23,6 +23,7 @@
 #include "ce_reduce.h"
 #include "collective.h"
 #include "cuda_check.h"
+#include "peer_limits.h"
 #include "rank_chunk.h"
 
 static const cb_ce_schedule ar_schedule = {"CB_AR_CE_PIECES", "CB_AR_CE_TAPER"};

@@ -20,6 +20,7 @@
 #include "device/direct_reduce.cuh"
 #include "device/dispatch.cuh"
 #include "direct_mesh.h"
+#include "peer_limits.h"
 #include "rank_chunk.h"
 
 static void cb_ar_direct_setup(cb_kernel_ctx *ctx) {

@@ -11,6 +11,7 @@
  * peer's data for us before its own copy has read it. */
 #include "ce_push.h"
 #include "collective.h"
+#include "peer_limits.h"
 
 static void cb_a2a_ce_setup(cb_kernel_ctx *ctx) {
   cb_ce_push_setup(ctx, "CB_A2A_CE_PARALLEL");

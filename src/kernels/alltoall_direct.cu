@@ -16,6 +16,7 @@
  * it (its #wrong column says N/A); we skip it. */
 #include "collective.h"
 #include "device/direct_store.cuh"
+#include "peer_limits.h"
 
 static void cb_a2a_direct_setup(cb_kernel_ctx *ctx) {
   cb_direct_store_setup<false>(ctx, "CB_A2A_DIRECT");

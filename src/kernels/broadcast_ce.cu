@@ -11,6 +11,7 @@
  * In place (send == recv): the root's buffer is only read. */
 #include "ce_rooted.h"
 #include "collective.h"
+#include "peer_limits.h"
 
 static void cb_bc_ce_setup(cb_kernel_ctx *ctx) {
   cb_ce_rooted_setup(ctx);

@@ -26,6 +26,7 @@
 #include "collective.h"
 #include "device/handshake.cuh"
 #include "direct_push.h"
+#include "peer_limits.h"
 
 static void cb_bc_direct_setup(cb_kernel_ctx *ctx) {
   cb_direct_push_setup(ctx, "CB_BC_DIRECT");

@@ -12,6 +12,7 @@
  * The other ranks' outputs are never written. */
 #include "ce_rooted.h"
 #include "collective.h"
+#include "peer_limits.h"
 
 static void cb_ga_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const size_t bytes = call->count * cb_dtype_size(call->dtype);

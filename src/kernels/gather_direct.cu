@@ -13,6 +13,7 @@
  * The other ranks' outputs are never written. */
 #include "collective.h"
 #include "device/direct_store.cuh"
+#include "peer_limits.h"
 
 static void cb_ga_direct_setup(cb_kernel_ctx *ctx) {
   cb_direct_store_setup<true>(ctx, "CB_GA_DIRECT");

@@ -20,6 +20,7 @@
 #include "device/direct_reduce.cuh"
 #include "device/dispatch.cuh"
 #include "direct_mesh.h"
+#include "peer_limits.h"
 
 static void cb_rd_direct_setup(cb_kernel_ctx *ctx) {
   cb_direct_reduce_setup(ctx, "CB_RD_DIRECT");

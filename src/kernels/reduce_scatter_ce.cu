@@ -17,6 +17,7 @@
 
 #include "ce_reduce.h"
 #include "collective.h"
+#include "peer_limits.h"
 
 static const cb_ce_schedule rs_schedule = {"CB_RS_CE_PIECES", "CB_RS_CE_TAPER"};
 

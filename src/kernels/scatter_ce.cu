@@ -13,6 +13,7 @@
  * root addresses it; the root's own block is already in place. */
 #include "ce_rooted.h"
 #include "collective.h"
+#include "peer_limits.h"
 
 static void cb_sc_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const int n = ctx->nranks, rank = ctx->rank;

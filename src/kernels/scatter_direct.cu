@@ -13,6 +13,7 @@
  * is already in place and only read. */
 #include "collective.h"
 #include "device/direct_store.cuh"
+#include "peer_limits.h"
 
 static void cb_sc_direct_setup(cb_kernel_ctx *ctx) {
   cb_direct_store_setup<false>(ctx, "CB_SC_DIRECT");

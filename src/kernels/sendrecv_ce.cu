@@ -18,6 +18,7 @@
 #include "collective.h"
 #include "cuda_check.h"
 #include "device/handshake.cuh"
+#include "peer_limits.h"
 #include "peer_memory.h"
 
 typedef struct {

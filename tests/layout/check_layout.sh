@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The source tree's layout, as docs/architecture.md states it (Layout): common/ holds
-# only the folders that name its parts; includes point one way (base <- coll
-# <- mesh <- src, base <- copy); every quoted include of a file resolves in its
-# own folder or in a layer below it, never by climbing out with "../".
+# only the folders that name its parts; includes point one way (base <- peer
+# <- coll <- mesh <- src, base <- peer <- copy); every quoted include of a file
+# resolves in its own folder or in a layer below it, never by climbing out with "../".
 # Usage: check_layout.sh REPO_ROOT. Exits non-zero naming each violation.
 set -u
 root=${1:?usage: check_layout.sh REPO_ROOT}
@@ -14,9 +14,9 @@ fail() { echo "layout: $*" >&2; bad=1; }
 # (git does not keep one; a checkout moved from an older layout may leave it).
 for f in common/*; do
   case "$f" in
-    common/base | common/coll | common/mesh) ;;
+    common/base | common/peer | common/coll | common/mesh) ;;
     *) [ -d "$f" ] && [ -z "$(find "$f" -type f | head -1)" ] ||
-      fail "$f: common/ holds only base/, coll/ and mesh/" ;;
+      fail "$f: common/ holds only base/, peer/, coll/ and mesh/" ;;
   esac
 done
 
@@ -24,10 +24,11 @@ done
 roots_for() {
   case "$1" in
     common/base*) echo "common/base" ;;
-    common/coll*) echo "common/coll common/base" ;;
-    common/mesh*) echo "common/mesh common/coll common/base" ;;
-    copy*) echo "copy common/base" ;;
-    src* | tools*) echo "src common/mesh common/coll common/base" ;;
+    common/peer*) echo "common/peer common/base" ;;
+    common/coll*) echo "common/coll common/peer common/base" ;;
+    common/mesh*) echo "common/mesh common/coll common/peer common/base" ;;
+    copy*) echo "copy common/peer common/base" ;;
+    src* | tools*) echo "src common/mesh common/coll common/peer common/base" ;;
   esac
 }
 

@@ -1,7 +1,10 @@
 /* cb_peer_ptr and cb_peer_ptr_in: a call's pointer translated into the same
  * byte of a peer's buffer (how the ce and direct kernels find peers' send and
- * receive buffers, in-place calls included). Pure address arithmetic: no GPU. */
+ * receive buffers, in-place calls included); and the offer of one buffer
+ * inside its allocation (copy_perf's d2d), within one process. Pure address
+ * arithmetic: no GPU. */
 #include <stddef.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "peer_memory.h"
@@ -30,5 +33,18 @@ int main(void) {
   CHECK(cb_peer_ptr_in(bufs, 2, 1, other) == NULL);
   CHECK(cb_peer_ptr_in(&bufs[1], 1, 1, send0) == NULL);
   CHECK(cb_peer_ptr_in(bufs, 0, 1, send0) == NULL);
+
+  /* An offer within the process names the buffer and its offset in the
+   * allocation (what an IPC handle opens is the allocation's base). */
+  static char alloc[256];
+  cb_peer_offer o;
+  cb_peer_offer_make(alloc, alloc + 64, 0, &o);
+  CHECK(o.pid == (int)getpid());
+  CHECK(o.ptr == alloc + 64);
+  CHECK(o.offset == 64);
+  /* Closing a view that opened nothing is a no-op. */
+  cb_peer_view v = {.ptr = alloc};
+  cb_peer_close(&v);
+  CHECK(v.ptr == NULL && v.ipc_base == NULL);
   return check_summary();
 }

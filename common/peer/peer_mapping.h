@@ -1,4 +1,4 @@
-/* How our kernels map their peers' memory (mesh/peer_memory.c), chosen for
+/* How our kernels map their peers' memory (peer_memory.c), chosen for
  * the whole run by the environment variable CB_PEER_MAPPING:
  *
  *   auto    (the default) cumem where every rank of the run can use it,

@@ -1,5 +1,5 @@
 /* Device memory from the driver's virtual memory calls (cuMem), for peer
- * memory under CB_PEER_MAPPING=cumem or fabric (mesh/peer_memory.c): pinned
+ * memory under CB_PEER_MAPPING=cumem or fabric (peer_memory.c): pinned
  * device memory, its size rounded up to the allocation granularity, mapped
  * into a VA range reserved for it, readable and writable by its own device
  * and by every device that can reach it peer to peer (so the ranks of one

@@ -2,10 +2,10 @@
  * shares) a buffer, and gets every peer's buffer mapped into its own address
  * space. Within one process the peers' pointers are used directly with peer
  * access enabled. Across processes the run's mapping (CB_PEER_MAPPING,
- * coll/peer_mapping.h; auto is resolved to cumem or ipc before any kernel's
+ * peer_mapping.h; auto is resolved to cumem or ipc before any kernel's
  * setup) decides how a buffer travels:
  *   ipc     cudaMalloc memory; CUDA IPC handles through the world's all-gather;
- *   cumem   cuMem memory (coll/cumem.h); POSIX file descriptors over Unix
+ *   cumem   cuMem memory (cumem.h); POSIX file descriptors over Unix
  *           sockets (fd_pass.h), imported and mapped into a reserved range;
  *   fabric  cuMem memory; fabric handles through the world's all-gather.
  * Set up once, outside any timing. */
@@ -14,6 +14,8 @@
 
 #include <stddef.h>
 
+#include <cuda_runtime_api.h>
+
 #include "world.h"
 
 #ifdef __cplusplus
@@ -21,22 +23,6 @@ extern "C" {
 #endif
 
 #define CB_MAX_PEERS 8 /* ranks a peer-memory kernel serves: one host */
-/* The limits (cb_kernel_limits' fields, inside its braces) of a kernel of
- * ours over peer memory that serves every datatype and op: up to
- * CB_MAX_PEERS ranks, all on one host, in the given placements. A row adds
- * what is its own after it: `.limits = {CB_PEER_KERNEL_LIMITS(CB_OUT_OF_PLACE),
- * .max_bytes = ...}`. */
-#define CB_PEER_KERNEL_LIMITS(placements_)                                                         \
-  .placements = (placements_), .dtypes = CB_ALL_DTYPES, .ops = CB_ALL_OPS,                         \
-  .max_ranks = CB_MAX_PEERS, .single_host = 1
-/* The row (CB_KERNEL_ROW, collective.h) of a kernel of ours over peer
- * memory with those limits; the LL and ring kernels have row makers of their
- * own (ll_mesh.h, ring_mesh.h). */
-#define CB_PEER_ROW(kind, summary_, placements_, setup_, teardown_, launch_)                       \
-  {                                                                                                \
-    CB_KERNEL(kind), .summary = summary_, .limits = {CB_PEER_KERNEL_LIMITS(placements_)},          \
-                     .setup = setup_, .teardown = teardown_, .launch = launch_                     \
-  }
 
 typedef struct {
   void *ptr[CB_MAX_PEERS]; /* ptr[r]: rank r's buffer as this rank addresses it */
@@ -79,6 +65,41 @@ static inline void *cb_peer_ptr_in(const cb_peer_buffer *b, int n, int r, const 
   }
   return NULL;
 }
+
+/* ---- one buffer for one peer ------------------------------------------------
+ * copy_perf's d2d: rank 0 copies into rank 1's buffer while every other rank
+ * idles, so only those two take part (the run may have more ranks than
+ * CB_MAX_PEERS), and a missing P2P path is a reason to skip the copies, not a
+ * stop. The offering rank makes an offer, a plain struct that reaches the
+ * other rank however the caller exchanges data (the world's all-gather), and
+ * the other rank opens it: within one process the pointer as it is, with
+ * peer access enabled; across processes through a CUDA IPC handle, the way
+ * CB_PEER_MAPPING=ipc maps, since the offered buffer is cudaMalloc memory. */
+typedef struct {
+  int pid;                   /* the offering process */
+  void *ptr;                 /* the buffer, as the offering process addresses it */
+  size_t offset;             /* of ptr in its allocation, which is what an IPC handle names */
+  cudaIpcMemHandle_t handle; /* the allocation, when offered to another process */
+} cb_peer_offer;
+
+/* An opened offer. */
+typedef struct {
+  void *ptr;      /* the peer's buffer as this process addresses it; NULL: none */
+  void *ipc_base; /* the allocation opened through CUDA IPC, else NULL (same process) */
+} cb_peer_view;
+
+/* The offer of ptr, which lies in the cudaMalloc allocation at base, to a
+ * rank of this process or, with other_process, of another one (only then is
+ * an IPC handle made). */
+void cb_peer_offer_make(void *base, void *ptr, int other_process, cb_peer_offer *out);
+/* Opens o on this rank's device (the current one), the offering rank's GPU
+ * being peer_device as this process numbers it: NULL with *out set, or why
+ * not (no P2P path between the two) with *out empty. */
+const char *cb_peer_open(const cb_peer_offer *o, int device, int peer_device, cb_peer_view *out,
+                         char *why, size_t len);
+/* Closes what cb_peer_open opened (nothing for an empty view); before the
+ * offering rank frees its buffer. */
+void cb_peer_close(cb_peer_view *v);
 
 #ifdef __cplusplus
 }

@@ -30,12 +30,20 @@ typedef struct {
   CUmemFabricHandle fabric; /* fabric */
 } peer_record;
 
+/* Why device cannot reach peer_device's memory, or NULL. */
+static const char *no_p2p_path(int device, int peer_device, char *why, size_t len) {
+  int can = 0;
+  CB_CUDA(cudaDeviceCanAccessPeer(&can, device, peer_device));
+  if (can) return NULL;
+  snprintf(why, len, "device %d cannot access device %d (no P2P path)", device, peer_device);
+  return why;
+}
+
 /* Peer access between two devices of one process; idempotent. */
 static void enable_peer_access(int device, int peer_device) {
   if (device == peer_device) return;
-  int can = 0;
-  CB_CUDA(cudaDeviceCanAccessPeer(&can, device, peer_device));
-  if (!can) cb_fatal("device %d cannot access device %d (no P2P path)", device, peer_device);
+  char why[96];
+  if (no_p2p_path(device, peer_device, why, sizeof why)) cb_fatal("%s", why);
   cudaError_t rc = cudaDeviceEnablePeerAccess(peer_device, 0);
   if (rc == cudaErrorPeerAccessAlreadyEnabled)
     (void)cudaGetLastError(); /* not an error: take it off cudaGetLastError for later checks */
@@ -82,6 +90,13 @@ static peer_record *gather(cb_rank_info *me, const peer_record *mine) {
 
 /* ---- ipc: cudaMalloc memory, CUDA IPC handles ----------------------------- */
 
+/* A peer process's allocation: its base as this process addresses it. */
+static void *ipc_open(cudaIpcMemHandle_t handle) {
+  void *base;
+  CB_CUDA(cudaIpcOpenMemHandle(&base, handle, cudaIpcMemLazyEnablePeerAccess));
+  return base;
+}
+
 static void share_ipc(cb_rank_info *me, void *local, peer_record *mine, cb_peer_buffer *out) {
   CB_CUDA(cudaIpcGetMemHandle(&mine->handle, local));
   peer_record *all = gather(me, mine);
@@ -90,7 +105,7 @@ static void share_ipc(cb_rank_info *me, void *local, peer_record *mine, cb_peer_
       enable_peer_access(mine->device, all[r].device);
       out->ptr[r] = all[r].ptr;
     } else {
-      CB_CUDA(cudaIpcOpenMemHandle(&out->ptr[r], all[r].handle, cudaIpcMemLazyEnablePeerAccess));
+      out->ptr[r] = ipc_open(all[r].handle);
       out->ipc_opened[r] = 1;
     }
   }
@@ -279,4 +294,34 @@ void cb_peer_free(cb_rank_info *me, cb_peer_buffer *b) {
       cb_cumem_free(b->ptr[b->rank]);
   }
   memset(b, 0, sizeof *b);
+}
+
+/* ---- one buffer for one peer ------------------------------------------------ */
+
+void cb_peer_offer_make(void *base, void *ptr, int other_process, cb_peer_offer *out) {
+  memset(out, 0, sizeof *out);
+  out->pid = (int)getpid();
+  out->ptr = ptr;
+  out->offset = (size_t)((char *)ptr - (char *)base);
+  if (other_process) CB_CUDA(cudaIpcGetMemHandle(&out->handle, base));
+}
+
+const char *cb_peer_open(const cb_peer_offer *o, int device, int peer_device, cb_peer_view *out,
+                         char *why, size_t len) {
+  memset(out, 0, sizeof *out);
+  /* Across processes too, so that the caller has the same reason either way. */
+  if (no_p2p_path(device, peer_device, why, len)) return why;
+  if (o->pid == (int)getpid()) {
+    enable_peer_access(device, peer_device);
+    out->ptr = o->ptr;
+  } else {
+    out->ipc_base = ipc_open(o->handle);
+    out->ptr = (char *)out->ipc_base + o->offset;
+  }
+  return NULL;
+}
+
+void cb_peer_close(cb_peer_view *v) {
+  if (v->ipc_base) CB_CUDA(cudaIpcCloseMemHandle(v->ipc_base));
+  memset(v, 0, sizeof *v);
 }
