@@ -1,16 +1,28 @@
 /* all_gather_perf: every rank ends with every rank's input, in rank order. */
 #include "collective.h"
+#include "nccl_call.h"
 #include "nccl_kernels.h"
 #include "runner.h"
+
+/* NCCL's call, the launch of its three rows. */
+#ifdef CB_HAVE_NCCL
+static void nccl_all_gather(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
+  cb_nccl_state *st = cb_nccl_state_of(ctx);
+  CB_NCCL_WATCHED(st, "ncclAllGather",
+                  ncclAllGather(c->send, c->recv, c->count, cb_nccl_type(c->dtype), st->comm, s));
+}
+#else
+#define nccl_all_gather cb_nccl_absent
+#endif
 
 /* Our kernels: each row is exported by its file, src/kernels/all_gather_<kernel>.cu. */
 extern const cb_kernel cb_all_gather_ring, cb_all_gather_ll, cb_all_gather_direct, cb_all_gather_ce;
 
-static const cb_kernel nccl = CB_NCCL_KERNEL("NCCL ncclAllGather", cb_nccl_all_gather);
+static const cb_kernel nccl = CB_NCCL_KERNEL("NCCL ncclAllGather", nccl_all_gather);
 static const cb_kernel nccl_sym =
-    CB_NCCL_SYM_KERNEL("ncclAllGather", cb_nccl_all_gather, CB_BOTH_PLACEMENTS);
+    CB_NCCL_SYM_KERNEL("ncclAllGather", nccl_all_gather, CB_BOTH_PLACEMENTS);
 static const cb_kernel nccl_ce =
-    CB_NCCL_CE_KERNEL("ncclAllGather", cb_nccl_all_gather, CB_BOTH_PLACEMENTS);
+    CB_NCCL_CE_KERNEL("ncclAllGather", nccl_all_gather, CB_BOTH_PLACEMENTS);
 
 static const cb_kernel *const kernels[] = {
     &nccl,

@@ -1,5 +1,6 @@
 /* alltoall_perf: block s of rank r's output is block r of rank s's input. */
 #include "collective.h"
+#include "nccl_call.h"
 #include "nccl_kernels.h"
 #include "runner.h"
 
@@ -7,17 +8,46 @@
  * on (the only way to its copy-engine path), grouped send/receive before. */
 #define NCCL_ALLTOALL "ncclAlltoAll (grouped ncclSend/ncclRecv before NCCL 2.28)"
 
+/* NCCL's call, the launch of its three rows. */
+#ifdef CB_HAVE_NCCL
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+#pragma weak ncclAlltoAll /* NCCL 2.28 */
+#endif
+
+/* As nccl-tests 2.19: ncclAlltoAll where the library has it (NCCL 2.28,
+ * and the only way to its copy-engine path), else grouped send/receive. */
+static void nccl_alltoall(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
+  cb_nccl_state *st = cb_nccl_state_of(ctx);
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+  if (ncclAlltoAll && cb_nccl_library_version() >= NCCL_VERSION(2, 28, 0)) {
+    CB_NCCL_WATCHED(st, "ncclAlltoAll",
+                    ncclAlltoAll(c->send, c->recv, c->count, cb_nccl_type(c->dtype), st->comm, s));
+    return;
+  }
+#endif
+  size_t block = c->count * cb_dtype_size(c->dtype);
+  cb_nccl_group_start(st);
+  for (int r = 0; r < ctx->nranks; r++) {
+    CB_NCCL(ncclSend((const char *)c->send + r * block, c->count, cb_nccl_type(c->dtype), r,
+                     st->comm, s));
+    CB_NCCL(
+        ncclRecv((char *)c->recv + r * block, c->count, cb_nccl_type(c->dtype), r, st->comm, s));
+  }
+  cb_nccl_group_end();
+}
+#else
+#define nccl_alltoall cb_nccl_absent
+#endif
+
 /* Our kernels: each row is exported by its file, src/kernels/alltoall_<kernel>.cu. */
 extern const cb_kernel cb_alltoall_ring, cb_alltoall_ll, cb_alltoall_direct, cb_alltoall_ce;
 
 static const cb_kernel nccl =
     CB_NCCL_KERNEL_PLACED("NCCL " NCCL_ALLTOALL ", out of place (NCCL gives no in-place "
                           "alltoall)",
-                          cb_nccl_alltoall, CB_OUT_OF_PLACE);
-static const cb_kernel nccl_sym =
-    CB_NCCL_SYM_KERNEL(NCCL_ALLTOALL, cb_nccl_alltoall, CB_OUT_OF_PLACE);
-static const cb_kernel nccl_ce =
-    CB_NCCL_CE_KERNEL(NCCL_ALLTOALL, cb_nccl_alltoall, CB_OUT_OF_PLACE);
+                          nccl_alltoall, CB_OUT_OF_PLACE);
+static const cb_kernel nccl_sym = CB_NCCL_SYM_KERNEL(NCCL_ALLTOALL, nccl_alltoall, CB_OUT_OF_PLACE);
+static const cb_kernel nccl_ce = CB_NCCL_CE_KERNEL(NCCL_ALLTOALL, nccl_alltoall, CB_OUT_OF_PLACE);
 
 /* In place, only -k ll is safe: the others write into a peer's buffer
  * straight away (or through a FIFO, ring) while the block they overwrite

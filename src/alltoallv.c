@@ -5,7 +5,10 @@
  * NCCL only. Our alltoall kernels move equal blocks; a kernel of ours for
  * uneven pieces would be theirs with per-peer offsets, and nothing it
  * measures would differ from -k of alltoall_perf at the pieces' sizes. */
+#include "alltoallv_env.h"
+#include "alltoallv_pattern.h"
 #include "collective.h"
+#include "nccl_call.h"
 #include "nccl_kernels.h"
 #include "runner.h"
 
@@ -14,14 +17,40 @@
 /* Out of place only, as alltoall_perf: in place a rank's pieces for its
  * peers would be overwritten by theirs before NCCL reads them (nccl-tests
  * times in-place alltoallv but does not check it). */
+/* NCCL's call, the launch of its three rows. */
+#ifdef CB_HAVE_NCCL
+/* Every piece goes out of our input and comes into our output in rank
+ * order; empty pieces are not posted (nccl-tests does the same). */
+static void nccl_alltoallv(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
+  cb_nccl_state *st = cb_nccl_state_of(ctx);
+  const int n = ctx->nranks, me = ctx->rank;
+  const size_t elem = cb_dtype_size(c->dtype), total = c->count * (size_t)n * elem;
+  const double spread = cb_alltoallv_spread();
+  const char *send = (const char *)c->send;
+  char *recv = (char *)c->recv;
+  cb_nccl_group_start(st);
+  for (int r = 0; r < n; r++) {
+    size_t out = cb_a2av_peer_bytes(me, r, n, total, spread) / elem;
+    size_t in = cb_a2av_peer_bytes(r, me, n, total, spread) / elem;
+    if (out) CB_NCCL(ncclSend(send, out, cb_nccl_type(c->dtype), r, st->comm, s));
+    if (in) CB_NCCL(ncclRecv(recv, in, cb_nccl_type(c->dtype), r, st->comm, s));
+    send += out * elem;
+    recv += in * elem;
+  }
+  cb_nccl_group_end();
+}
+#else
+#define nccl_alltoallv cb_nccl_absent
+#endif
+
 static const cb_kernel nccl =
     CB_NCCL_KERNEL_PLACED("NCCL " NCCL_ALLTOALLV ", out of place (NCCL gives no in-place "
                           "alltoallv)",
-                          cb_nccl_alltoallv, CB_OUT_OF_PLACE);
+                          nccl_alltoallv, CB_OUT_OF_PLACE);
 static const cb_kernel nccl_sym =
-    CB_NCCL_SYM_KERNEL(NCCL_ALLTOALLV, cb_nccl_alltoallv, CB_OUT_OF_PLACE);
+    CB_NCCL_SYM_KERNEL(NCCL_ALLTOALLV, nccl_alltoallv, CB_OUT_OF_PLACE);
 static const cb_kernel nccl_ce =
-    CB_NCCL_NO_CE_KERNEL(NCCL_ALLTOALLV, cb_nccl_alltoallv, CB_OUT_OF_PLACE);
+    CB_NCCL_NO_CE_KERNEL(NCCL_ALLTOALLV, nccl_alltoallv, CB_OUT_OF_PLACE);
 
 static const cb_kernel *const kernels[] = {
     &nccl,

@@ -1,16 +1,29 @@
 /* broadcast_perf: every rank ends with the root's (-r) input. */
 #include "collective.h"
+#include "nccl_call.h"
 #include "nccl_kernels.h"
 #include "runner.h"
+
+/* NCCL's call, the launch of its three rows. */
+#ifdef CB_HAVE_NCCL
+static void nccl_broadcast(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
+  cb_nccl_state *st = cb_nccl_state_of(ctx);
+  CB_NCCL_WATCHED(
+      st, "ncclBroadcast",
+      ncclBroadcast(c->send, c->recv, c->count, cb_nccl_type(c->dtype), c->root, st->comm, s));
+}
+#else
+#define nccl_broadcast cb_nccl_absent
+#endif
 
 /* Our kernels: each row is exported by its file, src/kernels/broadcast_<kernel>.cu. */
 extern const cb_kernel cb_broadcast_ring, cb_broadcast_ll, cb_broadcast_direct, cb_broadcast_ce;
 
-static const cb_kernel nccl = CB_NCCL_KERNEL("NCCL ncclBroadcast", cb_nccl_broadcast);
+static const cb_kernel nccl = CB_NCCL_KERNEL("NCCL ncclBroadcast", nccl_broadcast);
 static const cb_kernel nccl_sym =
-    CB_NCCL_SYM_KERNEL("ncclBroadcast", cb_nccl_broadcast, CB_BOTH_PLACEMENTS);
+    CB_NCCL_SYM_KERNEL("ncclBroadcast", nccl_broadcast, CB_BOTH_PLACEMENTS);
 static const cb_kernel nccl_ce =
-    CB_NCCL_NO_CE_KERNEL("ncclBroadcast", cb_nccl_broadcast, CB_BOTH_PLACEMENTS);
+    CB_NCCL_NO_CE_KERNEL("ncclBroadcast", nccl_broadcast, CB_BOTH_PLACEMENTS);
 
 static const cb_kernel *const kernels[] = {
     &nccl,     &cb_broadcast_ring, &cb_broadcast_ll, &cb_broadcast_direct, &cb_broadcast_ce,

@@ -1,19 +1,32 @@
 /* gather_perf: the root (-r) ends with every rank's input, in rank order;
  * the other ranks' outputs are left as they were. */
 #include "collective.h"
+#include "nccl_call.h"
 #include "nccl_kernels.h"
 #include "runner.h"
 
 /* NCCL's gather as nccl-tests 2.19 calls it. */
 #define NCCL_GATHER "ncclGather (grouped ncclSend/ncclRecv before NCCL 2.28)"
 
+/* NCCL's call, the launch of its three rows. */
+#ifdef CB_HAVE_NCCL
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+#pragma weak ncclGather /* NCCL 2.28 */
+#endif
+
+static void nccl_gather(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
+  cb_nccl_rooted_call(ctx, c, s, CB_NCCL_ROOTED_FN(ncclGather), "ncclGather", 1);
+}
+#else
+#define nccl_gather cb_nccl_absent
+#endif
+
 /* Our kernels: each row is exported by its file, src/kernels/gather_<kernel>.cu. */
 extern const cb_kernel cb_gather_ll, cb_gather_direct, cb_gather_ce;
 
-static const cb_kernel nccl = CB_NCCL_KERNEL("NCCL " NCCL_GATHER, cb_nccl_gather);
-static const cb_kernel nccl_sym =
-    CB_NCCL_SYM_KERNEL(NCCL_GATHER, cb_nccl_gather, CB_BOTH_PLACEMENTS);
-static const cb_kernel nccl_ce = CB_NCCL_CE_KERNEL(NCCL_GATHER, cb_nccl_gather, CB_BOTH_PLACEMENTS);
+static const cb_kernel nccl = CB_NCCL_KERNEL("NCCL " NCCL_GATHER, nccl_gather);
+static const cb_kernel nccl_sym = CB_NCCL_SYM_KERNEL(NCCL_GATHER, nccl_gather, CB_BOTH_PLACEMENTS);
+static const cb_kernel nccl_ce = CB_NCCL_CE_KERNEL(NCCL_GATHER, nccl_gather, CB_BOTH_PLACEMENTS);
 
 /* No ring: a chain towards the root would carry every block over the
  * root's one incoming link anyway, where -k direct and -k ce already put

@@ -5,16 +5,44 @@
  * NCCL only: it measures NCCL's point-to-point calls in that pattern, and
  * all_gather_perf has our all-gather kernels. */
 #include "collective.h"
+#include "cuda_check.h"
+#include "nccl_call.h"
 #include "nccl_kernels.h"
 #include "runner.h"
 
 #define NCCL_HYPERCUBE "hypercube all-gather: log2(n) grouped ncclSend/ncclRecv exchanges"
 
-static const cb_kernel nccl = CB_NCCL_KERNEL("NCCL " NCCL_HYPERCUBE, cb_nccl_hypercube);
+/* NCCL's call, the launch of its three rows. */
+#ifdef CB_HAVE_NCCL
+/* Dimension by dimension (mask = 1, 2, 4, ...), we hold the run of `mask`
+ * blocks starting at our rank with its low bits cleared, and swap it with
+ * the rank across the dimension for theirs (nccl-tests' hypercube.cu). */
+static void nccl_hypercube(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
+  cb_nccl_state *st = cb_nccl_state_of(ctx);
+  const int me = ctx->rank;
+  const size_t block = c->count * cb_dtype_size(c->dtype);
+  char *out = (char *)c->recv;
+  if (out + (size_t)me * block != (const char *)c->send)
+    CB_CUDA(cudaMemcpyAsync(out + (size_t)me * block, c->send, block, cudaMemcpyDeviceToDevice, s));
+  for (int mask = 1; mask < ctx->nranks; mask <<= 1) {
+    const int ours = me & ~(mask - 1), theirs = ours ^ mask, peer = me ^ mask;
+    cb_nccl_group_start(st);
+    CB_NCCL(ncclSend(out + (size_t)ours * block, c->count * (size_t)mask, cb_nccl_type(c->dtype),
+                     peer, st->comm, s));
+    CB_NCCL(ncclRecv(out + (size_t)theirs * block, c->count * (size_t)mask, cb_nccl_type(c->dtype),
+                     peer, st->comm, s));
+    cb_nccl_group_end();
+  }
+}
+#else
+#define nccl_hypercube cb_nccl_absent
+#endif
+
+static const cb_kernel nccl = CB_NCCL_KERNEL("NCCL " NCCL_HYPERCUBE, nccl_hypercube);
 static const cb_kernel nccl_sym =
-    CB_NCCL_SYM_KERNEL(NCCL_HYPERCUBE, cb_nccl_hypercube, CB_BOTH_PLACEMENTS);
+    CB_NCCL_SYM_KERNEL(NCCL_HYPERCUBE, nccl_hypercube, CB_BOTH_PLACEMENTS);
 static const cb_kernel nccl_ce =
-    CB_NCCL_NO_CE_KERNEL(NCCL_HYPERCUBE, cb_nccl_hypercube, CB_BOTH_PLACEMENTS);
+    CB_NCCL_NO_CE_KERNEL(NCCL_HYPERCUBE, nccl_hypercube, CB_BOTH_PLACEMENTS);
 
 static const cb_kernel *const kernels[] = {
     &nccl,

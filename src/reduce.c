@@ -1,17 +1,31 @@
 /* reduce_perf: the root (-r) ends with the reduction of every rank's input;
  * the other ranks' outputs are left as they were. */
 #include "collective.h"
+#include "nccl_call.h"
 #include "nccl_kernels.h"
 #include "runner.h"
+
+/* NCCL's call, the launch of its three rows. */
+#ifdef CB_HAVE_NCCL
+static void nccl_reduce(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
+  cb_nccl_state *st = cb_nccl_state_of(ctx);
+  ncclRedOp_t op = cb_nccl_op_begin(st, ctx, c);
+  CB_NCCL_WATCHED(
+      st, "ncclReduce",
+      ncclReduce(c->send, c->recv, c->count, cb_nccl_type(c->dtype), op, c->root, st->comm, s));
+  cb_nccl_op_end(st, op, c);
+}
+#else
+#define nccl_reduce cb_nccl_absent
+#endif
 
 /* Our kernels: each row is exported by its file, src/kernels/reduce_<kernel>.cu. */
 extern const cb_kernel cb_reduce_ring, cb_reduce_ll, cb_reduce_direct;
 
-static const cb_kernel nccl = CB_NCCL_KERNEL("NCCL ncclReduce", cb_nccl_reduce);
-static const cb_kernel nccl_sym =
-    CB_NCCL_SYM_KERNEL("ncclReduce", cb_nccl_reduce, CB_BOTH_PLACEMENTS);
+static const cb_kernel nccl = CB_NCCL_KERNEL("NCCL ncclReduce", nccl_reduce);
+static const cb_kernel nccl_sym = CB_NCCL_SYM_KERNEL("ncclReduce", nccl_reduce, CB_BOTH_PLACEMENTS);
 static const cb_kernel nccl_ce =
-    CB_NCCL_NO_CE_KERNEL("ncclReduce", cb_nccl_reduce, CB_BOTH_PLACEMENTS);
+    CB_NCCL_NO_CE_KERNEL("ncclReduce", nccl_reduce, CB_BOTH_PLACEMENTS);
 
 static const cb_kernel *const kernels[] = {
     &nccl, &cb_reduce_ring, &cb_reduce_ll, &cb_reduce_direct, &nccl_sym, &nccl_ce,

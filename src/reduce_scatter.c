@@ -1,17 +1,32 @@
 /* reduce_scatter_perf: rank r ends with block r of the reduction of all ranks' inputs. */
 #include "collective.h"
+#include "nccl_call.h"
 #include "nccl_kernels.h"
 #include "runner.h"
+
+/* NCCL's call, the launch of its three rows. */
+#ifdef CB_HAVE_NCCL
+static void nccl_reduce_scatter(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
+  cb_nccl_state *st = cb_nccl_state_of(ctx);
+  ncclRedOp_t op = cb_nccl_op_begin(st, ctx, c);
+  CB_NCCL_WATCHED(
+      st, "ncclReduceScatter",
+      ncclReduceScatter(c->send, c->recv, c->count, cb_nccl_type(c->dtype), op, st->comm, s));
+  cb_nccl_op_end(st, op, c);
+}
+#else
+#define nccl_reduce_scatter cb_nccl_absent
+#endif
 
 /* Our kernels: each row is exported by its file, src/kernels/reduce_scatter_<kernel>.cu. */
 extern const cb_kernel cb_reduce_scatter_ring, cb_reduce_scatter_ll, cb_reduce_scatter_direct,
     cb_reduce_scatter_ce;
 
-static const cb_kernel nccl = CB_NCCL_KERNEL("NCCL ncclReduceScatter", cb_nccl_reduce_scatter);
+static const cb_kernel nccl = CB_NCCL_KERNEL("NCCL ncclReduceScatter", nccl_reduce_scatter);
 static const cb_kernel nccl_sym =
-    CB_NCCL_SYM_KERNEL("ncclReduceScatter", cb_nccl_reduce_scatter, CB_BOTH_PLACEMENTS);
+    CB_NCCL_SYM_KERNEL("ncclReduceScatter", nccl_reduce_scatter, CB_BOTH_PLACEMENTS);
 static const cb_kernel nccl_ce =
-    CB_NCCL_NO_CE_KERNEL("ncclReduceScatter", cb_nccl_reduce_scatter, CB_BOTH_PLACEMENTS);
+    CB_NCCL_NO_CE_KERNEL("ncclReduceScatter", nccl_reduce_scatter, CB_BOTH_PLACEMENTS);
 
 static const cb_kernel *const kernels[] = {
     &nccl,

@@ -1,19 +1,33 @@
 /* scatter_perf: rank q ends with block q of the root's (-r) input. */
 #include "collective.h"
+#include "nccl_call.h"
 #include "nccl_kernels.h"
 #include "runner.h"
 
 /* NCCL's scatter as nccl-tests 2.19 calls it. */
 #define NCCL_SCATTER "ncclScatter (grouped ncclSend/ncclRecv before NCCL 2.28)"
 
+/* NCCL's call, the launch of its three rows. */
+#ifdef CB_HAVE_NCCL
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+#pragma weak ncclScatter /* NCCL 2.28 */
+#endif
+
+static void nccl_scatter(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
+  cb_nccl_rooted_call(ctx, c, s, CB_NCCL_ROOTED_FN(ncclScatter), "ncclScatter", 0);
+}
+#else
+#define nccl_scatter cb_nccl_absent
+#endif
+
 /* Our kernels: each row is exported by its file, src/kernels/scatter_<kernel>.cu. */
 extern const cb_kernel cb_scatter_ll, cb_scatter_direct, cb_scatter_ce;
 
-static const cb_kernel nccl = CB_NCCL_KERNEL("NCCL " NCCL_SCATTER, cb_nccl_scatter);
+static const cb_kernel nccl = CB_NCCL_KERNEL("NCCL " NCCL_SCATTER, nccl_scatter);
 static const cb_kernel nccl_sym =
-    CB_NCCL_SYM_KERNEL(NCCL_SCATTER, cb_nccl_scatter, CB_BOTH_PLACEMENTS);
+    CB_NCCL_SYM_KERNEL(NCCL_SCATTER, nccl_scatter, CB_BOTH_PLACEMENTS);
 static const cb_kernel nccl_ce =
-    CB_NCCL_CE_SCATTER_KERNEL(NCCL_SCATTER, cb_nccl_scatter, CB_BOTH_PLACEMENTS);
+    CB_NCCL_CE_SCATTER_KERNEL(NCCL_SCATTER, nccl_scatter, CB_BOTH_PLACEMENTS);
 
 /* No ring: a chain from the root would carry every block over the root's
  * one outgoing link anyway, where -k direct and -k ce already put n - 1

@@ -1,7 +1,22 @@
 /* sendrecv_perf: every rank sends to the next and receives from the previous. */
 #include "collective.h"
+#include "nccl_call.h"
 #include "nccl_kernels.h"
 #include "runner.h"
+
+/* NCCL's call, the launch of its three rows. */
+#ifdef CB_HAVE_NCCL
+static void nccl_sendrecv(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
+  cb_nccl_state *st = cb_nccl_state_of(ctx);
+  int next = (ctx->rank + 1) % ctx->nranks, prev = (ctx->rank - 1 + ctx->nranks) % ctx->nranks;
+  cb_nccl_group_start(st);
+  CB_NCCL(ncclSend(c->send, c->count, cb_nccl_type(c->dtype), next, st->comm, s));
+  CB_NCCL(ncclRecv(c->recv, c->count, cb_nccl_type(c->dtype), prev, st->comm, s));
+  cb_nccl_group_end();
+}
+#else
+#define nccl_sendrecv cb_nccl_absent
+#endif
 
 /* Our kernels: each row is exported by its file, src/kernels/sendrecv_<kernel>.cu. */
 extern const cb_kernel cb_sendrecv_ring, cb_sendrecv_ll, cb_sendrecv_direct, cb_sendrecv_ce;
@@ -9,11 +24,11 @@ extern const cb_kernel cb_sendrecv_ring, cb_sendrecv_ll, cb_sendrecv_direct, cb_
 static const cb_kernel nccl =
     CB_NCCL_KERNEL_PLACED("NCCL grouped ncclSend/ncclRecv around the ring (out of place: send and "
                           "receive would share one buffer)",
-                          cb_nccl_sendrecv, CB_OUT_OF_PLACE);
+                          nccl_sendrecv, CB_OUT_OF_PLACE);
 static const cb_kernel nccl_sym =
-    CB_NCCL_SYM_KERNEL("ncclSend/ncclRecv", cb_nccl_sendrecv, CB_OUT_OF_PLACE);
+    CB_NCCL_SYM_KERNEL("ncclSend/ncclRecv", nccl_sendrecv, CB_OUT_OF_PLACE);
 static const cb_kernel nccl_ce =
-    CB_NCCL_NO_CE_KERNEL("ncclSend/ncclRecv", cb_nccl_sendrecv, CB_OUT_OF_PLACE);
+    CB_NCCL_NO_CE_KERNEL("ncclSend/ncclRecv", nccl_sendrecv, CB_OUT_OF_PLACE);
 
 static const cb_kernel *const kernels[] = {
     &nccl,           &cb_sendrecv_ring, &cb_sendrecv_ll, &cb_sendrecv_direct,

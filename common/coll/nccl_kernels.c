@@ -6,10 +6,9 @@
 
 #include <cuda_runtime_api.h>
 
-#include "alltoallv_env.h"
-#include "alltoallv_pattern.h"
 #include "cuda_check.h"
 #include "error.h"
+#include "nccl_call.h"
 #include "options.h" /* CB_CTA_POLICY_UNSET */
 #include "tunables.h"
 
@@ -166,7 +165,7 @@ void cb_nccl_teardown(cb_kernel_ctx *ctx) {
   cb_nccl_close(ctx);
 }
 
-/* ---- launches ----------------------------------------------------------- */
+/* ---- what every collective's NCCL call is written with (nccl_call.h) ------ */
 
 #ifndef CB_HAVE_NCCL
 
@@ -179,39 +178,16 @@ static int min_arch_of(const cb_kernel_ctx *ctx) {
   return 0;
 }
 
-static void no_nccl(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+void cb_nccl_absent(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   (void)ctx, (void)call, (void)stream;
   cb_fatal("NCCL kernel launched in a build without NCCL");
 }
-/* Every collective's NCCL call, as a stub that stops the program. */
-#define CB_NO_NCCL_CALL(fn)                                                                        \
-  void fn(cb_kernel_ctx *c, const cb_call *k, cudaStream_t s) {                                    \
-    no_nccl(c, k, s);                                                                              \
-  }
-CB_NO_NCCL_CALL(cb_nccl_all_reduce)
-CB_NO_NCCL_CALL(cb_nccl_all_gather)
-CB_NO_NCCL_CALL(cb_nccl_reduce_scatter)
-CB_NO_NCCL_CALL(cb_nccl_alltoall)
-CB_NO_NCCL_CALL(cb_nccl_sendrecv)
-CB_NO_NCCL_CALL(cb_nccl_broadcast)
-CB_NO_NCCL_CALL(cb_nccl_reduce)
-CB_NO_NCCL_CALL(cb_nccl_gather)
-CB_NO_NCCL_CALL(cb_nccl_scatter)
-CB_NO_NCCL_CALL(cb_nccl_alltoallv)
-CB_NO_NCCL_CALL(cb_nccl_hypercube)
-#undef CB_NO_NCCL_CALL
 void cb_nccl_aggregate(cb_kernel_ctx *ctx, int begin) {
   (void)ctx, (void)begin;
   cb_fatal("NCCL kernel launched in a build without NCCL");
 }
 
 #else
-
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-#pragma weak ncclAlltoAll
-#pragma weak ncclGather
-#pragma weak ncclScatter
-#endif
 
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 11, 0)
 #pragma weak ncclRedOpCreatePreMulSum
@@ -230,7 +206,11 @@ static const ncclDataType_t nccl_types[CB_NUM_DTYPES] = {
 #endif
 };
 
-static cb_nccl_state *state_of(cb_kernel_ctx *ctx) {
+ncclDataType_t cb_nccl_type(cb_dtype t) {
+  return nccl_types[t];
+}
+
+cb_nccl_state *cb_nccl_state_of(cb_kernel_ctx *ctx) {
   return (cb_nccl_state *)ctx->state;
 }
 
@@ -245,7 +225,7 @@ static void open_comm(cb_kernel_ctx *ctx, const cb_nccl_config *cfg) {
   int oldest = all[0];
   for (int r = 1; r < ctx->nranks; r++) oldest = all[r] < oldest ? all[r] : oldest;
   free(all);
-  state_of(ctx)->min_arch = oldest;
+  cb_nccl_state_of(ctx)->min_arch = oldest;
 }
 
 static int min_arch_of(const cb_kernel_ctx *ctx) {
@@ -287,7 +267,7 @@ static uint64_t mulsum_scalar_bits(cb_dtype t, int rank) {
  * rank's scalar, created for the call and destroyed after it is enqueued
  * (op_end), as nccl-tests does around every call (NCCL copies the op's
  * state into the call when it is enqueued). */
-static ncclRedOp_t op_begin(cb_nccl_state *st, const cb_kernel_ctx *ctx, const cb_call *c) {
+ncclRedOp_t cb_nccl_op_begin(cb_nccl_state *st, const cb_kernel_ctx *ctx, const cb_call *c) {
   switch (c->op) {
   case CB_SUM:
     return ncclSum;
@@ -314,7 +294,7 @@ static ncclRedOp_t op_begin(cb_nccl_state *st, const cb_kernel_ctx *ctx, const c
 #endif
 }
 
-static void op_end(cb_nccl_state *st, ncclRedOp_t op, const cb_call *c) {
+void cb_nccl_op_end(cb_nccl_state *st, ncclRedOp_t op, const cb_call *c) {
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 11, 0)
   if (c->op == CB_MULSUM) CB_NCCL(ncclRedOpDestroy(op, st->comm));
 #else
@@ -322,46 +302,14 @@ static void op_end(cb_nccl_state *st, ncclRedOp_t op, const cb_call *c) {
 #endif
 }
 
-/* Every launch is watched: a collective may connect to its peers on the
- * host the first time it runs with a protocol (NCCL's runtime connection). */
-void cb_nccl_all_reduce(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
-  cb_nccl_state *st = state_of(ctx);
-  ncclRedOp_t op = op_begin(st, ctx, c);
-  CB_NCCL_WATCHED(st, "ncclAllReduce",
-                  ncclAllReduce(c->send, c->recv, c->count, nccl_types[c->dtype], op, st->comm, s));
-  op_end(st, op, c);
-}
-
-void cb_nccl_all_gather(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
-  cb_nccl_state *st = state_of(ctx);
-  CB_NCCL_WATCHED(st, "ncclAllGather",
-                  ncclAllGather(c->send, c->recv, c->count, nccl_types[c->dtype], st->comm, s));
-}
-
-void cb_nccl_reduce_scatter(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
-  cb_nccl_state *st = state_of(ctx);
-  ncclRedOp_t op = op_begin(st, ctx, c);
-  CB_NCCL_WATCHED(
-      st, "ncclReduceScatter",
-      ncclReduceScatter(c->send, c->recv, c->count, nccl_types[c->dtype], op, st->comm, s));
-  op_end(st, op, c);
-}
-
-void cb_nccl_broadcast(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
-  cb_nccl_state *st = state_of(ctx);
-  CB_NCCL_WATCHED(
-      st, "ncclBroadcast",
-      ncclBroadcast(c->send, c->recv, c->count, nccl_types[c->dtype], c->root, st->comm, s));
-}
-
 /* Point-to-point calls, grouped; the group is watched as one call (its end
  * is where NCCL may wait for peers). */
-static void group_start(cb_nccl_state *st) {
+void cb_nccl_group_start(cb_nccl_state *st) {
   cb_watchdog_arm(st->timeout_s, "ncclGroupStart..ncclGroupEnd", st->who);
   CB_NCCL(ncclGroupStart());
 }
 
-static void group_end(void) {
+void cb_nccl_group_end(void) {
   CB_NCCL(ncclGroupEnd());
   cb_watchdog_disarm();
 }
@@ -371,79 +319,29 @@ static void group_end(void) {
  * that end is watched. The calls inside may open groups of their own
  * (send/receive), which nest. */
 void cb_nccl_aggregate(cb_kernel_ctx *ctx, int begin) {
-  cb_nccl_state *st = state_of(ctx);
+  cb_nccl_state *st = cb_nccl_state_of(ctx);
   if (begin)
     CB_NCCL(ncclGroupStart());
   else
     CB_NCCL_WATCHED(st, "ncclGroupEnd", ncclGroupEnd());
 }
 
-/* As nccl-tests 2.19: ncclAlltoAll where the library has it (NCCL 2.28,
- * and the only way to its copy-engine path), else grouped send/receive. */
-void cb_nccl_alltoall(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
-  cb_nccl_state *st = state_of(ctx);
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-  if (ncclAlltoAll && cb_nccl_library_version() >= NCCL_VERSION(2, 28, 0)) {
-    CB_NCCL_WATCHED(st, "ncclAlltoAll",
-                    ncclAlltoAll(c->send, c->recv, c->count, nccl_types[c->dtype], st->comm, s));
-    return;
-  }
-#endif
-  size_t block = c->count * cb_dtype_size(c->dtype);
-  group_start(st);
-  for (int r = 0; r < ctx->nranks; r++) {
-    CB_NCCL(ncclSend((const char *)c->send + r * block, c->count, nccl_types[c->dtype], r, st->comm,
-                     s));
-    CB_NCCL(ncclRecv((char *)c->recv + r * block, c->count, nccl_types[c->dtype], r, st->comm, s));
-  }
-  group_end();
-}
-
-void cb_nccl_sendrecv(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
-  cb_nccl_state *st = state_of(ctx);
-  int next = (ctx->rank + 1) % ctx->nranks, prev = (ctx->rank - 1 + ctx->nranks) % ctx->nranks;
-  group_start(st);
-  CB_NCCL(ncclSend(c->send, c->count, nccl_types[c->dtype], next, st->comm, s));
-  CB_NCCL(ncclRecv(c->recv, c->count, nccl_types[c->dtype], prev, st->comm, s));
-  group_end();
-}
-
-void cb_nccl_reduce(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
-  cb_nccl_state *st = state_of(ctx);
-  ncclRedOp_t op = op_begin(st, ctx, c);
-  CB_NCCL_WATCHED(
-      st, "ncclReduce",
-      ncclReduce(c->send, c->recv, c->count, nccl_types[c->dtype], op, c->root, st->comm, s));
-  op_end(st, op, c);
-}
-
-/* ncclGather or ncclScatter where the headers and the library have them
- * (NCCL 2.28; weak symbols), NULL otherwise. */
-typedef ncclResult_t (*rooted_fn)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t,
-                                  cudaStream_t);
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-#define ROOTED_FN(fn)                                                                              \
-  (cb_nccl_library_version() >= NCCL_VERSION(2, 28, 0) ? (rooted_fn)(fn) : (rooted_fn)NULL)
-#else
-#define ROOTED_FN(fn) ((rooted_fn)NULL)
-#endif
-
 /* Gather (to_root) or scatter, as nccl-tests 2.19 calls them: NCCL's own
  * call (fn, named name) from 2.28 on, the only way to its copy-engine path;
  * before, grouped point-to-point calls between the root and every rank,
  * the root included (block r of the root's buffer is rank r's). Nothing at
  * all for 0 elements, as nccl-tests. */
-static void rooted_call(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s, rooted_fn fn,
-                        const char *name, int to_root) {
-  cb_nccl_state *st = state_of(ctx);
-  const ncclDataType_t t = nccl_types[c->dtype];
+void cb_nccl_rooted_call(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s, cb_nccl_rooted_fn fn,
+                         const char *name, int to_root) {
+  cb_nccl_state *st = cb_nccl_state_of(ctx);
+  const ncclDataType_t t = cb_nccl_type(c->dtype);
   if (c->count == 0) return;
   if (fn) {
     CB_NCCL_WATCHED(st, name, fn(c->send, c->recv, c->count, t, c->root, st->comm, s));
     return;
   }
   const size_t block = c->count * cb_dtype_size(c->dtype);
-  group_start(st);
+  cb_nccl_group_start(st);
   if (to_root) CB_NCCL(ncclSend(c->send, c->count, t, c->root, st->comm, s));
   for (int r = 0; ctx->rank == c->root && r < ctx->nranks; r++) {
     if (to_root)
@@ -452,57 +350,7 @@ static void rooted_call(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s, ro
       CB_NCCL(ncclSend((const char *)c->send + r * block, c->count, t, r, st->comm, s));
   }
   if (!to_root) CB_NCCL(ncclRecv(c->recv, c->count, t, c->root, st->comm, s));
-  group_end();
-}
-
-void cb_nccl_gather(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
-  rooted_call(ctx, c, s, ROOTED_FN(ncclGather), "ncclGather", 1);
-}
-
-void cb_nccl_scatter(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
-  rooted_call(ctx, c, s, ROOTED_FN(ncclScatter), "ncclScatter", 0);
-}
-
-/* Every piece goes out of our input and comes into our output in rank
- * order; empty pieces are not posted (nccl-tests does the same). */
-void cb_nccl_alltoallv(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
-  cb_nccl_state *st = state_of(ctx);
-  const int n = ctx->nranks, me = ctx->rank;
-  const size_t elem = cb_dtype_size(c->dtype), total = c->count * (size_t)n * elem;
-  const double spread = cb_alltoallv_spread();
-  const char *send = (const char *)c->send;
-  char *recv = (char *)c->recv;
-  group_start(st);
-  for (int r = 0; r < n; r++) {
-    size_t out = cb_a2av_peer_bytes(me, r, n, total, spread) / elem;
-    size_t in = cb_a2av_peer_bytes(r, me, n, total, spread) / elem;
-    if (out) CB_NCCL(ncclSend(send, out, nccl_types[c->dtype], r, st->comm, s));
-    if (in) CB_NCCL(ncclRecv(recv, in, nccl_types[c->dtype], r, st->comm, s));
-    send += out * elem;
-    recv += in * elem;
-  }
-  group_end();
-}
-
-/* Dimension by dimension (mask = 1, 2, 4, ...), we hold the run of `mask`
- * blocks starting at our rank with its low bits cleared, and swap it with
- * the rank across the dimension for theirs (nccl-tests' hypercube.cu). */
-void cb_nccl_hypercube(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
-  cb_nccl_state *st = state_of(ctx);
-  const int me = ctx->rank;
-  const size_t block = c->count * cb_dtype_size(c->dtype);
-  char *out = (char *)c->recv;
-  if (out + (size_t)me * block != (const char *)c->send)
-    CB_CUDA(cudaMemcpyAsync(out + (size_t)me * block, c->send, block, cudaMemcpyDeviceToDevice, s));
-  for (int mask = 1; mask < ctx->nranks; mask <<= 1) {
-    const int ours = me & ~(mask - 1), theirs = ours ^ mask, peer = me ^ mask;
-    group_start(st);
-    CB_NCCL(ncclSend(out + (size_t)ours * block, c->count * (size_t)mask, nccl_types[c->dtype],
-                     peer, st->comm, s));
-    CB_NCCL(ncclRecv(out + (size_t)theirs * block, c->count * (size_t)mask, nccl_types[c->dtype],
-                     peer, st->comm, s));
-    group_end();
-  }
+  cb_nccl_group_end();
 }
 
 #endif

@@ -10,9 +10,10 @@
  *                 Gather, Scatter) with copy engines then; for the other
  *                 collectives the row is listed unavailable, with the reason
  *
- * Built with or without NCCL, and against headers older than what a variant
- * needs; a variant the headers or the library (ncclGetVersion) cannot serve
- * lists itself unavailable, with the versions. */
+ * A program gives its rows its own NCCL call (src/<program>.c, written with
+ * nccl_call.h) as the launch of every variant. Built with or without NCCL,
+ * and against headers older than what a variant needs; a variant the headers or the library
+ * (ncclGetVersion) cannot serve lists itself unavailable, with the versions. */
 #ifndef CB_NCCL_KERNELS_H
 #define CB_NCCL_KERNELS_H
 
@@ -76,23 +77,6 @@ void cb_nccl_ce_setup(cb_kernel_ctx *ctx);
 void cb_nccl_teardown(cb_kernel_ctx *ctx);
 /* -m: the iteration's calls in one ncclGroupStart/ncclGroupEnd. */
 void cb_nccl_aggregate(cb_kernel_ctx *ctx, int begin);
-
-void cb_nccl_all_reduce(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
-void cb_nccl_all_gather(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
-void cb_nccl_reduce_scatter(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
-void cb_nccl_alltoall(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
-void cb_nccl_sendrecv(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
-void cb_nccl_broadcast(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
-void cb_nccl_reduce(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
-/* ncclGather / ncclScatter from NCCL 2.28 on (their copy-engine path needs
- * them), grouped ncclSend/ncclRecv before, as nccl-tests 2.19 calls them. */
-void cb_nccl_gather(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
-void cb_nccl_scatter(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
-/* nccl-tests' alltoallv: grouped ncclSend/ncclRecv of the pattern's pieces. */
-void cb_nccl_alltoallv(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
-/* nccl-tests' hypercube all-gather: our block copied into place, then log2(n)
- * grouped exchanges of doubling runs with the rank across each dimension. */
-void cb_nccl_hypercube(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
 
 /* One NCCL row: its catalogue kind, one line for -k list, the launch of its
  * collective, the placements it is validated in, its availability and setup.
