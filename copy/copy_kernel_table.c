@@ -6,7 +6,7 @@
 
 static cb_kernel_key kernel_key(const void *table, int i) {
   const cb_copy_kernel *k = &((const cb_copy_program *)table)->kernels[i];
-  return (cb_kernel_key){k->id, k->name};
+  return (cb_kernel_key){k->id, k->name, k->summary};
 }
 
 cb_kernel_menu cb_copy_kernels_menu(const cb_copy_program *p) {

@@ -1,6 +1,7 @@
 /* copy_perf's results, collected into one struct and rendered by four
- * sinks: collbench's text table, OSU's layout (--osu, through
- * report_osu.h), JSON and CSV. The sinks only read the struct. */
+ * sinks: collbench's text table (copy_report_text.c), OSU's layout (--osu,
+ * report_osu.c), JSON (copy_report_json.c) and CSV (copy_report_csv.c).
+ * The sinks only read the struct; the runner fills it. */
 #ifndef CB_COPY_REPORT_H
 #define CB_COPY_REPORT_H
 
@@ -10,6 +11,7 @@
 #include "copy.h"
 #include "device_info.h"
 #include "rows.h"
+#include "sink.h"
 #include "text_pieces.h"
 #include "stats.h"
 
@@ -69,6 +71,10 @@ void cb_copy_report_dir_note(cb_copy_report *r, cb_copy_dir d, const char *why);
 long long cb_copy_report_wrong(const cb_copy_report *r);
 /* Kernels that ran at least one size. */
 int cb_copy_report_kernels_measured(const cb_copy_report *r);
+/* The names the sinks give the host memory ("pinned", "pageable") and a
+ * measurement (m: CB_COPY_LAT, CB_COPY_BW). */
+const char *cb_copy_host_memory(const cb_copy_options *o);
+const char *cb_copy_measure_name(int m);
 
 /* Text sink: collbench's layout. */
 void cb_copy_text_header(FILE *out, const cb_copy_report *r);
@@ -87,9 +93,10 @@ void cb_copy_text_footer(FILE *out, const cb_copy_report *r);
  * comment, as in OSU's own output. */
 void cb_copy_osu_write(FILE *out, const cb_copy_report *r);
 
-int cb_copy_json_write(FILE *out, const cb_copy_report *r);
-int cb_copy_csv_write(FILE *out, const cb_copy_report *r);
-extern const char cb_copy_csv_header[];
+/* The file sinks (sink.h), report a cb_copy_report: -J's document
+ * (copy_report_json.c) and --csv's rows (copy_report_csv.c). */
+extern const cb_json_sink cb_copy_report_json;
+extern const cb_csv_sink cb_copy_report_csv;
 
 #ifdef __cplusplus
 }

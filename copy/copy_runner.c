@@ -21,6 +21,7 @@
 #include "peer_memory.h"
 #include "run_steps.h"
 #include "sizes.h"
+#include "sink.h"
 #include "stats.h"
 #include "tunables.h"
 #include "world.h"
@@ -59,13 +60,6 @@ typedef struct {
 } copy_rank;
 
 /* ---- before any GPU work --------------------------------------------------- */
-
-static void write_sink(const char *path, const char *flag, const cb_copy_report *r,
-                       int (*write)(FILE *, const cb_copy_report *)) {
-  if (!path[0]) return;
-  FILE *f = cb_sink_open(path, flag);
-  cb_sink_close(f, write(f, r), path, flag);
-}
 
 static const char *unavailable_reason(const void *arg, int k, char *buf, size_t len) {
   const cb_copy_kernel *kd = &((const cb_copy_program *)arg)->kernels[k];
@@ -453,10 +447,7 @@ int cb_copy_main(const cb_copy_program *prog, int argc, char **argv) {
   if (run.opts.dirs_named && (run.opts.dirs & CB_DIR_BIT(CB_D2D)) && nranks < 2)
     CB_REFUSE(lead, "-D d2d needs two GPUs: run with -g 2, or mpirun -np 2 (this run has 1 rank)");
   choose_kernels(&run, lead);
-  if (lead) {
-    cb_sink_check(run.opts.json_path, "-J");
-    cb_sink_check(run.opts.csv_path, "--csv");
-  }
+  if (lead) cb_sink_files_check(run.opts.json_path, run.opts.csv_path);
   int visible = cb_run_visible_gpus(w, lead);
   cb_gpu_check_layout(visible, run.opts.gpus, cb_world_local_nprocs(w), cb_world_hostname(w));
   if (lead) fill_report_header(&run, nranks, w);
@@ -468,8 +459,8 @@ int cb_copy_main(const cb_copy_program *prog, int argc, char **argv) {
     else
       cb_copy_text_footer(stdout, &run.report);
     fflush(stdout);
-    write_sink(run.opts.json_path, "-J", &run.report, cb_copy_json_write);
-    write_sink(run.opts.csv_path, "--csv", &run.report, cb_copy_csv_write);
+    cb_sink_files_write(&cb_copy_report_json, run.opts.json_path, &cb_copy_report_csv,
+                        run.opts.csv_path, &run.report);
     wrong = cb_copy_report_wrong(&run.report);
     if (run.failure[0]) fprintf(stderr, "%s: %s\n", program, run.failure);
   }

@@ -20,3 +20,8 @@ void cb_csv_number(FILE *out, double v) {
   if (isfinite(v)) fprintf(out, "%.10g", v);
   fputc(',', out);
 }
+
+void cb_csv_count(FILE *out, long long v) {
+  if (v >= 0) fprintf(out, "%lld", v);
+  fputc(',', out);
+}

@@ -1,5 +1,5 @@
 /* CSV fields, RFC 4180 quoting: the pieces both CSV sinks (report_csv.c and
- * copy_report.c) write their rows with. */
+ * copy_report_csv.c) write their rows with. */
 #ifndef CB_CSV_WRITER_H
 #define CB_CSV_WRITER_H
 
@@ -13,6 +13,9 @@ extern "C" {
 void cb_csv_string(FILE *out, const char *s);
 /* A number and its comma; empty when not finite, as JSON writes null. */
 void cb_csv_number(FILE *out, double v);
+/* A count and its comma; empty when negative (not counted: a measurement
+ * that was not checked has no #wrong). */
+void cb_csv_count(FILE *out, long long v);
 
 #ifdef __cplusplus
 }

@@ -35,33 +35,54 @@ void cb_json_versions(cb_json *j, const int *nccl, int cuda_runtime, int cuda_dr
   cb_json_end_object(j);
 }
 
-void cb_json_devices(cb_json *j, const cb_device_info *devices, int n) {
+const cb_json_device_keys cb_json_device_keys_collbench = {"rank", "process", "group", "pid",
+                                                           "host", "device",  "pci",   "name"};
+
+void cb_json_devices(cb_json *j, const cb_json_device_keys *k, const cb_device_info *devices, int n,
+                     int step) {
   cb_json_key(j, "devices");
   cb_json_begin_array(j);
   for (int i = 0; i < n && devices; i++) {
     const cb_device_info *d = &devices[i];
+    if (d->rank % step != 0) continue;
     cb_json_begin_object(j);
-    cb_json_key(j, "rank"), cb_json_int(j, d->rank);
-    cb_json_key(j, "process"), cb_json_int(j, d->proc);
-    cb_json_key(j, "group"), cb_json_int(j, d->group);
-    cb_json_key(j, "pid"), cb_json_int(j, d->pid);
-    cb_json_key(j, "host"), cb_json_string(j, d->host);
-    cb_json_key(j, "device"), cb_json_int(j, d->device);
-    cb_json_key(j, "pci"), cb_json_string(j, d->pci);
-    cb_json_key(j, "name"), cb_json_string(j, d->name);
+    cb_json_key(j, k->rank), cb_json_int(j, d->rank);
+    if (k->process) cb_json_key(j, k->process), cb_json_int(j, d->proc);
+    cb_json_key(j, k->group), cb_json_int(j, d->group);
+    cb_json_key(j, k->pid), cb_json_int(j, d->pid);
+    cb_json_key(j, k->host), cb_json_string(j, d->host);
+    cb_json_key(j, k->device), cb_json_int(j, d->device);
+    cb_json_key(j, k->pci), cb_json_string(j, d->pci);
+    cb_json_key(j, k->name), cb_json_string(j, d->name);
     cb_json_end_object(j);
   }
   cb_json_end_array(j);
 }
 
-void cb_json_kernel_begin(cb_json *j, int id, const char *name, const char *summary, int ran,
-                          const char *skip) {
+void cb_json_kernels(cb_json *j, const cb_kernel_menu *m, const int *ran, char *const *skips,
+                     cb_json_kernel_keys_fn extra, const void *arg) {
+  cb_json_key(j, "kernels");
+  cb_json_begin_array(j);
+  for (int k = 0; k < m->nkernels; k++) {
+    const cb_kernel_key key = m->key(m->table, k);
+    const char *skip = skips ? skips[k] : NULL;
+    if (!ran[k] && !skip) continue; /* not selected by -k */
+    cb_json_begin_object(j);
+    cb_json_key(j, "id"), cb_json_int(j, key.id);
+    cb_json_key(j, "name"), cb_json_string(j, key.name);
+    cb_json_key(j, "summary"), cb_json_string(j, key.summary);
+    cb_json_key(j, "ran"), cb_json_bool(j, ran[k]);
+    if (skip) cb_json_key(j, "skipped"), cb_json_string(j, skip);
+    if (extra) extra(j, arg, k);
+    cb_json_end_object(j);
+  }
+  cb_json_end_array(j);
+}
+
+void cb_json_row_begin(cb_json *j, int kernel_id, const char *kernel_name) {
   cb_json_begin_object(j);
-  cb_json_key(j, "id"), cb_json_int(j, id);
-  cb_json_key(j, "name"), cb_json_string(j, name);
-  cb_json_key(j, "summary"), cb_json_string(j, summary);
-  cb_json_key(j, "ran"), cb_json_bool(j, ran);
-  if (skip) cb_json_key(j, "skipped"), cb_json_string(j, skip);
+  cb_json_key(j, "kernel"), cb_json_int(j, kernel_id);
+  cb_json_key(j, "kernel_name"), cb_json_string(j, kernel_name);
 }
 
 void cb_json_call_keys(cb_json *j, const char *type, const char *redop, int root, size_t size,
@@ -76,14 +97,15 @@ void cb_json_call_keys(cb_json *j, const char *type, const char *redop, int root
 }
 
 static void json_iter_stats(cb_json *j, const cb_iter_stats *s) {
+  const cb_json_number stats[] = {{"min_us", s->min_us},
+                                  {"p50_us", s->p50_us},
+                                  {"p99_us", s->p99_us},
+                                  {"max_us", s->max_us},
+                                  {"cv_pct", s->cv_pct}};
   cb_json_key(j, "iter_stats");
   cb_json_begin_object(j);
   cb_json_key(j, "samples"), cb_json_int(j, s->samples);
-  cb_json_key(j, "min_us"), cb_json_double(j, s->min_us);
-  cb_json_key(j, "p50_us"), cb_json_double(j, s->p50_us);
-  cb_json_key(j, "p99_us"), cb_json_double(j, s->p99_us);
-  cb_json_key(j, "max_us"), cb_json_double(j, s->max_us);
-  cb_json_key(j, "cv_pct"), cb_json_double(j, s->cv_pct);
+  cb_json_numbers(j, stats, (int)(sizeof stats / sizeof stats[0]));
   cb_json_end_object(j);
 }
 

@@ -1,6 +1,7 @@
 #include "json_writer.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "error.h"
 
@@ -46,31 +47,21 @@ void cb_json_end_array(cb_json *j) {
   pop(j, ']');
 }
 
+/* The characters JSON escapes by name, and their escapes; any other control
+ * character is written as \u00XX. */
+static const char named[] = "\"\\\n\t\r";
+static const char *const named_escapes[] = {"\\\"", "\\\\", "\\n", "\\t", "\\r"};
+
 static void write_string(FILE *out, const char *s) {
   fputc('"', out);
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    switch (*p) {
-    case '"':
-      fputs("\\\"", out);
-      break;
-    case '\\':
-      fputs("\\\\", out);
-      break;
-    case '\n':
-      fputs("\\n", out);
-      break;
-    case '\t':
-      fputs("\\t", out);
-      break;
-    case '\r':
-      fputs("\\r", out);
-      break;
-    default:
-      if (*p < 0x20)
-        fprintf(out, "\\u%04x", *p);
-      else
-        fputc(*p, out);
-    }
+    const char *hit = strchr(named, *p);
+    if (hit)
+      fputs(named_escapes[hit - named], out);
+    else if (*p < 0x20)
+      fprintf(out, "\\u%04x", *p);
+    else
+      fputc(*p, out);
   }
   fputc('"', out);
 }
@@ -108,4 +99,8 @@ void cb_json_bool(cb_json *j, int v) {
 void cb_json_null(cb_json *j) {
   before_value(j);
   fputs("null", j->out);
+}
+
+void cb_json_numbers(cb_json *j, const cb_json_number *v, int n) {
+  for (int i = 0; i < n; i++) cb_json_key(j, v[i].key), cb_json_double(j, v[i].value);
 }

@@ -30,6 +30,14 @@ void cb_json_double(cb_json *j, double v);
 void cb_json_bool(cb_json *j, int v);
 void cb_json_null(cb_json *j);
 
+/* One "key": number of a run of them, for writing the run from a table. */
+typedef struct {
+  const char *key;
+  double value;
+} cb_json_number;
+/* Each of the n numbers, as cb_json_key and cb_json_double write them. */
+void cb_json_numbers(cb_json *j, const cb_json_number *v, int n);
+
 #ifdef __cplusplus
 }
 #endif

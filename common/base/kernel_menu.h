@@ -11,10 +11,11 @@
 extern "C" {
 #endif
 
-/* One kernel as -k sees it. */
+/* One kernel as -k and the JSON documents' "kernels" see it. */
 typedef struct {
   int id;
   const char *name;
+  const char *summary;
 } cb_kernel_key;
 
 /* A kernel table, whatever the type of its entries. */
@@ -22,7 +23,7 @@ typedef struct {
   const char *program; /* names the program in messages: "all_reduce_perf" */
   const void *table;
   int nkernels;
-  cb_kernel_key (*key)(const void *table, int i); /* entry i's id and name */
+  cb_kernel_key (*key)(const void *table, int i); /* entry i's id, name and summary */
 } cb_kernel_menu;
 
 /* Resolves -k ("all", or a comma list of ids and names) into selected[]

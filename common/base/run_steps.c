@@ -1,12 +1,10 @@
-#define _GNU_SOURCE /* access, strdup */
+#define _GNU_SOURCE /* strdup */
 #include "run_steps.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cuda_check.h"
 #include "gpu.h"
@@ -191,23 +189,4 @@ void cb_run_stamp(cb_world *w, int *cuda_runtime, int *cuda_driver, char *mpi, s
   snprintf(mpi, mpi_len, "%s", cb_world_mpi_version(w));
   time_t now = time(NULL);
   strftime(date, date_len, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-}
-
-void cb_sink_check(const char *path, const char *flag) {
-  if (!path[0]) return;
-  int existed = access(path, F_OK) == 0;
-  FILE *f = fopen(path, "a");
-  if (!f) cb_fatal("cannot write %s file '%s': %s", flag, path, strerror(errno));
-  fclose(f);
-  if (!existed) unlink(path);
-}
-
-FILE *cb_sink_open(const char *path, const char *flag) {
-  FILE *f = fopen(path, "w");
-  if (!f) cb_fatal("cannot write %s file '%s': %s", flag, path, strerror(errno));
-  return f;
-}
-
-void cb_sink_close(FILE *f, int write_rc, const char *path, const char *flag) {
-  if (write_rc != 0 || fclose(f) != 0) cb_fatal("writing %s file '%s' failed", flag, path);
 }

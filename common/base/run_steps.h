@@ -1,7 +1,7 @@
 /* What both runners do around their sweep (runner.c for the collective
  * programs, copy_runner.c for copy_perf): refusing bad input once, checking
  * that every process was given the same options, gathering the devices,
- * stamping the report, and the output files. */
+ * and stamping the report (the output files: sink.h). */
 #ifndef CB_LAUNCH_H
 #define CB_LAUNCH_H
 
@@ -70,15 +70,6 @@ cb_device_info *cb_gather_devices(cb_rank_info *me, int device);
  * line, and the date (ISO 8601, UTC). */
 void cb_run_stamp(cb_world *w, int *cuda_runtime, int *cuda_driver, char *mpi, size_t mpi_len,
                   char *date, size_t date_len);
-
-/* An output file (-J, --csv: flag names it in messages). Before any GPU
- * work, check refuses a path that cannot be written without truncating a
- * file already there: a run that fails later must not destroy earlier
- * results. At the end, open truncates it, and close stops the program when
- * writing (write_rc, the sink's return) or closing failed. */
-void cb_sink_check(const char *path, const char *flag);
-FILE *cb_sink_open(const char *path, const char *flag);
-void cb_sink_close(FILE *f, int write_rc, const char *path, const char *flag);
 
 #ifdef __cplusplus
 }

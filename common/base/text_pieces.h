@@ -1,5 +1,5 @@
 /* Pieces of nccl-tests' text table that every program's table shares (the
- * collectives' report_text.c, copy_perf's copy_report.c). */
+ * collectives' report_text.c, copy_perf's copy_report_text.c). */
 #ifndef CB_TEXT_PIECES_H
 #define CB_TEXT_PIECES_H
 

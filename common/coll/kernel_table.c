@@ -9,7 +9,7 @@
 
 static cb_kernel_key kernel_key(const void *table, int i) {
   const cb_kernel *k = ((const cb_collective *)table)->kernels[i];
-  return (cb_kernel_key){k->id, k->name};
+  return (cb_kernel_key){k->id, k->name, k->summary};
 }
 
 cb_kernel_menu cb_kernels_menu(const cb_collective *c, const char *program) {

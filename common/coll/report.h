@@ -13,6 +13,7 @@
 #include "options.h"
 #include "peer_mapping.h"
 #include "rows.h"
+#include "sink.h"
 #include "text_pieces.h"
 #include "stats.h"
 #include "types.h"
@@ -139,12 +140,12 @@ void cb_text_row(FILE *out, const cb_report *r, const cb_row *row);
 void cb_text_footer(FILE *out, const cb_report *r);
 void cb_text_stress(FILE *out, const cb_report *r, const cb_stress_result *s);
 
-int cb_json_write(FILE *out, const cb_report *r);
+/* The file sinks (sink.h), report a cb_report: -J's document
+ * (report_json.c) and --csv's rows (report_csv.c). */
+extern const cb_json_sink cb_report_json;
+extern const cb_csv_sink cb_report_csv;
 /* nccl-tests' -J keys, written into the object j has open (report_json_nccl_tests.c). */
 void cb_json_nccl_tests_keys(cb_json *j, const cb_report *r);
-int cb_csv_write(FILE *out, const cb_report *r);
-/* The CSV header line, without newline. */
-extern const char cb_csv_header[];
 
 #ifdef __cplusplus
 }

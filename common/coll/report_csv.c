@@ -4,7 +4,7 @@
 #include "csv_writer.h"
 #include "report.h"
 
-const char cb_csv_header[] =
+static const char csv_header[] =
     "collective,kernel,kernel_name,type,redop,root,size,count,placement,mode,time_us,algbw,"
     "busbw,wrong,skipped,iter_samples,iter_min_us,iter_p50_us,iter_p99_us,iter_max_us,"
     "iter_cv_pct,timer,local_register,cta_policy";
@@ -35,8 +35,8 @@ static void csv_measure(FILE *out, const cb_report *r, const cb_row *row, int p)
   cb_csv_number(out, m->time_us);
   cb_csv_number(out, m->algbw);
   cb_csv_number(out, m->busbw);
-  if (m->wrong >= 0) fprintf(out, "%lld", m->wrong);
-  fputs(",,", out);
+  cb_csv_count(out, m->wrong);
+  fputc(',', out); /* skipped: empty */
   if (m->has_stats) {
     fprintf(out, "%d,", m->stats.samples);
     cb_csv_number(out, m->stats.min_us);
@@ -50,9 +50,10 @@ static void csv_measure(FILE *out, const cb_report *r, const cb_row *row, int p)
   csv_run_flags(out, &r->opts);
 }
 
-int cb_csv_write(FILE *out, const cb_report *r) {
-  fprintf(out, "%s\n", cb_csv_header);
+static void csv_rows(FILE *out, const void *report) {
+  const cb_report *r = report;
   for (size_t i = 0; i < r->nrows; i++)
     for (int p = 0; p < 2; p++) csv_measure(out, r, &r->rows[i], p);
-  return ferror(out) ? -1 : 0;
 }
+
+const cb_csv_sink cb_report_csv = {csv_header, csv_rows};

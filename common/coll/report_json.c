@@ -67,25 +67,10 @@ static void json_options(cb_json *j, const cb_report *r) {
   cb_json_end_object(j);
 }
 
-static void json_kernels(cb_json *j, const cb_report *r) {
-  cb_json_key(j, "kernels");
-  cb_json_begin_array(j);
-  for (int k = 0; k < r->coll->nkernels; k++) {
-    const cb_kernel *kd = r->coll->kernels[k];
-    const char *skip = r->kernel_skips ? r->kernel_skips[k] : NULL;
-    if (!r->kernels_run[k] && !skip) continue; /* not selected by -k */
-    cb_json_kernel_begin(j, kd->id, kd->name, kd->summary, r->kernels_run[k], skip);
-    cb_json_end_object(j);
-  }
-  cb_json_end_array(j);
-}
-
 static void json_measure(cb_json *j, const cb_report *r, const cb_row *row, int p) {
   const cb_kernel *k = r->coll->kernels[row->kernel];
   const cb_measure *m = &row->m[p];
-  cb_json_begin_object(j);
-  cb_json_key(j, "kernel"), cb_json_int(j, k->id);
-  cb_json_key(j, "kernel_name"), cb_json_string(j, k->name);
+  cb_json_row_begin(j, k->id, k->name);
   cb_json_call_keys(j, cb_dtype_name(row->dtype), cb_shape_op_name(r->coll->shape, row->op),
                     row->root, row->bytes, row->count, placement_names[p],
                     r->opts.graph_launches ? "graph" : "stream");
@@ -103,9 +88,8 @@ static void json_stress(cb_json *j, const cb_report *r) {
   cb_json_begin_array(j);
   for (int i = 0; i < r->nstress; i++) {
     const cb_stress_result *s = &r->stress[i];
-    cb_json_begin_object(j);
-    cb_json_key(j, "kernel"), cb_json_int(j, r->coll->kernels[s->kernel]->id);
-    cb_json_key(j, "kernel_name"), cb_json_string(j, r->coll->kernels[s->kernel]->name);
+    const cb_kernel *k = r->coll->kernels[s->kernel];
+    cb_json_row_begin(j, k->id, k->name);
     cb_json_key(j, "calls"), cb_json_int(j, s->calls);
     cb_json_key(j, "skipped"), cb_json_int(j, s->skipped);
     cb_json_key(j, "wrong"), cb_json_int(j, s->wrong);
@@ -121,8 +105,9 @@ static void json_collbench(cb_json *j, const cb_report *r) {
   json_options(j, r);
   const int nccl[2] = {r->nccl_header, r->nccl_library};
   cb_json_versions(j, nccl, r->cuda_runtime, r->cuda_driver, r->mpi);
-  cb_json_devices(j, r->devices, cb_report_all_ranks(r));
-  json_kernels(j, r);
+  cb_json_devices(j, &cb_json_device_keys_collbench, r->devices, cb_report_all_ranks(r), 1);
+  const cb_kernel_menu kernels = cb_kernels_menu(r->coll, r->program);
+  cb_json_kernels(j, &kernels, r->kernels_run, r->kernel_skips, NULL, NULL);
   cb_json_key(j, "results");
   cb_json_begin_array(j);
   for (size_t i = 0; i < r->nrows; i++)
@@ -134,13 +119,11 @@ static void json_collbench(cb_json *j, const cb_report *r) {
   cb_json_end_object(j);
 }
 
-int cb_json_write(FILE *out, const cb_report *r) {
-  cb_json j;
-  cb_json_init(&j, out);
-  cb_json_begin_object(&j);
-  cb_json_nccl_tests_keys(&j, r);
-  cb_json_key(&j, "collbench");
-  json_collbench(&j, r);
-  cb_json_end_object(&j);
-  return ferror(out) ? -1 : 0;
+static void json_keys(cb_json *j, const void *report) {
+  const cb_report *r = report;
+  cb_json_nccl_tests_keys(j, r);
+  cb_json_key(j, "collbench");
+  json_collbench(j, r);
 }
+
+const cb_json_sink cb_report_json = {json_keys};

@@ -45,27 +45,9 @@ static void nt_args_and_env(cb_json *j, const cb_report *r) {
   cb_json_end_array(j);
 }
 
-/* nccl-tests lists the first rank of each process (the line it parses of
- * each process's "#  Rank" lines). */
-static void nt_devices(cb_json *j, const cb_report *r) {
-  int rpp = cb_options_ranks_per_proc(&r->opts);
-  cb_json_key(j, "devices");
-  cb_json_begin_array(j);
-  for (int i = 0; i < cb_report_all_ranks(r) && r->devices; i++) {
-    const cb_device_info *d = &r->devices[i];
-    if (d->rank % rpp != 0) continue;
-    cb_json_begin_object(j);
-    cb_json_key(j, "rank"), cb_json_int(j, d->rank);
-    cb_json_key(j, "group"), cb_json_int(j, d->group);
-    cb_json_key(j, "pid"), cb_json_int(j, d->pid);
-    cb_json_key(j, "hostname"), cb_json_string(j, d->host);
-    cb_json_key(j, "device"), cb_json_int(j, d->device);
-    cb_json_key(j, "device_hex"), cb_json_string(j, d->pci);
-    cb_json_key(j, "device_info"), cb_json_string(j, d->name);
-    cb_json_end_object(j);
-  }
-  cb_json_end_array(j);
-}
+/* nccl-tests' names for a device's fields (it has no process key). */
+static const cb_json_device_keys nt_device_keys = {
+    "rank", NULL, "group", "pid", "hostname", "device", "device_hex", "device_info"};
 
 static void nt_config(cb_json *j, const cb_report *r) {
   const cb_options *o = &r->opts;
@@ -88,7 +70,10 @@ static void nt_config(cb_json *j, const cb_report *r) {
   cb_json_key(j, "per_iter_timing"), nt_bool(j, o->per_iter);
   cb_json_key(j, "per_iter_skip"), cb_json_int(j, o->per_iter_skip);
   cb_json_key(j, "parallel_init"), nt_bool(j, o->parallel_init);
-  nt_devices(j, r);
+  /* nccl-tests lists the first rank of each process (the line it parses
+   * of each process's "#  Rank" lines). */
+  cb_json_devices(j, &nt_device_keys, r->devices, cb_report_all_ranks(r),
+                  cb_options_ranks_per_proc(o));
   cb_json_end_object(j);
 }
 
@@ -102,16 +87,13 @@ static void nt_doubles(cb_json *j, const double *v, int n) {
 static void nt_per_iter(cb_json *j, const cb_measure *m) {
   const cb_iter_stats *s = &m->stats;
   const cb_iter_times *it = &m->iter;
+  const cb_json_number stats[] = {{"min_us", s->min_us},     {"max_us", s->max_us},
+                                  {"avg_us", s->avg_us},     {"p50_us", s->p50_us},
+                                  {"p95_us", s->p95_us},     {"p99_us", s->p99_us},
+                                  {"stdev_us", s->stdev_us}, {"cv_pct", s->cv_pct}};
   cb_json_begin_object(j);
   cb_json_key(j, "skipped_iterations"), cb_json_int(j, it->skipped);
-  cb_json_key(j, "min_us"), cb_json_double(j, s->min_us);
-  cb_json_key(j, "max_us"), cb_json_double(j, s->max_us);
-  cb_json_key(j, "avg_us"), cb_json_double(j, s->avg_us);
-  cb_json_key(j, "p50_us"), cb_json_double(j, s->p50_us);
-  cb_json_key(j, "p95_us"), cb_json_double(j, s->p95_us);
-  cb_json_key(j, "p99_us"), cb_json_double(j, s->p99_us);
-  cb_json_key(j, "stdev_us"), cb_json_double(j, s->stdev_us);
-  cb_json_key(j, "cv_pct"), cb_json_double(j, s->cv_pct);
+  cb_json_numbers(j, stats, (int)(sizeof stats / sizeof stats[0]));
   cb_json_key(j, "times_us"), nt_doubles(j, it->times, it->times ? it->n : 0);
   if (it->nprocs > 1 && it->proc_times) {
     cb_json_key(j, "per_process_max_times_us");

@@ -19,6 +19,7 @@
 #include "run_state.h"
 #include "run_steps.h"
 #include "sizes.h"
+#include "sink.h"
 #include "stress.h"
 #include "tunables.h"
 #include "warmup.h"
@@ -30,13 +31,6 @@ extern char **environ; /* POSIX: the process's environment */
 #define CB_MEM_HEADROOM (1ull << 30)
 
 /* ---- before any GPU work ---------------------------------------------- */
-
-static void write_sink(const char *path, const char *flag, const cb_report *r,
-                       int (*write)(FILE *, const cb_report *)) {
-  if (!path[0]) return;
-  FILE *f = cb_sink_open(path, flag);
-  cb_sink_close(f, write(f, r), path, flag);
-}
 
 /* What decides whether a collective kernel can run in this world. */
 typedef struct {
@@ -632,10 +626,7 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
   run.share_gpus = (int)cb_tunable("CB_SHARE_GPUS");
   choose_kernels(&run, program, nranks, cb_world_multi_host(w), lead);
   check_nccl_flags(&run, lead);
-  if (lead) {
-    cb_sink_check(run.opts.json_path, "-J");
-    cb_sink_check(run.opts.csv_path, "--csv");
-  }
+  if (lead) cb_sink_files_check(run.opts.json_path, run.opts.csv_path);
   run.visible_gpus = cb_run_visible_gpus(w, lead);
   run.local_ranks = cb_world_local_nprocs(w) * rpp;
   check_devices(w, &run, rpp, lead);
@@ -645,8 +636,8 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
   if (lead) {
     cb_text_footer(stdout, &run.report);
     fflush(stdout);
-    write_sink(run.opts.json_path, "-J", &run.report, cb_json_write);
-    write_sink(run.opts.csv_path, "--csv", &run.report, cb_csv_write);
+    cb_sink_files_write(&cb_report_json, run.opts.json_path, &cb_report_csv, run.opts.csv_path,
+                        &run.report);
     /* Wrong values, or NCCL_TESTS_MIN_BW not met: nccl-tests' failures. */
     failed = cb_report_wrong(&run.report) ||
              cb_min_bw_failed(cb_report_headline_busbw(&run.report), vars.min_bw);

@@ -23,7 +23,7 @@ import unittest
 
 EMITTER = None  # set from argv in __main__
 
-# The CSV columns as documented (cb_csv_header in common/coll/report_csv.c).
+# The CSV columns as documented (the header of common/coll/report_csv.c).
 CSV_COLUMNS = [
     "collective", "kernel", "kernel_name", "type", "redop", "root", "size", "count",
     "placement", "mode", "time_us", "algbw", "busbw", "wrong", "skipped", "iter_samples",

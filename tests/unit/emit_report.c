@@ -4,8 +4,8 @@
  *
  *   emit_report JSON_PATH CSV_PATH [graph|stream [TEXT_PATH]]
  *
- * Prints cb_csv_header on stdout. Every value here is mirrored in the
- * Python tests: change them together. */
+ * Prints the CSV header (cb_report_csv.header) on stdout. Every value here
+ * is mirrored in the Python tests: change them together. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -210,13 +210,14 @@ int main(int argc, char **argv) {
     perror("emit_report: fopen");
     return 2;
   }
-  int rc = cb_json_write(json, &r) | cb_csv_write(csv, &r);
+  int rc =
+      cb_json_sink_write(json, &cb_report_json, &r) | cb_csv_sink_write(csv, &cb_report_csv, &r);
   rc |= fclose(json) | fclose(csv);
   if (argc > 4) rc |= write_text(argv[4], &r);
   r.devices = NULL;                    /* on the stack: not for cb_report_free */
   for (size_t i = 0; i < r.nrows; i++) /* static samples: not for cb_report_free */
     for (int p = 0; p < 2; p++) r.rows[i].m[p].iter = (cb_iter_times){0};
   cb_report_free(&r);
-  printf("%s\n", cb_csv_header);
+  printf("%s\n", cb_report_csv.header);
   return rc ? 1 : 0;
 }

@@ -223,10 +223,10 @@ static void test_osu(const cb_copy_report *r) {
 }
 
 static void json_sink(FILE *f, const cb_copy_report *r) {
-  CHECK_EQ_INT(cb_copy_json_write(f, r), 0);
+  CHECK_EQ_INT(cb_json_sink_write(f, &cb_copy_report_json, r), 0);
 }
 static void csv_sink(FILE *f, const cb_copy_report *r) {
-  CHECK_EQ_INT(cb_copy_csv_write(f, r), 0);
+  CHECK_EQ_INT(cb_csv_sink_write(f, &cb_copy_report_csv, r), 0);
 }
 
 static void test_files(const cb_copy_report *r, const char *json, const char *csv) {
@@ -236,15 +236,15 @@ static void test_files(const cb_copy_report *r, const char *json, const char *cs
   CHECK_CONTAINS(j, "\"wrong_total\":0}");
   free(j);
   char *c = render(csv_sink, r);
-  CHECK(strncmp(c, cb_copy_csv_header, strlen(cb_copy_csv_header)) == 0);
+  CHECK(strncmp(c, cb_copy_report_csv.header, strlen(cb_copy_report_csv.header)) == 0);
   free(c);
   if (json) {
     FILE *f = fopen(json, "w");
-    CHECK(f && cb_copy_json_write(f, r) == 0 && fclose(f) == 0);
+    CHECK(f && cb_json_sink_write(f, &cb_copy_report_json, r) == 0 && fclose(f) == 0);
   }
   if (csv) {
     FILE *f = fopen(csv, "w");
-    CHECK(f && cb_copy_csv_write(f, r) == 0 && fclose(f) == 0);
+    CHECK(f && cb_csv_sink_write(f, &cb_copy_report_csv, r) == 0 && fclose(f) == 0);
   }
 }
 

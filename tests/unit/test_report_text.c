@@ -529,7 +529,7 @@ static void test_json_rows_as_printed(void) {
     CHECKF(strstr(text, cases[i].table) != NULL, "%s: no '%s' in the row '%s'",
            cases[i].shape->name, cases[i].table, text);
     FILE *f = check_tmpfile();
-    CHECK_EQ_INT(cb_json_write(f, &r), 0);
+    CHECK_EQ_INT(cb_json_sink_write(f, &cb_report_json, &r), 0);
     char *json = check_slurp(f);
     fclose(f);
     const char *ours = strstr(json, "\"collbench\":");
@@ -728,7 +728,7 @@ static void test_json_peer_mapping(void) {
     r.peer_auto.mapping = (cb_peer_mapping)cases[i].used;
     snprintf(r.peer_auto.why, sizeof r.peer_auto.why, "%s", cases[i].why);
     FILE *f = check_tmpfile();
-    CHECK_EQ_INT(cb_json_write(f, &r), 0);
+    CHECK_EQ_INT(cb_json_sink_write(f, &cb_report_json, &r), 0);
     char *json = check_slurp(f);
     fclose(f);
     CHECKF(json && strstr(json, cases[i].json) != NULL, "case %zu: no '%s' in:\n%s", i,
