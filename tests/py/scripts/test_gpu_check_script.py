@@ -109,6 +109,19 @@ def test_nothing_to_run_on_own_gpus_fails(tmp_path, monkeypatch):
     assert rows and all(r.endswith("FAIL(rc=1)") for r in rows), rows
 
 
+@pytest.mark.parametrize("output, rc, why", [
+    ("nRanks 3 is not a power of 2, skipping", 0, "SKIPPED(not a power-of-two rank count)"),
+    ("nRanks 3 is not a power of 2, skipping", 1, "FAIL(rc=1)"),  # it also failed: no skip
+    ("nRanks 3 is not a power of 2, skipping, but not quite", 0, "FAIL(rc=0)"),
+])
+def test_a_rank_count_hypercube_cannot_take_is_skipped_not_passed(tmp_path, output, rc, why):
+    """hypercube_perf on 3 ranks says so and exits 0, as nccl-tests' does: it ran nothing,
+    which is neither a pass nor a failure; only that exact line, with exit 0, is a skip."""
+    proc, rows, _ = check(tmp_path, output, rc)
+    assert proc.returncode == (0 if why.startswith("SKIPPED") else 1), proc.stdout
+    assert rows and all(r.endswith(why) for r in rows), rows
+
+
 def check_with_mpirun(tmp_path, monkeypatch, passes, launch):
     """check.sh on a stand-in program, with a stand-in mpirun on PATH that says how it
     was called and then prints a clean run; returns check.sh's process and its logs by
