@@ -2,7 +2,14 @@
 #include "collective.h"
 #include "nccl_call.h"
 #include "nccl_kernels.h"
-#include "runner.h"
+
+/* What the collective moves (coll_shape.h): as nccl-tests 2.19 defines it. */
+const cb_coll_shape cb_shape_all_gather = {.name = "all_gather",
+                                           .outputs_agree = 1,
+                                           .expect = CB_EXPECT_GATHER,
+                                           .counts = cb_counts_gathered,
+                                           .bus_factor = cb_bus_factor_n_minus_1_over_n,
+                                           .algbw_bytes = cb_algbw_param_times_n};
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
@@ -34,12 +41,8 @@ static const cb_kernel *const kernels[] = {
     &nccl_ce,
 };
 
-static const cb_collective all_gather = {
+const cb_collective cb_all_gather_collective = {
     .shape = &cb_shape_all_gather,
     .kernels = kernels,
     .nkernels = sizeof kernels / sizeof kernels[0],
 };
-
-int main(int argc, char **argv) {
-  return cb_main(&all_gather, argc, argv);
-}

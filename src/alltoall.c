@@ -2,11 +2,25 @@
 #include "collective.h"
 #include "nccl_call.h"
 #include "nccl_kernels.h"
-#include "runner.h"
 
 /* NCCL's alltoall as nccl-tests 2.19 calls it: ncclAlltoAll from NCCL 2.28
  * on (the only way to its copy-engine path), grouped send/receive before. */
 #define NCCL_ALLTOALL "ncclAlltoAll (grouped ncclSend/ncclRecv before NCCL 2.28)"
+
+/* What the collective moves (coll_shape.h): as nccl-tests 2.19 defines it. */
+static void counts_alltoall(size_t bytes, size_t elem, int nranks, int rank, cb_counts *c) {
+  (void)rank;
+  size_t base = cb_block_count(bytes, elem, nranks);
+  c->param_count = base;
+  c->send_count = c->recv_count = base * (size_t)nranks;
+  c->send_inplace_offset = c->recv_inplace_offset = 0;
+}
+
+const cb_coll_shape cb_shape_alltoall = {.name = "alltoall",
+                                         .expect = CB_EXPECT_ALLTOALL,
+                                         .counts = counts_alltoall,
+                                         .bus_factor = cb_bus_factor_n_minus_1_over_n,
+                                         .algbw_bytes = cb_algbw_param_times_n};
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
@@ -57,12 +71,8 @@ static const cb_kernel *const kernels[] = {
     &cb_alltoall_ce, &nccl_sym,         &nccl_ce,
 };
 
-static const cb_collective alltoall = {
+const cb_collective cb_alltoall_collective = {
     .shape = &cb_shape_alltoall,
     .kernels = kernels,
     .nkernels = sizeof kernels / sizeof kernels[0],
 };
-
-int main(int argc, char **argv) {
-  return cb_main(&alltoall, argc, argv);
-}

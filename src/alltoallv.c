@@ -10,13 +10,36 @@
 #include "collective.h"
 #include "nccl_call.h"
 #include "nccl_kernels.h"
-#include "runner.h"
 
 #define NCCL_ALLTOALLV "grouped ncclSend/ncclRecv of every rank's piece"
 
-/* Out of place only, as alltoall_perf: in place a rank's pieces for its
- * peers would be overwritten by theirs before NCCL reads them (nccl-tests
- * times in-place alltoallv but does not check it). */
+/* What the collective moves (coll_shape.h): as nccl-tests 2.19 defines it. */
+/* alltoallv: the count is the per-peer block of alltoall (nccl-tests' paramcount),
+ * which sets the total each rank sends; that total is cut into pieces by
+ * distance (alltoallv_pattern.h), and send and receive hold the pieces. */
+static void counts_alltoallv(size_t bytes, size_t elem, int nranks, int rank, cb_counts *c) {
+  (void)rank;
+  size_t base = cb_block_count(bytes, elem, nranks);
+  size_t total = base * (size_t)nranks * elem, pieces = 0;
+  for (int to = 0; to < nranks; to++)
+    pieces += cb_a2av_peer_bytes(0, to, nranks, total, cb_alltoallv_spread()) / elem;
+  c->param_count = base;
+  c->send_count = c->recv_count = pieces;
+  c->send_inplace_offset = c->recv_inplace_offset = 0;
+}
+/* alltoallv: what the busiest rank sends or receives (every rank alike here). */
+static size_t algbw_larger_side(const cb_counts *c, size_t elem, int n) {
+  (void)n;
+  return (c->send_count > c->recv_count ? c->send_count : c->recv_count) * elem;
+}
+
+const cb_coll_shape cb_shape_alltoallv = {.name = "alltoallv",
+                                          .expect = CB_EXPECT_ALLTOALLV,
+                                          .counts = counts_alltoallv,
+                                          .bus_factor = cb_bus_factor_n_minus_1_over_n,
+                                          .algbw_bytes = algbw_larger_side,
+                                          .environment = cb_alltoallv_environment};
+
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
 /* Every piece goes out of our input and comes into our output in rank
@@ -43,6 +66,9 @@ static void nccl_alltoallv(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s)
 #define nccl_alltoallv cb_nccl_absent
 #endif
 
+/* Out of place only, as alltoall_perf: in place a rank's pieces for its
+ * peers would be overwritten by theirs before NCCL reads them (nccl-tests
+ * times in-place alltoallv but does not check it). */
 static const cb_kernel nccl =
     CB_NCCL_KERNEL_PLACED("NCCL " NCCL_ALLTOALLV ", out of place (NCCL gives no in-place "
                           "alltoallv)",
@@ -58,12 +84,8 @@ static const cb_kernel *const kernels[] = {
     &nccl_ce,
 };
 
-static const cb_collective alltoallv = {
+const cb_collective cb_alltoallv_collective = {
     .shape = &cb_shape_alltoallv,
     .kernels = kernels,
     .nkernels = sizeof kernels / sizeof kernels[0],
 };
-
-int main(int argc, char **argv) {
-  return cb_main(&alltoallv, argc, argv);
-}

@@ -3,10 +3,17 @@
 #include "collective.h"
 #include "nccl_call.h"
 #include "nccl_kernels.h"
-#include "runner.h"
 
 /* NCCL's gather as nccl-tests 2.19 calls it. */
 #define NCCL_GATHER "ncclGather (grouped ncclSend/ncclRecv before NCCL 2.28)"
+
+/* What the collective moves (coll_shape.h): as nccl-tests 2.19 defines it. */
+const cb_coll_shape cb_shape_gather = {.name = "gather",
+                                       .rooted = 1,
+                                       .expect = CB_EXPECT_GATHER_ROOT,
+                                       .counts = cb_counts_gathered,
+                                       .bus_factor = cb_bus_factor_n_minus_1_over_n,
+                                       .algbw_bytes = cb_algbw_param_times_n};
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
@@ -35,12 +42,8 @@ static const cb_kernel *const kernels[] = {
     &nccl, &cb_gather_ll, &cb_gather_direct, &cb_gather_ce, &nccl_sym, &nccl_ce,
 };
 
-static const cb_collective gather = {
+const cb_collective cb_gather_collective = {
     .shape = &cb_shape_gather,
     .kernels = kernels,
     .nkernels = sizeof kernels / sizeof kernels[0],
 };
-
-int main(int argc, char **argv) {
-  return cb_main(&gather, argc, argv);
-}

@@ -8,9 +8,23 @@
 #include "cuda_check.h"
 #include "nccl_call.h"
 #include "nccl_kernels.h"
-#include "runner.h"
 
 #define NCCL_HYPERCUBE "hypercube all-gather: log2(n) grouped ncclSend/ncclRecv exchanges"
+
+/* What the collective moves (coll_shape.h): as nccl-tests 2.19 defines it. */
+/* hypercube: the n - 1 blocks a rank receives. */
+static size_t algbw_param_times_n_minus_1(const cb_counts *c, size_t elem, int n) {
+  return c->param_count * elem * (size_t)(n - 1);
+}
+
+const cb_coll_shape cb_shape_hypercube = {.name = "hypercube",
+                                          .outputs_agree = 1,
+                                          .expect = CB_EXPECT_GATHER,
+                                          .counts = cb_counts_gathered,
+                                          .bus_factor = cb_bus_factor_one,
+                                          .algbw_bytes = algbw_param_times_n_minus_1,
+                                          .no_op_column = "",
+                                          .pow2_ranks = 1};
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
@@ -50,12 +64,8 @@ static const cb_kernel *const kernels[] = {
     &nccl_ce,
 };
 
-static const cb_collective hypercube = {
+const cb_collective cb_hypercube_collective = {
     .shape = &cb_shape_hypercube,
     .kernels = kernels,
     .nkernels = sizeof kernels / sizeof kernels[0],
 };
-
-int main(int argc, char **argv) {
-  return cb_main(&hypercube, argc, argv);
-}

@@ -3,7 +3,15 @@
 #include "collective.h"
 #include "nccl_call.h"
 #include "nccl_kernels.h"
-#include "runner.h"
+
+/* What the collective moves (coll_shape.h): as nccl-tests 2.19 defines it. */
+const cb_coll_shape cb_shape_reduce = {.name = "reduce",
+                                       .reduces = 1,
+                                       .rooted = 1,
+                                       .expect = CB_EXPECT_REDUCE_ROOT,
+                                       .counts = cb_counts_same,
+                                       .bus_factor = cb_bus_factor_one,
+                                       .algbw_bytes = cb_algbw_param};
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
@@ -31,12 +39,8 @@ static const cb_kernel *const kernels[] = {
     &nccl, &cb_reduce_ring, &cb_reduce_ll, &cb_reduce_direct, &nccl_sym, &nccl_ce,
 };
 
-static const cb_collective reduce = {
+const cb_collective cb_reduce_collective = {
     .shape = &cb_shape_reduce,
     .kernels = kernels,
     .nkernels = sizeof kernels / sizeof kernels[0],
 };
-
-int main(int argc, char **argv) {
-  return cb_main(&reduce, argc, argv);
-}

@@ -2,7 +2,14 @@
 #include "collective.h"
 #include "nccl_call.h"
 #include "nccl_kernels.h"
-#include "runner.h"
+
+/* What the collective moves (coll_shape.h): as nccl-tests 2.19 defines it. */
+const cb_coll_shape cb_shape_reduce_scatter = {.name = "reduce_scatter",
+                                               .reduces = 1,
+                                               .expect = CB_EXPECT_REDUCE_BLOCK,
+                                               .counts = cb_counts_scattered,
+                                               .bus_factor = cb_bus_factor_n_minus_1_over_n,
+                                               .algbw_bytes = cb_algbw_param_times_n};
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
@@ -38,12 +45,8 @@ static const cb_kernel *const kernels[] = {
     &nccl_ce,
 };
 
-static const cb_collective reduce_scatter = {
+const cb_collective cb_reduce_scatter_collective = {
     .shape = &cb_shape_reduce_scatter,
     .kernels = kernels,
     .nkernels = sizeof kernels / sizeof kernels[0],
 };
-
-int main(int argc, char **argv) {
-  return cb_main(&reduce_scatter, argc, argv);
-}

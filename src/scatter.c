@@ -2,10 +2,17 @@
 #include "collective.h"
 #include "nccl_call.h"
 #include "nccl_kernels.h"
-#include "runner.h"
 
 /* NCCL's scatter as nccl-tests 2.19 calls it. */
 #define NCCL_SCATTER "ncclScatter (grouped ncclSend/ncclRecv before NCCL 2.28)"
+
+/* What the collective moves (coll_shape.h): as nccl-tests 2.19 defines it. */
+const cb_coll_shape cb_shape_scatter = {.name = "scatter",
+                                        .rooted = 1,
+                                        .expect = CB_EXPECT_SCATTER,
+                                        .counts = cb_counts_scattered,
+                                        .bus_factor = cb_bus_factor_n_minus_1_over_n,
+                                        .algbw_bytes = cb_algbw_param_times_n};
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
@@ -36,12 +43,8 @@ static const cb_kernel *const kernels[] = {
     &nccl, &cb_scatter_ll, &cb_scatter_direct, &cb_scatter_ce, &nccl_sym, &nccl_ce,
 };
 
-static const cb_collective scatter = {
+const cb_collective cb_scatter_collective = {
     .shape = &cb_shape_scatter,
     .kernels = kernels,
     .nkernels = sizeof kernels / sizeof kernels[0],
 };
-
-int main(int argc, char **argv) {
-  return cb_main(&scatter, argc, argv);
-}

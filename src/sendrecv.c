@@ -2,7 +2,14 @@
 #include "collective.h"
 #include "nccl_call.h"
 #include "nccl_kernels.h"
-#include "runner.h"
+
+/* What the collective moves (coll_shape.h): as nccl-tests 2.19 defines it. */
+const cb_coll_shape cb_shape_sendrecv = {.name = "sendrecv",
+                                         .op_column = 1,
+                                         .expect = CB_EXPECT_FROM_PREV,
+                                         .counts = cb_counts_same,
+                                         .bus_factor = cb_bus_factor_one,
+                                         .algbw_bytes = cb_algbw_param};
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
@@ -35,12 +42,8 @@ static const cb_kernel *const kernels[] = {
     &cb_sendrecv_ce, &nccl_sym,         &nccl_ce,
 };
 
-static const cb_collective sendrecv = {
+const cb_collective cb_sendrecv_collective = {
     .shape = &cb_shape_sendrecv,
     .kernels = kernels,
     .nkernels = sizeof kernels / sizeof kernels[0],
 };
-
-int main(int argc, char **argv) {
-  return cb_main(&sendrecv, argc, argv);
-}

@@ -1,7 +1,8 @@
 /* What each collective moves: element counts per rank, in-place offsets,
  * the bus-bandwidth factor and how its expected output follows from the
- * inputs. One const struct per collective, as nccl-tests
- * defines them, so collbench's busbw is comparable with nccl-tests'. */
+ * inputs. One const struct per collective, in its program's file
+ * (src/<program>.c), as nccl-tests defines them, so collbench's busbw is
+ * comparable with nccl-tests'. */
 #ifndef CB_COLL_SHAPE_H
 #define CB_COLL_SHAPE_H
 
@@ -65,17 +66,27 @@ typedef struct cb_coll_shape {
   const char *(*environment)(char *err, size_t len);
 } cb_coll_shape;
 
-extern const cb_coll_shape cb_shape_all_reduce;
-extern const cb_coll_shape cb_shape_all_gather;
-extern const cb_coll_shape cb_shape_reduce_scatter;
-extern const cb_coll_shape cb_shape_alltoall;
-extern const cb_coll_shape cb_shape_sendrecv;
-extern const cb_coll_shape cb_shape_broadcast;
-extern const cb_coll_shape cb_shape_reduce;
-extern const cb_coll_shape cb_shape_gather;
-extern const cb_coll_shape cb_shape_scatter;
-extern const cb_coll_shape cb_shape_alltoallv;
-extern const cb_coll_shape cb_shape_hypercube;
+/* What the shapes are made of. Each collective's own shape is in its
+ * program's file (src/<program>.c); these are the pieces several share. */
+
+/* Per-rank block of the gather/scatter-like collectives: whole 16-byte
+ * multiples, as nccl-tests rounds them, so every rank's block is aligned. */
+size_t cb_block_count(size_t bytes, size_t elem_size, int nranks);
+/* Counts: send and receive both hold the message (all_reduce, sendrecv,
+ * broadcast, reduce). */
+void cb_counts_same(size_t bytes, size_t elem_size, int nranks, int rank, cb_counts *out);
+/* Counts: one block sent, n received, a rank's own block of the output its
+ * in-place input (all_gather, gather, hypercube). */
+void cb_counts_gathered(size_t bytes, size_t elem_size, int nranks, int rank, cb_counts *out);
+/* Counts: n blocks sent, one received, a rank's block of the input its
+ * in-place output (reduce_scatter, scatter). */
+void cb_counts_scattered(size_t bytes, size_t elem_size, int nranks, int rank, cb_counts *out);
+/* Bus factors: (n - 1) / n, and 1. */
+double cb_bus_factor_n_minus_1_over_n(int nranks);
+double cb_bus_factor_one(int nranks);
+/* algbw's bytes: the count argument's, and n times them. */
+size_t cb_algbw_param(const cb_counts *c, size_t elem_size, int nranks);
+size_t cb_algbw_param_times_n(const cb_counts *c, size_t elem_size, int nranks);
 
 /* The redop of a row (JSON, CSV, messages): the op's name, or "none" for
  * collectives without one. */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "collectives.h"
 #include "options.h"
 #include "report.h"
 

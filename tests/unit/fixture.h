@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "coll_shape.h"
+#include "collectives.h"
 
 #define FX_MAX_LINES 128
 #define FX_MAX_ROWS  64

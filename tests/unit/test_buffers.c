@@ -7,6 +7,7 @@
 
 #include "buffers.h"
 #include "check.h"
+#include "collectives.h"
 
 static const cb_coll_shape *const shapes[] = {
     &cb_shape_all_reduce, &cb_shape_all_gather, &cb_shape_reduce_scatter, &cb_shape_alltoall,

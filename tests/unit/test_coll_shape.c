@@ -13,6 +13,7 @@
 #include "alltoallv_env.h"
 #include "check.h"
 #include "coll_shape.h"
+#include "collectives.h"
 #include "fixture.h"
 #include "sizes.h"
 

@@ -4,6 +4,7 @@
 
 #include "check.h"
 #include "collective.h"
+#include "collectives.h"
 
 static const char *ring_unavailable(void) {
   return "fake ring library not installed";

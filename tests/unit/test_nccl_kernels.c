@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "collectives.h"
 #include "nccl_kernels.h"
 #include "options.h"
 #include "tunables.h"

@@ -8,9 +8,10 @@
 #include <string.h>
 
 #include "check.h"
+#include "collectives.h"
 #include "fixture.h"
-#include "opts_check.h"
 #include "options.h"
+#include "opts_check.h"
 #include "report.h"
 
 /* ---- helpers ----------------------------------------------------------- */

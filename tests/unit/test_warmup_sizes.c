@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "collective.h"
+#include "collectives.h"
 #include "sizes.h"
 #include "types.h"
 #include "warmup.h"
