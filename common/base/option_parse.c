@@ -112,8 +112,26 @@ const char *cb_kernel_word(const char *p, char word[CB_KERNEL_WORD_MAX], size_t 
   return comma ? comma + 1 : NULL;
 }
 
+/* The words -k takes only alone, and why a comma list refuses each. */
+static const struct {
+  const char *word, *why;
+} alone_words[] = {
+    {"all", "all (every kernel) cannot be combined with other kernels: give -k all alone, or a "
+            "comma list of ids and names"},
+    {"list", "list (print the kernels, run none) cannot be combined with kernels: give -k list "
+             "alone"},
+};
+enum { NALONE = sizeof alone_words / sizeof alone_words[0] };
+
+/* The row of alone_words that word is, or -1. */
+static int alone_word(const char *word) {
+  for (int i = 0; i < NALONE; i++)
+    if (strcmp(word, alone_words[i].word) == 0) return i;
+  return -1;
+}
+
 int cb_kernel_spec_check(const char *spec, char *err, size_t err_len) {
-  if (strcmp(spec, "all") == 0 || strcmp(spec, "list") == 0) return 0;
+  if (alone_word(spec) >= 0) return 0;
   char word[CB_KERNEL_WORD_MAX];
   size_t len;
   for (const char *p = spec; p;) {
@@ -123,18 +141,9 @@ int cb_kernel_spec_check(const char *spec, char *err, size_t err_len) {
                spec);
       return -1;
     }
-    if (strcmp(word, "all") == 0) {
-      snprintf(err, err_len,
-               "bad -k '%s': all (every kernel) cannot be combined with other kernels: give -k "
-               "all alone, or a comma list of ids and names",
-               spec);
-      return -1;
-    }
-    if (strcmp(word, "list") == 0) {
-      snprintf(err, err_len,
-               "bad -k '%s': list (print the kernels, run none) cannot be combined with kernels: "
-               "give -k list alone",
-               spec);
+    int a = alone_word(word);
+    if (a >= 0) {
+      snprintf(err, err_len, "bad -k '%s': %s", spec, alone_words[a].why);
       return -1;
     }
   }

@@ -11,48 +11,53 @@
 #include "error.h"
 #include "types.h"
 
-/* Calls F<T>(args...) for the C type of dtype. */
-#define CB_DISPATCH_TYPE(dtype, F, ...)                                                            \
+/* Calls CALL(T, args...) for the C type T of dtype: the one switch over
+ * cb_dtype that the dispatches below are made of. */
+#define CB_DISPATCH_EACH_TYPE(dtype, CALL, ...)                                                    \
   switch (dtype) {                                                                                 \
   case CB_INT8:                                                                                    \
-    F<int8_t>(__VA_ARGS__);                                                                        \
+    CALL(int8_t, __VA_ARGS__);                                                                     \
     break;                                                                                         \
   case CB_UINT8:                                                                                   \
-    F<uint8_t>(__VA_ARGS__);                                                                       \
+    CALL(uint8_t, __VA_ARGS__);                                                                    \
     break;                                                                                         \
   case CB_INT32:                                                                                   \
-    F<int32_t>(__VA_ARGS__);                                                                       \
+    CALL(int32_t, __VA_ARGS__);                                                                    \
     break;                                                                                         \
   case CB_UINT32:                                                                                  \
-    F<uint32_t>(__VA_ARGS__);                                                                      \
+    CALL(uint32_t, __VA_ARGS__);                                                                   \
     break;                                                                                         \
   case CB_INT64:                                                                                   \
-    F<int64_t>(__VA_ARGS__);                                                                       \
+    CALL(int64_t, __VA_ARGS__);                                                                    \
     break;                                                                                         \
   case CB_UINT64:                                                                                  \
-    F<uint64_t>(__VA_ARGS__);                                                                      \
+    CALL(uint64_t, __VA_ARGS__);                                                                   \
     break;                                                                                         \
   case CB_HALF:                                                                                    \
-    F<__half>(__VA_ARGS__);                                                                        \
+    CALL(__half, __VA_ARGS__);                                                                     \
     break;                                                                                         \
   case CB_FLOAT:                                                                                   \
-    F<float>(__VA_ARGS__);                                                                         \
+    CALL(float, __VA_ARGS__);                                                                      \
     break;                                                                                         \
   case CB_DOUBLE:                                                                                  \
-    F<double>(__VA_ARGS__);                                                                        \
+    CALL(double, __VA_ARGS__);                                                                     \
     break;                                                                                         \
   case CB_BFLOAT16:                                                                                \
-    F<__nv_bfloat16>(__VA_ARGS__);                                                                 \
+    CALL(__nv_bfloat16, __VA_ARGS__);                                                              \
     break;                                                                                         \
   case CB_F8E4M3:                                                                                  \
-    F<__nv_fp8_e4m3>(__VA_ARGS__);                                                                 \
+    CALL(__nv_fp8_e4m3, __VA_ARGS__);                                                              \
     break;                                                                                         \
   case CB_F8E5M2:                                                                                  \
-    F<__nv_fp8_e5m2>(__VA_ARGS__);                                                                 \
+    CALL(__nv_fp8_e5m2, __VA_ARGS__);                                                              \
     break;                                                                                         \
   default:                                                                                         \
     cb_fatal("unknown datatype %d", (int)(dtype));                                                 \
   }
+
+/* Calls F<T>(args...) for the C type of dtype. */
+#define CB_CALL_TYPED(T, F, ...)        F<T>(__VA_ARGS__)
+#define CB_DISPATCH_TYPE(dtype, F, ...) CB_DISPATCH_EACH_TYPE(dtype, CB_CALL_TYPED, F, __VA_ARGS__)
 
 /* Calls F<T, OP>(args...) for the C type of dtype and the op. */
 #define CB_DISPATCH_OP(T, op, F, ...)                                                              \
@@ -80,45 +85,6 @@
   }
 
 #define CB_DISPATCH_TYPE_OP(dtype, op, F, ...)                                                     \
-  switch (dtype) {                                                                                 \
-  case CB_INT8:                                                                                    \
-    CB_DISPATCH_OP(int8_t, op, F, __VA_ARGS__);                                                    \
-    break;                                                                                         \
-  case CB_UINT8:                                                                                   \
-    CB_DISPATCH_OP(uint8_t, op, F, __VA_ARGS__);                                                   \
-    break;                                                                                         \
-  case CB_INT32:                                                                                   \
-    CB_DISPATCH_OP(int32_t, op, F, __VA_ARGS__);                                                   \
-    break;                                                                                         \
-  case CB_UINT32:                                                                                  \
-    CB_DISPATCH_OP(uint32_t, op, F, __VA_ARGS__);                                                  \
-    break;                                                                                         \
-  case CB_INT64:                                                                                   \
-    CB_DISPATCH_OP(int64_t, op, F, __VA_ARGS__);                                                   \
-    break;                                                                                         \
-  case CB_UINT64:                                                                                  \
-    CB_DISPATCH_OP(uint64_t, op, F, __VA_ARGS__);                                                  \
-    break;                                                                                         \
-  case CB_HALF:                                                                                    \
-    CB_DISPATCH_OP(__half, op, F, __VA_ARGS__);                                                    \
-    break;                                                                                         \
-  case CB_FLOAT:                                                                                   \
-    CB_DISPATCH_OP(float, op, F, __VA_ARGS__);                                                     \
-    break;                                                                                         \
-  case CB_DOUBLE:                                                                                  \
-    CB_DISPATCH_OP(double, op, F, __VA_ARGS__);                                                    \
-    break;                                                                                         \
-  case CB_BFLOAT16:                                                                                \
-    CB_DISPATCH_OP(__nv_bfloat16, op, F, __VA_ARGS__);                                             \
-    break;                                                                                         \
-  case CB_F8E4M3:                                                                                  \
-    CB_DISPATCH_OP(__nv_fp8_e4m3, op, F, __VA_ARGS__);                                             \
-    break;                                                                                         \
-  case CB_F8E5M2:                                                                                  \
-    CB_DISPATCH_OP(__nv_fp8_e5m2, op, F, __VA_ARGS__);                                             \
-    break;                                                                                         \
-  default:                                                                                         \
-    cb_fatal("unknown datatype %d", (int)(dtype));                                                 \
-  }
+  CB_DISPATCH_EACH_TYPE(dtype, CB_DISPATCH_OP, op, F, __VA_ARGS__)
 
 #endif
