@@ -100,6 +100,7 @@
 #include "device/ll_packet.cuh"
 #include "device/ll_tiles.cuh"
 #include "device/pack8.cuh"
+#include "device/peer_pick.cuh"
 #include "device/signal.cuh"
 #include "device/spin.cuh"
 #include "device/mutation.cuh"
@@ -113,10 +114,7 @@ typedef struct {
 /* Rank (rank + p) % nranks's credit area (p = 0: ours), by selects: see
  * cb_ll_scratch_of. */
 __device__ __forceinline__ uint64_t *cb_ll_credit_of(const cb_ll_push_mesh &v, int p) {
-  uint64_t *c = v.credit[0];
-#pragma unroll
-  for (int k = 1; k < CB_MAX_PEERS; k++) c = p == k ? v.credit[k] : c;
-  return c;
+  return cb_peer_pick(v.credit, p);
 }
 
 /* Where in its call a receiver's warp returns its credit: in its first

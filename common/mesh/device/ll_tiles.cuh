@@ -66,6 +66,7 @@
 #include "device/mutation.cuh"
 #include "ll_flag.h"
 #include "ll_mesh.h"
+#include "peer_pick.cuh"
 
 __device__ __forceinline__ size_t cb_ll_first_tile() {
   return ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
@@ -164,12 +165,10 @@ __device__ __forceinline__ void cb_ll_pull_tiles(const cb_ll_mesh &m, size_t npa
  * index: an index known only at run time would get the kernel's whole
  * parameter block copied to local memory at every launch, and unrolling
  * the peer loops instead (constant indices) made the kernel larger and
- * measurably slower at 8-16 KiB (docs/performance.md, "LL epochs per tile"). */
+ * measurably slower at 8-16 KiB (docs/performance.md, "LL epochs per tile").
+ * The selects: peer_pick.cuh. */
 __device__ __forceinline__ uint4 *cb_ll_scratch_of(const cb_ll_mesh &m, int p) {
-  uint4 *s = m.scratch[0];
-#pragma unroll
-  for (int k = 1; k < CB_MAX_PEERS; k++) s = p == k ? m.scratch[k] : s;
-  return s;
+  return cb_peer_pick(m.scratch, p);
 }
 
 /* Packet i from rank src, in the scratch of rank (rank + p) % nranks
