@@ -67,13 +67,7 @@ extern "C" void cb_ce_push_setup(cb_kernel_ctx *ctx, const char *parallel_env) {
   /* Checked at start, equal on every rank (tunables.c). */
   st->parallel = (int)cb_tunable(parallel_env);
   st->own_by_sm = cb_tunable_is("CB_CE_OWN_COPY", "sm");
-  cb_peer_share(ctx->world, ctx->recv_buf, ctx->recv_buf_bytes, &st->recv);
-  cb_ce_flags_setup(ctx, &st->flags);
-  CB_CUDA(cudaEventCreateWithFlags(&st->fork, cudaEventDisableTiming));
-  for (int p = 0; p < ctx->nranks - 1; p++) {
-    CB_CUDA(cudaStreamCreateWithFlags(&st->side[p], cudaStreamNonBlocking));
-    CB_CUDA(cudaEventCreateWithFlags(&st->join[p], cudaEventDisableTiming));
-  }
+  cb_ce_side_setup(ctx, &st->io);
   CB_CUDA(cudaDeviceSynchronize());
   ctx->state = st;
 }
@@ -81,13 +75,7 @@ extern "C" void cb_ce_push_setup(cb_kernel_ctx *ctx, const char *parallel_env) {
 extern "C" void cb_ce_push_teardown(cb_kernel_ctx *ctx) {
   cb_ce_push_state *st = (cb_ce_push_state *)ctx->state;
   if (!st) return; /* the setup refused the run */
-  for (int p = 0; p < ctx->nranks - 1; p++) {
-    CB_CUDA(cudaStreamDestroy(st->side[p]));
-    CB_CUDA(cudaEventDestroy(st->join[p]));
-  }
-  CB_CUDA(cudaEventDestroy(st->fork));
-  cb_peer_free(ctx->world, &st->recv); /* unmaps the peers' buffers; ours is the harness's */
-  cb_ce_flags_free(ctx, &st->flags);
+  cb_ce_side_free(ctx, &st->io);
   free(st);
   ctx->state = NULL;
 }
@@ -99,24 +87,24 @@ extern "C" void cb_ce_push_launch(cb_kernel_ctx *ctx, const char *src, size_t sr
   if (bytes == 0) return; /* on every rank alike: nothing to move, no epoch */
   char *dst[CB_MAX_PEERS];
   for (int r = 0; r < n; r++) {
-    dst[r] = (char *)cb_peer_ptr_in(&st->recv, 1, r, mine);
+    dst[r] = (char *)cb_peer_ptr_in(&st->io.recv, 1, r, mine);
     if (!dst[r]) cb_fatal("kernel %s: the output is not in the harness's buffer", ctx->kernel_name);
   }
   const unsigned every_peer = cb_ce_every_peer(n);
 
-  cb_ce_flags_launch(ctx, &st->flags, every_peer, 0, stream);
-  if (st->parallel && n > 1) CB_CUDA(cudaEventRecord(st->fork, stream)); /* after the start */
+  cb_ce_flags_launch(ctx, &st->io.flags, every_peer, 0, stream);
+  if (st->parallel && n > 1) CB_CUDA(cudaEventRecord(st->io.fork, stream)); /* after the start */
   for (int p = 1; p < n; p++) {
     int peer = (rank + p) % n; /* from the next rank on: ranks spread over the links */
-    cudaStream_t s = st->parallel ? st->side[p - 1] : stream;
-    if (st->parallel) CB_CUDA(cudaStreamWaitEvent(s, st->fork, 0));
+    cudaStream_t s = st->parallel ? st->io.side[p - 1] : stream;
+    if (st->parallel) CB_CUDA(cudaStreamWaitEvent(s, st->io.fork, 0));
     CB_CUDA(
         cudaMemcpyAsync(dst[peer], src + (size_t)peer * src_stride, bytes, cudaMemcpyDefault, s));
-    if (st->parallel) CB_CUDA(cudaEventRecord(st->join[p - 1], s));
+    if (st->parallel) CB_CUDA(cudaEventRecord(st->io.join[p - 1], s));
   }
   const char *own = src + (size_t)rank * src_stride;
   if (own != mine) copy_own(st, mine, own, bytes, stream);
   if (st->parallel)
-    for (int p = 1; p < n; p++) CB_CUDA(cudaStreamWaitEvent(stream, st->join[p - 1], 0));
-  cb_ce_flags_launch(ctx, &st->flags, every_peer, 1, stream);
+    for (int p = 1; p < n; p++) CB_CUDA(cudaStreamWaitEvent(stream, st->io.join[p - 1], 0));
+  cb_ce_flags_launch(ctx, &st->io.flags, every_peer, 1, stream);
 }

@@ -11,21 +11,17 @@
 
 #include <cuda_runtime_api.h>
 
-#include "ce_flags.h"
+#include "ce_side.h"
 #include "collective.h"
-#include "peer_memory.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct {
-  cb_peer_buffer recv; /* the harness's receive buffer of every rank */
-  cb_ce_flags flags;   /* the start and end handshakes, with every peer */
-  int parallel;        /* copies to peers on side streams */
-  int own_by_sm;       /* our own run into our own block by a kernel (CB_CE_OWN_COPY=sm) */
-  cudaStream_t side[CB_MAX_PEERS];
-  cudaEvent_t fork, join[CB_MAX_PEERS];
+  cb_ce_side io; /* receive buffers, the handshakes (with every peer), side streams */
+  int parallel;  /* copies to peers on side streams */
+  int own_by_sm; /* our own run into our own block by a kernel (CB_CE_OWN_COPY=sm) */
 } cb_ce_push_state;
 
 /* Collective: a cb_ce_push_state in ctx->state. parallel_env names the

@@ -18,26 +18,14 @@ extern "C" void cb_ce_rooted_setup(cb_kernel_ctx *ctx) {
   if (cb_refuse_shared_gpus(ctx, "its copies wait on a spinning flag kernel")) return;
   cb_ce_rooted_state *st = (cb_ce_rooted_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
-  cb_peer_share(ctx->world, ctx->recv_buf, ctx->recv_buf_bytes, &st->recv);
-  cb_ce_flags_setup(ctx, &st->flags);
-  CB_CUDA(cudaEventCreateWithFlags(&st->fork, cudaEventDisableTiming));
-  for (int p = 0; p < ctx->nranks - 1; p++) {
-    CB_CUDA(cudaStreamCreateWithFlags(&st->side[p], cudaStreamNonBlocking));
-    CB_CUDA(cudaEventCreateWithFlags(&st->join[p], cudaEventDisableTiming));
-  }
+  cb_ce_side_setup(ctx, &st->io);
   ctx->state = st;
 }
 
 extern "C" void cb_ce_rooted_teardown(cb_kernel_ctx *ctx) {
   cb_ce_rooted_state *st = (cb_ce_rooted_state *)ctx->state;
   if (!st) return; /* the setup refused the run */
-  for (int p = 0; p < ctx->nranks - 1; p++) {
-    CB_CUDA(cudaStreamDestroy(st->side[p]));
-    CB_CUDA(cudaEventDestroy(st->join[p]));
-  }
-  CB_CUDA(cudaEventDestroy(st->fork));
-  cb_peer_free(ctx->world, &st->recv); /* unmaps the peers' buffers; ours is the harness's */
-  cb_ce_flags_free(ctx, &st->flags);
+  cb_ce_side_free(ctx, &st->io);
   free(st);
   ctx->state = NULL;
 }
@@ -50,21 +38,21 @@ static void copy_all(const cb_kernel_ctx *ctx, const cb_ce_rooted_state *st,
   int side = 0, remote = 0;
   for (int k = 0; k < ncopies; k++) remote += copies[k].to != ctx->rank;
   if (remote > ctx->nranks - 1) cb_fatal("kernel %s: more copies than peers", ctx->kernel_name);
-  if (remote) CB_CUDA(cudaEventRecord(st->fork, stream)); /* after the start kernel */
+  if (remote) CB_CUDA(cudaEventRecord(st->io.fork, stream)); /* after the start kernel */
   for (int k = 0; k < ncopies; k++) {
     const cb_ce_copy *c = &copies[k];
-    void *dst = cb_peer_ptr_in(&st->recv, 1, c->to, c->dst);
+    void *dst = cb_peer_ptr_in(&st->io.recv, 1, c->to, c->dst);
     if (!dst) cb_fatal("kernel %s: the output is not in the harness's buffer", ctx->kernel_name);
     if (c->to == ctx->rank) {
       CB_CUDA(cudaMemcpyAsync(dst, c->src, bytes, cudaMemcpyDefault, stream));
       continue;
     }
-    CB_CUDA(cudaStreamWaitEvent(st->side[side], st->fork, 0));
-    CB_CUDA(cudaMemcpyAsync(dst, c->src, bytes, cudaMemcpyDefault, st->side[side]));
-    CB_CUDA(cudaEventRecord(st->join[side], st->side[side]));
+    CB_CUDA(cudaStreamWaitEvent(st->io.side[side], st->io.fork, 0));
+    CB_CUDA(cudaMemcpyAsync(dst, c->src, bytes, cudaMemcpyDefault, st->io.side[side]));
+    CB_CUDA(cudaEventRecord(st->io.join[side], st->io.side[side]));
     side++;
   }
-  for (int k = 0; k < side; k++) CB_CUDA(cudaStreamWaitEvent(stream, st->join[k], 0));
+  for (int k = 0; k < side; k++) CB_CUDA(cudaStreamWaitEvent(stream, st->io.join[k], 0));
 }
 
 extern "C" void cb_ce_rooted_launch(cb_kernel_ctx *ctx, int root, const cb_ce_copy *copies,
@@ -75,7 +63,7 @@ extern "C" void cb_ce_rooted_launch(cb_kernel_ctx *ctx, int root, const cb_ce_co
   unsigned partners = 0;  /* the root with every other rank */
   for (int p = 1; p < n; p++)
     if (rank == root || (rank + p) % n == root) partners |= CB_HS_OFFSET(p);
-  cb_ce_flags_launch(ctx, &st->flags, partners, 0, stream);
+  cb_ce_flags_launch(ctx, &st->io.flags, partners, 0, stream);
   copy_all(ctx, st, copies, ncopies, bytes, stream);
-  cb_ce_flags_launch(ctx, &st->flags, partners, 1, stream);
+  cb_ce_flags_launch(ctx, &st->io.flags, partners, 1, stream);
 }

@@ -16,19 +16,15 @@
 
 #include <cuda_runtime_api.h>
 
-#include "ce_flags.h"
+#include "ce_side.h"
 #include "collective.h"
-#include "peer_memory.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct {
-  cb_peer_buffer recv; /* the harness's receive buffer of every rank */
-  cb_ce_flags flags;
-  cudaStream_t side[CB_MAX_PEERS]; /* [k]: the k-th copy to another rank */
-  cudaEvent_t fork, join[CB_MAX_PEERS];
+  cb_ce_side io; /* receive buffers, the handshakes, side streams */
 } cb_ce_rooted_state;
 
 /* One copy of a call: `bytes` bytes from src (ours) into rank `to`'s

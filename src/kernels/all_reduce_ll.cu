@@ -35,34 +35,24 @@ typedef struct {
 template <typename T, int OP> __global__ void ll_kernel(ll_args a) {
   const cb_ll_mesh &m = a.m;
   const size_t npackets = (a.bytes + 7) / 8;
-  const size_t ntiles = (npackets + CB_LL_TILE - 1) / CB_LL_TILE;
   /* Push: every packet of this warp's tiles to every peer. */
-  for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
-    const uint64_t epoch = cb_ll_epoch(m, t);
-    const uint32_t flag = cb_ll_flag(epoch);
-    const size_t i = cb_ll_packet(t);
+  cb_ll_tiles<CB_LL_KEEP_OPEN>(m, cb_ll_tiles_of_packets(npackets), [&](const cb_ll_at &at) {
     /* Lanes past the message write filler: every slot of a tile is
      * rewritten at every epoch of its half (ll_tiles.cuh, "Counters"). */
-    uint2 mine = i < npackets ? cb_load_pack8(a.send, i, a.bytes) : make_uint2(0, 0);
+    uint2 mine = at.i < npackets ? cb_load_pack8(a.send, at.i, a.bytes) : make_uint2(0, 0);
     for (int p = 1; p < m.nranks; p++)
-      cb_ll16_write(cb_ll_slot(m, p, epoch, m.rank, i), mine, flag);
-  }
+      cb_ll16_write(cb_ll_slot(m, p, at.epoch, m.rank, at.i), mine, at.flag);
+  });
   /* Pull: every rank's packets for the same tiles, ours from our input,
    * reduced in rank order 0, 1, ..., n-1 on every rank, so floating-point
    * sums and min/max of signed zeros and NaNs give the same bits everywhere. */
-  for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
-    const uint64_t epoch = cb_ll_epoch(m, t);
-    const uint32_t flag = cb_ll_flag(epoch);
-    const size_t i = cb_ll_packet(t);
-    if (i < npackets) {
-      /* Our own element is loaded before the polls, so its latency hides
-       * behind them rather than following them. */
-      const uint2 mine = cb_load_pack8(a.send, i, a.bytes);
-      cb_store_pack8(a.recv, i, a.bytes,
-                     cb_ll_reduce_ranks<T, OP>(m, epoch, flag, i, mine, a.spin));
-    }
-    cb_ll_tile_done(m, t, epoch);
-  }
+  cb_ll_pull_tiles(m, npackets, [&](const cb_ll_at &at) {
+    /* Our own element is loaded before the polls, so its latency hides
+     * behind them rather than following them. */
+    const uint2 mine = cb_load_pack8(a.send, at.i, a.bytes);
+    cb_store_pack8(a.recv, at.i, a.bytes,
+                   cb_ll_reduce_ranks<T, OP>(m, at.epoch, at.flag, at.i, mine, a.spin));
+  });
 }
 
 template <typename T, int OP>

@@ -101,45 +101,34 @@ __device__ __forceinline__ uint2 take_result(const ll2_args &a, uint64_t epoch, 
 template <typename T, int OP> __global__ void ll2_kernel(ll2_args a) {
   const cb_ll_mesh &m = a.m;
   const int n = m.nranks, r = m.rank;
-  const size_t ntiles = (a.chunk + CB_LL_TILE - 1) / CB_LL_TILE;
+  const size_t ntiles = cb_ll_tiles_of_packets(a.chunk);
   /* Shot 1: packet i of every peer's chunk into its region 1. */
-  for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
-    const uint64_t epoch = cb_ll_epoch(m, t);
-    const uint32_t flag = cb_ll_flag(epoch);
-    const size_t i = cb_ll_packet(t);
+  cb_ll_tiles<CB_LL_KEEP_OPEN>(m, ntiles, [&](const cb_ll_at &at) {
     for (int p = 1; p < n; p++) {
-      uint2 v = i < a.chunk ? chunk_packet(a, (r + p) % n, i) : make_uint2(0, 0); /* filler */
-      cb_ll16_write(cb_ll_slot(m, p, epoch, r, i), v, flag);
+      uint2 v = at.i < a.chunk ? chunk_packet(a, (r + p) % n, at.i) : make_uint2(0, 0); /* filler */
+      cb_ll16_write(cb_ll_slot(m, p, at.epoch, r, at.i), v, at.flag);
     }
-  }
+  });
   /* Reduce our chunk in rank order, keep the result, shot 2 to every peer. */
-  for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
-    const uint64_t epoch = cb_ll_epoch(m, t);
-    const uint32_t flag = cb_ll_flag(epoch);
-    const size_t i = cb_ll_packet(t);
+  cb_ll_tiles<CB_LL_KEEP_OPEN>(m, ntiles, [&](const cb_ll_at &at) {
     uint2 acc = make_uint2(0, 0); /* filler past C */
-    if (i < a.chunk) {
+    if (at.i < a.chunk) {
       /* Our own packet is loaded before the polls, so its latency hides
        * behind them rather than following them. */
-      const uint2 mine = chunk_packet(a, r, i);
-      acc = cb_ll_reduce_ranks<T, OP>(m, epoch, flag, i, mine, a.spin);
-      store_chunk_packet(a, r, i, acc);
+      const uint2 mine = chunk_packet(a, r, at.i);
+      acc = cb_ll_reduce_ranks<T, OP>(m, at.epoch, at.flag, at.i, mine, a.spin);
+      store_chunk_packet(a, r, at.i, acc);
     }
-    for (int p = 1; p < n; p++) cb_ll16_write(cb_ll_slot(m, p, epoch, r, a.region2 + i), acc, flag);
-  }
+    for (int p = 1; p < n; p++)
+      cb_ll16_write(cb_ll_slot(m, p, at.epoch, r, a.region2 + at.i), acc, at.flag);
+  });
   /* Pull: every peer's result into its chunk of our output. */
-  for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
-    const uint64_t epoch = cb_ll_epoch(m, t);
-    const uint32_t flag = cb_ll_flag(epoch);
-    const size_t i = cb_ll_packet(t);
-    if (i < a.chunk) {
-      for (int p = 1; p < n; p++) {
-        const int q = (r + p) % n;
-        store_chunk_packet(a, q, i, take_result(a, epoch, flag, q, i));
-      }
+  cb_ll_pull_tiles(m, a.chunk, [&](const cb_ll_at &at) {
+    for (int p = 1; p < n; p++) {
+      const int q = (r + p) % n;
+      store_chunk_packet(a, q, at.i, take_result(a, at.epoch, at.flag, q, at.i));
     }
-    cb_ll_tile_done(m, t, epoch);
-  }
+  });
 }
 
 template <typename T, int OP>

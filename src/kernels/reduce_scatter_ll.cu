@@ -38,36 +38,27 @@ typedef struct {
 template <typename T, int OP> __global__ void rsll_kernel(rsll_args a) {
   const cb_ll_mesh &m = a.m;
   const size_t npackets = (a.bytes + 7) / 8;
-  const size_t ntiles = (npackets + CB_LL_TILE - 1) / CB_LL_TILE;
   /* Push: block q of our input, this warp's tiles, to peer q. */
-  for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
-    const uint64_t epoch = cb_ll_epoch(m, t);
-    const uint32_t flag = cb_ll_flag(epoch);
-    const size_t i = cb_ll_packet(t);
+  cb_ll_tiles<CB_LL_KEEP_OPEN>(m, cb_ll_tiles_of_packets(npackets), [&](const cb_ll_at &at) {
     /* Lanes past the message write filler: every slot of a tile is
      * rewritten at every epoch of its half (ll_tiles.cuh, "Counters"). */
     for (int p = 1; p < m.nranks; p++) {
       int peer = (m.rank + p) % m.nranks;
-      uint2 v = i < npackets ? cb_load_pack8(a.in + (size_t)peer * a.bytes, i, a.bytes)
-                             : make_uint2(0, 0);
-      cb_ll16_write(cb_ll_slot(m, p, epoch, m.rank, i), v, flag);
+      uint2 v = at.i < npackets ? cb_load_pack8(a.in + (size_t)peer * a.bytes, at.i, a.bytes)
+                                : make_uint2(0, 0);
+      cb_ll16_write(cb_ll_slot(m, p, at.epoch, m.rank, at.i), v, at.flag);
     }
-  }
+  });
   /* Pull: every rank's contribution to the same tiles of our block, in rank
    * order; ours from our input. */
   const char *own = a.in + (size_t)m.rank * a.bytes;
-  for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
-    const uint64_t epoch = cb_ll_epoch(m, t);
-    const uint32_t flag = cb_ll_flag(epoch);
-    const size_t i = cb_ll_packet(t);
-    if (i < npackets) {
-      /* Our own block is loaded before the polls, so its latency hides
-       * behind them rather than following them. */
-      const uint2 mine = cb_load_pack8(own, i, a.bytes);
-      cb_store_pack8(a.out, i, a.bytes, cb_ll_reduce_ranks<T, OP>(m, epoch, flag, i, mine, a.spin));
-    }
-    cb_ll_tile_done(m, t, epoch);
-  }
+  cb_ll_pull_tiles(m, npackets, [&](const cb_ll_at &at) {
+    /* Our own block is loaded before the polls, so its latency hides
+     * behind them rather than following them. */
+    const uint2 mine = cb_load_pack8(own, at.i, a.bytes);
+    cb_store_pack8(a.out, at.i, a.bytes,
+                   cb_ll_reduce_ranks<T, OP>(m, at.epoch, at.flag, at.i, mine, a.spin));
+  });
 }
 
 template <typename T, int OP>

@@ -57,16 +57,14 @@ __global__ void srll_kernel(srll_args a) {
   const int next_off = 1 % n, prev_off = n - 1; /* ring offsets (1 rank: both 0, ourselves) */
   const int prev = (m.rank + prev_off) % n;
   const size_t npackets = (a.bytes + 7) / 8;
-  const size_t ntiles = (npackets + CB_LL_TILE - 1) / CB_LL_TILE;
   /* Push: credit back to the previous rank, then our packets to the next. */
-  for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
-    const uint64_t epoch = cb_ll_epoch(m, t);
-    const size_t i = cb_ll_packet(t);
+  cb_ll_tiles<CB_LL_KEEP_OPEN>(m, cb_ll_tiles_of_packets(npackets), [&](const cb_ll_at &at) {
+    const size_t i = at.i;
     const uint2 x = i < npackets ? cb_load_pack8(a.src, i, a.bytes) : make_uint2(0, 0);
-    if (CB_LL_CREDIT_DUE(CB_LL_BEFORE_POLLS)) cb_ll_return_credit(v, t, epoch, prev_off);
-    const cb_ll_clearance c = cb_ll_await_credit(v, t, epoch, next_off, 1, a.spin);
-    if (i < npackets) cb_ll16_write(cb_ll_push_slot(v, c, next_off, i), x, cb_ll_flag(epoch));
-  }
+    if (CB_LL_CREDIT_DUE(CB_LL_BEFORE_POLLS)) cb_ll_return_credit(v, at.t, at.epoch, prev_off);
+    const cb_ll_clearance c = cb_ll_await_credit(v, at.t, at.epoch, next_off, 1, a.spin);
+    if (i < npackets) cb_ll16_write(cb_ll_push_slot(v, c, next_off, i), x, at.flag);
+  });
   /* Pull: the previous rank's packets of the same tiles into our output. */
   cb_ll_receive_from(m, prev, a.out, a.bytes, a.spin);
   /* Nothing in a normal build: where the late_credit mutant returns credit. */

@@ -26,6 +26,7 @@
 
 #include "collective.h"
 #include "cuda_check.h"
+#include "device/ring_bytes.cuh"
 #include "device/ring_fifo.cuh"
 #include "device/ring_slice.cuh"
 #include "ring_mesh.h"
@@ -76,28 +77,14 @@ __global__ void __launch_bounds__(CB_RING_THREADS) srring_kernel(srring_args a) 
   cb_ring_store_pos(a.m, l, pos);
 }
 
-static const void *kernel_of(cb_dtype dtype, cb_redop op) {
-  (void)dtype, (void)op; /* bytes: one instance for all */
-  return (const void *)srring_kernel;
-}
-
 static void cb_sr_ring_setup(cb_kernel_ctx *ctx) {
-  const cb_ring_spec spec = {1, CB_RING_THREADS, kernel_of};
-  cb_ring_setup(ctx, &spec);
+  cb_ring_bytes_setup<srring_args, srring_kernel>(ctx);
 }
 
 static void cb_sr_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
-  const cb_ring_state *st = (const cb_ring_state *)ctx->state;
   srring_args a;
-  a.bytes = call->count * cb_dtype_size(call->dtype);
-  if (a.bytes == 0) return; /* on every rank alike: no slices, no counts */
-  cb_ring_check_aligned(ctx, call);
-  a.send = (const uint8_t *)call->send;
-  a.recv = (uint8_t *)call->recv;
-  a.m = cb_ring_mesh_for(ctx, st);
-  a.spin = CB_SPIN_INFO(ctx);
-  srring_kernel<<<st->channels, CB_RING_THREADS, 0, stream>>>(a);
-  CB_CUDA(cudaGetLastError());
+  if (!cb_ring_bytes_args_for(ctx, call, &a)) return;
+  cb_ring_bytes_launch<srring_args, srring_kernel>(ctx, a, stream);
 }
 
 CB_KERNEL_ROW(cb_sendrecv_ring) =

@@ -25,6 +25,7 @@
 #include "device/mutation.cuh"
 #include "device/spin.cuh"
 #include "peer_memory.h"
+#include "peer_pick.cuh"
 #include "signal.cuh"
 
 #define CB_HS_WORD(block, src) ((size_t)(block)*CB_MAX_PEERS + (size_t)(src))
@@ -41,12 +42,9 @@ typedef struct {
 
 /* Rank r's flag area (r < CB_MAX_PEERS), by selects: an index known only
  * at run time would copy the kernel's parameter block to local memory
- * (see cb_ll_scratch_of). */
+ * (see cb_ll_scratch_of, peer_pick.cuh). */
 __device__ __forceinline__ uint64_t *cb_hs_area_of(const cb_hs_areas &hs, int r) {
-  uint64_t *a = hs.area[0];
-#pragma unroll
-  for (int k = 1; k < CB_MAX_PEERS; k++) a = r == k ? hs.area[k] : a;
-  return a;
+  return cb_peer_pick(hs.area, r);
 }
 
 /* One thread's part of a handshake with one peer: release-store value into

@@ -100,6 +100,7 @@
 #include "device/ll_packet.cuh"
 #include "device/ll_tiles.cuh"
 #include "device/pack8.cuh"
+#include "device/peer_pick.cuh"
 #include "device/signal.cuh"
 #include "device/spin.cuh"
 #include "device/mutation.cuh"
@@ -113,10 +114,7 @@ typedef struct {
 /* Rank (rank + p) % nranks's credit area (p = 0: ours), by selects: see
  * cb_ll_scratch_of. */
 __device__ __forceinline__ uint64_t *cb_ll_credit_of(const cb_ll_push_mesh &v, int p) {
-  uint64_t *c = v.credit[0];
-#pragma unroll
-  for (int k = 1; k < CB_MAX_PEERS; k++) c = p == k ? v.credit[k] : c;
-  return c;
+  return cb_peer_pick(v.credit, p);
 }
 
 /* Where in its call a receiver's warp returns its credit: in its first
@@ -215,17 +213,10 @@ __device__ __forceinline__ uint4 *cb_ll_push_slot(const cb_ll_push_mesh &v,
  * closes the tile (one source: sendrecv, broadcast). */
 __device__ __forceinline__ void cb_ll_receive_from(const cb_ll_mesh &m, int src, char *out,
                                                    size_t bytes, const cb_spin_info &info) {
-  const size_t npackets = (bytes + 7) / 8;
-  const size_t ntiles = (npackets + CB_LL_TILE - 1) / CB_LL_TILE;
-  for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
-    const uint64_t epoch = cb_ll_epoch(m, t);
-    const size_t i = cb_ll_packet(t);
-    if (i < npackets) {
-      uint2 x = cb_ll16_read(cb_ll_slot(m, 0, epoch, src, i), cb_ll_flag(epoch), info, src);
-      cb_store_pack8(out, i, bytes, x);
-    }
-    cb_ll_tile_done(m, t, epoch);
-  }
+  cb_ll_pull_tiles(m, (bytes + 7) / 8, [&](const cb_ll_at &at) {
+    uint2 x = cb_ll16_read(cb_ll_slot(m, 0, at.epoch, src, at.i), at.flag, info, src);
+    cb_store_pack8(out, at.i, bytes, x);
+  });
 }
 
 #endif

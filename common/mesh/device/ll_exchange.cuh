@@ -58,12 +58,9 @@ __device__ __forceinline__ uint2 cb_ll_exchange_take(const cb_ll_exchange_args &
 template <bool ONE_RUN> __global__ void cb_ll_exchange_kernel(cb_ll_exchange_args a) {
   const cb_ll_mesh &m = a.m;
   const size_t npackets = (a.bytes + 7) / 8;
-  const size_t ntiles = (npackets + CB_LL_TILE - 1) / CB_LL_TILE;
   /* Push: this warp's tiles of the run for every peer, and of our own. */
-  for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
-    const uint64_t epoch = cb_ll_epoch(m, t);
-    const uint32_t flag = cb_ll_flag(epoch);
-    const size_t i = cb_ll_packet(t);
+  cb_ll_tiles<CB_LL_KEEP_OPEN>(m, cb_ll_tiles_of_packets(npackets), [&](const cb_ll_at &at) {
+    const size_t i = at.i;
     /* Lanes past the message write filler: every slot of a tile is
      * rewritten at every epoch of its half (ll_tiles.cuh, "Counters"). */
     const bool in_run = i < npackets;
@@ -72,27 +69,21 @@ template <bool ONE_RUN> __global__ void cb_ll_exchange_kernel(cb_ll_exchange_arg
       const int peer = (m.rank + p) % m.nranks;
       uint2 v =
           ONE_RUN || !in_run ? one : cb_load_pack8(a.src + (size_t)peer * a.src_stride, i, a.bytes);
-      cb_ll16_write(cb_ll_slot(m, p, epoch, m.rank, i), v, flag);
+      cb_ll16_write(cb_ll_slot(m, p, at.epoch, m.rank, i), v, at.flag);
     }
     if (a.copy_own && in_run)
       cb_store_pack8(a.out + (size_t)m.rank * a.out_stride, i, a.bytes,
                      ONE_RUN ? one
                              : cb_load_pack8(a.src + (size_t)m.rank * a.src_stride, i, a.bytes));
-  }
+  });
   /* Pull: every peer's packets of the same tiles into its place. */
-  for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
-    const uint64_t epoch = cb_ll_epoch(m, t);
-    const uint32_t flag = cb_ll_flag(epoch);
-    const size_t i = cb_ll_packet(t);
-    if (i < npackets) {
-      for (int p = 1; p < m.nranks; p++) {
-        const int src = (m.rank + p) % m.nranks;
-        cb_store_pack8(a.out + (size_t)src * a.out_stride, i, a.bytes,
-                       cb_ll_exchange_take(a, epoch, flag, src, i));
-      }
+  cb_ll_pull_tiles(m, npackets, [&](const cb_ll_at &at) {
+    for (int p = 1; p < m.nranks; p++) {
+      const int src = (m.rank + p) % m.nranks;
+      cb_store_pack8(a.out + (size_t)src * a.out_stride, at.i, a.bytes,
+                     cb_ll_exchange_take(a, at.epoch, at.flag, src, at.i));
     }
-    cb_ll_tile_done(m, t, epoch);
-  }
+  });
 }
 
 /* The longest run of a collective whose table of n runs (all_gather's

@@ -93,11 +93,9 @@ __device__ __forceinline__ void cb_ll_root_push(const cb_ll_push_mesh &v, const 
                                                 const cb_spin_info &spin) {
   const cb_ll_mesh &m = v.ll;
   const int n = m.nranks;
-  const size_t npackets = (bytes + 7) / 8, ntiles = cb_ll_tiles_of(bytes);
-  for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
-    const uint64_t epoch = cb_ll_epoch(m, t);
-    const uint32_t flag = cb_ll_flag(epoch);
-    const size_t i = cb_ll_packet(t);
+  const size_t npackets = (bytes + 7) / 8;
+  cb_ll_tiles<CB_LL_CLOSE>(m, cb_ll_tiles_of_packets(npackets), [&](const cb_ll_at &at) {
+    const size_t i = at.i;
     const bool in_run = i < npackets;
     /* Loads first: the credit wait's acquire holds back only what follows it. */
     uint2 x[CB_MAX_PEERS];
@@ -110,13 +108,12 @@ __device__ __forceinline__ void cb_ll_root_push(const cb_ll_push_mesh &v, const 
       const char *run = src + (ONE_RUN ? 0 : (size_t)((m.rank + p) % n) * src_stride);
       x[p] = in_run && p < n ? cb_load_pack8(run, i, bytes) : make_uint2(0, 0);
     }
-    const cb_ll_clearance c = cb_ll_await_credit(v, t, epoch, 1, n - 1, spin);
+    const cb_ll_clearance c = cb_ll_await_credit(v, at.t, at.epoch, 1, n - 1, spin);
 #pragma unroll
     for (int p = 1; p < CB_MAX_PEERS; p++)
-      if (p < n) cb_ll16_write(cb_ll_push_slot(v, c, p, i), x[p], flag);
+      if (p < n) cb_ll16_write(cb_ll_push_slot(v, c, p, i), x[p], at.flag);
     if (own && in_run) cb_store_pack8(own, i, bytes, x[0]);
-    cb_ll_tile_done(m, t, epoch);
-  }
+  });
 }
 
 /* One to many, a peer's warp: credit to the root for all its tiles, then
@@ -138,15 +135,12 @@ __device__ __forceinline__ void cb_ll_push_to_root(const cb_ll_push_mesh &v, int
                                                    const cb_spin_info &spin) {
   const cb_ll_mesh &m = v.ll;
   const int root_off = (root - m.rank + m.nranks) % m.nranks;
-  const size_t npackets = (bytes + 7) / 8, ntiles = cb_ll_tiles_of(bytes);
-  for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
-    const uint64_t epoch = cb_ll_epoch(m, t);
-    const size_t i = cb_ll_packet(t);
-    const uint2 x = i < npackets ? cb_load_pack8(src, i, bytes) : make_uint2(0, 0);
-    const cb_ll_clearance c = cb_ll_await_credit(v, t, epoch, root_off, 1, spin);
-    cb_ll16_write(cb_ll_push_slot(v, c, root_off, i), x, cb_ll_flag(epoch));
-    cb_ll_tile_done(m, t, epoch);
-  }
+  const size_t npackets = (bytes + 7) / 8;
+  cb_ll_tiles<CB_LL_CLOSE>(m, cb_ll_tiles_of_packets(npackets), [&](const cb_ll_at &at) {
+    const uint2 x = at.i < npackets ? cb_load_pack8(src, at.i, bytes) : make_uint2(0, 0);
+    const cb_ll_clearance c = cb_ll_await_credit(v, at.t, at.epoch, root_off, 1, spin);
+    cb_ll16_write(cb_ll_push_slot(v, c, root_off, at.i), x, at.flag);
+  });
 }
 
 /* Many to one, the root's warp, before it polls (CB_LL_BEFORE_POLLS) and
@@ -171,13 +165,7 @@ __device__ __forceinline__ uint2 cb_ll_take(const cb_ll_mesh &m, uint64_t epoch,
 template <typename TAKE>
 __device__ __forceinline__ void cb_ll_root_receive(const cb_ll_mesh &m, size_t bytes,
                                                    const TAKE &take) {
-  const size_t npackets = (bytes + 7) / 8, ntiles = cb_ll_tiles_of(bytes);
-  for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
-    const uint64_t epoch = cb_ll_epoch(m, t);
-    const size_t i = cb_ll_packet(t);
-    if (i < npackets) take(epoch, i);
-    cb_ll_tile_done(m, t, epoch);
-  }
+  cb_ll_pull_tiles(m, (bytes + 7) / 8, [&](const cb_ll_at &at) { take(at.epoch, at.i); });
 }
 
 #endif

@@ -66,6 +66,7 @@
 #include "device/mutation.cuh"
 #include "ll_flag.h"
 #include "ll_mesh.h"
+#include "peer_pick.cuh"
 
 __device__ __forceinline__ size_t cb_ll_first_tile() {
   return ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
@@ -75,9 +76,14 @@ __device__ __forceinline__ size_t cb_ll_tile_stride() {
   return (size_t)gridDim.x * blockDim.x / 32;
 }
 
+/* Tiles of a run of `packets` packets. */
+__device__ __forceinline__ size_t cb_ll_tiles_of_packets(size_t packets) {
+  return (packets + CB_LL_TILE - 1) / CB_LL_TILE;
+}
+
 /* Tiles of a run of `bytes` bytes. */
 __device__ __forceinline__ size_t cb_ll_tiles_of(size_t bytes) {
-  return ((bytes + 7) / 8 + CB_LL_TILE - 1) / CB_LL_TILE;
+  return cb_ll_tiles_of_packets((bytes + 7) / 8);
 }
 
 /* Packet index of this lane in tile t. */
@@ -111,16 +117,58 @@ __device__ __forceinline__ void cb_ll_tile_done(const cb_ll_mesh &m, size_t t, u
   if (!early && (threadIdx.x & 31) == 0) m.epochs[t] = epoch;
 }
 
+/* One of this warp's tiles in a loop of cb_ll_tiles: its index t, the
+ * call's epoch of it (cb_ll_epoch), the flag of that epoch and this lane's
+ * packet in it. */
+typedef struct {
+  size_t t;
+  uint64_t epoch;
+  uint32_t flag;
+  size_t i;
+} cb_ll_at;
+
+/* Whether a loop of cb_ll_tiles closes each tile (cb_ll_tile_done) after
+ * its body: in a call's last loop over its tiles only (an earlier loop
+ * leaves them open for the later ones, which read the same epoch). */
+enum { CB_LL_KEEP_OPEN, CB_LL_CLOSE };
+
+/* Every lane of the warp, together: for each of this warp's tiles among
+ * the first ntiles (w, w + W, ...: see above), in increasing order, reads
+ * the tile's epoch (cb_ll_epoch, every lane), runs body(at), then (CLOSE)
+ * closes the tile. The body is the kernel's: its loads, packet writes and
+ * polls of that tile, in the order it writes them. */
+template <int CLOSE, typename BODY>
+__device__ __forceinline__ void cb_ll_tiles(const cb_ll_mesh &m, size_t ntiles, const BODY &body) {
+  for (size_t t = cb_ll_first_tile(); t < ntiles; t += cb_ll_tile_stride()) {
+    cb_ll_at at;
+    at.t = t;
+    at.epoch = cb_ll_epoch(m, t);
+    at.flag = cb_ll_flag(at.epoch);
+    at.i = cb_ll_packet(t);
+    body(at);
+    if (CLOSE == CB_LL_CLOSE) cb_ll_tile_done(m, t, at.epoch);
+  }
+}
+
+/* A call's last loop over its tiles of a run of `npackets` packets (the
+ * pull): take(at) for each lane whose packet is in the run, then every lane
+ * closes the tile. */
+template <typename TAKE>
+__device__ __forceinline__ void cb_ll_pull_tiles(const cb_ll_mesh &m, size_t npackets,
+                                                 const TAKE &take) {
+  cb_ll_tiles<CB_LL_CLOSE>(m, cb_ll_tiles_of_packets(npackets), [&](const cb_ll_at &at) {
+    if (at.i < npackets) take(at);
+  });
+}
+
 /* Rank (rank + p) % nranks's scratch (p = 0: ours). Selects, not an
  * index: an index known only at run time would get the kernel's whole
  * parameter block copied to local memory at every launch, and unrolling
  * the peer loops instead (constant indices) made the kernel larger and
- * measurably slower at 8-16 KiB (docs/performance.md, "LL epochs per tile"). */
+ * measurably slower at 8-16 KiB (docs/performance.md, "LL epochs per tile").
+ * The selects: peer_pick.cuh. */
 __device__ __forceinline__ uint4 *cb_ll_scratch_of(const cb_ll_mesh &m, int p) {
-  uint4 *s = m.scratch[0];
-#pragma unroll
-  for (int k = 1; k < CB_MAX_PEERS; k++) s = p == k ? m.scratch[k] : s;
-  return s;
+  return cb_peer_pick(m.scratch, p);
 }
 
 /* Packet i from rank src, in the scratch of rank (rank + p) % nranks
