@@ -107,6 +107,12 @@ void cb_ll_fit(cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs);
 static inline uint64_t cb_ll_run_bytes(const cb_kernel_ctx *ctx) {
   return ctx->max_bytes < CB_LL_MAX_BYTES ? ctx->max_bytes : CB_LL_MAX_BYTES;
 }
+/* The same for a collective whose table is n blocks, one a rank (all_gather's
+ * output, alltoall's and reduce_scatter's input, gather's and scatter's
+ * root buffer): the largest block, since the limit is on the whole table. */
+static inline uint64_t cb_ll_run_block_bytes(const cb_kernel_ctx *ctx) {
+  return cb_ll_run_bytes(ctx) / (uint64_t)ctx->nranks;
+}
 /* Collective: frees ctx->state; an LL kernel's teardown in its table. */
 void cb_ll_teardown(cb_kernel_ctx *ctx);
 

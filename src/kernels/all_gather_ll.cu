@@ -13,7 +13,7 @@
 #include "device/ll_exchange.cuh"
 
 static void cb_ag_ll_setup(cb_kernel_ctx *ctx) {
-  cb_ll_exchange_setup<true>(ctx, cb_ll_exchange_table_run(ctx));
+  cb_ll_exchange_setup<true>(ctx, cb_ll_run_block_bytes(ctx));
 }
 
 static void cb_ag_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

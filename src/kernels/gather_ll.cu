@@ -50,9 +50,8 @@ __global__ void gall_kernel(cb_ll_rooted_args a) {
 }
 
 static void cb_ga_ll_setup(cb_kernel_ctx *ctx) {
-  uint64_t max = cb_ll_run_bytes(ctx);
   const void *func = (const void *)gall_kernel;
-  cb_ll_rooted_setup(ctx, max / (uint64_t)ctx->nranks, &func, 1); /* the limit is on n blocks */
+  cb_ll_rooted_setup(ctx, cb_ll_run_block_bytes(ctx), &func, 1);
 }
 
 static void cb_ga_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

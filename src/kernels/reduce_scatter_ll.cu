@@ -70,8 +70,7 @@ CB_DEFINE_TYPE_OP_FUNCS(rsll_funcs, rsll_kernel)
 
 static void cb_rs_ll_setup(cb_kernel_ctx *ctx) {
   /* The limit is on the table size, the whole input: a block is 1/n of it. */
-  uint64_t max = cb_ll_run_bytes(ctx);
-  cb_ll_setup(ctx, (size_t)(max / (uint64_t)ctx->nranks + 7) / 8, CB_LL_ALL_READ_ALL);
+  cb_ll_setup(ctx, (size_t)(cb_ll_run_block_bytes(ctx) + 7) / 8, CB_LL_ALL_READ_ALL);
   const void *funcs[CB_TYPE_OP_FUNCS];
   cb_ll_fit(ctx, funcs, rsll_funcs(funcs));
 }

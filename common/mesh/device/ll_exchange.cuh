@@ -86,12 +86,6 @@ template <bool ONE_RUN> __global__ void cb_ll_exchange_kernel(cb_ll_exchange_arg
   });
 }
 
-/* The longest run of a collective whose table of n runs (all_gather's
- * output, alltoall's input) is at most cb_ll_run_bytes. */
-static inline uint64_t cb_ll_exchange_table_run(const cb_kernel_ctx *ctx) {
-  return cb_ll_run_bytes(ctx) / (uint64_t)ctx->nranks;
-}
-
 /* Setup (collective) of an exchange whose runs are at most max_run bytes. */
 template <bool ONE_RUN> static void cb_ll_exchange_setup(cb_kernel_ctx *ctx, uint64_t max_run) {
   cb_ll_setup(ctx, (size_t)(max_run + 7) / 8, CB_LL_ALL_READ_ALL);
