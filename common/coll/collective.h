@@ -75,18 +75,20 @@ typedef struct {
   void *send_buf, *recv_buf;
   size_t send_buf_bytes, recv_buf_bytes;
   int ranks_on_device; /* ranks sharing this rank's GPU (1 unless CB_SHARE_GPUS) */
-  /* nccl-tests' -R and -x as given: kernel 0 (nccl) sets up its
-   * communicator by them (its variants nccl-sym and nccl-ce have their own). */
-  int local_register, cta_policy;
-  void *state; /* the kernel's own per-rank state, set by its setup */
-  /* Set by a setup that cannot serve this run (cb_kernel_refuse): the
-   * harness then skips the kernel on every rank with this reason. */
-  char refused[320];
-  /* Set by a setup that serves the run differently from what was asked
-   * (cb_kernel_note: a grid shrunk to what can be resident, say): the
-   * harness prints it above the kernel's table, naming the rank. */
-  char note[320];
+  void *state;         /* the kernel's own per-rank state, set by its setup */
 } cb_kernel_ctx;
+
+/* What a rank's setup answers, in a reply its caller owns (both empty: it
+ * serves the run as asked). */
+typedef struct {
+  /* It cannot serve this run (cb_kernel_refuse): the harness then skips the
+   * kernel on every rank with this reason. */
+  char refused[320];
+  /* It serves the run differently from what was asked (cb_kernel_note: a
+   * grid shrunk to what can be resident, say): the harness prints it above
+   * the kernel's table, naming the rank. */
+  char note[320];
+} cb_setup_reply;
 
 /* One collective call. */
 typedef struct {
@@ -99,29 +101,43 @@ typedef struct {
   int in_place;
 } cb_call;
 
+/* One question to a kernel: can you serve this here? Asked of the world
+ * before any GPU work (call NULL: the rank count, the hosts, ranks sharing
+ * GPUs, what the build and library allow), and of each call shape (call
+ * set, with the shape, the call's table bytes and the kernel's set-up
+ * context, or ctx NULL for what its row alone decides). */
+typedef struct {
+  int nranks, multi_host, share_gpus; /* the world (call NULL) */
+  const cb_coll_shape *shape;         /* the call (call set) */
+  const cb_call *call;
+  uint64_t table_bytes;
+  const cb_kernel_ctx *ctx;
+} cb_serve_question;
+
 typedef struct cb_kernel {
   int id;              /* the -k number */
   const char *name;    /* the -k name */
   const char *summary; /* one line for -k list */
   cb_kernel_limits limits;
   cb_buffer_kind memory; /* who allocates the buffers it is given (CB_MEM_CUDA unless set) */
-  /* NULL when usable; otherwise why not (e.g. "built without NCCL"). */
-  const char *(*unavailable)(void);
-  /* NULL when the kernel, as set up on this rank, can serve the call; else
-   * why not (the harness skips it, naming the reason): what only the run
-   * can tell, beyond .limits (the NCCL library loaded, the GPUs' compute
-   * capability). It must answer alike on every rank, so what it reads its
-   * setup decided with every rank. Optional. */
-  const char *(*call_unavailable)(const cb_kernel_ctx *ctx, const cb_coll_shape *shape,
-                                  const cb_call *call);
-  /* What call_unavailable checks, one phrase for -k list. */
+  /* The row's own answer to q beyond .limits (cb_kernel_why_not asks it
+   * last): NULL when it can serve, else why not, the text in buf (len
+   * bytes) when it is formatted. What only the build or the run can tell:
+   * asked with q->call NULL for the build and library ("built without
+   * NCCL"; -k list asks so too, with no world), and per call once set up
+   * (q->ctx set: the GPUs' compute capability, the library's version). It
+   * must answer alike on every rank, so what it reads its setup decided
+   * with every rank. Optional. */
+  const char *(*why_not)(const cb_serve_question *q, char *buf, size_t len);
+  /* What why_not checks per call, one phrase for -k list. */
   const char *run_limits;
   /* Once per rank before the sweep, called on every rank together; may
    * exchange handles through ctx->world. Optional. A setup that finds it
-   * cannot run here (its grid cannot be resident at once, say) calls
-   * cb_kernel_refuse and returns, leaving ctx->state for its teardown; the
-   * harness tears it down and skips it on every rank, naming the reason. */
-  void (*setup)(cb_kernel_ctx *ctx);
+   * cannot run here (its grid cannot be resident at once, say) says so in
+   * reply (cb_kernel_refuse) and returns, leaving ctx->state for its
+   * teardown; the harness tears it down and skips it on every rank, naming
+   * the reason. */
+  void (*setup)(cb_kernel_ctx *ctx, cb_setup_reply *reply);
   void (*teardown)(cb_kernel_ctx *ctx);
   /* Per call shape, outside the timed region; host work only (it may run
    * while the stream is being captured into a graph). Optional. */
@@ -169,27 +185,25 @@ cb_kernel_menu cb_kernels_menu(const cb_collective *c, const char *program);
 int cb_kernels_select(const cb_collective *c, const char *spec, int *selected, int *explicit_pick,
                       char *err, size_t err_len);
 
-/* Why a kernel cannot run in this world at all (rank count, hosts,
- * availability), or NULL. buf holds the text when it is formatted. */
-const char *cb_kernel_world_reason(const cb_kernel *k, int nranks, int multi_host, char *buf,
-                                   size_t len);
-
-/* Why a kernel skips this call (placement, datatype, op, size, then what
- * its call_unavailable says when ctx, its set-up context, is not NULL), or
- * NULL. */
-const char *cb_kernel_call_reason(const cb_kernel *k, const cb_kernel_ctx *ctx,
-                                  const cb_coll_shape *shape, const cb_call *call,
-                                  uint64_t table_bytes, char *buf, size_t len);
+/* The one answer to "can kernel k serve q here": NULL, or why not (buf,
+ * len bytes, holds the text when it is formatted). Of the world (q->call
+ * NULL): ranks sharing GPUs, the row's why_not, the rank count, the hosts.
+ * Of a call: placement, datatype, op, alignment, size, then the row's
+ * why_not when q->ctx is set. Everything that decides whether a kernel
+ * runs asks here. */
+const char *cb_kernel_why_not(const cb_kernel *k, const cb_serve_question *q, char *buf,
+                              size_t len);
 
 /* For a setup: this kernel cannot serve the run, because of fmt... (one
  * line, no trailing period). */
-void cb_kernel_refuse(cb_kernel_ctx *ctx, const char *fmt, ...)
+void cb_kernel_refuse(cb_setup_reply *reply, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* For a setup: this kernel serves the run, but not as asked, because of
  * fmt... (one line, no trailing period); a second note is appended to the
  * first after "; ", as much of it as fits. */
-void cb_kernel_note(cb_kernel_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cb_kernel_note(cb_setup_reply *reply, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* NULL when every row's id and name are the catalogue's (catalogue.h),
  * else the first disagreement (buf). */

@@ -24,26 +24,34 @@ int cb_kernels_select(const cb_collective *c, const char *spec, int *selected, i
   return cb_kernel_menu_select(&m, spec, selected, explicit_pick, err, err_len);
 }
 
-const char *cb_kernel_world_reason(const cb_kernel *k, int nranks, int multi_host, char *buf,
-                                   size_t len) {
-  const char *why = k->unavailable ? k->unavailable() : NULL;
+/* The row's own answer (why_not), when it has one. */
+static const char *row_why_not(const cb_kernel *k, const cb_serve_question *q, char *buf,
+                               size_t len) {
+  return k->why_not ? k->why_not(q, buf, len) : NULL;
+}
+
+static const char *world_why_not(const cb_kernel *k, const cb_serve_question *q, char *buf,
+                                 size_t len) {
+  if (q->share_gpus && k->limits.gpu_per_rank)
+    return "needs a GPU per rank, and CB_SHARE_GPUS=1 puts several ranks on one";
+  const char *why = row_why_not(k, q, buf, len);
   if (why) return why;
-  if (k->limits.min_ranks && nranks < k->limits.min_ranks) {
-    snprintf(buf, len, "needs at least %d ranks, this run has %d", k->limits.min_ranks, nranks);
+  if (k->limits.min_ranks && q->nranks < k->limits.min_ranks) {
+    snprintf(buf, len, "needs at least %d ranks, this run has %d", k->limits.min_ranks, q->nranks);
     return buf;
   }
-  if (k->limits.max_ranks && nranks > k->limits.max_ranks) {
-    snprintf(buf, len, "serves at most %d ranks, this run has %d", k->limits.max_ranks, nranks);
+  if (k->limits.max_ranks && q->nranks > k->limits.max_ranks) {
+    snprintf(buf, len, "serves at most %d ranks, this run has %d", k->limits.max_ranks, q->nranks);
     return buf;
   }
-  if (k->limits.single_host && multi_host)
+  if (k->limits.single_host && q->multi_host)
     return "uses node-local peer memory, and the ranks span several hosts";
   return NULL;
 }
 
-const char *cb_kernel_call_reason(const cb_kernel *k, const cb_kernel_ctx *ctx,
-                                  const cb_coll_shape *shape, const cb_call *call,
-                                  uint64_t table_bytes, char *buf, size_t len) {
+static const char *call_why_not(const cb_kernel *k, const cb_serve_question *q, char *buf,
+                                size_t len) {
+  const cb_call *call = q->call;
   unsigned placement = call->in_place ? CB_IN_PLACE : CB_OUT_OF_PLACE;
   if (!(k->limits.placements & placement))
     return call->in_place ? "in-place not supported" : "out-of-place not supported";
@@ -51,7 +59,7 @@ const char *cb_kernel_call_reason(const cb_kernel *k, const cb_kernel_ctx *ctx,
     snprintf(buf, len, "%s not supported", cb_dtype_name(call->dtype));
     return buf;
   }
-  if (shape->reduces && !(k->limits.ops & CB_OP_BIT(call->op))) {
+  if (q->shape->reduces && !(k->limits.ops & CB_OP_BIT(call->op))) {
     snprintf(buf, len, "op %s not supported", cb_redop_name(call->op));
     return buf;
   }
@@ -60,13 +68,18 @@ const char *cb_kernel_call_reason(const cb_kernel *k, const cb_kernel_ctx *ctx,
     snprintf(buf, len, "needs %u-byte aligned buffers", k->limits.align);
     return buf;
   }
-  if (k->limits.max_bytes && table_bytes > k->limits.max_bytes) {
+  if (k->limits.max_bytes && q->table_bytes > k->limits.max_bytes) {
     char lim[32];
     cb_format_bytes(k->limits.max_bytes, lim, sizeof lim);
     snprintf(buf, len, "above the kernel's %s limit", lim);
     return buf;
   }
-  return ctx && k->call_unavailable ? k->call_unavailable(ctx, shape, call) : NULL;
+  return q->ctx ? row_why_not(k, q, buf, len) : NULL;
+}
+
+const char *cb_kernel_why_not(const cb_kernel *k, const cb_serve_question *q, char *buf,
+                              size_t len) {
+  return q->call ? call_why_not(k, q, buf, len) : world_why_not(k, q, buf, len);
 }
 
 const char *cb_kernels_check_catalogue(const cb_collective *c, char *buf, size_t len) {
@@ -82,24 +95,24 @@ const char *cb_kernels_check_catalogue(const cb_collective *c, char *buf, size_t
   return NULL;
 }
 
-void cb_kernel_refuse(cb_kernel_ctx *ctx, const char *fmt, ...) {
+void cb_kernel_refuse(cb_setup_reply *reply, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(ctx->refused, sizeof ctx->refused, fmt, ap);
+  vsnprintf(reply->refused, sizeof reply->refused, fmt, ap);
   va_end(ap);
-  if (!ctx->refused[0]) snprintf(ctx->refused, sizeof ctx->refused, "refused by its setup");
+  if (!reply->refused[0]) snprintf(reply->refused, sizeof reply->refused, "refused by its setup");
 }
 
-void cb_kernel_note(cb_kernel_ctx *ctx, const char *fmt, ...) {
-  size_t used = strlen(ctx->note);
-  if (used > 0 && used + 2 < sizeof ctx->note) {
-    memcpy(ctx->note + used, "; ", 3);
+void cb_kernel_note(cb_setup_reply *reply, const char *fmt, ...) {
+  size_t used = strlen(reply->note);
+  if (used > 0 && used + 2 < sizeof reply->note) {
+    memcpy(reply->note + used, "; ", 3);
     used += 2;
   }
-  if (used + 1 >= sizeof ctx->note) return; /* full */
+  if (used + 1 >= sizeof reply->note) return; /* full */
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(ctx->note + used, sizeof ctx->note - used, fmt, ap);
+  vsnprintf(reply->note + used, sizeof reply->note - used, fmt, ap);
   va_end(ap);
 }
 
@@ -151,7 +164,9 @@ void cb_kernels_print(FILE *out, const cb_collective *c) {
   cb_kernel_list_heading(out, program);
   for (int i = 0; i < c->nkernels; i++) {
     const cb_kernel *k = c->kernels[i];
-    cb_kernel_list_entry(out, k->id, k->name, k->summary, k->unavailable ? k->unavailable() : NULL);
+    const cb_serve_question build = {0}; /* no world yet: what the build and library allow */
+    char why[256];
+    cb_kernel_list_entry(out, k->id, k->name, k->summary, row_why_not(k, &build, why, sizeof why));
     print_limits(out, k);
   }
 }

@@ -104,8 +104,9 @@ void cb_measure_call(cb_rank_state *st, cb_launch *l, const cb_counts *c, cb_mea
   char what[192], why[128];
   cb_call_what(st, l, c, "", what, sizeof what);
   memset(m, 0, sizeof *m);
-  const char *skip = cb_kernel_call_reason(l->kernel, l->ctx, shape, call,
-                                           cb_counts_table_bytes(c, elem), why, sizeof why);
+  const cb_serve_question q = {
+      .shape = shape, .call = call, .table_bytes = cb_counts_table_bytes(c, elem), .ctx = l->ctx};
+  const char *skip = cb_kernel_why_not(l->kernel, &q, why, sizeof why);
   if (skip) {
     snprintf(m->skip, sizeof m->skip, "%s", skip);
     return;

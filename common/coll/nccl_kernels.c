@@ -53,6 +53,14 @@ const char *cb_nccl_ce_missing(void) {
          "AlltoAll, Gather and Scatter)";
 }
 
+/* Kernel 0's -R and -x (cb_nccl_use_flags): its setup opens its communicator
+ * by them. */
+static cb_nccl_config kernel0_config = {0, CB_CTA_POLICY_UNSET};
+
+void cb_nccl_use_flags(int local_register, int cta_policy) {
+  kernel0_config = (cb_nccl_config){local_register, cta_policy};
+}
+
 const char *cb_nccl_flags_problem(int local_register, int cta_policy, char *buf, size_t len) {
   if (!cb_nccl_header_version()) return NULL; /* kernel 0 is unavailable anyway */
   if (local_register == 1 && needs(2, 19, "-R 1 (ncclCommRegister)", buf, len)) return buf;
@@ -128,6 +136,21 @@ const char *cb_nccl_ce_scatter_call_unavailable(const cb_kernel_ctx *ctx,
          "(nccl-tests -R 2 -x 2 too); CB_NCCL_CE_SCATTER_IN_PLACE=1 runs it";
 }
 
+/* ---- each row's answer (cb_kernel.why_not) ------------------------------ */
+
+/* Of the build and library (q->call NULL), else of the call. */
+#define NCCL_WHY_NOT(name, build_why_not, call_why_not)                                            \
+  const char *name(const cb_serve_question *q, char *buf, size_t len) {                            \
+    (void)buf, (void)len; /* the answers are NCCL's own texts */                                   \
+    return q->call ? call_why_not(q->ctx, q->shape, q->call) : build_why_not();                    \
+  }
+NCCL_WHY_NOT(cb_nccl_why_not, cb_nccl_unavailable, cb_nccl_call_unavailable)
+NCCL_WHY_NOT(cb_nccl_sym_why_not, cb_nccl_sym_unavailable, cb_nccl_call_unavailable)
+NCCL_WHY_NOT(cb_nccl_ce_why_not, cb_nccl_ce_unavailable, cb_nccl_call_unavailable)
+NCCL_WHY_NOT(cb_nccl_ce_scatter_why_not, cb_nccl_ce_unavailable,
+             cb_nccl_ce_scatter_call_unavailable)
+NCCL_WHY_NOT(cb_nccl_no_ce_why_not, cb_nccl_ce_missing, cb_nccl_call_unavailable)
+
 /* ---- setup -------------------------------------------------------------- */
 
 #define CTA_POLICY_ZERO 2 /* NCCL_CTA_POLICY_ZERO, whatever the headers define */
@@ -136,12 +159,13 @@ const char *cb_nccl_ce_scatter_call_unavailable(const cb_kernel_ctx *ctx,
  * rank, for cb_nccl_call_unavailable. */
 static void open_comm(cb_kernel_ctx *ctx, const cb_nccl_config *cfg);
 
-void cb_nccl_setup(cb_kernel_ctx *ctx) {
-  const cb_nccl_config cfg = {ctx->local_register, ctx->cta_policy};
-  open_comm(ctx, &cfg);
+void cb_nccl_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
+  (void)reply; /* NCCL's own errors end the run */
+  open_comm(ctx, &kernel0_config);
 }
 
-void cb_nccl_sym_setup(cb_kernel_ctx *ctx) {
+void cb_nccl_sym_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
+  (void)reply;
   const cb_nccl_config cfg = {2, CB_CTA_POLICY_UNSET};
   open_comm(ctx, &cfg);
 }
@@ -150,10 +174,10 @@ void cb_nccl_sym_setup(cb_kernel_ctx *ctx) {
  * (ncclCeImplemented), and otherwise quietly runs SM kernels: the row would
  * then not be what its name says. The driver is the host's, so every rank
  * of a host refuses alike, before any collective call. */
-void cb_nccl_ce_setup(cb_kernel_ctx *ctx) {
+void cb_nccl_ce_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
   int driver = 0;
   if (cudaDriverGetVersion(&driver) != cudaSuccess || driver < 12050) {
-    cb_kernel_refuse(ctx, "the CUDA driver is %d.%d; NCCL's copy-engine collectives need 12.5",
+    cb_kernel_refuse(reply, "the CUDA driver is %d.%d; NCCL's copy-engine collectives need 12.5",
                      driver / 1000, driver % 1000 / 10);
     return;
   }

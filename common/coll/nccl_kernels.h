@@ -34,6 +34,11 @@ const char *cb_nccl_ce_unavailable(void);
 /* For collectives without a copy-engine path in NCCL. */
 const char *cb_nccl_ce_missing(void);
 
+/* nccl-tests' -R and -x, for kernel 0 (nccl) alone: its setup opens its
+ * communicator by them (nccl-sym and nccl-ce have their own). Called once,
+ * before any setup. */
+void cb_nccl_use_flags(int local_register, int cta_policy);
+
 /* Why this build and library cannot run kernel 0 with nccl-tests' -R r and
  * -x x (x: CB_CTA_POLICY_UNSET when not given), or NULL; buf holds the text. */
 const char *cb_nccl_flags_problem(int local_register, int cta_policy, char *buf, size_t len);
@@ -70,24 +75,29 @@ const char *cb_nccl_ce_scatter_call_unavailable(const cb_kernel_ctx *ctx,
   CB_NCCL_RUN_LIMITS "; in place with root != 0 only with NCCL > 2.28.3 (its copy-engine "         \
                      "scatter is wrong there)"
 
+/* Each row's why_not (collective.h): the variant's availability (above)
+ * for the build, and the per-call check of its row for a call. */
+const char *cb_nccl_why_not(const cb_serve_question *q, char *buf, size_t len);
+const char *cb_nccl_sym_why_not(const cb_serve_question *q, char *buf, size_t len);
+const char *cb_nccl_ce_why_not(const cb_serve_question *q, char *buf, size_t len);
+const char *cb_nccl_ce_scatter_why_not(const cb_serve_question *q, char *buf, size_t len);
+const char *cb_nccl_no_ce_why_not(const cb_serve_question *q, char *buf, size_t len);
+
 /* Setups, called on every rank together: the communicator of each variant. */
-void cb_nccl_setup(cb_kernel_ctx *ctx);
-void cb_nccl_sym_setup(cb_kernel_ctx *ctx);
-void cb_nccl_ce_setup(cb_kernel_ctx *ctx);
+void cb_nccl_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply);
+void cb_nccl_sym_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply);
+void cb_nccl_ce_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply);
 void cb_nccl_teardown(cb_kernel_ctx *ctx);
 /* -m: the iteration's calls in one ncclGroupStart/ncclGroupEnd. */
 void cb_nccl_aggregate(cb_kernel_ctx *ctx, int begin);
 
 /* One NCCL row: its catalogue kind, one line for -k list, the launch of its
- * collective, the placements it is validated in, its availability and setup.
- * NCCL needs a GPU per rank; copy engines move data within a node only. */
-#define CB_NCCL_ROW(kind, summary_, launch_, placements_, unavailable_, setup_, one_host_)         \
-  CB_NCCL_ROW_CHECKED(kind, summary_, launch_, placements_, unavailable_, setup_, one_host_,       \
-                      cb_nccl_call_unavailable, CB_NCCL_RUN_LIMITS)
-/* ... with its own per-call check (call_unavailable_, run_limits_: a known
- * bug of one collective's NCCL path, say). */
-#define CB_NCCL_ROW_CHECKED(kind, summary_, launch_, placements_, unavailable_, setup_, one_host_, \
-                            call_unavailable_, run_limits_)                                        \
+ * collective, the placements it is validated in, its answer (why_not_: the
+ * variant's availability and per-call check; run_limits_ names the latter)
+ * and setup. NCCL needs a GPU per rank; copy engines move data within a
+ * node only. */
+#define CB_NCCL_ROW(kind, summary_, launch_, placements_, why_not_, run_limits_, setup_,           \
+                    one_host_)                                                                     \
   {                                                                                                \
     CB_KERNEL(kind), .summary = summary_,                                                          \
                      .limits = {.placements = placements_,                                         \
@@ -95,15 +105,15 @@ void cb_nccl_aggregate(cb_kernel_ctx *ctx, int begin);
                                 .ops = CB_ALL_OPS,                                                 \
                                 .single_host = one_host_,                                          \
                                 .gpu_per_rank = 1},                                                \
-                     .memory = CB_MEM_NCCL, .unavailable = unavailable_,                           \
-                     .call_unavailable = call_unavailable_, .run_limits = run_limits_,             \
+                     .memory = CB_MEM_NCCL, .why_not = why_not_, .run_limits = run_limits_,        \
                      .setup = setup_, .teardown = cb_nccl_teardown, .launch = launch_,             \
                      .aggregate = cb_nccl_aggregate                                                \
   }
 
 /* Kernel 0: NCCL's call (summary_ says which) on -R/-x buffers. */
 #define CB_NCCL_KERNEL_PLACED(summary_, launch_, placements_)                                      \
-  CB_NCCL_ROW(NCCL, summary_, launch_, placements_, cb_nccl_unavailable, cb_nccl_setup, 0)
+  CB_NCCL_ROW(NCCL, summary_, launch_, placements_, cb_nccl_why_not, CB_NCCL_RUN_LIMITS,           \
+              cb_nccl_setup, 0)
 #define CB_NCCL_KERNEL(summary_, launch_)                                                          \
   CB_NCCL_KERNEL_PLACED(summary_, launch_, CB_BOTH_PLACEMENTS)
 
@@ -112,27 +122,25 @@ void cb_nccl_aggregate(cb_kernel_ctx *ctx, int begin);
   CB_NCCL_ROW(NCCL_SYM,                                                                            \
               "NCCL " call_ ", both buffers registered as symmetric windows "                      \
               "(nccl-tests -R 2)",                                                                 \
-              launch_, placements_, cb_nccl_sym_unavailable, cb_nccl_sym_setup, 0)
+              launch_, placements_, cb_nccl_sym_why_not, CB_NCCL_RUN_LIMITS, cb_nccl_sym_setup, 0)
 
 /* Kernel 7 where NCCL has a copy-engine path for the collective ... */
+#define CB_NCCL_CE_SUMMARY(call_)                                                                  \
+  "NCCL " call_ " on copy engines: symmetric windows and CTA policy zero (nccl-tests -R 2 -x 2)"
 #define CB_NCCL_CE_KERNEL(call_, launch_, placements_)                                             \
-  CB_NCCL_ROW(NCCL_CE,                                                                             \
-              "NCCL " call_ " on copy engines: symmetric windows and CTA policy "                  \
-              "zero (nccl-tests -R 2 -x 2)",                                                       \
-              launch_, placements_, cb_nccl_ce_unavailable, cb_nccl_ce_setup, 1)
+  CB_NCCL_ROW(NCCL_CE, CB_NCCL_CE_SUMMARY(call_), launch_, placements_, cb_nccl_ce_why_not,        \
+              CB_NCCL_RUN_LIMITS, cb_nccl_ce_setup, 1)
 /* ... scatter's, with NCCL 2.28.3's in-place bug skipped (see above) ... */
 #define CB_NCCL_CE_SCATTER_KERNEL(call_, launch_, placements_)                                     \
-  CB_NCCL_ROW_CHECKED(NCCL_CE,                                                                     \
-                      "NCCL " call_ " on copy engines: symmetric windows and CTA policy "          \
-                      "zero (nccl-tests -R 2 -x 2)",                                               \
-                      launch_, placements_, cb_nccl_ce_unavailable, cb_nccl_ce_setup, 1,           \
-                      cb_nccl_ce_scatter_call_unavailable, CB_NCCL_CE_SCATTER_RUN_LIMITS)
+  CB_NCCL_ROW(NCCL_CE, CB_NCCL_CE_SUMMARY(call_), launch_, placements_,                            \
+              cb_nccl_ce_scatter_why_not, CB_NCCL_CE_SCATTER_RUN_LIMITS, cb_nccl_ce_setup, 1)
 /* ... and where it has none: listed, unavailable, with the reason. */
 #define CB_NCCL_NO_CE_KERNEL(call_, launch_, placements_)                                          \
   CB_NCCL_ROW(NCCL_CE,                                                                             \
               "NCCL " call_ " with symmetric windows and CTA policy zero "                         \
               "(nccl-tests -R 2 -x 2)",                                                            \
-              launch_, placements_, cb_nccl_ce_missing, cb_nccl_ce_setup, 1)
+              launch_, placements_, cb_nccl_no_ce_why_not, CB_NCCL_RUN_LIMITS, cb_nccl_ce_setup,   \
+              1)
 
 #ifdef __cplusplus
 }

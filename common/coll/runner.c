@@ -1,4 +1,4 @@
-#define _GNU_SOURCE /* setenv */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, localtime_r (clock.h) */
 #include "runner.h"
 
 #include <stdio.h>
@@ -8,7 +8,6 @@
 #include "clock.h"
 #include "cuda_check.h"
 #include "error.h"
-#include "gpu.h"
 #include "liveness.h"
 #include "measure.h"
 #include "nccl_kernels.h"
@@ -16,6 +15,8 @@
 #include "options.h"
 #include "peer_mapping.h"
 #include "placed_call.h"
+#include "placement.h"
+#include "run_env.h"
 #include "run_state.h"
 #include "run_steps.h"
 #include "sizes.h"
@@ -40,10 +41,9 @@ typedef struct {
 
 static const char *world_reason(const void *arg, int k, char *buf, size_t len) {
   const world_fit *f = arg;
-  const cb_kernel *kernel = f->coll->kernels[k];
-  if (f->share_gpus && kernel->limits.gpu_per_rank)
-    return "needs a GPU per rank, and CB_SHARE_GPUS=1 puts several ranks on one";
-  return cb_kernel_world_reason(kernel, f->nranks, f->multi_host, buf, len);
+  const cb_serve_question q = {
+      .nranks = f->nranks, .multi_host = f->multi_host, .share_gpus = f->share_gpus};
+  return cb_kernel_why_not(f->coll->kernels[k], &q, buf, len);
 }
 
 /* Marks the kernels to run in runnable; refuses a named kernel that cannot
@@ -64,6 +64,7 @@ static void choose_kernels(cb_run *run, const char *program, int nranks, int mul
  * less, which would give the row another meaning). */
 static void check_nccl_flags(const cb_run *run, int lead) {
   char why[192];
+  cb_nccl_use_flags(run->opts.local_register, run->opts.cta_policy);
   for (int k = 0; k < run->coll->nkernels; k++)
     if (run->runnable[k] && run->coll->kernels[k]->id == CB_KID_NCCL &&
         cb_nccl_flags_problem(run->opts.local_register, run->opts.cta_policy, why, sizeof why))
@@ -176,21 +177,6 @@ static void sweep_cases(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx) {
   }
 }
 
-/* Ranks of this host on device (round robin when CB_SHARE_GPUS=1). */
-static int ranks_on_device(const cb_run *run, int device) {
-  if (!run->share_gpus) return 1;
-  int n = 0;
-  for (int i = 0; i < run->local_ranks; i++)
-    n += cb_gpu_for_local_rank(i, run->visible_gpus, 1) == device;
-  return n > 0 ? n : 1;
-}
-
-/* What a rank's setup said: refused (skip the kernel), or a note. */
-typedef struct {
-  char refused[sizeof((cb_kernel_ctx *)0)->refused];
-  char note[sizeof((cb_kernel_ctx *)0)->note];
-} setup_word;
-
 /* "reason (rank r)", or the reason alone for rank < 0; allocated. */
 static char *naming_rank(const char *text, int rank) {
   size_t len = strlen(text) + 32;
@@ -207,7 +193,7 @@ static char *naming_rank(const char *text, int rank) {
  * run as a whole (ranks sharing GPUs, a peer mapping that cannot serve,
  * whose reason names the rank it concerns), where naming the first rank
  * would only repeat a rank or mislead. */
-static int refused_alike(const setup_word *all, int n) {
+static int refused_alike(const cb_setup_reply *all, int n) {
   for (int r = 1; r < n; r++)
     if (strcmp(all[r].refused, all[0].refused) != 0) return 0;
   return 1;
@@ -217,13 +203,11 @@ static int refused_alike(const setup_word *all, int n) {
  * refused is skipped on every rank; rank 0 records and prints the first
  * refusal's reason, naming the rank unless every rank refused alike, or
  * else the first note. Returns whether the kernel is out. */
-static int refused_anywhere(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx) {
+static int refused_anywhere(cb_rank_state *st, int kidx, const cb_setup_reply *mine) {
   int n = st->me->world_nranks; /* every group runs the same kernels */
-  setup_word mine, *all = malloc((size_t)n * sizeof *all);
+  cb_setup_reply *all = malloc((size_t)n * sizeof *all);
   if (!all) cb_fatal("out of host memory");
-  memcpy(mine.refused, ctx->refused, sizeof mine.refused);
-  memcpy(mine.note, ctx->note, sizeof mine.note);
-  cb_world_allgather_all(st->me, &mine, sizeof mine, all);
+  cb_world_allgather_all(st->me, mine, sizeof *mine, all);
   int who = -1, noted = -1;
   for (int r = 0; r < n; r++) {
     if (who < 0 && all[r].refused[0]) who = r;
@@ -271,19 +255,18 @@ static void run_kernel(cb_rank_state *st, int kidx) {
                        .send_buf = st->bufs.send,
                        .recv_buf = st->bufs.recv,
                        .send_buf_bytes = st->bufs.send_bytes,
-                       .recv_buf_bytes = st->bufs.recv_bytes,
-                       .local_register = o->local_register,
-                       .cta_policy = o->cta_policy};
-  ctx.ranks_on_device = ranks_on_device(run, device);
+                       .recv_buf_bytes = st->bufs.recv_bytes};
+  ctx.ranks_on_device = cb_ranks_on_device(run, device);
   cb_mem_probe *mem = &st->mem;
   long long before_setup = o->memory_report ? device_free() : 0;
   if (o->memory_report) note_most(&mem->use.user, mem->base_free - before_setup);
+  cb_setup_reply reply = {{0}, {0}};
   if (no_mapping)
-    cb_kernel_refuse(&ctx, "%s", no_mapping);
+    cb_kernel_refuse(&reply, "%s", no_mapping);
   else if (k->setup)
-    k->setup(&ctx);
+    k->setup(&ctx, &reply);
   long long after_setup = o->memory_report ? device_free() : 0;
-  if (refused_anywhere(st, kidx, &ctx)) {
+  if (refused_anywhere(st, kidx, &reply)) {
     if (k->teardown && !no_mapping) k->teardown(&ctx);
     return;
   }
@@ -317,14 +300,6 @@ static void gather_memory(cb_rank_state *st) {
   free(all);
 }
 
-/* The device a rank drives: NCCL_TESTS_DEVICE plus its index in the
- * process (nccl-tests' meaning), else by its index on the host. */
-static int device_of(const cb_run *run, const cb_rank_info *me) {
-  if (run->first_device >= 0) return run->first_device + me->thread;
-  return cb_gpu_for_local_rank(me->local_proc * cb_options_ranks_per_proc(&run->opts) + me->thread,
-                               run->visible_gpus, run->share_gpus);
-}
-
 /* Whether a kernel of ours that maps peer memory is to run: the same on
  * every rank, since every group runs the same kernels. */
 static int uses_peer_memory(const cb_run *run) {
@@ -355,7 +330,7 @@ static const char *peer_mapping_problem(cb_rank_state *st, int device) {
 static int rank_main(cb_rank_info *me, void *arg) {
   cb_run *run = arg;
   const cb_options *o = &run->opts;
-  int device = device_of(run, me);
+  int device = cb_device_of(run, me);
   CB_CUDA(cudaSetDevice(device));
   cb_rank_state st = {.me = me, .run = run};
   st.timing = (cb_timing_opts){o->iters,    o->warmup,    o->graph_launches,         o->blocking,
@@ -377,164 +352,6 @@ static int rank_main(cb_rank_info *me, void *arg) {
 }
 
 /* ---- the program -------------------------------------------------------- */
-
-/* nccl-tests' environment variables (nccl_tests_env.h), read before any GPU
- * work. */
-typedef struct {
-  int color;        /* NCCL_TESTS_SPLIT(_MASK): this process's group */
-  int first_device; /* NCCL_TESTS_DEVICE, -1 unset */
-  double min_bw;    /* NCCL_TESTS_MIN_BW, -1 unset */
-} nccl_tests_vars;
-
-/* A bad value is refused like a bad option (parsed becomes CB_OPTS_ERROR,
- * err says why), so that every process agrees before anything runs. */
-static cb_opts_result read_nccl_tests_vars(cb_world *w, cb_opts_result parsed, nccl_tests_vars *v,
-                                           char *err, size_t len) {
-  *v = (nccl_tests_vars){0, -1, -1};
-  if (parsed != CB_OPTS_RUN) return parsed;
-  const char *bad = cb_env_split_color(getenv("NCCL_TESTS_SPLIT"), getenv("NCCL_TESTS_SPLIT_MASK"),
-                                       cb_world_proc(w), &v->color, err, len);
-  if (!bad) bad = cb_env_first_device(getenv("NCCL_TESTS_DEVICE"), &v->first_device, err, len);
-  if (!bad) bad = cb_env_min_bw(getenv("NCCL_TESTS_MIN_BW"), &v->min_bw, err, len);
-  return bad ? CB_OPTS_ERROR : CB_OPTS_RUN;
-}
-
-/* CB_PEER_MAPPING into the options (so that processes started with
- * different values are refused like different options; auto is a value of
- * its own there) and into the peer memory calls; a bad value is refused
- * like a bad option. auto is resolved later, on the GPUs (rank_main). */
-static cb_opts_result read_peer_mapping(cb_opts_result parsed, cb_options *o, char *err,
-                                        size_t len) {
-  if (parsed != CB_OPTS_RUN) return parsed;
-  cb_peer_mapping m = CB_PEER_AUTO;
-  if (cb_peer_mapping_parse(getenv(CB_PEER_MAPPING_ENV), &m, err, len)) return CB_OPTS_ERROR;
-  o->peer_mapping = (int)m;
-  cb_peer_mapping_use(m);
-  return CB_OPTS_RUN;
-}
-
-/* Every CB_ tunable of the kernels (tunables.h), read and checked here with
- * the options, whichever kernels run: a bad value is refused like a bad
- * option, before any GPU work; the processes compare them after the
- * options (cb_refuse_different_tunables). */
-static cb_opts_result read_tunables(cb_opts_result parsed, char *err, size_t len) {
-  if (parsed != CB_OPTS_RUN) return parsed;
-  return cb_tunables_read(CB_TUNE_COLL, err, len) ? CB_OPTS_ERROR : CB_OPTS_RUN;
-}
-
-/* NCCL_TESTS_SPLIT: the processes split into groups of one size, each
- * running the test on its own ranks. Groups of different sizes would run
- * different calls (sizes per rank, kernels that fit), which one table
- * cannot report: refused. */
-static void split_world(cb_world *w, int color, int lead) {
-  cb_world_split(w, color);
-  const char *uneven = cb_world_uneven_groups(w);
-  if (uneven)
-    CB_REFUSE(lead,
-              "NCCL_TESTS_SPLIT puts the processes into %s: collbench needs groups of one size, "
-              "which all run the same calls and are reported as one",
-              uneven);
-}
-
-/* The devices a process's ranks drive: first .. first + count - 1. */
-typedef struct {
-  char host[64];
-  int first, count, visible;
-  int named; /* by NCCL_TESTS_DEVICE */
-} device_span;
-
-typedef struct {
-  device_span mine, *all;
-} span_exchange;
-
-static int exchange_spans(cb_rank_info *me, void *arg) {
-  span_exchange *x = arg;
-  cb_world_allgather_all(me, &x->mine, sizeof x->mine, x->all);
-  return 0;
-}
-
-/* Why the processes' devices cannot serve the run, or NULL: a device
- * NCCL_TESTS_DEVICE names that is not visible, or two processes of a host
- * on one device (NCCL_TESTS_DEVICE gives every process N.. N + (-t x -g)
- * - 1, nccl-tests' meaning: processes of one host need one value each). */
-static const char *span_problem(const device_span *all, int n, char *why, size_t len) {
-  for (int p = 0; p < n; p++) {
-    const device_span *a = &all[p];
-    if (a->named && a->first + a->count > a->visible) {
-      snprintf(why, len,
-               "NCCL_TESTS_DEVICE=%d with -t x -g = %d GPUs needs devices %d to %d, but process "
-               "%d sees %d",
-               a->first, a->count, a->first, a->first + a->count - 1, p, a->visible);
-      return why;
-    }
-    for (int q = p + 1; q < n; q++) {
-      const device_span *b = &all[q];
-      if ((a->named || b->named) && strcmp(a->host, b->host) == 0 &&
-          a->first < b->first + b->count && b->first < a->first + a->count) {
-        snprintf(why, len,
-                 "NCCL_TESTS_DEVICE puts processes %d and %d of host %s on the same devices "
-                 "(from %d and from %d, %d each): give each process of a host its own",
-                 p, q, a->host, a->first, b->first, a->count);
-        return why;
-      }
-    }
-  }
-  return NULL;
-}
-
-/* Why the device's hardware queues cannot give every stream of ranks that
- * share a GPU in this process one of its own (CUDA_DEVICE_MAX_CONNECTIONS,
- * which cb_main sets to 32 when unset), or NULL. Ranks take GPUs round
- * robin, so one GPU holds at most ceil(rpp / visible) of a process's. */
-static const char *queues_problem(const cb_run *run, int rpp) {
-  static char why[256];
-  const char *text = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
-  if (!run->share_gpus || !text || run->visible_gpus < 1) return NULL;
-  int most = (rpp + run->visible_gpus - 1) / run->visible_gpus;
-  long queues = strtol(text, NULL, 10);
-  if (most < 2 || queues >= most) return NULL;
-  snprintf(why, sizeof why,
-           "CUDA_DEVICE_MAX_CONNECTIONS=%s gives the %d ranks that share a GPU in a process "
-           "fewer hardware queues than streams, and a rank's kernel can then wait forever "
-           "behind another's: unset it, or give it %d or more",
-           text, most, most);
-  return why;
-}
-
-/* Which GPUs the ranks drive, refused when the host cannot give them. Every
- * process takes part (the spans are exchanged whatever its environment). */
-static void check_devices(cb_world *w, cb_run *run, int rpp, int lead) {
-  if (run->first_device >= 0 && run->share_gpus)
-    CB_REFUSE(lead, "NCCL_TESTS_DEVICE cannot be combined with CB_SHARE_GPUS=1, which puts ranks "
-                    "on the visible GPUs round robin");
-  if (run->opts.stream_null && run->share_gpus)
-    CB_REFUSE(lead, "-y 1 cannot be combined with CB_SHARE_GPUS=1: ranks sharing a GPU would share "
-                    "its one legacy NULL stream, where a kernel waiting for a peer blocks the "
-                    "peer's");
-  const char *few_queues = queues_problem(run, rpp);
-  if (few_queues) CB_REFUSE(lead, "%s", few_queues);
-  int n = cb_world_nprocs(w);
-  span_exchange x = {.all = calloc((size_t)n, sizeof(device_span))};
-  if (!x.all) cb_fatal("out of host memory");
-  snprintf(x.mine.host, sizeof x.mine.host, "%s", cb_world_hostname(w));
-  x.mine.named = run->first_device >= 0;
-  x.mine.first = x.mine.named ? run->first_device : cb_world_local_proc(w) * rpp;
-  x.mine.count = rpp;
-  x.mine.visible = run->visible_gpus;
-  cb_world_run(w, 1, exchange_spans, &x);
-  char why[256];
-  const char *bad = run->share_gpus ? NULL : span_problem(x.all, n, why, sizeof why);
-  free(x.all);
-  if (bad) CB_REFUSE(lead, "%s", bad);
-  if (run->share_gpus) {
-    if (lead)
-      printf("# CB_SHARE_GPUS=1: ranks share the %d visible GPU%s round robin; for correctness "
-             "checks only, times are not comparable\n",
-             run->visible_gpus, run->visible_gpus == 1 ? "" : "s");
-  } else if (run->first_device < 0) {
-    cb_gpu_check_layout(run->visible_gpus, rpp, cb_world_local_nprocs(w), cb_world_hostname(w));
-  }
-}
 
 static void fill_report_header(cb_run *run, const char *program, int nranks, cb_world *w,
                                double min_bw, int argc, char **argv) {
@@ -568,22 +385,7 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
   char program[64], err[512];
   snprintf(program, sizeof program, "%s_perf", coll->shape->name);
   cb_error_set_program(program);
-  /* Before anything can initialise CUDA (MPI_Init may): load every kernel
-   * when the context is created. With lazy loading (CUDA's default), the
-   * first launch of a kernel may have to synchronise the context, and the
-   * CUDA Programming Guide warns that kernels which wait on kernels
-   * launched later can then deadlock. Ours do by design (a rank's kernel
-   * spins until its peers' kernels run), and the ce kernels launch new
-   * kernels while a spinning one runs. The user's own setting wins. */
-  setenv("CUDA_MODULE_LOADING", "EAGER", 0);
-  /* Ranks sharing a GPU (CB_SHARE_GPUS=1, tests only) spin on each other
-   * from different streams; streams that share one of the device's hardware
-   * queues run in order, so a rank's kernel can wait behind another rank's
-   * waiting one forever (docs/performance.md, "Ranks sharing a GPU"). 32
-   * queues, the most, give each of up to 32 ranks of a process on a GPU its
-   * own; a user's smaller setting is refused in check_devices. */
-  const char *shared = getenv("CB_SHARE_GPUS");
-  if (shared && strcmp(shared, "1") == 0) setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
+  cb_run_env_cuda_defaults(); /* before anything can initialise CUDA (MPI_Init may) */
   const char *bad_table = cb_kernels_check_catalogue(coll, err, sizeof err);
   if (bad_table) cb_fatal("the kernel table disagrees with the catalogue: %s", bad_table);
   cb_world *w = cb_world_init(&argc, &argv);
@@ -596,10 +398,8 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
   cb_opts_result parsed = cb_options_parse(argc, argv, &run.opts, err, sizeof err);
   if (lead && parsed == CB_OPTS_HELP) cb_options_usage(stdout, program);
   if (lead && parsed == CB_OPTS_LIST_KERNELS) cb_kernels_print(stdout, coll);
-  nccl_tests_vars vars;
-  parsed = read_nccl_tests_vars(w, parsed, &vars, err, sizeof err);
-  parsed = read_peer_mapping(parsed, &run.opts, err, sizeof err);
-  parsed = read_tunables(parsed, err, sizeof err);
+  cb_nccl_tests_vars vars;
+  parsed = cb_run_env_read(w, parsed, &run.opts, &vars, err, sizeof err);
   if (!cb_run_after_parse(w, parsed, err, lead)) return 0;
   const char *bad_env = coll->shape->environment ? coll->shape->environment(err, sizeof err) : NULL;
   if (bad_env) CB_REFUSE(lead, "%s", bad_env);
@@ -608,7 +408,7 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
   cb_options_canonical(&run.opts, canonical, sizeof canonical);
   cb_world_run(w, 1, cb_refuse_different_options, canonical); /* a process-level check */
   cb_world_run(w, 1, cb_refuse_different_tunables, NULL);
-  split_world(w, vars.color, lead);
+  cb_split_world(w, vars.color, lead);
   run.first_device = vars.first_device;
   int rpp = cb_options_ranks_per_proc(&run.opts);
   cb_world_run(w, 1, join_liveness, &rpp);     /* lets a -T timeout name a stopped peer */
@@ -629,7 +429,7 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
   if (lead) cb_sink_files_check(run.opts.json_path, run.opts.csv_path);
   run.visible_gpus = cb_run_visible_gpus(w, lead);
   run.local_ranks = cb_world_local_nprocs(w) * rpp;
-  check_devices(w, &run, rpp, lead);
+  cb_check_devices(w, &run, rpp, lead);
   if (lead) fill_report_header(&run, program, nranks, w, vars.min_bw, argc, argv);
   cb_world_run(w, rpp, rank_main, &run);
   int failed = 0;

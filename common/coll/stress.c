@@ -71,8 +71,11 @@ static int draw_call(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx, uint64_t n
   char why[128];
   for (int tries = 0; tries < 2 && !fits; tries++, in_place = !in_place) {
     cb_place_call(st, &out->counts, elem, in_place, &l.call);
-    fits = !cb_kernel_call_reason(k, ctx, shape, &l.call, cb_counts_table_bytes(&out->counts, elem),
-                                  why, sizeof why);
+    const cb_serve_question q = {.shape = shape,
+                                 .call = &l.call,
+                                 .table_bytes = cb_counts_table_bytes(&out->counts, elem),
+                                 .ctx = ctx};
+    fits = !cb_kernel_why_not(k, &q, why, sizeof why);
   }
   out->launch = l;
   /* In place, a second launch would reduce the first one's output again. */

@@ -24,15 +24,16 @@ size_t cb_warmup_sizes(const cb_sweep *sweep, const cb_coll_shape *shape, size_t
  * place where the kernel serves only that there. Returns 0 where it serves
  * neither: the sweep skips that size (a datatype, op, alignment or size
  * limit, or what its setup cannot serve), and so does the warm-up, asking
- * the same question (cb_kernel_call_reason), which every rank answers
+ * the same question (cb_kernel_why_not), which every rank answers
  * alike. */
 static int place_served(cb_rank_state *st, cb_launch *l, const cb_warmup_size *s, size_t elem) {
   const cb_coll_shape *shape = st->run->coll->shape;
   char why[128];
   for (int in_place = 0; in_place < 2; in_place++) {
     cb_place_call(st, &s->counts, elem, in_place, &l->call);
-    if (!cb_kernel_call_reason(l->kernel, l->ctx, shape, &l->call, s->table_bytes, why, sizeof why))
-      return 1;
+    const cb_serve_question q = {
+        .shape = shape, .call = &l->call, .table_bytes = s->table_bytes, .ctx = l->ctx};
+    if (!cb_kernel_why_not(l->kernel, &q, why, sizeof why)) return 1;
   }
   return 0;
 }

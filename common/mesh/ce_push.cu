@@ -59,9 +59,10 @@ static void copy_own(const cb_ce_push_state *st, char *mine, const char *own, si
   CB_CUDA(cudaGetLastError());
 }
 
-extern "C" void cb_ce_push_setup(cb_kernel_ctx *ctx, const char *parallel_env) {
+extern "C" void cb_ce_push_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply,
+                                 const char *parallel_env) {
   /* On every rank alike: nothing set up, ctx->state stays NULL. */
-  if (cb_refuse_shared_gpus(ctx, "its copies wait on a spinning flag kernel")) return;
+  if (cb_refuse_shared_gpus(ctx, reply, "its copies wait on a spinning flag kernel")) return;
   cb_ce_push_state *st = (cb_ce_push_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
   /* Checked at start, equal on every rank (tunables.c). */

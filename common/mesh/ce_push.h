@@ -27,7 +27,7 @@ typedef struct {
 /* Collective: a cb_ce_push_state in ctx->state. parallel_env names the
  * tunable (1, the default: one side stream per peer, so several copy
  * engines work at once; 0: every copy on the call's stream). */
-void cb_ce_push_setup(cb_kernel_ctx *ctx, const char *parallel_env);
+void cb_ce_push_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply, const char *parallel_env);
 /* Collective: frees ctx->state; the kernels' teardown in their tables. */
 void cb_ce_push_teardown(cb_kernel_ctx *ctx);
 

@@ -224,14 +224,16 @@ static size_t min_size(size_t a, size_t b) {
 
 CB_DEFINE_TYPE_OP_FUNCS(reduce_funcs, ce_reduce)
 
-extern "C" void cb_ce_reduce_setup(cb_kernel_ctx *ctx, const cb_ce_schedule *sched) {
+extern "C" void cb_ce_reduce_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply,
+                                   const cb_ce_schedule *sched) {
   /* Residency: the reduce kernels spin while the signal kernels of the side
    * stream must run, so their grid is fitted leaving an SM free
    * (grid_fit.h); and with several ranks on one GPU (CB_SHARE_GPUS) the
    * kernel refuses the run, since their streams may share the device's
    * in-order hardware queues, where a signal kernel can wait behind a
    * spinning one. On every rank alike: nothing set up, ctx->state stays NULL. */
-  if (cb_refuse_shared_gpus(ctx, "its reduce kernels wait on signal kernels of another stream"))
+  if (cb_refuse_shared_gpus(ctx, reply,
+                            "its reduce kernels wait on signal kernels of another stream"))
     return;
   cb_ce_reduce_state *st = (cb_ce_reduce_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
@@ -264,8 +266,8 @@ extern "C" void cb_ce_reduce_setup(cb_kernel_ctx *ctx, const cb_ce_schedule *sch
   }
   /* One SM left for the signal kernels that must run beside the reduce. */
   const void *funcs[CB_TYPE_OP_FUNCS];
-  st->reduce_blocks =
-      cb_fit_grid_all(ctx, funcs, reduce_funcs(funcs), CE_THREADS, 0, 1, CE_REDUCE_BLOCKS, 1);
+  st->reduce_blocks = cb_fit_grid_all(ctx, reply, funcs, reduce_funcs(funcs), CE_THREADS, 0, 1,
+                                      CE_REDUCE_BLOCKS, 1);
   CB_CUDA(cudaDeviceSynchronize());
   ctx->state = st;
 }

@@ -47,7 +47,7 @@ typedef struct {
 
 /* Collective: a cb_ce_reduce_state in ctx->state, pieces cut as sched
  * says. */
-void cb_ce_reduce_setup(cb_kernel_ctx *ctx, const cb_ce_schedule *sched);
+void cb_ce_reduce_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply, const cb_ce_schedule *sched);
 /* Collective: frees ctx->state; the kernels' teardown in their tables. */
 void cb_ce_reduce_teardown(cb_kernel_ctx *ctx);
 

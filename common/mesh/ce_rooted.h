@@ -41,7 +41,7 @@ static inline cb_ce_copy cb_ce_copy_of(const void *src, const void *dst, int to)
 
 /* Collective: a cb_ce_rooted_state in ctx->state, or a refusal (state
  * NULL) when ranks share a GPU (ce_rooted.cu says why). */
-void cb_ce_rooted_setup(cb_kernel_ctx *ctx);
+void cb_ce_rooted_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply);
 /* Collective: frees ctx->state; the kernels' teardown in their tables. */
 void cb_ce_rooted_teardown(cb_kernel_ctx *ctx);
 

@@ -33,12 +33,13 @@ void cb_direct_setup(cb_kernel_ctx *ctx, const char *prefix) {
   ctx->state = st;
 }
 
-void cb_direct_fit(cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs) {
+void cb_direct_fit(cb_kernel_ctx *ctx, cb_setup_reply *reply, const void *const *funcs,
+                   int nfuncs) {
   cb_direct_state *st = (cb_direct_state *)ctx->state;
   /* Block b of every rank handshakes with block b of every peer: the same
    * count everywhere, or a block would wait for a peer block never launched. */
   st->max_blocks =
-      cb_fit_grid_agreed(ctx, funcs, nfuncs, CB_DIRECT_THREADS, 0, 0, st->max_blocks, 1);
+      cb_fit_grid_agreed(ctx, reply, funcs, nfuncs, CB_DIRECT_THREADS, 0, 0, st->max_blocks, 1);
 }
 
 void cb_direct_teardown(cb_kernel_ctx *ctx) {

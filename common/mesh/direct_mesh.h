@@ -40,7 +40,7 @@ void cb_direct_setup(cb_kernel_ctx *ctx, const char *prefix);
  * kernel's instantiations) can hold resident at once on every rank's GPU;
  * notes a cap, refuses the kernel when not one block fits. Every direct
  * kernel's setup calls it. */
-void cb_direct_fit(cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs);
+void cb_direct_fit(cb_kernel_ctx *ctx, cb_setup_reply *reply, const void *const *funcs, int nfuncs);
 /* Collective: frees ctx->state; a direct kernel's teardown in its table. */
 void cb_direct_teardown(cb_kernel_ctx *ctx);
 

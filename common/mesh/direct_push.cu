@@ -30,10 +30,11 @@ __global__ void __launch_bounds__(CB_DIRECT_THREADS) direct_push_kernel(push_arg
   if (threadIdx.x == 0) a.epochs[b] = e;
 }
 
-extern "C" void cb_direct_push_setup(cb_kernel_ctx *ctx, const char *prefix) {
+extern "C" void cb_direct_push_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply,
+                                     const char *prefix) {
   cb_direct_setup(ctx, prefix);
   const void *func = (const void *)direct_push_kernel;
-  cb_direct_fit(ctx, &func, 1);
+  cb_direct_fit(ctx, reply, &func, 1);
 }
 
 extern "C" void cb_direct_push_launch(cb_kernel_ctx *ctx, const cb_direct_push *call,

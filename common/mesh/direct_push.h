@@ -53,7 +53,7 @@ typedef struct {
 
 /* Collective: cb_direct_setup(ctx, prefix) and a grid fitted to the GPU
  * (cb_direct_fit). */
-void cb_direct_push_setup(cb_kernel_ctx *ctx, const char *prefix);
+void cb_direct_push_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply, const char *prefix);
 
 /* Enqueues the call (not for an empty run: call it on every rank alike). */
 void cb_direct_push_launch(cb_kernel_ctx *ctx, const cb_direct_push *call, cudaStream_t stream);

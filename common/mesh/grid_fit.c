@@ -27,28 +27,29 @@ int cb_resident_blocks_all(const cb_kernel_ctx *ctx, const void *const *funcs, i
 }
 
 /* The decision, from the blocks that fit: want, fewer (noted), or refused. */
-static int decide(cb_kernel_ctx *ctx, int fit, int threads, int want, int min_blocks) {
+static int decide(cb_kernel_ctx *ctx, cb_setup_reply *reply, int fit, int threads, int want,
+                  int min_blocks) {
   const char *ranks = ctx->ranks_on_device == 1 ? "" : "s";
   if (fit >= want) return want;
   if (fit >= min_blocks && fit > 0) {
     cb_kernel_note(
-        ctx,
+        reply,
         "its blocks wait on each other and %d blocks of %d threads cannot all be resident "
         "(this GPU holds %d, %d rank%s on it): it launches at most %d",
         want, threads, fit, ctx->ranks_on_device, ranks, fit);
     return fit;
   }
-  cb_kernel_refuse(ctx,
+  cb_kernel_refuse(reply,
                    "its blocks wait on each other and need %d resident blocks of %d threads at "
                    "once; this GPU holds %d (%d rank%s on it)",
                    min_blocks > 0 ? min_blocks : 1, threads, fit, ctx->ranks_on_device, ranks);
   return 0;
 }
 
-int cb_fit_grid_all(cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs, int threads,
-                    size_t smem, int reserve_sms, int want, int min_blocks) {
+int cb_fit_grid_all(cb_kernel_ctx *ctx, cb_setup_reply *reply, const void *const *funcs, int nfuncs,
+                    int threads, size_t smem, int reserve_sms, int want, int min_blocks) {
   int fit = cb_resident_blocks_all(ctx, funcs, nfuncs, threads, smem, reserve_sms);
-  return decide(ctx, fit, threads, want, min_blocks);
+  return decide(ctx, reply, fit, threads, want, min_blocks);
 }
 
 /* The smallest (least) or largest of v over every rank. */
@@ -66,18 +67,19 @@ int cb_most_ranks_on_a_gpu(cb_kernel_ctx *ctx) {
   return over_ranks(ctx, ctx->ranks_on_device, 0);
 }
 
-int cb_refuse_shared_gpus(cb_kernel_ctx *ctx, const char *why) {
+int cb_refuse_shared_gpus(cb_kernel_ctx *ctx, cb_setup_reply *reply, const char *why) {
   int most = cb_most_ranks_on_a_gpu(ctx);
   if (most > 1)
-    cb_kernel_refuse(ctx,
+    cb_kernel_refuse(reply,
                      "%s, and with %d ranks on one GPU their streams may share in-order "
                      "hardware queues",
                      why, most);
   return most > 1;
 }
 
-int cb_fit_grid_agreed(cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs, int threads,
-                       size_t smem, int reserve_sms, int want, int min_blocks) {
+int cb_fit_grid_agreed(cb_kernel_ctx *ctx, cb_setup_reply *reply, const void *const *funcs,
+                       int nfuncs, int threads, size_t smem, int reserve_sms, int want,
+                       int min_blocks) {
   int mine = cb_resident_blocks_all(ctx, funcs, nfuncs, threads, smem, reserve_sms);
-  return decide(ctx, over_ranks(ctx, mine, 1), threads, want, min_blocks);
+  return decide(ctx, reply, over_ranks(ctx, mine, 1), threads, want, min_blocks);
 }

@@ -56,19 +56,20 @@ static inline int cb_resident_blocks(const cb_kernel_ctx *ctx, const void *func,
 /* The grid to launch on this rank: want blocks when they fit, else as many
  * as fit (with a note). When fewer than min_blocks fit, refuses the kernel
  * (naming what fits and what it needs) and returns 0. */
-int cb_fit_grid_all(cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs, int threads,
-                    size_t smem, int reserve_sms, int want, int min_blocks);
-static inline int cb_fit_grid(cb_kernel_ctx *ctx, const void *func, int threads, size_t smem,
-                              int reserve_sms, int want, int min_blocks) {
-  return cb_fit_grid_all(ctx, &func, 1, threads, smem, reserve_sms, want, min_blocks);
+int cb_fit_grid_all(cb_kernel_ctx *ctx, cb_setup_reply *reply, const void *const *funcs, int nfuncs,
+                    int threads, size_t smem, int reserve_sms, int want, int min_blocks);
+static inline int cb_fit_grid(cb_kernel_ctx *ctx, cb_setup_reply *reply, const void *func,
+                              int threads, size_t smem, int reserve_sms, int want, int min_blocks) {
+  return cb_fit_grid_all(ctx, reply, &func, 1, threads, smem, reserve_sms, want, min_blocks);
 }
 
 /* Collective (every rank's setup calls it): as cb_fit_grid_all, but the same
  * grid on every rank, the fewest blocks that fit on any rank's GPU; for
  * kernels whose block b pairs with block b of every peer (ring channels,
  * direct handshakes). */
-int cb_fit_grid_agreed(cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs, int threads,
-                       size_t smem, int reserve_sms, int want, int min_blocks);
+int cb_fit_grid_agreed(cb_kernel_ctx *ctx, cb_setup_reply *reply, const void *const *funcs,
+                       int nfuncs, int threads, size_t smem, int reserve_sms, int want,
+                       int min_blocks);
 
 /* Collective: the most ranks that share one GPU, over every rank (1
  * unless CB_SHARE_GPUS); the same answer on every rank. */
@@ -79,7 +80,7 @@ int cb_most_ranks_on_a_gpu(cb_kernel_ctx *ctx);
  * when any rank shares its GPU with another, since the streams of several
  * ranks may share one of the device's hardware queues, which run in order,
  * and CUDA promises no concurrency between them. Returns whether it did. */
-int cb_refuse_shared_gpus(cb_kernel_ctx *ctx, const char *why);
+int cb_refuse_shared_gpus(cb_kernel_ctx *ctx, cb_setup_reply *reply, const char *why);
 
 #ifdef __cplusplus
 }

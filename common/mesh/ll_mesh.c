@@ -48,7 +48,7 @@ static int resident_warps(cb_kernel_ctx *ctx, const void *const *funcs, int nfun
   return cb_resident_blocks_all(ctx, funcs, nfuncs, block_warps * 32, 0, 0) * block_warps;
 }
 
-void cb_ll_fit(cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs) {
+void cb_ll_fit(cb_kernel_ctx *ctx, cb_setup_reply *reply, const void *const *funcs, int nfuncs) {
   cb_ll_state *st = (cb_ll_state *)ctx->state;
   /* The block sizes cb_ll_grid_for picks: the override, or 2 and 4 warps. */
   int cap = st->block_warps ? resident_warps(ctx, funcs, nfuncs, st->block_warps)
@@ -59,7 +59,7 @@ void cb_ll_fit(cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs) {
   }
   int budget = st->max_warps ? st->max_warps : LL_DEFAULT_WARPS;
   if (cap <= 0) {
-    cb_kernel_refuse(ctx,
+    cb_kernel_refuse(reply,
                      "its warps wait on each other and not one block can be resident (%d "
                      "rank%s on this GPU)",
                      ctx->ranks_on_device, ctx->ranks_on_device == 1 ? "" : "s");
@@ -67,7 +67,7 @@ void cb_ll_fit(cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs) {
   }
   st->warp_cap = cap;
   if (cap < budget)
-    cb_kernel_note(ctx,
+    cb_kernel_note(reply,
                    "its warps wait on each other and this GPU holds %d of them at once (%d "
                    "rank%s on it): the grid has at most %d warps, not %d",
                    cap, ctx->ranks_on_device, ctx->ranks_on_device == 1 ? "" : "s", cap, budget);

@@ -101,7 +101,7 @@ void cb_ll_setup(cb_kernel_ctx *ctx, size_t max_packets, cb_ll_pattern pattern);
  * kernel when not one block fits. Every LL kernel's setup calls it: a warp
  * polling for a peer's packets may wait on a peer warp that waits on one of
  * ours. */
-void cb_ll_fit(cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs);
+void cb_ll_fit(cb_kernel_ctx *ctx, cb_setup_reply *reply, const void *const *funcs, int nfuncs);
 /* The largest message of this run an LL kernel's setup sizes its scratch
  * for: the sweep's -e, or CB_LL_MAX_BYTES where that is smaller. */
 static inline uint64_t cb_ll_run_bytes(const cb_kernel_ctx *ctx) {

@@ -15,16 +15,17 @@
  * of the kernel's instances that fit on any rank's GPU (a rank where none
  * fits refuses the kernel), since channel c of a rank waits on channel c of
  * its peers. */
-static int fit_channels(cb_kernel_ctx *ctx, const cb_ring_spec *spec, int want) {
+static int fit_channels(cb_kernel_ctx *ctx, cb_setup_reply *reply, const cb_ring_spec *spec,
+                        int want) {
   const void *funcs[CB_NUM_DTYPES * CB_NUM_OPS];
   int nfuncs = 0;
   for (int t = 0; t < CB_NUM_DTYPES; t++)
     for (int o = 0; o < CB_NUM_OPS; o++)
       funcs[nfuncs++] = spec->kernel_of((cb_dtype)t, (cb_redop)o);
-  return cb_fit_grid_agreed(ctx, funcs, nfuncs, spec->threads, 0, 0, want, 1);
+  return cb_fit_grid_agreed(ctx, reply, funcs, nfuncs, spec->threads, 0, 0, want, 1);
 }
 
-void cb_ring_setup(cb_kernel_ctx *ctx, const cb_ring_spec *spec) {
+void cb_ring_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply, const cb_ring_spec *spec) {
   cb_ring_state *st = (cb_ring_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
   ctx->state = st;
@@ -34,7 +35,7 @@ void cb_ring_setup(cb_kernel_ctx *ctx, const cb_ring_spec *spec) {
   st->slots = (int)cb_tunable("CB_RING_SLOTS");
   st->slice_bytes = (size_t)cb_tunable("CB_RING_SLICE");
   st->links = spec->links > 0 ? spec->links : 1;
-  st->channels = fit_channels(ctx, spec, want);
+  st->channels = fit_channels(ctx, reply, spec, want);
   if (st->channels == 0) return; /* refused here or on another rank: nothing allocated */
   size_t pipes = (size_t)st->links * st->channels;
   cb_peer_alloc(ctx->world, pipes * st->slots * st->slice_bytes, &st->fifo);

@@ -74,7 +74,7 @@ typedef struct {
 
 /* Collective: a cb_ring_state in ctx->state (or a refusal, cb_kernel_refuse,
  * when not one channel fits on some rank). */
-void cb_ring_setup(cb_kernel_ctx *ctx, const cb_ring_spec *spec);
+void cb_ring_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply, const cb_ring_spec *spec);
 /* Collective: frees ctx->state; a ring kernel's teardown in its table. */
 void cb_ring_teardown(cb_kernel_ctx *ctx);
 

@@ -12,8 +12,8 @@
 #include "collective.h"
 #include "peer_limits.h"
 
-static void cb_ag_ce_setup(cb_kernel_ctx *ctx) {
-  cb_ce_push_setup(ctx, "CB_AG_CE_PARALLEL");
+static void cb_ag_ce_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
+  cb_ce_push_setup(ctx, reply, "CB_AG_CE_PARALLEL");
 }
 
 static void cb_ag_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

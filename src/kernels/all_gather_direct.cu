@@ -13,8 +13,8 @@
 #include "device/direct_store.cuh"
 #include "peer_limits.h"
 
-static void cb_ag_direct_setup(cb_kernel_ctx *ctx) {
-  cb_direct_store_setup<true>(ctx, "CB_AG_DIRECT");
+static void cb_ag_direct_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
+  cb_direct_store_setup<true>(ctx, reply, "CB_AG_DIRECT");
 }
 
 static void cb_ag_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

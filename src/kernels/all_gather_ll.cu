@@ -12,8 +12,8 @@
 #include "collective.h"
 #include "device/ll_exchange.cuh"
 
-static void cb_ag_ll_setup(cb_kernel_ctx *ctx) {
-  cb_ll_exchange_setup<true>(ctx, cb_ll_run_block_bytes(ctx));
+static void cb_ag_ll_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
+  cb_ll_exchange_setup<true>(ctx, reply, cb_ll_run_block_bytes(ctx));
 }
 
 static void cb_ag_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

@@ -42,8 +42,8 @@ struct ag_ring_plan {
 };
 
 /* Bytes: a copy reduces nothing, so one instance serves every datatype. */
-static void cb_ag_ring_setup(cb_kernel_ctx *ctx) {
-  cb_ring_chain_setup<ag_ring_plan, true>(ctx);
+static void cb_ag_ring_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
+  cb_ring_chain_setup<ag_ring_plan, true>(ctx, reply);
 }
 
 static void cb_ag_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

@@ -28,8 +28,8 @@
 
 static const cb_ce_schedule ar_schedule = {"CB_AR_CE_PIECES", "CB_AR_CE_TAPER"};
 
-static void cb_ar_ce_setup(cb_kernel_ctx *ctx) {
-  cb_ce_reduce_setup(ctx, &ar_schedule);
+static void cb_ar_ce_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
+  cb_ce_reduce_setup(ctx, reply, &ar_schedule);
 }
 
 static void cb_ar_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t s) {

@@ -23,8 +23,8 @@
 #include "peer_limits.h"
 #include "rank_chunk.h"
 
-static void cb_ar_direct_setup(cb_kernel_ctx *ctx) {
-  cb_direct_reduce_setup(ctx, "CB_AR_DIRECT");
+static void cb_ar_direct_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
+  cb_direct_reduce_setup(ctx, reply, "CB_AR_DIRECT");
 }
 
 static void cb_ar_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

@@ -62,11 +62,11 @@ static void launch_typed(const ll_args *a, cb_ll_grid g, cudaStream_t s) {
 
 CB_DEFINE_TYPE_OP_FUNCS(ll_funcs, ll_kernel)
 
-static void cb_ar_ll_setup(cb_kernel_ctx *ctx) {
+static void cb_ar_ll_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
   uint64_t max = cb_ll_run_bytes(ctx);
   cb_ll_setup(ctx, (size_t)(max + 7) / 8, CB_LL_ALL_READ_ALL);
   const void *funcs[CB_TYPE_OP_FUNCS];
-  cb_ll_fit(ctx, funcs, ll_funcs(funcs));
+  cb_ll_fit(ctx, reply, funcs, ll_funcs(funcs));
 }
 
 static void cb_ar_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

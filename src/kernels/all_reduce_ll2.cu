@@ -147,7 +147,7 @@ static size_t region_packets(size_t chunk) {
   return (chunk + CB_LL_TILE - 1) / CB_LL_TILE * CB_LL_TILE;
 }
 
-static void cb_ar_ll2_setup(cb_kernel_ctx *ctx) {
+static void cb_ar_ll2_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
   uint64_t max = cb_ll_run_bytes(ctx);
   const size_t chunk = chunk_packets((size_t)max, ctx->nranks);
   /* Two regions of whole tiles per source; at 2 ranks that holds a whole
@@ -156,7 +156,7 @@ static void cb_ar_ll2_setup(cb_kernel_ctx *ctx) {
   /* Every instance of the two-shot kernel (at 2 ranks the one-shot's runs,
    * whose registers differ little: both are small). */
   const void *funcs[CB_TYPE_OP_FUNCS];
-  cb_ll_fit(ctx, funcs, ll2_funcs(funcs));
+  cb_ll_fit(ctx, reply, funcs, ll2_funcs(funcs));
 }
 
 /* The one-shot kernel's row (all_reduce_ll.cu). */

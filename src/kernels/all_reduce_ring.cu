@@ -78,8 +78,8 @@ static void launch_typed(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t s
   cb_ring_chain_launch<T, OP, ar_ring_plan>(ctx, a, stream);
 }
 
-static void cb_ar_ring_setup(cb_kernel_ctx *ctx) {
-  cb_ring_chain_setup<ar_ring_plan, false>(ctx);
+static void cb_ar_ring_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
+  cb_ring_chain_setup<ar_ring_plan, false>(ctx, reply);
 }
 
 static void cb_ar_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

@@ -13,8 +13,8 @@
 #include "collective.h"
 #include "peer_limits.h"
 
-static void cb_a2a_ce_setup(cb_kernel_ctx *ctx) {
-  cb_ce_push_setup(ctx, "CB_A2A_CE_PARALLEL");
+static void cb_a2a_ce_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
+  cb_ce_push_setup(ctx, reply, "CB_A2A_CE_PARALLEL");
 }
 
 static void cb_a2a_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

@@ -123,18 +123,18 @@ typedef struct {
   cudaEvent_t fork, join;
 } own_copy;
 
-static void cb_a2a_ring_setup(cb_kernel_ctx *ctx) {
+static void cb_a2a_ring_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
   const cb_ring_spec spec = {ctx->nranks - 1, CB_RING_THREADS, kernel_of};
-  cb_ring_setup(ctx, &spec);
+  cb_ring_setup(ctx, reply, &spec);
   cb_ring_state *st = (cb_ring_state *)ctx->state;
   /* sm or ce, equal on every rank (tunables.c) so that a row measures one
    * path; whether ce is taken is our GPU's decision alone, as the hazard is
    * another rank's kernel on our GPU. */
   if (st->channels == 0 || ctx->nranks == 1 || !cb_tunable_is("CB_A2A_RING_OWN_COPY", "ce")) return;
   if (ctx->ranks_on_device > 1) {
-    cb_kernel_note(ctx, "CB_A2A_RING_OWN_COPY=ce not taken: with ranks sharing a GPU a side "
-                        "stream's copy could queue behind another rank's kernel; the channels "
-                        "copy our own block");
+    cb_kernel_note(reply, "CB_A2A_RING_OWN_COPY=ce not taken: with ranks sharing a GPU a side "
+                          "stream's copy could queue behind another rank's kernel; the channels "
+                          "copy our own block");
     return;
   }
   own_copy *o = (own_copy *)calloc(1, sizeof *o);

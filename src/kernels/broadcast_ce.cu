@@ -13,8 +13,8 @@
 #include "collective.h"
 #include "peer_limits.h"
 
-static void cb_bc_ce_setup(cb_kernel_ctx *ctx) {
-  cb_ce_rooted_setup(ctx);
+static void cb_bc_ce_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
+  cb_ce_rooted_setup(ctx, reply);
 }
 
 static void cb_bc_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

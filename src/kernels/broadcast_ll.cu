@@ -34,10 +34,10 @@ __global__ void bcll_kernel(cb_ll_rooted_args a) {
     cb_ll_from_root(a.v, a.root, a.recv, a.bytes, a.spin);
 }
 
-static void cb_bc_ll_setup(cb_kernel_ctx *ctx) {
+static void cb_bc_ll_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
   uint64_t max = cb_ll_run_bytes(ctx);
   const void *func = (const void *)bcll_kernel;
-  cb_ll_rooted_setup(ctx, max, &func, 1);
+  cb_ll_rooted_setup(ctx, reply, max, &func, 1);
 }
 
 static void cb_bc_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

@@ -91,8 +91,8 @@ __global__ void __launch_bounds__(CB_RING_THREADS) bcring_kernel(bcring_args a) 
   }
 }
 
-static void cb_bc_ring_setup(cb_kernel_ctx *ctx) {
-  cb_ring_bytes_setup<bcring_args, bcring_kernel>(ctx);
+static void cb_bc_ring_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
+  cb_ring_bytes_setup<bcring_args, bcring_kernel>(ctx, reply);
 }
 
 static void cb_bc_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

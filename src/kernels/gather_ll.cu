@@ -49,9 +49,9 @@ __global__ void gall_kernel(cb_ll_rooted_args a) {
   cb_ll_credit_senders(a.v, a.bytes, CB_LL_AFTER_POLLS);
 }
 
-static void cb_ga_ll_setup(cb_kernel_ctx *ctx) {
+static void cb_ga_ll_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
   const void *func = (const void *)gall_kernel;
-  cb_ll_rooted_setup(ctx, cb_ll_run_block_bytes(ctx), &func, 1);
+  cb_ll_rooted_setup(ctx, reply, cb_ll_run_block_bytes(ctx), &func, 1);
 }
 
 static void cb_ga_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

@@ -55,10 +55,10 @@ static void launch_typed(const cb_ll_rooted_args *a, cb_ll_grid g, cudaStream_t 
 
 CB_DEFINE_TYPE_OP_FUNCS(rdll_funcs, rdll_kernel)
 
-static void cb_rd_ll_setup(cb_kernel_ctx *ctx) {
+static void cb_rd_ll_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
   uint64_t max = cb_ll_run_bytes(ctx);
   const void *funcs[CB_TYPE_OP_FUNCS];
-  cb_ll_rooted_setup(ctx, max, funcs, rdll_funcs(funcs));
+  cb_ll_rooted_setup(ctx, reply, max, funcs, rdll_funcs(funcs));
 }
 
 static void cb_rd_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

@@ -21,8 +21,8 @@
 
 static const cb_ce_schedule rs_schedule = {"CB_RS_CE_PIECES", "CB_RS_CE_TAPER"};
 
-static void cb_rs_ce_setup(cb_kernel_ctx *ctx) {
-  cb_ce_reduce_setup(ctx, &rs_schedule);
+static void cb_rs_ce_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
+  cb_ce_reduce_setup(ctx, reply, &rs_schedule);
 }
 
 static void cb_rs_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t s) {

@@ -21,8 +21,8 @@
 #include "direct_mesh.h"
 #include "peer_limits.h"
 
-static void cb_rs_direct_setup(cb_kernel_ctx *ctx) {
-  cb_direct_reduce_setup(ctx, "CB_RS_DIRECT");
+static void cb_rs_direct_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
+  cb_direct_reduce_setup(ctx, reply, "CB_RS_DIRECT");
 }
 
 static void cb_rs_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

@@ -68,11 +68,11 @@ static void launch_typed(const rsll_args *a, cb_ll_grid g, cudaStream_t s) {
 
 CB_DEFINE_TYPE_OP_FUNCS(rsll_funcs, rsll_kernel)
 
-static void cb_rs_ll_setup(cb_kernel_ctx *ctx) {
+static void cb_rs_ll_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
   /* The limit is on the table size, the whole input: a block is 1/n of it. */
   cb_ll_setup(ctx, (size_t)(cb_ll_run_block_bytes(ctx) + 7) / 8, CB_LL_ALL_READ_ALL);
   const void *funcs[CB_TYPE_OP_FUNCS];
-  cb_ll_fit(ctx, funcs, rsll_funcs(funcs));
+  cb_ll_fit(ctx, reply, funcs, rsll_funcs(funcs));
 }
 
 static void cb_rs_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

@@ -26,8 +26,8 @@ static void launch_typed(const cb_kernel_ctx *ctx, const cb_call *call, cudaStre
   cb_ring_chain_launch<T, OP, cb_ring_rs_plan>(ctx, a, stream);
 }
 
-static void cb_rs_ring_setup(cb_kernel_ctx *ctx) {
-  cb_ring_chain_setup<cb_ring_rs_plan, false>(ctx);
+static void cb_rs_ring_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
+  cb_ring_chain_setup<cb_ring_rs_plan, false>(ctx, reply);
 }
 
 static void cb_rs_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

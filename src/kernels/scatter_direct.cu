@@ -15,8 +15,8 @@
 #include "device/direct_store.cuh"
 #include "peer_limits.h"
 
-static void cb_sc_direct_setup(cb_kernel_ctx *ctx) {
-  cb_direct_store_setup<false>(ctx, "CB_SC_DIRECT");
+static void cb_sc_direct_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
+  cb_direct_store_setup<false>(ctx, reply, "CB_SC_DIRECT");
 }
 
 static void cb_sc_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

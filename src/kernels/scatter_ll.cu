@@ -26,9 +26,9 @@ __global__ void scll_kernel(cb_ll_rooted_args a) {
     cb_ll_from_root(a.v, a.root, a.recv, a.bytes, a.spin);
 }
 
-static void cb_sc_ll_setup(cb_kernel_ctx *ctx) {
+static void cb_sc_ll_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
   const void *func = (const void *)scll_kernel;
-  cb_ll_rooted_setup(ctx, cb_ll_run_block_bytes(ctx), &func, 1);
+  cb_ll_rooted_setup(ctx, reply, cb_ll_run_block_bytes(ctx), &func, 1);
 }
 
 static void cb_sc_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

@@ -20,8 +20,8 @@
 #include "direct_push.h"
 #include "peer_limits.h"
 
-static void cb_sr_direct_setup(cb_kernel_ctx *ctx) {
-  cb_direct_push_setup(ctx, "CB_SR_DIRECT");
+static void cb_sr_direct_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
+  cb_direct_push_setup(ctx, reply, "CB_SR_DIRECT");
 }
 
 static void cb_sr_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

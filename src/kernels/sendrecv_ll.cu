@@ -76,15 +76,15 @@ static int next_is_previous(const cb_kernel_ctx *ctx) {
   return ctx->nranks <= 2;
 }
 
-static void cb_sr_ll_setup(cb_kernel_ctx *ctx) {
+static void cb_sr_ll_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
   uint64_t max = cb_ll_run_bytes(ctx);
   if (next_is_previous(ctx)) {
-    cb_ll_exchange_setup<true>(ctx, max);
+    cb_ll_exchange_setup<true>(ctx, reply, max);
     return;
   }
   cb_ll_setup(ctx, (size_t)(max + 7) / 8, CB_LL_CREDITED);
   const void *func = (const void *)srll_kernel;
-  cb_ll_fit(ctx, &func, 1);
+  cb_ll_fit(ctx, reply, &func, 1);
 }
 
 static void cb_sr_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

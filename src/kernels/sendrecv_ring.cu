@@ -77,8 +77,8 @@ __global__ void __launch_bounds__(CB_RING_THREADS) srring_kernel(srring_args a) 
   cb_ring_store_pos(a.m, l, pos);
 }
 
-static void cb_sr_ring_setup(cb_kernel_ctx *ctx) {
-  cb_ring_bytes_setup<srring_args, srring_kernel>(ctx);
+static void cb_sr_ring_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
+  cb_ring_bytes_setup<srring_args, srring_kernel>(ctx, reply);
 }
 
 static void cb_sr_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

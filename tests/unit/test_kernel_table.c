@@ -1,4 +1,4 @@
-/* cb_kernels_select, cb_kernel_world_reason, cb_kernel_call_reason and
+/* cb_kernels_select, cb_kernel_why_not (of the world and of a call) and
  * cb_kernels_print on a fake collective: no CUDA call is ever made. */
 #include <string.h>
 
@@ -6,7 +6,8 @@
 #include "collective.h"
 #include "collectives.h"
 
-static const char *ring_unavailable(void) {
+static const char *ring_why_not(const cb_serve_question *q, char *buf, size_t len) {
+  (void)q, (void)buf, (void)len;
   return "fake ring library not installed";
 }
 
@@ -23,7 +24,7 @@ static const cb_kernel kernels[] = {
      .limits = {.placements = CB_OUT_OF_PLACE | CB_IN_PLACE,
                 .dtypes = CB_ALL_DTYPES,
                 .ops = CB_ALL_OPS},
-     .unavailable = ring_unavailable},
+     .why_not = ring_why_not},
     {.id = 2,
      .name = "ll",
      .summary = "low latency, small messages",
@@ -125,32 +126,57 @@ static void test_select(void) {
   CHECK_CONTAINS(err, "broadcast_perf");
 }
 
+/* The two questions cb_kernel_why_not answers. */
+static const char *world_why(const cb_kernel *k, int nranks, int multi_host, char *buf,
+                             size_t len) {
+  const cb_serve_question q = {.nranks = nranks, .multi_host = multi_host};
+  return cb_kernel_why_not(k, &q, buf, len);
+}
+
+static const char *call_why(const cb_kernel *k, const cb_kernel_ctx *ctx,
+                            const cb_coll_shape *shape, const cb_call *call, uint64_t table_bytes,
+                            char *buf, size_t len) {
+  const cb_serve_question q = {
+      .shape = shape, .call = call, .table_bytes = table_bytes, .ctx = ctx};
+  return cb_kernel_why_not(k, &q, buf, len);
+}
+
 static void test_world_reason(void) {
   char buf[256];
   const cb_kernel *nccl = &kernels[0], *ring = &kernels[1], *ll = &kernels[2];
-  CHECK(cb_kernel_world_reason(nccl, 2, 0, buf, sizeof buf) == NULL);
-  CHECK(cb_kernel_world_reason(nccl, 1024, 1, buf, sizeof buf) == NULL);
+  CHECK(world_why(nccl, 2, 0, buf, sizeof buf) == NULL);
+  CHECK(world_why(nccl, 1024, 1, buf, sizeof buf) == NULL);
 
-  const char *why = cb_kernel_world_reason(ring, 2, 0, buf, sizeof buf);
+  const char *why = world_why(ring, 2, 0, buf, sizeof buf);
   CHECK_STR(why, "fake ring library not installed");
 
-  CHECK(cb_kernel_world_reason(ll, 2, 0, buf, sizeof buf) == NULL);
-  CHECK(cb_kernel_world_reason(ll, 8, 0, buf, sizeof buf) == NULL);
-  why = cb_kernel_world_reason(ll, 9, 0, buf, sizeof buf);
+  CHECK(world_why(ll, 2, 0, buf, sizeof buf) == NULL);
+  CHECK(world_why(ll, 8, 0, buf, sizeof buf) == NULL);
+  why = world_why(ll, 9, 0, buf, sizeof buf);
   CHECK(why != NULL);
   CHECK_CONTAINS(why, "8");
   CHECK_CONTAINS(why, "9");
-  why = cb_kernel_world_reason(ll, 1, 0, buf, sizeof buf);
+  why = world_why(ll, 1, 0, buf, sizeof buf);
   CHECK(why != NULL);
   CHECK_CONTAINS(why, "2");
-  why = cb_kernel_world_reason(ll, 4, 1, buf, sizeof buf);
+  why = world_why(ll, 4, 1, buf, sizeof buf);
   CHECK(why != NULL);
   CHECK_CONTAINS(why, "host");
   /* Unavailability comes before anything else. */
   cb_kernel ring_small = *ring;
   ring_small.limits.max_ranks = 2;
-  why = cb_kernel_world_reason(&ring_small, 4, 1, buf, sizeof buf);
+  why = world_why(&ring_small, 4, 1, buf, sizeof buf);
   CHECK_STR(why, "fake ring library not installed");
+  /* Ranks sharing a GPU: a kernel that needs a GPU per rank is out, first. */
+  cb_kernel own_gpu = *nccl;
+  own_gpu.limits.gpu_per_rank = 1;
+  const cb_serve_question shared = {.nranks = 2, .share_gpus = 1};
+  why = cb_kernel_why_not(&own_gpu, &shared, buf, sizeof buf);
+  CHECK(why != NULL);
+  if (why) CHECK_CONTAINS(why, "CB_SHARE_GPUS=1");
+  CHECK(cb_kernel_why_not(nccl, &shared, buf, sizeof buf) == NULL);
+  const cb_serve_question own = {.nranks = 2};
+  CHECK(cb_kernel_why_not(&own_gpu, &own, buf, sizeof buf) == NULL);
 }
 
 static cb_call call_of(cb_dtype t, cb_redop op, int in_place) {
@@ -168,89 +194,90 @@ static void test_call_reason(void) {
   const cb_kernel *nccl = &kernels[0], *ll = &kernels[2];
   const cb_coll_shape *ar = &cb_shape_all_reduce, *ag = &cb_shape_all_gather;
   cb_call ok = call_of(CB_FLOAT, CB_SUM, 0);
-  CHECK(cb_kernel_call_reason(ll, NULL, ar, &ok, 1024, buf, sizeof buf) == NULL);
+  CHECK(call_why(ll, NULL, ar, &ok, 1024, buf, sizeof buf) == NULL);
   cb_call mx = call_of(CB_FLOAT, CB_MAX, 0);
-  CHECK(cb_kernel_call_reason(ll, NULL, ar, &mx, 1024, buf, sizeof buf) == NULL);
+  CHECK(call_why(ll, NULL, ar, &mx, 1024, buf, sizeof buf) == NULL);
 
   /* Placement. */
   cb_call ip = call_of(CB_FLOAT, CB_SUM, 1);
-  const char *why = cb_kernel_call_reason(ll, NULL, ar, &ip, 1024, buf, sizeof buf);
+  const char *why = call_why(ll, NULL, ar, &ip, 1024, buf, sizeof buf);
   CHECK(why != NULL);
   CHECK_CONTAINS(why, "in-place");
 
   /* Datatype. */
   cb_call dbl = call_of(CB_DOUBLE, CB_SUM, 0);
-  why = cb_kernel_call_reason(ll, NULL, ar, &dbl, 1024, buf, sizeof buf);
+  why = call_why(ll, NULL, ar, &dbl, 1024, buf, sizeof buf);
   CHECK(why != NULL);
   CHECK_CONTAINS(why, "double");
   cb_call bf = call_of(CB_BFLOAT16, CB_SUM, 0);
-  why = cb_kernel_call_reason(ll, NULL, ag, &bf, 1024, buf, sizeof buf);
+  why = call_why(ll, NULL, ag, &bf, 1024, buf, sizeof buf);
   CHECK(why != NULL);
   CHECK_CONTAINS(why, "bfloat16");
 
   /* Op: only where the collective reduces. */
   cb_call prod = call_of(CB_FLOAT, CB_PROD, 0);
-  why = cb_kernel_call_reason(ll, NULL, ar, &prod, 1024, buf, sizeof buf);
+  why = call_why(ll, NULL, ar, &prod, 1024, buf, sizeof buf);
   CHECK(why != NULL);
   CHECK_CONTAINS(why, "prod");
-  CHECK(cb_kernel_call_reason(ll, NULL, ag, &prod, 1024, buf, sizeof buf) == NULL);
+  CHECK(call_why(ll, NULL, ag, &prod, 1024, buf, sizeof buf) == NULL);
   cb_call avg = call_of(CB_FLOAT, CB_AVG, 0);
-  why = cb_kernel_call_reason(ll, NULL, &cb_shape_reduce_scatter, &avg, 1024, buf, sizeof buf);
+  why = call_why(ll, NULL, &cb_shape_reduce_scatter, &avg, 1024, buf, sizeof buf);
   CHECK(why != NULL);
   CHECK_CONTAINS(why, "avg");
 
   /* Size: up to the limit included. */
-  CHECK(cb_kernel_call_reason(ll, NULL, ar, &ok, 1u << 20, buf, sizeof buf) == NULL);
-  why = cb_kernel_call_reason(ll, NULL, ar, &ok, (1u << 20) + 1, buf, sizeof buf);
+  CHECK(call_why(ll, NULL, ar, &ok, 1u << 20, buf, sizeof buf) == NULL);
+  why = call_why(ll, NULL, ar, &ok, (1u << 20) + 1, buf, sizeof buf);
   CHECK(why != NULL);
   CHECK_CONTAINS(why, "1 MiB");
-  why = cb_kernel_call_reason(ll, NULL, ar, &ok, 1ull << 30, buf, sizeof buf);
+  why = call_why(ll, NULL, ar, &ok, 1ull << 30, buf, sizeof buf);
   CHECK(why != NULL);
   CHECK_CONTAINS(why, "1 MiB");
 
   /* The unrestricted kernel takes everything. */
-  CHECK(cb_kernel_call_reason(nccl, NULL, ar, &ip, 1ull << 40, buf, sizeof buf) == NULL);
-  CHECK(cb_kernel_call_reason(nccl, NULL, ar, &dbl, 1ull << 40, buf, sizeof buf) == NULL);
-  CHECK(cb_kernel_call_reason(nccl, NULL, ar, &prod, 1ull << 40, buf, sizeof buf) == NULL);
+  CHECK(call_why(nccl, NULL, ar, &ip, 1ull << 40, buf, sizeof buf) == NULL);
+  CHECK(call_why(nccl, NULL, ar, &dbl, 1ull << 40, buf, sizeof buf) == NULL);
+  CHECK(call_why(nccl, NULL, ar, &prod, 1ull << 40, buf, sizeof buf) == NULL);
 
   /* An in-place-only kernel refuses out-of-place. */
   cb_kernel inplace_only = kernels[0];
   inplace_only.limits.placements = CB_IN_PLACE;
-  why = cb_kernel_call_reason(&inplace_only, NULL, ar, &ok, 1024, buf, sizeof buf);
+  why = call_why(&inplace_only, NULL, ar, &ok, 1024, buf, sizeof buf);
   CHECK(why != NULL);
   CHECK_CONTAINS(why, "out-of-place");
-  CHECK(cb_kernel_call_reason(&inplace_only, NULL, ar, &ip, 1024, buf, sizeof buf) == NULL);
+  CHECK(call_why(&inplace_only, NULL, ar, &ip, 1024, buf, sizeof buf) == NULL);
 }
 
 /* What only a run can tell: asked after the limits, only with a set-up
  * context; its reason is the skip's. */
 static int hook_calls;
-static const char *no_fp8_here(const cb_kernel_ctx *ctx, const cb_coll_shape *shape,
-                               const cb_call *call) {
+static const char *no_fp8_here(const cb_serve_question *q, char *buf, size_t len) {
+  (void)buf, (void)len;
+  if (!q->call) return NULL; /* the build: available */
   hook_calls++;
-  CHECK(ctx != NULL && shape == &cb_shape_all_reduce);
-  return call->dtype == CB_F8E4M3 ? "this library has no f8e4m3" : NULL;
+  CHECK(q->ctx != NULL && q->shape == &cb_shape_all_reduce);
+  return q->call->dtype == CB_F8E4M3 ? "this library has no f8e4m3" : NULL;
 }
 
 static void test_call_unavailable(void) {
   char buf[128];
   cb_kernel k = kernels[0];
-  k.call_unavailable = no_fp8_here;
+  k.why_not = no_fp8_here;
   cb_kernel_ctx ctx;
   memset(&ctx, 0, sizeof ctx);
   cb_call f8 = {.dtype = CB_F8E4M3, .op = CB_SUM}, fl = {.dtype = CB_FLOAT, .op = CB_MULSUM};
   const cb_coll_shape *ar = &cb_shape_all_reduce;
   hook_calls = 0;
-  CHECK(cb_kernel_call_reason(&k, NULL, ar, &f8, 1024, buf, sizeof buf) == NULL);
+  CHECK(call_why(&k, NULL, ar, &f8, 1024, buf, sizeof buf) == NULL);
   CHECK_EQ_INT(hook_calls, 0);
-  const char *why = cb_kernel_call_reason(&k, &ctx, ar, &f8, 1024, buf, sizeof buf);
+  const char *why = call_why(&k, &ctx, ar, &f8, 1024, buf, sizeof buf);
   CHECK(why != NULL);
   if (why) CHECK_STR(why, "this library has no f8e4m3");
-  CHECK(cb_kernel_call_reason(&k, &ctx, ar, &fl, 1024, buf, sizeof buf) == NULL);
+  CHECK(call_why(&k, &ctx, ar, &fl, 1024, buf, sizeof buf) == NULL);
   CHECK_EQ_INT(hook_calls, 2);
   /* The limits come first: a placement it lacks is the reason, unasked. */
   k.limits.placements = CB_IN_PLACE;
-  why = cb_kernel_call_reason(&k, &ctx, ar, &f8, 1024, buf, sizeof buf);
+  why = call_why(&k, &ctx, ar, &f8, 1024, buf, sizeof buf);
   CHECK(why != NULL);
   if (why) CHECK_CONTAINS(why, "out-of-place");
   CHECK_EQ_INT(hook_calls, 2);
@@ -334,18 +361,21 @@ static void test_print_run_limits_and_types(void) {
  * choice after its grid's) joins the first instead of replacing it, and
  * notes past the buffer are cut, never overflowing it. */
 static void test_notes(void) {
-  cb_kernel_ctx ctx;
-  memset(&ctx, 0, sizeof ctx);
-  cb_kernel_note(&ctx, "grid shrunk to %d blocks", 66);
-  CHECK(strcmp(ctx.note, "grid shrunk to 66 blocks") == 0);
-  cb_kernel_note(&ctx, "own copy by %s", "the channels");
-  CHECK(strcmp(ctx.note, "grid shrunk to 66 blocks; own copy by the channels") == 0);
-  char long_text[sizeof ctx.note * 2];
+  cb_setup_reply reply;
+  memset(&reply, 0, sizeof reply);
+  cb_kernel_note(&reply, "grid shrunk to %d blocks", 66);
+  CHECK(strcmp(reply.note, "grid shrunk to 66 blocks") == 0);
+  cb_kernel_note(&reply, "own copy by %s", "the channels");
+  CHECK(strcmp(reply.note, "grid shrunk to 66 blocks; own copy by the channels") == 0);
+  char long_text[sizeof reply.note * 2];
   memset(long_text, 'x', sizeof long_text - 1);
   long_text[sizeof long_text - 1] = 0;
-  for (int i = 0; i < 3; i++) cb_kernel_note(&ctx, "%s", long_text);
-  CHECK(strlen(ctx.note) == sizeof ctx.note - 1);
-  CHECK(strncmp(ctx.note, "grid shrunk to 66 blocks; own copy by the channels; xxx", 55) == 0);
+  for (int i = 0; i < 3; i++) cb_kernel_note(&reply, "%s", long_text);
+  CHECK(strlen(reply.note) == sizeof reply.note - 1);
+  CHECK(strncmp(reply.note, "grid shrunk to 66 blocks; own copy by the channels; xxx", 55) == 0);
+  /* A refusal with no words still says something. */
+  cb_kernel_refuse(&reply, "%s", "");
+  CHECK_STR(reply.refused, "refused by its setup");
 }
 
 int main(void) {

@@ -174,15 +174,36 @@ static void test_rows(void) {
     CHECK(rows[i].limits.gpu_per_rank);
     CHECK(rows[i].setup && rows[i].teardown == cb_nccl_teardown);
     CHECK_EQ_INT(rows[i].limits.single_host, rows[i].id == CB_KID_NCCL_CE);
-    CHECK(rows[i].call_unavailable == cb_nccl_call_unavailable);
     CHECK(rows[i].aggregate == cb_nccl_aggregate); /* -m: one ncclGroupStart/End */
     CHECK(rows[i].run_limits != NULL);
     if (rows[i].run_limits) CHECK_CONTAINS(rows[i].run_limits, "f8e4m3");
   }
+  /* Each row's answer: its variant's availability for the build, NCCL's
+   * per-call check for a call. */
+  CHECK(rows[0].why_not == cb_nccl_why_not && rows[1].why_not == cb_nccl_sym_why_not);
+  CHECK(rows[2].why_not == cb_nccl_ce_why_not && rows[3].why_not == cb_nccl_no_ce_why_not);
+  const cb_serve_question build = {0};
+  CHECK((rows[0].why_not(&build, buf, sizeof buf) == NULL) == (cb_nccl_unavailable() == NULL));
+  CHECK((rows[1].why_not(&build, buf, sizeof buf) == NULL) == (cb_nccl_sym_unavailable() == NULL));
+  CHECK((rows[2].why_not(&build, buf, sizeof buf) == NULL) == (cb_nccl_ce_unavailable() == NULL));
+  cb_kernel_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+#ifdef CB_HAVE_NCCL
+  cb_nccl_state st;
+  memset(&st, 0, sizeof st);
+  st.min_arch = 90;
+  ctx.state = &st;
+#endif
+  ctx.nranks = 2;
+  const cb_call mulsum = {.dtype = CB_FLOAT, .op = CB_MULSUM};
+  const cb_serve_question call = {.shape = &cb_shape_all_reduce, .call = &mulsum, .ctx = &ctx};
+  for (int i = 0; i < 3; i++)
+    CHECK((rows[i].why_not(&call, buf, sizeof buf) == NULL) ==
+          (cb_nccl_call_unavailable(&ctx, &cb_shape_all_reduce, &mulsum) == NULL));
   CHECK(rows[0].setup == cb_nccl_setup && rows[1].setup == cb_nccl_sym_setup);
   CHECK(rows[2].setup == cb_nccl_ce_setup && rows[3].setup == cb_nccl_ce_setup);
   CHECK_EQ_INT(rows[3].limits.placements, CB_OUT_OF_PLACE);
-  CHECK(rows[3].unavailable() != NULL);
+  CHECK(rows[3].why_not(&build, buf, sizeof buf) != NULL);
   CHECK_CONTAINS(rows[1].summary, "ncclAllGather");
   CHECK_CONTAINS(rows[1].summary, "-R 2");
   CHECK_CONTAINS(rows[2].summary, "-R 2 -x 2");
@@ -239,7 +260,12 @@ static void test_ce_scatter_bug(void) {
   static const cb_kernel row =
       CB_NCCL_CE_SCATTER_KERNEL("ncclScatter", dummy_launch, CB_BOTH_PLACEMENTS);
   CHECK_EQ_INT(row.id, CB_KID_NCCL_CE);
-  CHECK(row.call_unavailable == cb_nccl_ce_scatter_call_unavailable);
+  CHECK(row.why_not == cb_nccl_ce_scatter_why_not);
+  const cb_call wrong_path = {.dtype = CB_FLOAT, .op = CB_SUM, .root = 1, .in_place = 1};
+  const cb_serve_question q = {.shape = &cb_shape_scatter, .call = &wrong_path, .ctx = &ctx};
+  char buf[256];
+  CHECK((row.why_not(&q, buf, sizeof buf) == NULL) ==
+        (cb_nccl_ce_scatter_call_unavailable(&ctx, &cb_shape_scatter, &wrong_path) == NULL));
   CHECK_CONTAINS(row.run_limits, "2.28.3");
   CHECK(row.setup == cb_nccl_ce_setup && row.aggregate == cb_nccl_aggregate);
 }

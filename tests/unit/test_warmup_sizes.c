@@ -96,7 +96,7 @@ static void test_rounding(void) {
 }
 
 /* A kernel's limit leaves out the sizes the sweep skips, judged on the
- * table bytes as cb_kernel_call_reason judges them. */
+ * table bytes as cb_kernel_why_not judges them. */
 static void test_kernel_limit(void) {
   const cb_kernel ll = {.id = 2,
                         .name = "ll",
@@ -112,11 +112,13 @@ static void test_kernel_limit(void) {
   /* Every size kept is one the kernel serves; the next one it skips. */
   char why[128];
   cb_call call = {.dtype = CB_FLOAT, .op = CB_SUM};
-  for (size_t i = 0; i < n; i++)
-    CHECK(cb_kernel_call_reason(&ll, NULL, &cb_shape_all_reduce, &call, got[i].table_bytes, why,
-                                sizeof why) == NULL);
-  CHECK(cb_kernel_call_reason(&ll, NULL, &cb_shape_all_reduce, &call, 8192, why, sizeof why) !=
-        NULL);
+  cb_serve_question q = {.shape = &cb_shape_all_reduce, .call = &call};
+  for (size_t i = 0; i < n; i++) {
+    q.table_bytes = got[i].table_bytes;
+    CHECK(cb_kernel_why_not(&ll, &q, why, sizeof why) == NULL);
+  }
+  q.table_bytes = 8192;
+  CHECK(cb_kernel_why_not(&ll, &q, why, sizeof why) != NULL);
   /* all_gather: the limit is on the output, n blocks; reduce_scatter: on
    * the input. */
   n = cb_warmup_sizes(&s, &cb_shape_all_gather, 4, 2, 0, 4096, got, CB_WARMUP_MAX_SIZES);

@@ -133,10 +133,11 @@ __global__ void __launch_bounds__(CB_DIRECT_THREADS)
 CB_DEFINE_TYPE_OP_FUNCS(cb_direct_reduce_funcs, cb_direct_reduce_kernel)
 
 /* A direct reduce kernel's setup: the shared state, its grid fitted. */
-static inline void cb_direct_reduce_setup(cb_kernel_ctx *ctx, const char *prefix) {
+static inline void cb_direct_reduce_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply,
+                                          const char *prefix) {
   cb_direct_setup(ctx, prefix);
   const void *funcs[CB_TYPE_OP_FUNCS];
-  cb_direct_fit(ctx, funcs, cb_direct_reduce_funcs(funcs));
+  cb_direct_fit(ctx, reply, funcs, cb_direct_reduce_funcs(funcs));
 }
 
 template <typename T, int OP>

@@ -132,10 +132,11 @@ __global__ void __launch_bounds__(CB_DIRECT_THREADS)
 
 /* Setup (collective): the direct mesh with tunables <prefix>_BLOCKS and
  * <prefix>_BLOCK_BYTES, its grid checked for residency. */
-template <bool ONE_RUN> static void cb_direct_store_setup(cb_kernel_ctx *ctx, const char *prefix) {
+template <bool ONE_RUN>
+static void cb_direct_store_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply, const char *prefix) {
   cb_direct_setup(ctx, prefix);
   const void *func = (const void *)cb_direct_store_kernel<ONE_RUN>;
-  cb_direct_fit(ctx, &func, 1);
+  cb_direct_fit(ctx, reply, &func, 1);
 }
 
 /* One call: our runs (src, src_stride) into dst[q], rank q's buffer as we

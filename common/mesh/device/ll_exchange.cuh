@@ -87,10 +87,11 @@ template <bool ONE_RUN> __global__ void cb_ll_exchange_kernel(cb_ll_exchange_arg
 }
 
 /* Setup (collective) of an exchange whose runs are at most max_run bytes. */
-template <bool ONE_RUN> static void cb_ll_exchange_setup(cb_kernel_ctx *ctx, uint64_t max_run) {
+template <bool ONE_RUN>
+static void cb_ll_exchange_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply, uint64_t max_run) {
   cb_ll_setup(ctx, (size_t)(max_run + 7) / 8, CB_LL_ALL_READ_ALL);
   const void *func = (const void *)cb_ll_exchange_kernel<ONE_RUN>;
-  cb_ll_fit(ctx, &func, 1);
+  cb_ll_fit(ctx, reply, &func, 1);
 }
 
 /* One call: runs of `bytes` bytes (none launched for 0 bytes, on every rank

@@ -58,10 +58,10 @@ typedef struct {
 
 /* Host, a kernel's setup (collective): the credited mesh for runs of up to
  * max_run bytes, the grid fitted to what funcs (its instances) hold. */
-static inline void cb_ll_rooted_setup(cb_kernel_ctx *ctx, uint64_t max_run,
+static inline void cb_ll_rooted_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply, uint64_t max_run,
                                       const void *const *funcs, int nfuncs) {
   cb_ll_setup(ctx, (size_t)(max_run + 7) / 8, CB_LL_CREDITED);
-  cb_ll_fit(ctx, funcs, nfuncs);
+  cb_ll_fit(ctx, reply, funcs, nfuncs);
 }
 
 /* Host, a launch: the arguments and grid of a call whose runs are `bytes`

@@ -25,9 +25,10 @@ static const void *cb_ring_bytes_kernel_of(cb_dtype dtype, cb_redop op) {
 }
 
 /* The kernel's setup (collective): link 1 of the FIFO pipes. */
-template <typename ARGS, void (*KERNEL)(ARGS)> static void cb_ring_bytes_setup(cb_kernel_ctx *ctx) {
+template <typename ARGS, void (*KERNEL)(ARGS)>
+static void cb_ring_bytes_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
   const cb_ring_spec spec = {1, CB_RING_THREADS, cb_ring_bytes_kernel_of<ARGS, KERNEL>};
-  cb_ring_setup(ctx, &spec);
+  cb_ring_setup(ctx, reply, &spec);
 }
 
 /* A call: the fields of *a that every such kernel has; 0 when nothing is to

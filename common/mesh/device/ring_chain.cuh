@@ -127,9 +127,10 @@ static const void *cb_ring_chain_kernel_of(cb_dtype dtype, cb_redop op) {
 }
 
 /* A ring chain kernel's setup (collective): link 1 of the FIFO pipes. */
-template <typename PLAN, bool BYTES> static void cb_ring_chain_setup(cb_kernel_ctx *ctx) {
+template <typename PLAN, bool BYTES>
+static void cb_ring_chain_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
   const cb_ring_spec spec = {1, CB_RING_THREADS, cb_ring_chain_kernel_of<PLAN, BYTES>};
-  cb_ring_setup(ctx, &spec);
+  cb_ring_setup(ctx, reply, &spec);
 }
 
 #endif

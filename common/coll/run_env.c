@@ -1,0 +1,70 @@
+#define _GNU_SOURCE /* setenv */
+#include "run_env.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "nccl_tests_env.h"
+#include "peer_mapping.h"
+#include "tunables.h"
+
+void cb_run_env_cuda_defaults(void) {
+  /* Every kernel is loaded when the context is created. With lazy loading (CUDA's default), the
+   * first launch of a kernel may have to synchronise the context, and the
+   * CUDA Programming Guide warns that kernels which wait on kernels
+   * launched later can then deadlock. Ours do by design (a rank's kernel
+   * spins until its peers' kernels run), and the ce kernels launch new
+   * kernels while a spinning one runs. The user's own setting wins. */
+  setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+  /* Ranks sharing a GPU (CB_SHARE_GPUS=1, tests only) spin on each other
+   * from different streams; streams that share one of the device's hardware
+   * queues run in order, so a rank's kernel can wait behind another rank's
+   * waiting one forever (docs/performance.md, "Ranks sharing a GPU"). 32
+   * queues, the most, give each of up to 32 ranks of a process on a GPU its
+   * own; a user's smaller setting is refused (cb_check_devices, placement.h). */
+  const char *shared = getenv("CB_SHARE_GPUS");
+  if (shared && strcmp(shared, "1") == 0) setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
+}
+
+/* A bad value is refused like a bad option (parsed becomes CB_OPTS_ERROR,
+ * err says why), so that every process agrees before anything runs. */
+static cb_opts_result read_nccl_tests_vars(cb_world *w, cb_opts_result parsed,
+                                           cb_nccl_tests_vars *v, char *err, size_t len) {
+  *v = (cb_nccl_tests_vars){0, -1, -1};
+  if (parsed != CB_OPTS_RUN) return parsed;
+  const char *bad = cb_env_split_color(getenv("NCCL_TESTS_SPLIT"), getenv("NCCL_TESTS_SPLIT_MASK"),
+                                       cb_world_proc(w), &v->color, err, len);
+  if (!bad) bad = cb_env_first_device(getenv("NCCL_TESTS_DEVICE"), &v->first_device, err, len);
+  if (!bad) bad = cb_env_min_bw(getenv("NCCL_TESTS_MIN_BW"), &v->min_bw, err, len);
+  return bad ? CB_OPTS_ERROR : CB_OPTS_RUN;
+}
+
+/* CB_PEER_MAPPING into the options (so that processes started with
+ * different values are refused like different options; auto is a value of
+ * its own there) and into the peer memory calls; a bad value is refused
+ * like a bad option. auto is resolved later, on the GPUs (rank_main). */
+static cb_opts_result read_peer_mapping(cb_opts_result parsed, cb_options *o, char *err,
+                                        size_t len) {
+  if (parsed != CB_OPTS_RUN) return parsed;
+  cb_peer_mapping m = CB_PEER_AUTO;
+  if (cb_peer_mapping_parse(getenv(CB_PEER_MAPPING_ENV), &m, err, len)) return CB_OPTS_ERROR;
+  o->peer_mapping = (int)m;
+  cb_peer_mapping_use(m);
+  return CB_OPTS_RUN;
+}
+
+/* Every CB_ tunable of the kernels (tunables.h), read and checked here with
+ * the options, whichever kernels run: a bad value is refused like a bad
+ * option, before any GPU work; the processes compare them after the
+ * options (cb_refuse_different_tunables). */
+static cb_opts_result read_tunables(cb_opts_result parsed, char *err, size_t len) {
+  if (parsed != CB_OPTS_RUN) return parsed;
+  return cb_tunables_read(CB_TUNE_COLL, err, len) ? CB_OPTS_ERROR : CB_OPTS_RUN;
+}
+
+cb_opts_result cb_run_env_read(cb_world *w, cb_opts_result parsed, cb_options *o,
+                               cb_nccl_tests_vars *vars, char *err, size_t len) {
+  parsed = read_nccl_tests_vars(w, parsed, vars, err, len);
+  parsed = read_peer_mapping(parsed, o, err, len);
+  return read_tunables(parsed, err, len);
+}
