@@ -7,9 +7,7 @@
 const cb_coll_shape cb_shape_all_gather = {.name = "all_gather",
                                            .outputs_agree = 1,
                                            .expect = CB_EXPECT_GATHER,
-                                           .counts = cb_counts_gathered,
-                                           .bus_factor = cb_bus_factor_n_minus_1_over_n,
-                                           .algbw_bytes = cb_algbw_param_times_n};
+                                           CB_TRAFFIC_BLOCKS(cb_counts_gathered)};
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL

@@ -16,11 +16,8 @@ static void counts_alltoall(size_t bytes, size_t elem, int nranks, int rank, cb_
   c->send_inplace_offset = c->recv_inplace_offset = 0;
 }
 
-const cb_coll_shape cb_shape_alltoall = {.name = "alltoall",
-                                         .expect = CB_EXPECT_ALLTOALL,
-                                         .counts = counts_alltoall,
-                                         .bus_factor = cb_bus_factor_n_minus_1_over_n,
-                                         .algbw_bytes = cb_algbw_param_times_n};
+const cb_coll_shape cb_shape_alltoall = {
+    .name = "alltoall", .expect = CB_EXPECT_ALLTOALL, CB_TRAFFIC_BLOCKS(counts_alltoall)};
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL

@@ -8,9 +8,7 @@ const cb_coll_shape cb_shape_broadcast = {.name = "broadcast",
                                           .rooted = 1,
                                           .outputs_agree = 1,
                                           .expect = CB_EXPECT_FROM_ROOT,
-                                          .counts = cb_counts_same,
-                                          .bus_factor = cb_bus_factor_one,
-                                          .algbw_bytes = cb_algbw_param};
+                                          CB_TRAFFIC_MESSAGE};
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL

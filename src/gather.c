@@ -11,9 +11,7 @@
 const cb_coll_shape cb_shape_gather = {.name = "gather",
                                        .rooted = 1,
                                        .expect = CB_EXPECT_GATHER_ROOT,
-                                       .counts = cb_counts_gathered,
-                                       .bus_factor = cb_bus_factor_n_minus_1_over_n,
-                                       .algbw_bytes = cb_algbw_param_times_n};
+                                       CB_TRAFFIC_BLOCKS(cb_counts_gathered)};
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL

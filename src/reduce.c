@@ -9,9 +9,7 @@ const cb_coll_shape cb_shape_reduce = {.name = "reduce",
                                        .reduces = 1,
                                        .rooted = 1,
                                        .expect = CB_EXPECT_REDUCE_ROOT,
-                                       .counts = cb_counts_same,
-                                       .bus_factor = cb_bus_factor_one,
-                                       .algbw_bytes = cb_algbw_param};
+                                       CB_TRAFFIC_MESSAGE};
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL

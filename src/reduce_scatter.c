@@ -7,9 +7,7 @@
 const cb_coll_shape cb_shape_reduce_scatter = {.name = "reduce_scatter",
                                                .reduces = 1,
                                                .expect = CB_EXPECT_REDUCE_BLOCK,
-                                               .counts = cb_counts_scattered,
-                                               .bus_factor = cb_bus_factor_n_minus_1_over_n,
-                                               .algbw_bytes = cb_algbw_param_times_n};
+                                               CB_TRAFFIC_BLOCKS(cb_counts_scattered)};
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL

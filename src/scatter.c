@@ -10,9 +10,7 @@
 const cb_coll_shape cb_shape_scatter = {.name = "scatter",
                                         .rooted = 1,
                                         .expect = CB_EXPECT_SCATTER,
-                                        .counts = cb_counts_scattered,
-                                        .bus_factor = cb_bus_factor_n_minus_1_over_n,
-                                        .algbw_bytes = cb_algbw_param_times_n};
+                                        CB_TRAFFIC_BLOCKS(cb_counts_scattered)};
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL

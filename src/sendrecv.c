@@ -4,12 +4,8 @@
 #include "nccl_kernels.h"
 
 /* What the collective moves (coll_shape.h): as nccl-tests 2.19 defines it. */
-const cb_coll_shape cb_shape_sendrecv = {.name = "sendrecv",
-                                         .op_column = 1,
-                                         .expect = CB_EXPECT_FROM_PREV,
-                                         .counts = cb_counts_same,
-                                         .bus_factor = cb_bus_factor_one,
-                                         .algbw_bytes = cb_algbw_param};
+const cb_coll_shape cb_shape_sendrecv = {
+    .name = "sendrecv", .op_column = 1, .expect = CB_EXPECT_FROM_PREV, CB_TRAFFIC_MESSAGE};
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
