@@ -19,12 +19,9 @@ const cb_coll_shape cb_shape_all_reduce = {.name = "all_reduce",
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
 static void nccl_all_reduce(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
-  cb_nccl_state *st = cb_nccl_state_of(ctx);
-  ncclRedOp_t op = cb_nccl_op_begin(st, ctx, c);
-  CB_NCCL_WATCHED(
-      st, "ncclAllReduce",
+  CB_NCCL_REDUCING(
+      ctx, c, "ncclAllReduce",
       ncclAllReduce(c->send, c->recv, c->count, cb_nccl_type(c->dtype), op, st->comm, s));
-  cb_nccl_op_end(st, op, c);
 }
 #else
 #define nccl_all_reduce cb_nccl_absent

@@ -12,12 +12,9 @@ const cb_coll_shape cb_shape_reduce_scatter = {.name = "reduce_scatter",
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
 static void nccl_reduce_scatter(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
-  cb_nccl_state *st = cb_nccl_state_of(ctx);
-  ncclRedOp_t op = cb_nccl_op_begin(st, ctx, c);
-  CB_NCCL_WATCHED(
-      st, "ncclReduceScatter",
+  CB_NCCL_REDUCING(
+      ctx, c, "ncclReduceScatter",
       ncclReduceScatter(c->send, c->recv, c->count, cb_nccl_type(c->dtype), op, st->comm, s));
-  cb_nccl_op_end(st, op, c);
 }
 #else
 #define nccl_reduce_scatter cb_nccl_absent
