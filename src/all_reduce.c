@@ -23,34 +23,15 @@ static void nccl_all_reduce(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s
       ctx, c, "ncclAllReduce",
       ncclAllReduce(c->send, c->recv, c->count, cb_nccl_type(c->dtype), op, st->comm, s));
 }
-#else
-#define nccl_all_reduce cb_nccl_absent
 #endif
 
 /* Our kernels: each row is exported by its file, src/kernels/all_reduce_<kernel>.cu. */
 extern const cb_kernel cb_all_reduce_ring, cb_all_reduce_ll, cb_all_reduce_ll2,
     cb_all_reduce_direct, cb_all_reduce_ce;
 
-static const cb_kernel nccl = CB_NCCL_KERNEL(
-    "NCCL ncclAllReduce (its own choice of algorithm and protocol)", nccl_all_reduce);
-static const cb_kernel nccl_sym =
-    CB_NCCL_SYM_KERNEL("ncclAllReduce", nccl_all_reduce, CB_BOTH_PLACEMENTS);
-static const cb_kernel nccl_ce =
-    CB_NCCL_NO_CE_KERNEL("ncclAllReduce", nccl_all_reduce, CB_BOTH_PLACEMENTS);
+CB_NCCL_ROWS("NCCL ncclAllReduce (its own choice of algorithm and protocol)", "ncclAllReduce",
+             nccl_all_reduce, CB_BOTH_PLACEMENTS, CB_NCCL_NO_CE_KERNEL);
 
-static const cb_kernel *const kernels[] = {
-    &nccl,
-    &cb_all_reduce_ring,
-    &cb_all_reduce_ll,
-    &cb_all_reduce_ll2,
-    &cb_all_reduce_direct,
-    &cb_all_reduce_ce,
-    &nccl_sym,
-    &nccl_ce,
-};
-
-const cb_collective cb_all_reduce_collective = {
-    .shape = &cb_shape_all_reduce,
-    .kernels = kernels,
-    .nkernels = sizeof kernels / sizeof kernels[0],
-};
+CB_DEFINE_COLLECTIVE(cb_all_reduce_collective, &cb_shape_all_reduce, &nccl, &cb_all_reduce_ring,
+                     &cb_all_reduce_ll, &cb_all_reduce_ll2, &cb_all_reduce_direct,
+                     &cb_all_reduce_ce, &nccl_sym, &nccl_ce);

@@ -18,24 +18,13 @@ static void nccl_reduce(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
       ctx, c, "ncclReduce",
       ncclReduce(c->send, c->recv, c->count, cb_nccl_type(c->dtype), op, c->root, st->comm, s));
 }
-#else
-#define nccl_reduce cb_nccl_absent
 #endif
 
 /* Our kernels: each row is exported by its file, src/kernels/reduce_<kernel>.cu. */
 extern const cb_kernel cb_reduce_ring, cb_reduce_ll, cb_reduce_direct;
 
-static const cb_kernel nccl = CB_NCCL_KERNEL("NCCL ncclReduce", nccl_reduce);
-static const cb_kernel nccl_sym = CB_NCCL_SYM_KERNEL("ncclReduce", nccl_reduce, CB_BOTH_PLACEMENTS);
-static const cb_kernel nccl_ce =
-    CB_NCCL_NO_CE_KERNEL("ncclReduce", nccl_reduce, CB_BOTH_PLACEMENTS);
+CB_NCCL_ROWS("NCCL ncclReduce", "ncclReduce", nccl_reduce, CB_BOTH_PLACEMENTS,
+             CB_NCCL_NO_CE_KERNEL);
 
-static const cb_kernel *const kernels[] = {
-    &nccl, &cb_reduce_ring, &cb_reduce_ll, &cb_reduce_direct, &nccl_sym, &nccl_ce,
-};
-
-const cb_collective cb_reduce_collective = {
-    .shape = &cb_shape_reduce,
-    .kernels = kernels,
-    .nkernels = sizeof kernels / sizeof kernels[0],
-};
+CB_DEFINE_COLLECTIVE(cb_reduce_collective, &cb_shape_reduce, &nccl, &cb_reduce_ring, &cb_reduce_ll,
+                     &cb_reduce_direct, &nccl_sym, &nccl_ce);
