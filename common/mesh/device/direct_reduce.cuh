@@ -139,10 +139,7 @@ static inline void cb_direct_reduce_setup(cb_kernel_ctx *ctx, const char *prefix
   cb_direct_fit(ctx, funcs, cb_direct_reduce_funcs(funcs));
 }
 
-template <typename T, int OP>
-static void cb_direct_reduce_launch(const cb_direct_reduce_args *a, int blocks, cudaStream_t s) {
-  cb_direct_reduce_kernel<T, OP><<<blocks, CB_DIRECT_THREADS, 0, s>>>(*a);
-}
+CB_DEFINE_TYPE_OP_LAUNCH(cb_direct_reduce_launch, cb_direct_reduce_kernel, cb_direct_reduce_args)
 
 /* Enqueues the call a describes (its in, out, nout, bytes and split set by
  * the caller) on `blocks` blocks, the same on every rank: the rest of a is
@@ -155,7 +152,8 @@ static inline void cb_direct_reduce_enqueue(cb_kernel_ctx *ctx, cb_direct_reduce
   a->rank = ctx->rank;
   a->nranks = ctx->nranks;
   a->spin = CB_SPIN_INFO(ctx);
-  CB_DISPATCH_TYPE_OP(call->dtype, call->op, cb_direct_reduce_launch, a, blocks, stream);
+  CB_DISPATCH_TYPE_OP(call->dtype, call->op, cb_direct_reduce_launch, a, blocks, CB_DIRECT_THREADS,
+                      stream);
   CB_CUDA(cudaGetLastError());
 }
 
