@@ -7,9 +7,7 @@
 const cb_coll_shape cb_shape_all_gather = {.name = "all_gather",
                                            .outputs_agree = 1,
                                            .expect = CB_EXPECT_GATHER,
-                                           .counts = cb_counts_gathered,
-                                           .bus_factor = cb_bus_factor_n_minus_1_over_n,
-                                           .algbw_bytes = cb_algbw_param_times_n};
+                                           CB_TRAFFIC_BLOCKS(cb_counts_gathered)};
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
@@ -18,31 +16,14 @@ static void nccl_all_gather(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s
   CB_NCCL_WATCHED(st, "ncclAllGather",
                   ncclAllGather(c->send, c->recv, c->count, cb_nccl_type(c->dtype), st->comm, s));
 }
-#else
-#define nccl_all_gather cb_nccl_absent
 #endif
 
 /* Our kernels: each row is exported by its file, src/kernels/all_gather_<kernel>.cu. */
 extern const cb_kernel cb_all_gather_ring, cb_all_gather_ll, cb_all_gather_direct, cb_all_gather_ce;
 
-static const cb_kernel nccl = CB_NCCL_KERNEL("NCCL ncclAllGather", nccl_all_gather);
-static const cb_kernel nccl_sym =
-    CB_NCCL_SYM_KERNEL("ncclAllGather", nccl_all_gather, CB_BOTH_PLACEMENTS);
-static const cb_kernel nccl_ce =
-    CB_NCCL_CE_KERNEL("ncclAllGather", nccl_all_gather, CB_BOTH_PLACEMENTS);
+CB_NCCL_ROWS("NCCL ncclAllGather", "ncclAllGather", nccl_all_gather, CB_BOTH_PLACEMENTS,
+             CB_NCCL_CE_KERNEL);
 
-static const cb_kernel *const kernels[] = {
-    &nccl,
-    &cb_all_gather_ring,
-    &cb_all_gather_ll,
-    &cb_all_gather_direct,
-    &cb_all_gather_ce,
-    &nccl_sym,
-    &nccl_ce,
-};
-
-const cb_collective cb_all_gather_collective = {
-    .shape = &cb_shape_all_gather,
-    .kernels = kernels,
-    .nkernels = sizeof kernels / sizeof kernels[0],
-};
+CB_DEFINE_COLLECTIVE(cb_all_gather_collective, &cb_shape_all_gather, &nccl, &cb_all_gather_ring,
+                     &cb_all_gather_ll, &cb_all_gather_direct, &cb_all_gather_ce, &nccl_sym,
+                     &nccl_ce);

@@ -19,41 +19,19 @@ const cb_coll_shape cb_shape_all_reduce = {.name = "all_reduce",
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
 static void nccl_all_reduce(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
-  cb_nccl_state *st = cb_nccl_state_of(ctx);
-  ncclRedOp_t op = cb_nccl_op_begin(st, ctx, c);
-  CB_NCCL_WATCHED(
-      st, "ncclAllReduce",
+  CB_NCCL_REDUCING(
+      ctx, c, "ncclAllReduce",
       ncclAllReduce(c->send, c->recv, c->count, cb_nccl_type(c->dtype), op, st->comm, s));
-  cb_nccl_op_end(st, op, c);
 }
-#else
-#define nccl_all_reduce cb_nccl_absent
 #endif
 
 /* Our kernels: each row is exported by its file, src/kernels/all_reduce_<kernel>.cu. */
 extern const cb_kernel cb_all_reduce_ring, cb_all_reduce_ll, cb_all_reduce_ll2,
     cb_all_reduce_direct, cb_all_reduce_ce;
 
-static const cb_kernel nccl = CB_NCCL_KERNEL(
-    "NCCL ncclAllReduce (its own choice of algorithm and protocol)", nccl_all_reduce);
-static const cb_kernel nccl_sym =
-    CB_NCCL_SYM_KERNEL("ncclAllReduce", nccl_all_reduce, CB_BOTH_PLACEMENTS);
-static const cb_kernel nccl_ce =
-    CB_NCCL_NO_CE_KERNEL("ncclAllReduce", nccl_all_reduce, CB_BOTH_PLACEMENTS);
+CB_NCCL_ROWS("NCCL ncclAllReduce (its own choice of algorithm and protocol)", "ncclAllReduce",
+             nccl_all_reduce, CB_BOTH_PLACEMENTS, CB_NCCL_NO_CE_KERNEL);
 
-static const cb_kernel *const kernels[] = {
-    &nccl,
-    &cb_all_reduce_ring,
-    &cb_all_reduce_ll,
-    &cb_all_reduce_ll2,
-    &cb_all_reduce_direct,
-    &cb_all_reduce_ce,
-    &nccl_sym,
-    &nccl_ce,
-};
-
-const cb_collective cb_all_reduce_collective = {
-    .shape = &cb_shape_all_reduce,
-    .kernels = kernels,
-    .nkernels = sizeof kernels / sizeof kernels[0],
-};
+CB_DEFINE_COLLECTIVE(cb_all_reduce_collective, &cb_shape_all_reduce, &nccl, &cb_all_reduce_ring,
+                     &cb_all_reduce_ll, &cb_all_reduce_ll2, &cb_all_reduce_direct,
+                     &cb_all_reduce_ce, &nccl_sym, &nccl_ce);

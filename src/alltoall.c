@@ -16,11 +16,8 @@ static void counts_alltoall(size_t bytes, size_t elem, int nranks, int rank, cb_
   c->send_inplace_offset = c->recv_inplace_offset = 0;
 }
 
-const cb_coll_shape cb_shape_alltoall = {.name = "alltoall",
-                                         .expect = CB_EXPECT_ALLTOALL,
-                                         .counts = counts_alltoall,
-                                         .bus_factor = cb_bus_factor_n_minus_1_over_n,
-                                         .algbw_bytes = cb_algbw_param_times_n};
+const cb_coll_shape cb_shape_alltoall = {
+    .name = "alltoall", .expect = CB_EXPECT_ALLTOALL, CB_TRAFFIC_BLOCKS(counts_alltoall)};
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
@@ -49,30 +46,16 @@ static void nccl_alltoall(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) 
   }
   cb_nccl_group_end();
 }
-#else
-#define nccl_alltoall cb_nccl_absent
 #endif
 
 /* Our kernels: each row is exported by its file, src/kernels/alltoall_<kernel>.cu. */
 extern const cb_kernel cb_alltoall_ring, cb_alltoall_ll, cb_alltoall_direct, cb_alltoall_ce;
 
-static const cb_kernel nccl =
-    CB_NCCL_KERNEL_PLACED("NCCL " NCCL_ALLTOALL ", out of place (NCCL gives no in-place "
-                          "alltoall)",
-                          nccl_alltoall, CB_OUT_OF_PLACE);
-static const cb_kernel nccl_sym = CB_NCCL_SYM_KERNEL(NCCL_ALLTOALL, nccl_alltoall, CB_OUT_OF_PLACE);
-static const cb_kernel nccl_ce = CB_NCCL_CE_KERNEL(NCCL_ALLTOALL, nccl_alltoall, CB_OUT_OF_PLACE);
+CB_NCCL_ROWS("NCCL " NCCL_ALLTOALL ", out of place (NCCL gives no in-place alltoall)",
+             NCCL_ALLTOALL, nccl_alltoall, CB_OUT_OF_PLACE, CB_NCCL_CE_KERNEL);
 
 /* In place, only -k ll is safe: the others write into a peer's buffer
  * straight away (or through a FIFO, ring) while the block they overwrite
  * still holds data the peer has yet to send (see their files). */
-static const cb_kernel *const kernels[] = {
-    &nccl,           &cb_alltoall_ring, &cb_alltoall_ll, &cb_alltoall_direct,
-    &cb_alltoall_ce, &nccl_sym,         &nccl_ce,
-};
-
-const cb_collective cb_alltoall_collective = {
-    .shape = &cb_shape_alltoall,
-    .kernels = kernels,
-    .nkernels = sizeof kernels / sizeof kernels[0],
-};
+CB_DEFINE_COLLECTIVE(cb_alltoall_collective, &cb_shape_alltoall, &nccl, &cb_alltoall_ring,
+                     &cb_alltoall_ll, &cb_alltoall_direct, &cb_alltoall_ce, &nccl_sym, &nccl_ce);

@@ -62,30 +62,12 @@ static void nccl_alltoallv(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s)
   }
   cb_nccl_group_end();
 }
-#else
-#define nccl_alltoallv cb_nccl_absent
 #endif
 
 /* Out of place only, as alltoall_perf: in place a rank's pieces for its
  * peers would be overwritten by theirs before NCCL reads them (nccl-tests
  * times in-place alltoallv but does not check it). */
-static const cb_kernel nccl =
-    CB_NCCL_KERNEL_PLACED("NCCL " NCCL_ALLTOALLV ", out of place (NCCL gives no in-place "
-                          "alltoallv)",
-                          nccl_alltoallv, CB_OUT_OF_PLACE);
-static const cb_kernel nccl_sym =
-    CB_NCCL_SYM_KERNEL(NCCL_ALLTOALLV, nccl_alltoallv, CB_OUT_OF_PLACE);
-static const cb_kernel nccl_ce =
-    CB_NCCL_NO_CE_KERNEL(NCCL_ALLTOALLV, nccl_alltoallv, CB_OUT_OF_PLACE);
+CB_NCCL_ROWS("NCCL " NCCL_ALLTOALLV ", out of place (NCCL gives no in-place alltoallv)",
+             NCCL_ALLTOALLV, nccl_alltoallv, CB_OUT_OF_PLACE, CB_NCCL_NO_CE_KERNEL);
 
-static const cb_kernel *const kernels[] = {
-    &nccl,
-    &nccl_sym,
-    &nccl_ce,
-};
-
-const cb_collective cb_alltoallv_collective = {
-    .shape = &cb_shape_alltoallv,
-    .kernels = kernels,
-    .nkernels = sizeof kernels / sizeof kernels[0],
-};
+CB_DEFINE_COLLECTIVE(cb_alltoallv_collective, &cb_shape_alltoallv, &nccl, &nccl_sym, &nccl_ce);

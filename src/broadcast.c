@@ -8,9 +8,7 @@ const cb_coll_shape cb_shape_broadcast = {.name = "broadcast",
                                           .rooted = 1,
                                           .outputs_agree = 1,
                                           .expect = CB_EXPECT_FROM_ROOT,
-                                          .counts = cb_counts_same,
-                                          .bus_factor = cb_bus_factor_one,
-                                          .algbw_bytes = cb_algbw_param};
+                                          CB_TRAFFIC_MESSAGE};
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
@@ -20,26 +18,13 @@ static void nccl_broadcast(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s)
       st, "ncclBroadcast",
       ncclBroadcast(c->send, c->recv, c->count, cb_nccl_type(c->dtype), c->root, st->comm, s));
 }
-#else
-#define nccl_broadcast cb_nccl_absent
 #endif
 
 /* Our kernels: each row is exported by its file, src/kernels/broadcast_<kernel>.cu. */
 extern const cb_kernel cb_broadcast_ring, cb_broadcast_ll, cb_broadcast_direct, cb_broadcast_ce;
 
-static const cb_kernel nccl = CB_NCCL_KERNEL("NCCL ncclBroadcast", nccl_broadcast);
-static const cb_kernel nccl_sym =
-    CB_NCCL_SYM_KERNEL("ncclBroadcast", nccl_broadcast, CB_BOTH_PLACEMENTS);
-static const cb_kernel nccl_ce =
-    CB_NCCL_NO_CE_KERNEL("ncclBroadcast", nccl_broadcast, CB_BOTH_PLACEMENTS);
+CB_NCCL_ROWS("NCCL ncclBroadcast", "ncclBroadcast", nccl_broadcast, CB_BOTH_PLACEMENTS,
+             CB_NCCL_NO_CE_KERNEL);
 
-static const cb_kernel *const kernels[] = {
-    &nccl,     &cb_broadcast_ring, &cb_broadcast_ll, &cb_broadcast_direct, &cb_broadcast_ce,
-    &nccl_sym, &nccl_ce,
-};
-
-const cb_collective cb_broadcast_collective = {
-    .shape = &cb_shape_broadcast,
-    .kernels = kernels,
-    .nkernels = sizeof kernels / sizeof kernels[0],
-};
+CB_DEFINE_COLLECTIVE(cb_broadcast_collective, &cb_shape_broadcast, &nccl, &cb_broadcast_ring,
+                     &cb_broadcast_ll, &cb_broadcast_direct, &cb_broadcast_ce, &nccl_sym, &nccl_ce);

@@ -11,9 +11,7 @@
 const cb_coll_shape cb_shape_gather = {.name = "gather",
                                        .rooted = 1,
                                        .expect = CB_EXPECT_GATHER_ROOT,
-                                       .counts = cb_counts_gathered,
-                                       .bus_factor = cb_bus_factor_n_minus_1_over_n,
-                                       .algbw_bytes = cb_algbw_param_times_n};
+                                       CB_TRAFFIC_BLOCKS(cb_counts_gathered)};
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
@@ -24,26 +22,15 @@ const cb_coll_shape cb_shape_gather = {.name = "gather",
 static void nccl_gather(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
   cb_nccl_rooted_call(ctx, c, s, CB_NCCL_ROOTED_FN(ncclGather), "ncclGather", 1);
 }
-#else
-#define nccl_gather cb_nccl_absent
 #endif
 
 /* Our kernels: each row is exported by its file, src/kernels/gather_<kernel>.cu. */
 extern const cb_kernel cb_gather_ll, cb_gather_direct, cb_gather_ce;
 
-static const cb_kernel nccl = CB_NCCL_KERNEL("NCCL " NCCL_GATHER, nccl_gather);
-static const cb_kernel nccl_sym = CB_NCCL_SYM_KERNEL(NCCL_GATHER, nccl_gather, CB_BOTH_PLACEMENTS);
-static const cb_kernel nccl_ce = CB_NCCL_CE_KERNEL(NCCL_GATHER, nccl_gather, CB_BOTH_PLACEMENTS);
+CB_NCCL_ROWS("NCCL " NCCL_GATHER, NCCL_GATHER, nccl_gather, CB_BOTH_PLACEMENTS, CB_NCCL_CE_KERNEL);
 
 /* No ring: a chain towards the root would carry every block over the
  * root's one incoming link anyway, where -k direct and -k ce already put
  * n - 1 links to work. */
-static const cb_kernel *const kernels[] = {
-    &nccl, &cb_gather_ll, &cb_gather_direct, &cb_gather_ce, &nccl_sym, &nccl_ce,
-};
-
-const cb_collective cb_gather_collective = {
-    .shape = &cb_shape_gather,
-    .kernels = kernels,
-    .nkernels = sizeof kernels / sizeof kernels[0],
-};
+CB_DEFINE_COLLECTIVE(cb_gather_collective, &cb_shape_gather, &nccl, &cb_gather_ll,
+                     &cb_gather_direct, &cb_gather_ce, &nccl_sym, &nccl_ce);

@@ -48,24 +48,9 @@ static void nccl_hypercube(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s)
     cb_nccl_group_end();
   }
 }
-#else
-#define nccl_hypercube cb_nccl_absent
 #endif
 
-static const cb_kernel nccl = CB_NCCL_KERNEL("NCCL " NCCL_HYPERCUBE, nccl_hypercube);
-static const cb_kernel nccl_sym =
-    CB_NCCL_SYM_KERNEL(NCCL_HYPERCUBE, nccl_hypercube, CB_BOTH_PLACEMENTS);
-static const cb_kernel nccl_ce =
-    CB_NCCL_NO_CE_KERNEL(NCCL_HYPERCUBE, nccl_hypercube, CB_BOTH_PLACEMENTS);
+CB_NCCL_ROWS("NCCL " NCCL_HYPERCUBE, NCCL_HYPERCUBE, nccl_hypercube, CB_BOTH_PLACEMENTS,
+             CB_NCCL_NO_CE_KERNEL);
 
-static const cb_kernel *const kernels[] = {
-    &nccl,
-    &nccl_sym,
-    &nccl_ce,
-};
-
-const cb_collective cb_hypercube_collective = {
-    .shape = &cb_shape_hypercube,
-    .kernels = kernels,
-    .nkernels = sizeof kernels / sizeof kernels[0],
-};
+CB_DEFINE_COLLECTIVE(cb_hypercube_collective, &cb_shape_hypercube, &nccl, &nccl_sym, &nccl_ce);

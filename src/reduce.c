@@ -9,38 +9,22 @@ const cb_coll_shape cb_shape_reduce = {.name = "reduce",
                                        .reduces = 1,
                                        .rooted = 1,
                                        .expect = CB_EXPECT_REDUCE_ROOT,
-                                       .counts = cb_counts_same,
-                                       .bus_factor = cb_bus_factor_one,
-                                       .algbw_bytes = cb_algbw_param};
+                                       CB_TRAFFIC_MESSAGE};
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
 static void nccl_reduce(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
-  cb_nccl_state *st = cb_nccl_state_of(ctx);
-  ncclRedOp_t op = cb_nccl_op_begin(st, ctx, c);
-  CB_NCCL_WATCHED(
-      st, "ncclReduce",
+  CB_NCCL_REDUCING(
+      ctx, c, "ncclReduce",
       ncclReduce(c->send, c->recv, c->count, cb_nccl_type(c->dtype), op, c->root, st->comm, s));
-  cb_nccl_op_end(st, op, c);
 }
-#else
-#define nccl_reduce cb_nccl_absent
 #endif
 
 /* Our kernels: each row is exported by its file, src/kernels/reduce_<kernel>.cu. */
 extern const cb_kernel cb_reduce_ring, cb_reduce_ll, cb_reduce_direct;
 
-static const cb_kernel nccl = CB_NCCL_KERNEL("NCCL ncclReduce", nccl_reduce);
-static const cb_kernel nccl_sym = CB_NCCL_SYM_KERNEL("ncclReduce", nccl_reduce, CB_BOTH_PLACEMENTS);
-static const cb_kernel nccl_ce =
-    CB_NCCL_NO_CE_KERNEL("ncclReduce", nccl_reduce, CB_BOTH_PLACEMENTS);
+CB_NCCL_ROWS("NCCL ncclReduce", "ncclReduce", nccl_reduce, CB_BOTH_PLACEMENTS,
+             CB_NCCL_NO_CE_KERNEL);
 
-static const cb_kernel *const kernels[] = {
-    &nccl, &cb_reduce_ring, &cb_reduce_ll, &cb_reduce_direct, &nccl_sym, &nccl_ce,
-};
-
-const cb_collective cb_reduce_collective = {
-    .shape = &cb_shape_reduce,
-    .kernels = kernels,
-    .nkernels = sizeof kernels / sizeof kernels[0],
-};
+CB_DEFINE_COLLECTIVE(cb_reduce_collective, &cb_shape_reduce, &nccl, &cb_reduce_ring, &cb_reduce_ll,
+                     &cb_reduce_direct, &nccl_sym, &nccl_ce);

@@ -7,46 +7,24 @@
 const cb_coll_shape cb_shape_reduce_scatter = {.name = "reduce_scatter",
                                                .reduces = 1,
                                                .expect = CB_EXPECT_REDUCE_BLOCK,
-                                               .counts = cb_counts_scattered,
-                                               .bus_factor = cb_bus_factor_n_minus_1_over_n,
-                                               .algbw_bytes = cb_algbw_param_times_n};
+                                               CB_TRAFFIC_BLOCKS(cb_counts_scattered)};
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
 static void nccl_reduce_scatter(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
-  cb_nccl_state *st = cb_nccl_state_of(ctx);
-  ncclRedOp_t op = cb_nccl_op_begin(st, ctx, c);
-  CB_NCCL_WATCHED(
-      st, "ncclReduceScatter",
+  CB_NCCL_REDUCING(
+      ctx, c, "ncclReduceScatter",
       ncclReduceScatter(c->send, c->recv, c->count, cb_nccl_type(c->dtype), op, st->comm, s));
-  cb_nccl_op_end(st, op, c);
 }
-#else
-#define nccl_reduce_scatter cb_nccl_absent
 #endif
 
 /* Our kernels: each row is exported by its file, src/kernels/reduce_scatter_<kernel>.cu. */
 extern const cb_kernel cb_reduce_scatter_ring, cb_reduce_scatter_ll, cb_reduce_scatter_direct,
     cb_reduce_scatter_ce;
 
-static const cb_kernel nccl = CB_NCCL_KERNEL("NCCL ncclReduceScatter", nccl_reduce_scatter);
-static const cb_kernel nccl_sym =
-    CB_NCCL_SYM_KERNEL("ncclReduceScatter", nccl_reduce_scatter, CB_BOTH_PLACEMENTS);
-static const cb_kernel nccl_ce =
-    CB_NCCL_NO_CE_KERNEL("ncclReduceScatter", nccl_reduce_scatter, CB_BOTH_PLACEMENTS);
+CB_NCCL_ROWS("NCCL ncclReduceScatter", "ncclReduceScatter", nccl_reduce_scatter, CB_BOTH_PLACEMENTS,
+             CB_NCCL_NO_CE_KERNEL);
 
-static const cb_kernel *const kernels[] = {
-    &nccl,
-    &cb_reduce_scatter_ring,
-    &cb_reduce_scatter_ll,
-    &cb_reduce_scatter_direct,
-    &cb_reduce_scatter_ce,
-    &nccl_sym,
-    &nccl_ce,
-};
-
-const cb_collective cb_reduce_scatter_collective = {
-    .shape = &cb_shape_reduce_scatter,
-    .kernels = kernels,
-    .nkernels = sizeof kernels / sizeof kernels[0],
-};
+CB_DEFINE_COLLECTIVE(cb_reduce_scatter_collective, &cb_shape_reduce_scatter, &nccl,
+                     &cb_reduce_scatter_ring, &cb_reduce_scatter_ll, &cb_reduce_scatter_direct,
+                     &cb_reduce_scatter_ce, &nccl_sym, &nccl_ce);

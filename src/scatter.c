@@ -10,9 +10,7 @@
 const cb_coll_shape cb_shape_scatter = {.name = "scatter",
                                         .rooted = 1,
                                         .expect = CB_EXPECT_SCATTER,
-                                        .counts = cb_counts_scattered,
-                                        .bus_factor = cb_bus_factor_n_minus_1_over_n,
-                                        .algbw_bytes = cb_algbw_param_times_n};
+                                        CB_TRAFFIC_BLOCKS(cb_counts_scattered)};
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
@@ -23,28 +21,16 @@ const cb_coll_shape cb_shape_scatter = {.name = "scatter",
 static void nccl_scatter(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
   cb_nccl_rooted_call(ctx, c, s, CB_NCCL_ROOTED_FN(ncclScatter), "ncclScatter", 0);
 }
-#else
-#define nccl_scatter cb_nccl_absent
 #endif
 
 /* Our kernels: each row is exported by its file, src/kernels/scatter_<kernel>.cu. */
 extern const cb_kernel cb_scatter_ll, cb_scatter_direct, cb_scatter_ce;
 
-static const cb_kernel nccl = CB_NCCL_KERNEL("NCCL " NCCL_SCATTER, nccl_scatter);
-static const cb_kernel nccl_sym =
-    CB_NCCL_SYM_KERNEL(NCCL_SCATTER, nccl_scatter, CB_BOTH_PLACEMENTS);
-static const cb_kernel nccl_ce =
-    CB_NCCL_CE_SCATTER_KERNEL(NCCL_SCATTER, nccl_scatter, CB_BOTH_PLACEMENTS);
+CB_NCCL_ROWS("NCCL " NCCL_SCATTER, NCCL_SCATTER, nccl_scatter, CB_BOTH_PLACEMENTS,
+             CB_NCCL_CE_SCATTER_KERNEL);
 
 /* No ring: a chain from the root would carry every block over the root's
  * one outgoing link anyway, where -k direct and -k ce already put n - 1
  * links to work. */
-static const cb_kernel *const kernels[] = {
-    &nccl, &cb_scatter_ll, &cb_scatter_direct, &cb_scatter_ce, &nccl_sym, &nccl_ce,
-};
-
-const cb_collective cb_scatter_collective = {
-    .shape = &cb_shape_scatter,
-    .kernels = kernels,
-    .nkernels = sizeof kernels / sizeof kernels[0],
-};
+CB_DEFINE_COLLECTIVE(cb_scatter_collective, &cb_shape_scatter, &nccl, &cb_scatter_ll,
+                     &cb_scatter_direct, &cb_scatter_ce, &nccl_sym, &nccl_ce);

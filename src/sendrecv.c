@@ -4,12 +4,8 @@
 #include "nccl_kernels.h"
 
 /* What the collective moves (coll_shape.h): as nccl-tests 2.19 defines it. */
-const cb_coll_shape cb_shape_sendrecv = {.name = "sendrecv",
-                                         .op_column = 1,
-                                         .expect = CB_EXPECT_FROM_PREV,
-                                         .counts = cb_counts_same,
-                                         .bus_factor = cb_bus_factor_one,
-                                         .algbw_bytes = cb_algbw_param};
+const cb_coll_shape cb_shape_sendrecv = {
+    .name = "sendrecv", .op_column = 1, .expect = CB_EXPECT_FROM_PREV, CB_TRAFFIC_MESSAGE};
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
@@ -21,29 +17,14 @@ static void nccl_sendrecv(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) 
   CB_NCCL(ncclRecv(c->recv, c->count, cb_nccl_type(c->dtype), prev, st->comm, s));
   cb_nccl_group_end();
 }
-#else
-#define nccl_sendrecv cb_nccl_absent
 #endif
 
 /* Our kernels: each row is exported by its file, src/kernels/sendrecv_<kernel>.cu. */
 extern const cb_kernel cb_sendrecv_ring, cb_sendrecv_ll, cb_sendrecv_direct, cb_sendrecv_ce;
 
-static const cb_kernel nccl =
-    CB_NCCL_KERNEL_PLACED("NCCL grouped ncclSend/ncclRecv around the ring (out of place: send and "
-                          "receive would share one buffer)",
-                          nccl_sendrecv, CB_OUT_OF_PLACE);
-static const cb_kernel nccl_sym =
-    CB_NCCL_SYM_KERNEL("ncclSend/ncclRecv", nccl_sendrecv, CB_OUT_OF_PLACE);
-static const cb_kernel nccl_ce =
-    CB_NCCL_NO_CE_KERNEL("ncclSend/ncclRecv", nccl_sendrecv, CB_OUT_OF_PLACE);
+CB_NCCL_ROWS("NCCL grouped ncclSend/ncclRecv around the ring (out of place: send and "
+             "receive would share one buffer)",
+             "ncclSend/ncclRecv", nccl_sendrecv, CB_OUT_OF_PLACE, CB_NCCL_NO_CE_KERNEL);
 
-static const cb_kernel *const kernels[] = {
-    &nccl,           &cb_sendrecv_ring, &cb_sendrecv_ll, &cb_sendrecv_direct,
-    &cb_sendrecv_ce, &nccl_sym,         &nccl_ce,
-};
-
-const cb_collective cb_sendrecv_collective = {
-    .shape = &cb_shape_sendrecv,
-    .kernels = kernels,
-    .nkernels = sizeof kernels / sizeof kernels[0],
-};
+CB_DEFINE_COLLECTIVE(cb_sendrecv_collective, &cb_shape_sendrecv, &nccl, &cb_sendrecv_ring,
+                     &cb_sendrecv_ll, &cb_sendrecv_direct, &cb_sendrecv_ce, &nccl_sym, &nccl_ce);

@@ -200,26 +200,28 @@ cb_opts_result cb_common_opts_end(const cb_common_opts *co, int argc, char **arg
   return co->list ? CB_OPTS_LIST_KERNELS : CB_OPTS_RUN;
 }
 
+/* -b above -e with one of the two left at its default (default_opt, at
+ * default_bytes, pretty: those bytes for people): the one typed first. */
+static cb_opts_result sweep_default_fail(char *err, size_t len, const char *typed_opt,
+                                         unsigned long long typed_bytes, const char *relation,
+                                         const char *default_opt, unsigned long long default_bytes,
+                                         const char *pretty) {
+  return cb_opts_fail(err, len,
+                      "%s %llu is %s than %s %llu: %s was left at its default, %s (give %s too)",
+                      typed_opt, typed_bytes, relation, default_opt, default_bytes, default_opt,
+                      pretty, default_opt);
+}
+
 cb_opts_result cb_sweep_check(const cb_sweep *s, const cb_common_opts *co, char *err, size_t len) {
   if (s->min_bytes > s->max_bytes) {
     /* The one of the two that was not typed is named as the default it is. */
     int min_default = co && !co->min_given, max_default = co && !co->max_given;
+    const unsigned long long min = s->min_bytes, max = s->max_bytes;
     char pretty[32];
-    cb_format_bytes(min_default ? s->min_bytes : s->max_bytes, pretty, sizeof pretty);
-    if (max_default)
-      return cb_opts_fail(err, len,
-                          "-b %llu is larger than -e %llu: -e was left at its default, %s (give "
-                          "-e too)",
-                          (unsigned long long)s->min_bytes, (unsigned long long)s->max_bytes,
-                          pretty);
-    if (min_default)
-      return cb_opts_fail(err, len,
-                          "-e %llu is smaller than -b %llu: -b was left at its default, %s (give "
-                          "-b too)",
-                          (unsigned long long)s->max_bytes, (unsigned long long)s->min_bytes,
-                          pretty);
-    return cb_opts_fail(err, len, "-b %llu is larger than -e %llu",
-                        (unsigned long long)s->min_bytes, (unsigned long long)s->max_bytes);
+    cb_format_bytes(min_default ? min : max, pretty, sizeof pretty);
+    if (max_default) return sweep_default_fail(err, len, "-b", min, "larger", "-e", max, pretty);
+    if (min_default) return sweep_default_fail(err, len, "-e", max, "smaller", "-b", min, pretty);
+    return cb_opts_fail(err, len, "-b %llu is larger than -e %llu", min, max);
   }
   if (s->step_factor <= 1 && s->step_bytes == 0 && s->min_bytes != s->max_bytes)
     /* Linear steps (-f 1, the default of the collectives, or -i alone in

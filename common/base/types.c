@@ -9,20 +9,21 @@ static const struct {
   const char *name;
   size_t size;
   int is_float;
+  double epsilon, min_normal; /* the floating types' (0 for the integers) */
 } dtype_info[CB_NUM_DTYPES] = {
-    [CB_INT8] = {"int8", 1, 0},
-    [CB_UINT8] = {"uint8", 1, 0},
-    [CB_INT32] = {"int32", 4, 0},
-    [CB_UINT32] = {"uint32", 4, 0},
-    [CB_INT64] = {"int64", 8, 0},
-    [CB_UINT64] = {"uint64", 8, 0},
-    [CB_HALF] = {"half", 2, 1},
-    [CB_FLOAT] = {"float", 4, 1},
-    [CB_DOUBLE] = {"double", 8, 1},
-    [CB_BFLOAT16] = {"bfloat16", 2, 1},
+    [CB_INT8] = {"int8", 1, 0, 0, 0},
+    [CB_UINT8] = {"uint8", 1, 0, 0, 0},
+    [CB_INT32] = {"int32", 4, 0, 0, 0},
+    [CB_UINT32] = {"uint32", 4, 0, 0, 0},
+    [CB_INT64] = {"int64", 8, 0, 0, 0},
+    [CB_UINT64] = {"uint64", 8, 0, 0, 0},
+    [CB_HALF] = {"half", 2, 1, 0x1p-10, 0x1p-14},
+    [CB_FLOAT] = {"float", 4, 1, 0x1p-23, 0x1p-126},
+    [CB_DOUBLE] = {"double", 8, 1, 0x1p-52, 0x1p-1022},
+    [CB_BFLOAT16] = {"bfloat16", 2, 1, 0x1p-7, 0x1p-126},
     /* nccl-tests 2.19.6's names (src/common.cu, test_typenames). */
-    [CB_F8E4M3] = {"f8e4m3", 1, 1},
-    [CB_F8E5M2] = {"f8e5m2", 1, 1},
+    [CB_F8E4M3] = {"f8e4m3", 1, 1, 0x1p-3, 0x1p-6},
+    [CB_F8E5M2] = {"f8e5m2", 1, 1, 0x1p-2, 0x1p-14},
 };
 
 /* Aliases accepted on the command line, as nccl-tests accepts them. */
@@ -45,6 +46,12 @@ size_t cb_dtype_size(cb_dtype t) {
 }
 int cb_dtype_is_float(cb_dtype t) {
   return t < CB_NUM_DTYPES && dtype_info[t].is_float;
+}
+double cb_dtype_epsilon(cb_dtype t) {
+  return t < CB_NUM_DTYPES ? dtype_info[t].epsilon : 0;
+}
+double cb_dtype_min_normal(cb_dtype t) {
+  return t < CB_NUM_DTYPES ? dtype_info[t].min_normal : 0;
 }
 
 int cb_dtype_parse(const char *name) {

@@ -55,6 +55,10 @@ static inline CB_TYPES_HOST_DEVICE int cb_mulsum_scalar(int rank) {
 const char *cb_dtype_name(cb_dtype t);
 size_t cb_dtype_size(cb_dtype t);
 int cb_dtype_is_float(cb_dtype t);
+/* A floating type's machine epsilon and smallest normal value; 0 for the
+ * integer types. */
+double cb_dtype_epsilon(cb_dtype t);
+double cb_dtype_min_normal(cb_dtype t);
 /* Returns the dtype for a name (nccl-tests spellings and common aliases), or -1. */
 int cb_dtype_parse(const char *name);
 

@@ -88,6 +88,19 @@ double cb_bus_factor_one(int nranks);
 size_t cb_algbw_param(const cb_counts *c, size_t elem_size, int nranks);
 size_t cb_algbw_param_times_n(const cb_counts *c, size_t elem_size, int nranks);
 
+/* The traffic several collectives share: a shape's counts, bus_factor and
+ * algbw_bytes together, as designated initializers of a cb_coll_shape, so a
+ * shape names nccl-tests' choice once. The whole message in both buffers,
+ * busbw = algbw (broadcast, reduce, sendrecv): */
+#define CB_TRAFFIC_MESSAGE                                                                         \
+  .counts = cb_counts_same, .bus_factor = cb_bus_factor_one, .algbw_bytes = cb_algbw_param
+/* A block per rank, laid out by counts_ (cb_counts_gathered: all_gather,
+ * gather; cb_counts_scattered: reduce_scatter, scatter; alltoall's own):
+ * (n - 1) / n of the n blocks cross links, algbw counts all n. */
+#define CB_TRAFFIC_BLOCKS(counts_)                                                                 \
+  .counts = counts_, .bus_factor = cb_bus_factor_n_minus_1_over_n,                                 \
+  .algbw_bytes = cb_algbw_param_times_n
+
 /* The redop of a row (JSON, CSV, messages): the op's name, or "none" for
  * collectives without one. */
 const char *cb_shape_op_name(const cb_coll_shape *s, int op);

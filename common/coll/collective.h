@@ -218,6 +218,16 @@ int cb_kernel_uses_peer_memory(const cb_kernel *k);
  * kernels that use peer memory name CB_PEER_MAPPING. */
 void cb_kernels_print(FILE *out, const cb_collective *c);
 
+/* A program's collective (src/<program>.c), `const cb_collective name_`:
+ * its shape_ and its table, the pointers to its rows (...) in -k number
+ * order, held in a static array name_##_rows. (Not CB_COLLECTIVE: the build
+ * names a program's collective with that, program_main.c.) */
+#define CB_DEFINE_COLLECTIVE(name_, shape_, ...)                                                   \
+  static const cb_kernel *const name_##_rows[] = {__VA_ARGS__};                                    \
+  const cb_collective name_ = {.shape = shape_,                                                    \
+                               .kernels = name_##_rows,                                            \
+                               .nkernels = sizeof name_##_rows / sizeof name_##_rows[0]}
+
 #ifdef __cplusplus
 }
 #endif

@@ -316,27 +316,13 @@ template <typename T> __device__ uint64_t bits_of(T v) {
   return b;
 }
 
-/* Machine epsilon and smallest normal value of each floating type. */
+/* Machine epsilon and smallest normal value of the floating type checked
+ * (0 for the integer types): types.c's. */
 struct float_limits {
   double eps, tiny;
 };
-__host__ __device__ float_limits limits_of(cb_dtype t) {
-  switch (t) {
-  case CB_HALF:
-    return {0x1p-10, 0x1p-14};
-  case CB_BFLOAT16:
-    return {0x1p-7, 0x1p-126};
-  case CB_FLOAT:
-    return {0x1p-23, 0x1p-126};
-  case CB_DOUBLE:
-    return {0x1p-52, 0x1p-1022};
-  case CB_F8E4M3:
-    return {0x1p-3, 0x1p-6};
-  case CB_F8E5M2:
-    return {0x1p-2, 0x1p-14};
-  default:
-    return {0, 0};
-  }
+float_limits limits_of(cb_dtype t) {
+  return {cb_dtype_epsilon(t), cb_dtype_min_normal(t)};
 }
 
 /* Whether output element j (got) is right. */

@@ -33,6 +33,16 @@ ncclDataType_t cb_nccl_type(cb_dtype t);
  * op's state into the call when it is enqueued). */
 ncclRedOp_t cb_nccl_op_begin(cb_nccl_state *st, const cb_kernel_ctx *ctx, const cb_call *c);
 void cb_nccl_op_end(cb_nccl_state *st, ncclRedOp_t op, const cb_call *c);
+/* A reducing collective's NCCL call (an expression), watched as name and
+ * written with `st`, this rank's state, and `op`, the call's NCCL op, made
+ * before the call and released once it is enqueued (the two above). */
+#define CB_NCCL_REDUCING(ctx, c, name, call)                                                       \
+  do {                                                                                             \
+    cb_nccl_state *st = cb_nccl_state_of(ctx);                                                     \
+    ncclRedOp_t op = cb_nccl_op_begin(st, ctx, c);                                                 \
+    CB_NCCL_WATCHED(st, name, call);                                                               \
+    cb_nccl_op_end(st, op, c);                                                                     \
+  } while (0)
 /* Point-to-point calls, grouped; the group is watched as one call (its end
  * is where NCCL may wait for peers). */
 void cb_nccl_group_start(cb_nccl_state *st);

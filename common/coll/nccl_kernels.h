@@ -142,6 +142,25 @@ void cb_nccl_aggregate(cb_kernel_ctx *ctx, int begin);
               launch_, placements_, cb_nccl_no_ce_why_not, CB_NCCL_RUN_LIMITS, cb_nccl_ce_setup,   \
               1)
 
+/* A program's three NCCL rows, static, for its table: nccl (kernel 0, its
+ * -k list line summary_), nccl_sym (6) and nccl_ce (7), which name call_ (the
+ * NCCL function); ce_row_ is the nccl-ce macro above that fits the
+ * collective (CB_NCCL_CE_KERNEL, CB_NCCL_CE_SCATTER_KERNEL or
+ * CB_NCCL_NO_CE_KERNEL). All three launch the program's call launch_ (written with nccl_call.h) and
+ * are validated in placements_; in a build without NCCL, where that call is not compiled, they
+ * launch cb_nccl_absent (nccl_call.h). */
+#define CB_NCCL_ROWS(summary_, call_, launch_, placements_, ce_row_)                               \
+  static const cb_kernel nccl =                                                                    \
+      CB_NCCL_KERNEL_PLACED(summary_, CB_NCCL_LAUNCH(launch_), placements_);                       \
+  static const cb_kernel nccl_sym =                                                                \
+      CB_NCCL_SYM_KERNEL(call_, CB_NCCL_LAUNCH(launch_), placements_);                             \
+  static const cb_kernel nccl_ce = ce_row_(call_, CB_NCCL_LAUNCH(launch_), placements_)
+#ifdef CB_HAVE_NCCL
+#define CB_NCCL_LAUNCH(launch_) launch_
+#else
+#define CB_NCCL_LAUNCH(launch_) cb_nccl_absent
+#endif
+
 #ifdef __cplusplus
 }
 #endif

@@ -75,10 +75,7 @@ extern "C" void cb_ce_push_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply,
 
 extern "C" void cb_ce_push_teardown(cb_kernel_ctx *ctx) {
   cb_ce_push_state *st = (cb_ce_push_state *)ctx->state;
-  if (!st) return; /* the setup refused the run */
-  cb_ce_side_free(ctx, &st->io);
-  free(st);
-  ctx->state = NULL;
+  if (st) cb_ce_side_teardown(ctx, &st->io); /* NULL: the setup refused the run */
 }
 
 extern "C" void cb_ce_push_launch(cb_kernel_ctx *ctx, const char *src, size_t src_stride,

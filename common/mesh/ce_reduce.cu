@@ -208,10 +208,7 @@ __global__ void __launch_bounds__(CE_THREADS) ce_reduce(reduce_args a) {
   }
 }
 
-template <typename T, int OP>
-static void launch_reduce(const reduce_args *a, int blocks, cudaStream_t s) {
-  ce_reduce<T, OP><<<blocks, CE_THREADS, 0, s>>>(*a);
-}
+CB_DEFINE_TYPE_OP_LAUNCH(launch_reduce, ce_reduce, reduce_args)
 
 /* ---- setup --------------------------------------------------------------- */
 
@@ -361,7 +358,7 @@ extern "C" cudaEvent_t cb_ce_reduce_piece(cb_kernel_ctx *ctx, const cb_call *cal
       (int)min_size(ceil_div(ceil_div(len * esz, 16), CE_THREADS), (size_t)st->reduce_blocks);
   /* Our signal k before our reduce k, in any graph (see the top). */
   CB_CUDA(cudaStreamWaitEvent(s, st->signalled[k % CB_CE_MAX_EVENTS], 0));
-  CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_reduce, &a, blocks, s);
+  CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_reduce, &a, blocks, CE_THREADS, s);
   CB_CUDA(cudaGetLastError());
   cudaEvent_t done = st->reduced[k % CB_CE_MAX_EVENTS];
   CB_CUDA(cudaEventRecord(done, s));

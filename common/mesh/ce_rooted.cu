@@ -24,10 +24,7 @@ extern "C" void cb_ce_rooted_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
 
 extern "C" void cb_ce_rooted_teardown(cb_kernel_ctx *ctx) {
   cb_ce_rooted_state *st = (cb_ce_rooted_state *)ctx->state;
-  if (!st) return; /* the setup refused the run */
-  cb_ce_side_free(ctx, &st->io);
-  free(st);
-  ctx->state = NULL;
+  if (st) cb_ce_side_teardown(ctx, &st->io); /* NULL: the setup refused the run */
 }
 
 /* The copies, after the start kernel: those to other ranks on side streams

@@ -1,6 +1,8 @@
 /* The ce kernels' receive buffers, flags and side streams (ce_side.h). */
 #include "ce_side.h"
 
+#include <stdlib.h>
+
 #include "cuda_check.h"
 
 void cb_ce_side_setup(cb_kernel_ctx *ctx, cb_ce_side *s) {
@@ -13,7 +15,7 @@ void cb_ce_side_setup(cb_kernel_ctx *ctx, cb_ce_side *s) {
   }
 }
 
-void cb_ce_side_free(cb_kernel_ctx *ctx, cb_ce_side *s) {
+void cb_ce_side_teardown(cb_kernel_ctx *ctx, cb_ce_side *s) {
   for (int p = 0; p < ctx->nranks - 1; p++) {
     CB_CUDA(cudaStreamDestroy(s->side[p]));
     CB_CUDA(cudaEventDestroy(s->join[p]));
@@ -21,4 +23,6 @@ void cb_ce_side_free(cb_kernel_ctx *ctx, cb_ce_side *s) {
   CB_CUDA(cudaEventDestroy(s->fork));
   cb_peer_free(ctx->world, &s->recv); /* unmaps the peers' buffers; ours is the harness's */
   cb_ce_flags_free(ctx, &s->flags);
+  free(ctx->state);
+  ctx->state = NULL;
 }

@@ -28,9 +28,10 @@ typedef struct {
 /* Collective: maps every rank's receive buffer, sets up the flags, creates
  * the fork event and a side stream and join event per peer. */
 void cb_ce_side_setup(cb_kernel_ctx *ctx, cb_ce_side *s);
-/* Collective: what cb_ce_side_setup made, undone (our own receive buffer
- * is the harness's). */
-void cb_ce_side_free(cb_kernel_ctx *ctx, cb_ce_side *s);
+/* Collective, a ce kernel's teardown: what cb_ce_side_setup made in s
+ * undone (our own receive buffer is the harness's), then the kernel's
+ * state, ctx->state (calloc'd, holding s), freed and cleared. */
+void cb_ce_side_teardown(cb_kernel_ctx *ctx, cb_ce_side *s);
 
 #ifdef __cplusplus
 }

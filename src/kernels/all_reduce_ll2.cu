@@ -131,10 +131,7 @@ template <typename T, int OP> __global__ void ll2_kernel(ll2_args a) {
   });
 }
 
-template <typename T, int OP>
-static void launch_typed(const ll2_args *a, cb_ll_grid g, cudaStream_t s) {
-  ll2_kernel<T, OP><<<g.blocks, g.threads, 0, s>>>(*a);
-}
+CB_DEFINE_TYPE_OP_LAUNCH(launch_typed, ll2_kernel, ll2_args)
 
 static size_t chunk_packets(size_t bytes, int n) {
   return ((bytes + 7) / 8 + (size_t)n - 1) / (size_t)n;
@@ -177,7 +174,8 @@ static void cb_ar_ll2_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream
   a.region2 = st->slot_packets / 2;
   a.m = cb_ll_mesh_for(ctx, st, a.region2 + a.chunk);
   a.spin = CB_SPIN_INFO(ctx);
-  CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_typed, &a, cb_ll_grid_for(st, a.chunk), stream);
+  const cb_ll_grid g = cb_ll_grid_for(st, a.chunk);
+  CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_typed, &a, g.blocks, g.threads, stream);
   CB_CUDA(cudaGetLastError());
 }
 

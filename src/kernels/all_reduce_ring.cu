@@ -66,16 +66,16 @@ struct ar_ring_plan {
   }
 };
 
-template <typename T, int OP>
-static void launch_typed(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+/* The call's chain: n chunks of whole vectors, one per rank. */
+static cb_ring_chain_args ar_ring_args(const cb_kernel_ctx *ctx, const cb_call *call) {
   cb_ring_chain_args a;
   a.in = call->send;
   a.out = call->recv;
   a.total = call->count;
-  a.chunk = cb_chunk_elems(call->count, ctx->nranks, sizeof(T));
+  a.chunk = cb_chunk_elems(call->count, ctx->nranks, cb_dtype_size(call->dtype));
   a.in_stride = a.out_stride = a.chunk;
   a.out_of_place = call->send != call->recv;
-  cb_ring_chain_launch<T, OP, ar_ring_plan>(ctx, a, stream);
+  return a;
 }
 
 static void cb_ar_ring_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
@@ -84,7 +84,7 @@ static void cb_ar_ring_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
 
 static void cb_ar_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   cb_ring_check_aligned(ctx, call);
-  CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_typed, ctx, call, stream);
+  cb_ring_chain_launch_call<ar_ring_plan>(ctx, call, ar_ring_args(ctx, call), stream);
 }
 
 CB_KERNEL_ROW(cb_all_reduce_ring) =

@@ -23,7 +23,6 @@
 #include <stdint.h>
 
 #include "collective.h"
-#include "cuda_check.h"
 #include "device/ll_rooted.cuh"
 #include "ll_mesh.h"
 
@@ -41,13 +40,9 @@ static void cb_bc_ll_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
 }
 
 static void cb_bc_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
-  cb_ll_rooted_args a;
-  cb_ll_grid g;
   const int copy_own = ctx->rank == call->root && call->send != call->recv;
-  if (!cb_ll_rooted_args_for(ctx, call, call->count * cb_dtype_size(call->dtype), copy_own, &a, &g))
-    return;
-  bcll_kernel<<<g.blocks, g.threads, 0, stream>>>(a);
-  CB_CUDA(cudaGetLastError());
+  cb_ll_rooted_launch<bcll_kernel>(ctx, call, call->count * cb_dtype_size(call->dtype), copy_own,
+                                   stream);
 }
 
 CB_KERNEL_ROW(cb_broadcast_ll) =

@@ -17,7 +17,6 @@
 #include <stdint.h>
 
 #include "collective.h"
-#include "cuda_check.h"
 #include "device/ll_rooted.cuh"
 #include "ll_mesh.h"
 
@@ -57,13 +56,8 @@ static void cb_ga_ll_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
 static void cb_ga_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const size_t bytes = call->count * cb_dtype_size(call->dtype);
   const char *mine = (const char *)call->recv + (size_t)ctx->rank * bytes; /* our block */
-  cb_ll_rooted_args a;
-  cb_ll_grid g;
-  if (!cb_ll_rooted_args_for(ctx, call, bytes, ctx->rank == call->root && call->send != mine, &a,
-                             &g))
-    return;
-  gall_kernel<<<g.blocks, g.threads, 0, stream>>>(a);
-  CB_CUDA(cudaGetLastError());
+  cb_ll_rooted_launch<gall_kernel>(ctx, call, bytes, ctx->rank == call->root && call->send != mine,
+                                   stream);
 }
 
 CB_KERNEL_ROW(cb_gather_ll) =

@@ -18,7 +18,6 @@
 #include <stdint.h>
 
 #include "collective.h"
-#include "cuda_check.h"
 #include "device/dispatch.cuh"
 #include "device/ll_reduce.cuh"
 #include "device/ll_rooted.cuh"
@@ -48,9 +47,11 @@ template <typename T, int OP> __global__ void rdll_kernel(cb_ll_rooted_args a) {
   cb_ll_credit_senders(a.v, a.bytes, CB_LL_AFTER_POLLS);
 }
 
+/* The root keeps no copy of its own input: it reduces it with the others. */
 template <typename T, int OP>
-static void launch_typed(const cb_ll_rooted_args *a, cb_ll_grid g, cudaStream_t s) {
-  rdll_kernel<T, OP><<<g.blocks, g.threads, 0, s>>>(*a);
+static void launch_typed(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+  cb_ll_rooted_launch<rdll_kernel<T, OP>>(ctx, call, call->count * cb_dtype_size(call->dtype), 0,
+                                          stream);
 }
 
 CB_DEFINE_TYPE_OP_FUNCS(rdll_funcs, rdll_kernel)
@@ -62,12 +63,7 @@ static void cb_rd_ll_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
 }
 
 static void cb_rd_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
-  cb_ll_rooted_args a;
-  cb_ll_grid g;
-  if (!cb_ll_rooted_args_for(ctx, call, call->count * cb_dtype_size(call->dtype), 0, &a, &g))
-    return;
-  CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_typed, &a, g, stream);
-  CB_CUDA(cudaGetLastError());
+  CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_typed, ctx, call, stream);
 }
 
 CB_KERNEL_ROW(cb_reduce_ll) =

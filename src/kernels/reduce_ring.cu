@@ -43,8 +43,8 @@ struct rd_ring_plan : cb_ring_reducing_moves {
   }
 };
 
-template <typename T, int OP>
-static void launch_typed(const cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+/* The call's chain: the whole message, towards the root. */
+static cb_ring_chain_args rd_ring_args(const cb_call *call) {
   cb_ring_chain_args a;
   a.in = call->send;
   a.out = call->recv;
@@ -53,7 +53,7 @@ static void launch_typed(const cb_kernel_ctx *ctx, const cb_call *call, cudaStre
   a.in_stride = a.out_stride = 0;
   a.out_of_place = 1;
   a.root = call->root;
-  cb_ring_chain_launch<T, OP, rd_ring_plan>(ctx, a, stream);
+  return a;
 }
 
 static void cb_rd_ring_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
@@ -62,7 +62,7 @@ static void cb_rd_ring_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
 
 static void cb_rd_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   cb_ring_check_aligned(ctx, call);
-  CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_typed, ctx, call, stream);
+  cb_ring_chain_launch_call<rd_ring_plan>(ctx, call, rd_ring_args(call), stream);
 }
 
 CB_KERNEL_ROW(cb_reduce_ring) =

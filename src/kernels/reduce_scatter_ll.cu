@@ -61,10 +61,7 @@ template <typename T, int OP> __global__ void rsll_kernel(rsll_args a) {
   });
 }
 
-template <typename T, int OP>
-static void launch_typed(const rsll_args *a, cb_ll_grid g, cudaStream_t s) {
-  rsll_kernel<T, OP><<<g.blocks, g.threads, 0, s>>>(*a);
-}
+CB_DEFINE_TYPE_OP_LAUNCH(launch_typed, rsll_kernel, rsll_args)
 
 CB_DEFINE_TYPE_OP_FUNCS(rsll_funcs, rsll_kernel)
 
@@ -85,7 +82,8 @@ static void cb_rs_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
   a.out = (char *)call->recv;
   a.m = cb_ll_mesh_for(ctx, st, packets);
   a.spin = CB_SPIN_INFO(ctx);
-  CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_typed, &a, cb_ll_grid_for(st, packets), stream);
+  const cb_ll_grid g = cb_ll_grid_for(st, packets);
+  CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_typed, &a, g.blocks, g.threads, stream);
   CB_CUDA(cudaGetLastError());
 }
 

@@ -13,8 +13,8 @@
 #include "device/ring_rs_plan.cuh"
 #include "ring_mesh.h"
 
-template <typename T, int OP>
-static void launch_typed(const cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
+/* The call's chains: block k of every input, along n - 1 hops to rank k. */
+static cb_ring_chain_args rs_ring_args(const cb_kernel_ctx *ctx, const cb_call *call) {
   cb_ring_chain_args a;
   a.in = call->send;
   a.out = call->recv;
@@ -23,7 +23,7 @@ static void launch_typed(const cb_kernel_ctx *ctx, const cb_call *call, cudaStre
   a.in_stride = call->count;
   a.out_stride = 0; /* only the last phase writes, our block's result */
   a.out_of_place = 1;
-  cb_ring_chain_launch<T, OP, cb_ring_rs_plan>(ctx, a, stream);
+  return a;
 }
 
 static void cb_rs_ring_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
@@ -33,7 +33,7 @@ static void cb_rs_ring_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
 static void cb_rs_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const size_t bytes = call->count * cb_dtype_size(call->dtype);
   cb_ring_check_blocks(ctx, call, bytes);
-  CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_typed, ctx, call, stream);
+  cb_ring_chain_launch_call<cb_ring_rs_plan>(ctx, call, rs_ring_args(ctx, call), stream);
 }
 
 CB_KERNEL_ROW(cb_reduce_scatter_ring) =

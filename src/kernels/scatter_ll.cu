@@ -14,7 +14,6 @@
 #include <stdint.h>
 
 #include "collective.h"
-#include "cuda_check.h"
 #include "device/ll_rooted.cuh"
 #include "ll_mesh.h"
 
@@ -34,13 +33,8 @@ static void cb_sc_ll_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
 static void cb_sc_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const size_t bytes = call->count * cb_dtype_size(call->dtype);
   const char *own = (const char *)call->send + (size_t)ctx->rank * bytes;
-  cb_ll_rooted_args a;
-  cb_ll_grid g;
-  if (!cb_ll_rooted_args_for(ctx, call, bytes, ctx->rank == call->root && own != call->recv, &a,
-                             &g))
-    return;
-  scll_kernel<<<g.blocks, g.threads, 0, stream>>>(a);
-  CB_CUDA(cudaGetLastError());
+  cb_ll_rooted_launch<scll_kernel>(ctx, call, bytes, ctx->rank == call->root && own != call->recv,
+                                   stream);
 }
 
 CB_KERNEL_ROW(cb_scatter_ll) =

@@ -220,17 +220,19 @@ def catalogue():
     return {ids[k]: names[k] for k in ids}, ids
 
 
-# NCCL's rows (common/coll/nccl_kernels.h): the id each macro makes, and whether the
-# row can run (nccl-ce where NCCL has no copy-engine path is listed, unavailable).
-NCCL_ROWS = {"CB_NCCL_KERNEL": (0, "✓"), "CB_NCCL_KERNEL_PLACED": (0, "✓"),
-             "CB_NCCL_SYM_KERNEL": (6, "✓"), "CB_NCCL_CE_KERNEL": (7, "✓"),
-             "CB_NCCL_CE_SCATTER_KERNEL": (7, "✓"), "CB_NCCL_NO_CE_KERNEL": (7, "(✓)")}
+# NCCL's rows (common/coll/nccl_kernels.h): a program makes them with CB_NCCL_ROWS, nccl (0),
+# nccl_sym (6) and nccl_ce (7); whether nccl-ce can run is its last argument (where NCCL
+# has no copy-engine path the row is listed, unavailable).
+NCCL_ROWS = {"nccl": 0, "nccl_sym": 6, "nccl_ce": 7}
+NCCL_CE_ROWS = {"CB_NCCL_CE_KERNEL": "✓", "CB_NCCL_CE_SCATTER_KERNEL": "✓",
+                "CB_NCCL_NO_CE_KERNEL": "(✓)"}
 
 
 def kernel_tables():
-    """{program: {id: '✓' or '(✓)'}} from the kernel table of every src/<name>.c: a
-    pointer per row, to NCCL's rows there or to our rows, each defined beside its
-    kernel in src/kernels/<name>_<kernel>.cu (CB_KERNEL_ROW)."""
+    """{program: {id: '✓' or '(✓)'}} from the kernel table of every src/<name>.c
+    (CB_DEFINE_COLLECTIVE): a pointer per row, to NCCL's rows there (CB_NCCL_ROWS) or
+    to our rows, each defined beside its kernel in src/kernels/<name>_<kernel>.cu
+    (CB_KERNEL_ROW)."""
     _, kinds = catalogue()
     ours = {}
     for cu in sorted(glob.glob(os.path.join(REPO, "src", "kernels", "*.cu"))):
@@ -242,20 +244,19 @@ def kernel_tables():
     tables = {}
     for prog in programs():
         src = read(os.path.join(REPO, "src", prog[:-len("_perf")] + ".c"))
-        m = re.search(r"static const cb_kernel \*const kernels\[\] = \{(.*?)\};", src, re.S)
+        m = re.search(r"^CB_DEFINE_COLLECTIVE\(\w+,\s*&\w+,(.*?)\);", src, re.S | re.M)
         assert m, f"src/{prog[:-5]}.c: no kernel table"
-        nccl = {d.group(1): d.group(2) for d in
-                re.finditer(r"static const cb_kernel (\w+) =\s*(CB_NCCL_\w*KERNEL\w*)\(", src)}
+        ce = re.search(r"^CB_NCCL_ROWS\(.*?(CB_NCCL_\w+)\);", src, re.S | re.M)
+        assert ce, f"src/{prog[:-5]}.c: no NCCL rows"
+        assert ce.group(1) in NCCL_CE_ROWS, f"{prog}: {ce.group(1)} is new to this test"
         rows = {}
         for k in re.finditer(r"&(\w+)", m.group(1)):
             name = k.group(1)
             if name in ours:
                 rows[ours[name]] = "✓"
             else:
-                assert name in nccl, f"{prog}: row {name} is neither ours nor NCCL's"
-                assert nccl[name] in NCCL_ROWS, f"{prog}: {nccl[name]} is new to this test"
-                kid, mark = NCCL_ROWS[nccl[name]]
-                rows[kid] = mark
+                assert name in NCCL_ROWS, f"{prog}: row {name} is neither ours nor NCCL's"
+                rows[NCCL_ROWS[name]] = NCCL_CE_ROWS[ce.group(1)] if name == "nccl_ce" else "✓"
         tables[prog] = rows
     return tables
 

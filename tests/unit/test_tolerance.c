@@ -231,6 +231,13 @@ static void test_wrong_results_fail(const type_model *t) {
   }
 }
 
+/* The validation takes a type's eps and tiny from types.c: this model's. */
+static void test_type_limits(const type_model *t) {
+  cb_dtype d = (cb_dtype)cb_dtype_parse(t->name);
+  CHECK(cb_dtype_epsilon(d) == t->eps);
+  CHECK(cb_dtype_min_normal(d) == t->tiny);
+}
+
 static void test_exact_ops(void) {
   CHECK(cb_tolerance(0x1p-10, 0x1p-14, CB_MIN, 8, 5.0, 1.0) == 0.0);
   CHECK(cb_tolerance(0x1p-10, 0x1p-14, CB_MAX, 2, 5.0, 1.0) == 0.0);
@@ -239,9 +246,11 @@ static void test_exact_ops(void) {
 int main(void) {
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
     model = &types[i];
+    test_type_limits(&types[i]);
     test_correct_results_pass(&types[i]);
     test_wrong_results_fail(&types[i]);
   }
   test_exact_ops();
+  CHECK(cb_dtype_epsilon(CB_INT32) == 0 && cb_dtype_min_normal(CB_UINT8) == 0);
   return check_summary();
 }

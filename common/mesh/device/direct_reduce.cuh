@@ -43,6 +43,7 @@
 #include "cuda_check.h"
 #include "device/dispatch.cuh"
 #include "direct_mesh.h"
+#include "direct_sync.cuh"
 #include "handshake.cuh"
 #include "reduce.cuh"
 #include "type_op_funcs.cuh"
@@ -56,15 +57,12 @@ typedef struct {
   int nout;
   size_t bytes;       /* bytes of the run (0: this rank only handshakes) */
   cb_vec_split split; /* head / vectors / tail of the run */
-  cb_hs_areas hs;     /* every rank's handshake words */
-  uint64_t *epochs;   /* ours, one per block */
-  int rank, nranks;
-  cb_spin_info spin;
+  cb_direct_sync sync;
 } cb_direct_reduce_args;
 
 template <typename T, int OP>
 __device__ __forceinline__ void cb_direct_reduce_vectors(const cb_direct_reduce_args &a) {
-  const int n = a.nranks;
+  const int n = a.sync.nranks;
   const size_t per = (a.split.nvec + gridDim.x - 1) / gridDim.x;
   const size_t v0 = (size_t)blockIdx.x * per;
   const size_t v1 = v0 + per < a.split.nvec ? v0 + per : a.split.nvec;
@@ -109,9 +107,9 @@ __device__ __forceinline__ void cb_direct_reduce_scalars(const cb_direct_reduce_
        k += (size_t)gridDim.x * CB_DIRECT_THREADS) {
     size_t i = k < head ? k : tail + (k - head);
     T acc = cb_pre<T, OP>(cb_ld_cg((const T *)a.in[0] + i), 0);
-    for (int q = 1; q < a.nranks; q++)
+    for (int q = 1; q < a.sync.nranks; q++)
       acc = cb_apply_input<T, OP>(acc, cb_ld_cg((const T *)a.in[q] + i), q);
-    if (OP == CB_AVG) acc = cb_divide<T>(acc, a.nranks);
+    if (OP == CB_AVG) acc = cb_divide<T>(acc, a.sync.nranks);
     for (int o = 0; o < a.nout; o++) ((T *)a.out[o])[i] = acc;
   }
 }
@@ -119,14 +117,10 @@ __device__ __forceinline__ void cb_direct_reduce_scalars(const cb_direct_reduce_
 template <typename T, int OP>
 __global__ void __launch_bounds__(CB_DIRECT_THREADS)
     cb_direct_reduce_kernel(cb_direct_reduce_args a) {
-  const int b = blockIdx.x;
-  const uint64_t e = a.epochs[b] + 1;
-  cb_block_handshake(a.hs, a.rank, a.nranks, b, e, CB_HS_START(e), a.spin);
-  cb_direct_reduce_vectors<T, OP>(a);
-  cb_direct_reduce_scalars<T, OP>(a);
-  cb_block_handshake(a.hs, a.rank, a.nranks, b, e, CB_HS_END(e), a.spin);
-  /* Every thread read epochs[b] before the handshakes' barriers. */
-  if (threadIdx.x == 0) a.epochs[b] = e;
+  cb_direct_block_call(a.sync, [&] {
+    cb_direct_reduce_vectors<T, OP>(a);
+    cb_direct_reduce_scalars<T, OP>(a);
+  });
 }
 
 /* Every instantiation, for cb_direct_fit. */
@@ -140,23 +134,16 @@ static inline void cb_direct_reduce_setup(cb_kernel_ctx *ctx, cb_setup_reply *re
   cb_direct_fit(ctx, reply, funcs, cb_direct_reduce_funcs(funcs));
 }
 
-template <typename T, int OP>
-static void cb_direct_reduce_launch(const cb_direct_reduce_args *a, int blocks, cudaStream_t s) {
-  cb_direct_reduce_kernel<T, OP><<<blocks, CB_DIRECT_THREADS, 0, s>>>(*a);
-}
+CB_DEFINE_TYPE_OP_LAUNCH(cb_direct_reduce_launch, cb_direct_reduce_kernel, cb_direct_reduce_args)
 
 /* Enqueues the call a describes (its in, out, nout, bytes and split set by
- * the caller) on `blocks` blocks, the same on every rank: the rest of a is
- * the mesh's (handshake words, epochs) and ours (rank, spin info). */
+ * the caller) on `blocks` blocks, the same on every rank: a's sync is the
+ * mesh's and ours. */
 static inline void cb_direct_reduce_enqueue(cb_kernel_ctx *ctx, cb_direct_reduce_args *a,
                                             const cb_call *call, int blocks, cudaStream_t stream) {
-  const cb_direct_state *st = (const cb_direct_state *)ctx->state;
-  cb_direct_areas(ctx, st, a->hs.area);
-  a->epochs = st->epochs;
-  a->rank = ctx->rank;
-  a->nranks = ctx->nranks;
-  a->spin = CB_SPIN_INFO(ctx);
-  CB_DISPATCH_TYPE_OP(call->dtype, call->op, cb_direct_reduce_launch, a, blocks, stream);
+  a->sync = cb_direct_sync_of(ctx);
+  CB_DISPATCH_TYPE_OP(call->dtype, call->op, cb_direct_reduce_launch, a, blocks, CB_DIRECT_THREADS,
+                      stream);
   CB_CUDA(cudaGetLastError());
 }
 

@@ -47,6 +47,7 @@
 
 #include "cuda_check.h"
 #include "direct_mesh.h"
+#include "direct_sync.cuh"
 #include "handshake.cuh"
 #include "peer_pick.cuh"
 #include "vec.cuh"
@@ -59,22 +60,19 @@ typedef struct {
   char *dst[CB_MAX_PEERS]; /* where the run for rank q goes, as we address it; NULL: nowhere */
   size_t bytes;            /* bytes of a run */
   cb_vec_split split;      /* head / vectors / tail of every run */
-  cb_hs_areas hs;          /* every rank's handshake words */
-  uint64_t *epochs;        /* ours, one per block */
-  int rank, nranks;
-  cb_spin_info spin;
+  cb_direct_sync sync;
 } cb_direct_store_args;
 
 /* This block's vectors [v0, v1) of every run, UNROLL at a time per thread. */
 template <bool ONE_RUN>
 __device__ __forceinline__ void cb_direct_store_vectors(const cb_direct_store_args &a, size_t v0,
                                                         size_t v1) {
-  const int n = a.nranks;
+  const int n = a.sync.nranks;
   for (size_t v = v0 + threadIdx.x; v < v1;
        v += (size_t)CB_DIRECT_THREADS * CB_DIRECT_STORE_UNROLL) {
     uint4 x[CB_DIRECT_STORE_UNROLL];
     for (int p = 1; p <= n; p++) {
-      const int q = (a.rank + p) % n;
+      const int q = (a.sync.rank + p) % n;
       char *d = cb_peer_pick(a.dst, q);
       if (ONE_RUN ? p == 1 : d != NULL) {
         const uint4 *src4 =
@@ -104,8 +102,8 @@ __device__ __forceinline__ void cb_direct_store_scalars(const cb_direct_store_ar
   for (size_t k = (size_t)blockIdx.x * CB_DIRECT_THREADS + threadIdx.x; k < nscalar;
        k += (size_t)gridDim.x * CB_DIRECT_THREADS) {
     size_t off = k < a.split.head ? k : a.split.tail + (k - a.split.head);
-    for (int p = 1; p <= a.nranks; p++) {
-      const int q = (a.rank + p) % a.nranks;
+    for (int p = 1; p <= a.sync.nranks; p++) {
+      const int q = (a.sync.rank + p) % a.sync.nranks;
       char *d = cb_peer_pick(a.dst, q);
       if (d) d[off] = a.src[(ONE_RUN ? 0 : (size_t)q * a.src_stride) + off];
     }
@@ -115,19 +113,14 @@ __device__ __forceinline__ void cb_direct_store_scalars(const cb_direct_store_ar
 template <bool ONE_RUN>
 __global__ void __launch_bounds__(CB_DIRECT_THREADS)
     cb_direct_store_kernel(cb_direct_store_args a) {
-  const int b = blockIdx.x;
-  const uint64_t e = a.epochs[b] + 1;
-  /* Start: every peer's kernel of epoch e runs, its buffer is free. */
-  cb_block_handshake(a.hs, a.rank, a.nranks, b, e, CB_HS_START(e), a.spin);
-  /* Vectors: a contiguous range per block, strided over its threads. */
-  const size_t per = (a.split.nvec + gridDim.x - 1) / gridDim.x;
-  const size_t v0 = (size_t)b * per;
-  cb_direct_store_vectors<ONE_RUN>(a, v0, v0 + per < a.split.nvec ? v0 + per : a.split.nvec);
-  cb_direct_store_scalars<ONE_RUN>(a);
-  /* End: our stores are published to every peer, every peer's to us. */
-  cb_block_handshake(a.hs, a.rank, a.nranks, b, e, CB_HS_END(e), a.spin);
-  /* Every thread read epochs[b] before the handshakes' barriers. */
-  if (threadIdx.x == 0) a.epochs[b] = e;
+  cb_direct_block_call(a.sync, [&] {
+    /* Vectors: a contiguous range per block, strided over its threads. */
+    const int b = blockIdx.x;
+    const size_t per = (a.split.nvec + gridDim.x - 1) / gridDim.x;
+    const size_t v0 = (size_t)b * per;
+    cb_direct_store_vectors<ONE_RUN>(a, v0, v0 + per < a.split.nvec ? v0 + per : a.split.nvec);
+    cb_direct_store_scalars<ONE_RUN>(a);
+  });
 }
 
 /* Setup (collective): the direct mesh with tunables <prefix>_BLOCKS and
@@ -162,11 +155,7 @@ static void cb_direct_store_launch_to(cb_kernel_ctx *ctx, const char *src, size_
   a.src_stride = src_stride;
   a.bytes = bytes;
   a.split = cb_vec_split_make(src, same, bytes, elem);
-  cb_direct_areas(ctx, st, a.hs.area);
-  a.epochs = st->epochs;
-  a.rank = ctx->rank;
-  a.nranks = n;
-  a.spin = CB_SPIN_INFO(ctx);
+  a.sync = cb_direct_sync_of(ctx);
   /* Blocks by the bytes a rank sends (a run to each of n-1 peers): the same
    * on every rank for the same call. */
   int blocks = cb_direct_blocks(st, bytes * (size_t)(n > 1 ? n - 1 : 1));

@@ -26,20 +26,43 @@ __device__ __forceinline__ void cb_ll16_write(uint4 *dst, uint2 data, uint32_t f
                : "memory");
 }
 
-/* Polls one LL16 packet until both its flags equal flag; returns its data. */
-__device__ __forceinline__ uint2 cb_ll16_read(const uint4 *src, uint32_t flag,
-                                              const cb_spin_info &info, int peer) {
+/* One volatile load of a packet (uint4: LL16, uint2: LL8): its data into
+ * *data; whether every flag word of it equals flag. */
+__device__ __forceinline__ bool cb_ll_load(const uint4 *src, uint32_t flag, uint2 *data) {
+  uint32_t d0, f0, d1, f1;
+  asm volatile("ld.volatile.global.v4.u32 {%0,%1,%2,%3}, [%4];"
+               : "=r"(d0), "=r"(f0), "=r"(d1), "=r"(f1)
+               : "l"(src)
+               : "memory");
+  *data = make_uint2(d0, d1);
+  return f0 == flag && f1 == flag;
+}
+__device__ __forceinline__ bool cb_ll_load(const uint2 *src, uint32_t flag, uint32_t *data) {
+  uint32_t d, f;
+  asm volatile("ld.volatile.global.v2.u32 {%0,%1}, [%2];" : "=r"(d), "=r"(f) : "l"(src) : "memory");
+  *data = d;
+  return f == flag;
+}
+
+/* Polls one packet until every flag word of it equals flag, a bounded spin
+ * naming peer; returns its data. */
+template <typename PACKET, typename DATA>
+__device__ __forceinline__ DATA cb_ll_poll(const PACKET *src, uint32_t flag,
+                                           const cb_spin_info &info, int peer) {
   cb_spin spin;
   cb_spin_init(&spin);
   for (;;) {
-    uint32_t d0, f0, d1, f1;
-    asm volatile("ld.volatile.global.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(d0), "=r"(f0), "=r"(d1), "=r"(f1)
-                 : "l"(src)
-                 : "memory");
-    if ((f0 == flag && f1 == flag) || CB_MUTANT_SKIPS(CB_WAIT_LL_POLL)) return make_uint2(d0, d1);
+    DATA data;
+    const bool flagged = cb_ll_load(src, flag, &data);
+    if (flagged || CB_MUTANT_SKIPS(CB_WAIT_LL_POLL)) return data;
     cb_spin_tick(&spin, info, peer, flag);
   }
+}
+
+/* Polls one LL16 packet until both its flags equal flag; returns its data. */
+__device__ __forceinline__ uint2 cb_ll16_read(const uint4 *src, uint32_t flag,
+                                              const cb_spin_info &info, int peer) {
+  return cb_ll_poll<uint4, uint2>(src, flag, info, peer);
 }
 
 __device__ __forceinline__ void cb_ll8_write(uint2 *dst, uint32_t data, uint32_t flag) {
@@ -49,17 +72,7 @@ __device__ __forceinline__ void cb_ll8_write(uint2 *dst, uint32_t data, uint32_t
 
 __device__ __forceinline__ uint32_t cb_ll8_read(const uint2 *src, uint32_t flag,
                                                 const cb_spin_info &info, int peer) {
-  cb_spin spin;
-  cb_spin_init(&spin);
-  for (;;) {
-    uint32_t d, f;
-    asm volatile("ld.volatile.global.v2.u32 {%0,%1}, [%2];"
-                 : "=r"(d), "=r"(f)
-                 : "l"(src)
-                 : "memory");
-    if (f == flag || CB_MUTANT_SKIPS(CB_WAIT_LL_POLL)) return d;
-    cb_spin_tick(&spin, info, peer, flag);
-  }
+  return cb_ll_poll<uint2, uint32_t>(src, flag, info, peer);
 }
 
 #endif

@@ -38,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cuda_check.h"
 #include "device/ll_credit.cuh"
 #include "device/ll_packet.cuh"
 #include "device/ll_tiles.cuh"
@@ -64,23 +65,26 @@ static inline void cb_ll_rooted_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply,
   cb_ll_fit(ctx, reply, funcs, nfuncs);
 }
 
-/* Host, a launch: the arguments and grid of a call whose runs are `bytes`
- * long; 0 when nothing is to be launched (0 bytes, on every rank alike: see
+/* Host, a launch: KERNEL over a call whose runs are `bytes` long, on the
+ * mesh's grid for them; nothing for 0 bytes, on every rank alike (see
  * "Double buffering" in ll_tiles.cuh). */
-static inline int cb_ll_rooted_args_for(cb_kernel_ctx *ctx, const cb_call *call, size_t bytes,
-                                        int copy_own, cb_ll_rooted_args *a, cb_ll_grid *g) {
-  if (bytes == 0) return 0;
+template <void (*KERNEL)(cb_ll_rooted_args)>
+static void cb_ll_rooted_launch(cb_kernel_ctx *ctx, const cb_call *call, size_t bytes, int copy_own,
+                                cudaStream_t stream) {
+  if (bytes == 0) return;
   const cb_ll_state *st = (const cb_ll_state *)ctx->state;
   const size_t packets = (bytes + 7) / 8;
-  a->send = (const char *)call->send;
-  a->recv = (char *)call->recv;
-  a->bytes = bytes;
-  a->root = call->root;
-  a->copy_own = copy_own;
-  a->v = cb_ll_push_mesh_for(ctx, st, packets);
-  a->spin = CB_SPIN_INFO(ctx);
-  *g = cb_ll_grid_for(st, packets);
-  return 1;
+  cb_ll_rooted_args a;
+  a.send = (const char *)call->send;
+  a.recv = (char *)call->recv;
+  a.bytes = bytes;
+  a.root = call->root;
+  a.copy_own = copy_own;
+  a.v = cb_ll_push_mesh_for(ctx, st, packets);
+  a.spin = CB_SPIN_INFO(ctx);
+  const cb_ll_grid g = cb_ll_grid_for(st, packets);
+  KERNEL<<<g.blocks, g.threads, 0, stream>>>(a);
+  CB_CUDA(cudaGetLastError());
 }
 
 /* One to many, the root's warp: the run for the rank at ring offset p is

@@ -111,6 +111,21 @@ static void cb_ring_chain_launch(const cb_kernel_ctx *ctx, cb_ring_chain_args a,
   CB_CUDA(cudaGetLastError());
 }
 
+/* The same for the call's datatype and op (the plans that reduce), a
+ * filled by the kernel's launch: in, out and how the call is cut. */
+template <typename PLAN> struct cb_ring_chain_typed {
+  template <typename T, int OP>
+  static void launch(const cb_kernel_ctx *ctx, const cb_ring_chain_args *a, cudaStream_t stream) {
+    cb_ring_chain_launch<T, OP, PLAN>(ctx, *a, stream);
+  }
+};
+template <typename PLAN>
+static void cb_ring_chain_launch_call(const cb_kernel_ctx *ctx, const cb_call *call,
+                                      const cb_ring_chain_args &a, cudaStream_t stream) {
+  CB_DISPATCH_TYPE_OP(call->dtype, call->op, cb_ring_chain_typed<PLAN>::template launch, ctx, &a,
+                      stream);
+}
+
 /* The plan's kernel for (dtype, op), for the setup's residency check; with
  * BYTES the one instance that moves bytes for every datatype (plans that
  * only copy). */
