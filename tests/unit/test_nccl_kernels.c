@@ -149,6 +149,26 @@ static void test_one_rank_fp8_premul(void) {
 #endif
 }
 
+/* A context as NCCL's setup leaves it (st: its state) on GPUs of compute
+ * capability min_arch at the oldest. */
+#ifdef CB_HAVE_NCCL
+typedef cb_nccl_state fake_state;
+#else
+typedef int fake_state;
+#endif
+static cb_kernel_ctx fake_set_up(fake_state *st, int min_arch) {
+  cb_kernel_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  memset(st, 0, sizeof *st);
+#ifdef CB_HAVE_NCCL
+  st->min_arch = min_arch;
+  ctx.state = st;
+#else
+  (void)min_arch;
+#endif
+  return ctx;
+}
+
 static void dummy_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t s) {
   (void)ctx, (void)call, (void)s;
 }
@@ -186,14 +206,8 @@ static void test_rows(void) {
   CHECK((rows[0].why_not(&build, buf, sizeof buf) == NULL) == (cb_nccl_unavailable() == NULL));
   CHECK((rows[1].why_not(&build, buf, sizeof buf) == NULL) == (cb_nccl_sym_unavailable() == NULL));
   CHECK((rows[2].why_not(&build, buf, sizeof buf) == NULL) == (cb_nccl_ce_unavailable() == NULL));
-  cb_kernel_ctx ctx;
-  memset(&ctx, 0, sizeof ctx);
-#ifdef CB_HAVE_NCCL
-  cb_nccl_state st;
-  memset(&st, 0, sizeof st);
-  st.min_arch = 90;
-  ctx.state = &st;
-#endif
+  fake_state st;
+  cb_kernel_ctx ctx = fake_set_up(&st, 90);
   ctx.nranks = 2;
   const cb_call mulsum = {.dtype = CB_FLOAT, .op = CB_MULSUM};
   const cb_serve_question call = {.shape = &cb_shape_all_reduce, .call = &mulsum, .ctx = &ctx};
@@ -219,14 +233,8 @@ static void read_tunables(void) {
  * (nccl-tests shows it too): exactly those calls are skipped, naming the
  * bug, unless CB_NCCL_CE_SCATTER_IN_PLACE=1; every other call as any row. */
 static void test_ce_scatter_bug(void) {
-  cb_kernel_ctx ctx;
-  memset(&ctx, 0, sizeof ctx);
-#ifdef CB_HAVE_NCCL
-  cb_nccl_state st;
-  memset(&st, 0, sizeof st);
-  st.min_arch = 90;
-  ctx.state = &st;
-#endif
+  fake_state st;
+  cb_kernel_ctx ctx = fake_set_up(&st, 90);
   int lib = cb_nccl_library_version(), bad = lib > 0 && lib <= 22803;
   for (int in_place = 0; in_place < 2; in_place++)
     for (int root = 0; root < 3; root++) {
