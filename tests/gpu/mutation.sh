@@ -99,12 +99,13 @@ ranks_of() {
 }
 
 # The CB_ tunables mutant M runs with (the normal build beside it too):
-# consumed_before_barrier shows only where a sender is a whole FIFO ahead
-# of the rank reading it, so the FIFO is the smallest, 2 slots, on one pipe
-# (at 3 ranks the ranks before rank 0 get 2 slices ahead of it).
+# consumed_before_barrier and skip_fifo_credit show only where a sender is
+# a whole FIFO ahead of the rank reading it, so the FIFO is the smallest, 2
+# slots, on one pipe (at 3 ranks the ranks before rank 0 get 2 slices ahead
+# of it).
 mutant_env() {
   case $1 in
-    consumed_before_barrier) echo "CB_RING_SLOTS=2 CB_RING_CHANNELS=1" ;;
+    consumed_before_barrier | skip_fifo_credit) echo "CB_RING_SLOTS=2 CB_RING_CHANNELS=1" ;;
   esac
 }
 

@@ -64,6 +64,12 @@ __device__ __forceinline__ void cb_hs_serve(const cb_hs_areas &hs, int rank, int
     cb_spin_tick(&spin, info, peer, (uint32_t)epoch);
 }
 
+/* skip_end_wait: rank 0 starts its part of a call late (device/mutation.cuh,
+ * "Lag"), so that its peers, which no longer wait at the end, end first. */
+__device__ __forceinline__ void cb_hs_mutant_lag(int rank, uint64_t value) {
+  if (CB_MUTANT_SKIPS(CB_WAIT_END)) cb_mutant_lag(rank == 0 && (value & 1), CB_MUTANT_HS_LAG_NS);
+}
+
 /* Called by every thread of the block, with value CB_HS_START(epoch) or
  * CB_HS_END(epoch). Threads 0..n-2 serve one peer each (cb_hs_serve).
  *
@@ -83,6 +89,7 @@ __device__ __forceinline__ void cb_block_handshake(const cb_hs_areas &hs, int ra
   if ((int)threadIdx.x < nranks - 1)
     cb_hs_serve(hs, rank, (rank + 1 + (int)threadIdx.x) % nranks, block, epoch, value, info);
   __syncthreads();
+  cb_hs_mutant_lag(rank, value);
 }
 
 /* Ring offsets of peers (bit p: rank (rank + p) % nranks, 0 < p < nranks)
@@ -106,6 +113,7 @@ __device__ __forceinline__ void cb_block_handshake_with(const cb_hs_areas &hs, i
     if (((offsets >> p) & 1u) && k-- == 0) break;
   if (p > 0 && p < nranks) cb_hs_serve(hs, rank, (rank + p) % nranks, block, epoch, value, info);
   __syncthreads();
+  cb_hs_mutant_lag(rank, value);
 }
 
 #endif

@@ -46,14 +46,22 @@
  * sender a whole FIFO ahead of a block whose warp 0 has freed a slot the
  * other warps still copy out (consumed_before_barrier). Ranks whose grids
  * are all resident on one GPU at once seldom give that schedule by
- * themselves, so in those two mutants only, the late side first sleeps
- * CB_MUTANT_LL_LAG_NS or CB_MUTANT_RING_LAG_NS (cb_mutant_lag): rank 0 before each read of a packet
- * from its scratch, and rank 0's ring warps other than warp 0 before they
- * move a received slice. Only rank 0 lags, so the others run ahead of it
+ * themselves, so in those two mutants the late side first sleeps
+ * CB_MUTANT_LL_LAG_NS or CB_MUTANT_RING_LAG_NS (cb_mutant_lag): rank 0
+ * before each read of a packet from its scratch, and rank 0's ring warps
+ * other than warp 0 before they move a received slice. Only rank 0 lags, so the others run ahead of it
  * (a ring's ranks are as fast as its slowest, so a lag on every rank
- * leaves none ahead: seen, no catch). A rank or a warp descheduled for as
- * long is a schedule the proofs must allow; the lag makes it certain. A
- * normal build has no lag.
+ * leaves none ahead: seen, no catch). Two of the removed waits need it
+ * too, for the same reason: with skip_end_wait rank 0 sleeps
+ * CB_MUTANT_HS_LAG_NS after each start handshake (handshake.cuh), so its
+ * peers end their call before its stores into their buffers (or its loads
+ * from them) are done; with skip_fifo_credit every ring warp of rank 0
+ * sleeps CB_MUTANT_RING_LAG_NS before it moves a received slice, so the
+ * sender before it gets a FIFO ahead. Without the lag neither was caught
+ * at 3 ranks on one GPU (gather and alltoall -k direct, all_reduce and
+ * sendrecv -k ring: 0 wrong in 2 x 10^4 calls). A rank or a
+ * warp descheduled for as long is a schedule the proofs must allow; the
+ * lag makes it certain. A normal build has no lag.
  *
  * In a normal build every test here is a constant false. */
 #ifndef CB_DEVICE_MUTATION_CUH
@@ -116,9 +124,11 @@ enum {
  * 5. A ring slot is overwritten only after the sender has taken its own
  * slices from the ranks before it, each a step of theirs with flags at
  * system scope (at 3 ranks, two steps of other ranks: 5 us caught 3 of the
- * 6 rings that can show it): 50 us. */
+ * 6 rings that can show it): 50 us. A direct kernel's peer ends as soon as
+ * its own part is done, a few microseconds: 50 us. */
 #define CB_MUTANT_LL_LAG_NS   50000
 #define CB_MUTANT_RING_LAG_NS 50000
+#define CB_MUTANT_HS_LAG_NS   50000
 __device__ __forceinline__ void cb_mutant_lag(bool late, int ns) {
   if (!late) return;
   for (int slept = 0; slept < ns; slept += 1000) __nanosleep(1000);

@@ -124,9 +124,12 @@ __device__ __forceinline__ void cb_ring_wait(const cb_ring_mesh &m, const cb_rin
   }
   __syncthreads();
   /* consumed_before_barrier: rank 0's warps other than warp 0 take the
-   * received slice late (device/mutation.cuh, "Lag"). */
+   * received slice late; skip_fifo_credit: all of them, so that the sender
+   * before rank 0 gets a FIFO ahead (device/mutation.cuh, "Lag"). */
   if (CB_MUTANT_BREAKS(CB_ORDER_FIFO_CONSUMED))
     cb_mutant_lag(recv && m.rank == 0 && threadIdx.x >= 32, CB_MUTANT_RING_LAG_NS);
+  if (CB_MUTANT_SKIPS(CB_WAIT_FIFO_CREDIT))
+    cb_mutant_lag(recv && m.rank == 0, CB_MUTANT_RING_LAG_NS);
 }
 
 /* The slot the next received slice is in, and the one the next sent slice
