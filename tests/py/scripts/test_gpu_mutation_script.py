@@ -210,14 +210,29 @@ def test_a_long_output_is_read_whole(tmp_path, mutant):
                for v in verdicts(proc)), proc.stdout
 
 
-def test_consumed_before_barrier_runs_with_the_smallest_fifo(tmp_path):
-    """It shows only with a sender a whole FIFO ahead: its runs, and the normal build's
-    beside them, have 2 slots on one pipe; another mutant's runs have the defaults."""
-    s, proc = mutation(tmp_path, ["consumed_before_barrier", "skip_fifo_wait"],
-                       ["consumed_before_barrier * * * * wrong", "skip_fifo_wait * * * * wrong"],
+@pytest.mark.parametrize("mutant", ["consumed_before_barrier", "skip_fifo_credit"])
+def test_fifo_mutants_run_with_the_smallest_fifo(tmp_path, mutant):
+    """They show only with a sender a whole FIFO ahead: their runs, and the normal
+    build's beside them, have 2 slots on one pipe; another mutant's runs have the
+    defaults."""
+    s, proc = mutation(tmp_path, [mutant, "skip_fifo_wait"],
+                       [f"{mutant} * * * * wrong", "skip_fifo_wait * * * * wrong"],
                        RANKS="3", PROGRAMS="sendrecv_perf")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     runs = [line for line in proc.stdout.splitlines() if line.startswith("$ ")]
     assert len(runs) == 4, runs  # each mutant and the normal build beside it
     small = "$ CB_RING_SLOTS=2 CB_RING_CHANNELS=1 CB_SHARE_GPUS=1 "
     assert [r.startswith(small) for r in runs] == [True, True, False, False], runs
+
+
+def test_skip_fifo_credit_is_skipped_in_the_alltoall_ring(tmp_path):
+    """The alltoall ring frees each slot before its sender could need it, so the
+    mutant cannot show there: a skip with the reason, not a run called caught or missed;
+    the other rings run."""
+    s, proc = mutation(tmp_path, ["skip_fifo_credit"], ["skip_fifo_credit * * * * wrong"], RANKS="3",
+                       PROGRAMS="alltoall_perf sendrecv_perf")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    runs = {(c[1], c[2]) for c in mutant_runs(s, "skip_fifo_credit")}
+    assert runs == {("sendrecv_perf", "ring")}, runs
+    skips = [v for v in verdicts(proc) if "skip_fifo_credit, alltoall_perf -k ring" in v]
+    assert len(skips) == 1 and skips[0].startswith("SKIPPED: ") and "a FIFO ahead" in skips[0]
