@@ -99,6 +99,10 @@ static const char *no_code(int code) {
   return "";
 }
 
+void cb_run_refuse_any(cb_world *w, const char *why, int lead) {
+  agree(w, lead, 0, why, no_code);
+}
+
 int cb_run_visible_gpus(cb_world *w, int lead) {
   int n;
   const char *why = cb_gpu_count(&n);

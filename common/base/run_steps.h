@@ -39,6 +39,11 @@ typedef const char *(*cb_kernel_reason_fn)(const void *arg, int k, char *buf, si
  * are refused too. */
 int cb_run_after_parse(cb_world *w, cb_opts_result parsed, const char *err, int lead);
 
+/* Collective over the processes: why this process cannot go on, or NULL.
+ * When any process cannot, the lead says why once (naming the process when
+ * the others could, or said otherwise) and every process exits. */
+void cb_run_refuse_any(cb_world *w, const char *why, int lead);
+
 /* The CUDA devices this process sees. Collective over the processes: when
  * a process sees none, the lead says so once ("no CUDA device visible",
  * naming the process when others do see devices) and every process exits. */

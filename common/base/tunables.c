@@ -49,6 +49,9 @@ static const cb_tunable_row table[] = {
     NUMBER("CB_SHARE_GPUS", 0, 1, 1, 0, AGREE, COLL,
            "1: ranks share the visible GPUs round robin (correctness checks only; times are not "
            "comparable)"),
+    NUMBER("CB_HOSTS", 0, 1024, 1, 0, AGREE, COLL,
+           "N > 0: the processes of this machine form N simulated hosts, each with its own "
+           "NCCL_HOSTID (correctness checks only; times are not comparable)"),
     /* Ring defaults from sweeps of the all_reduce ring on 2 x H200 at 1 GiB
      * float (docs/performance.md, "all_reduce ring and LL beside NCCL"): 16 channels of
      * 128 KiB slices gave 164 GB/s, 32 x 512 KiB 311, 64 x 512 KiB 350, 96 x 512 KiB

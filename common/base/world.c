@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "host_layout.h"
 #include "watchdog.h"
 
 #ifdef CB_HAVE_MPI
@@ -24,17 +25,22 @@
   } while (0)
 #endif
 
-#define HOST_MAX 256
+#define HOST_MAX CB_HOST_ID_MAX
 
 struct cb_world {
   int proc, nprocs, local_proc, local_nprocs, multi_host, mpi_started;
+  /* Hosts (host_layout.h): how many, this process's index, whether two
+   * processes of one machine are on different hosts, and how many machines
+   * the processes run on. */
+  int nhosts, host, simulated, nmachines;
   /* This process's group (cb_world_split); the world until it is split. */
   int color, ngroups, group_proc, group_nprocs, group_multi_host;
   char uneven[160];
 #ifdef CB_HAVE_MPI
   MPI_Comm group_comm;
 #endif
-  char hostname[HOST_MAX];
+  char hostname[HOST_MAX]; /* the host's identity (cb_host_identity) */
+  char machine[HOST_MAX];  /* the machine's name */
   char mpi_version[256];
   char waiter[64]; /* who waits in an MPI collective, for the watchdog's message */
   /* Threads of this process: set by cb_world_run. */
@@ -53,34 +59,58 @@ typedef struct {
 } thread_slot;
 
 #ifdef CB_HAVE_MPI
-/* Whether the nprocs processes of comm run on more than one host. */
-static int spans_hosts(cb_world *w, MPI_Comm comm, int nprocs) {
-  char *hosts = malloc((size_t)nprocs * HOST_MAX);
-  if (!hosts) cb_fatal("out of host memory");
-  CB_MPI(MPI_Allgather(w->hostname, HOST_MAX, MPI_CHAR, hosts, HOST_MAX, MPI_CHAR, comm));
-  int multi = 0;
-  for (int p = 0; p < nprocs; p++)
-    if (strncmp(hosts + (size_t)p * HOST_MAX, w->hostname, HOST_MAX) != 0) multi = 1;
-  free(hosts);
-  return multi;
+/* What a process says of where it runs. */
+typedef struct {
+  char id[HOST_MAX], machine[HOST_MAX];
+} where_word;
+
+/* The places of comm's nprocs processes by host identity, this process's
+ * into *mine; returns the number of hosts. machines, when not NULL, gets
+ * the number of machine names. */
+static int places_in(cb_world *w, MPI_Comm comm, int nprocs, int me, cb_host_place *mine,
+                     int *machines) {
+  where_word word, *all = malloc((size_t)nprocs * sizeof *all);
+  cb_host_place *places = malloc((size_t)nprocs * sizeof *places);
+  if (!all || !places) cb_fatal("out of host memory");
+  memset(&word, 0, sizeof word);
+  snprintf(word.id, sizeof word.id, "%s", w->hostname);
+  snprintf(word.machine, sizeof word.machine, "%s", w->machine);
+  CB_MPI(MPI_Allgather(&word, sizeof word, MPI_BYTE, all, sizeof word, MPI_BYTE, comm));
+  int nhosts = cb_host_places(all[0].id, sizeof *all, nprocs, places);
+  *mine = places[me];
+  if (machines) *machines = cb_host_places(all[0].machine, sizeof *all, nprocs, places);
+  free(all);
+  free(places);
+  return nhosts;
 }
 
-/* Local rank and host count from a shared-memory split and a hostname gather. */
+/* Local rank, hosts and machines. A host is the processes of one machine
+ * (MPI's shared-memory split) with one host identity. */
 static void mpi_layout(cb_world *w) {
+  cb_host_place place;
+  w->nhosts = places_in(w, MPI_COMM_WORLD, w->nprocs, w->proc, &place, &w->nmachines);
+  w->host = place.host;
+  w->multi_host = w->nhosts > 1;
   MPI_Comm node;
+  int node_proc, node_nprocs;
   CB_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, w->proc, MPI_INFO_NULL, &node));
-  CB_MPI(MPI_Comm_rank(node, &w->local_proc));
-  CB_MPI(MPI_Comm_size(node, &w->local_nprocs));
+  CB_MPI(MPI_Comm_rank(node, &node_proc));
+  CB_MPI(MPI_Comm_size(node, &node_nprocs));
+  int node_hosts = places_in(w, node, node_nprocs, node_proc, &place, NULL);
   CB_MPI(MPI_Comm_free(&node));
-  w->multi_host = spans_hosts(w, MPI_COMM_WORLD, w->nprocs);
+  w->local_proc = place.local_proc;
+  w->local_nprocs = place.local_nprocs;
+  int simulated_here = node_hosts > 1;
+  CB_MPI(MPI_Allreduce(&simulated_here, &w->simulated, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
 }
 #endif
 
 cb_world *cb_world_init(int *argc, char ***argv) {
   cb_world *w = calloc(1, sizeof *w);
   if (!w) cb_fatal("out of host memory");
-  w->nprocs = w->local_nprocs = 1;
-  if (gethostname(w->hostname, HOST_MAX - 1) != 0) snprintf(w->hostname, HOST_MAX, "unknown");
+  w->nprocs = w->local_nprocs = w->nhosts = w->nmachines = 1;
+  if (gethostname(w->machine, HOST_MAX - 1) != 0) snprintf(w->machine, HOST_MAX, "unknown");
+  cb_host_identity(w->machine, getenv("NCCL_HOSTID"), w->hostname, sizeof w->hostname);
   snprintf(w->mpi_version, sizeof w->mpi_version, "none");
 #ifdef CB_HAVE_MPI
   /* Only the thread that initialised MPI calls it (thread 0 of cb_world_run). */
@@ -111,6 +141,40 @@ cb_world *cb_world_init(int *argc, char ***argv) {
   return w;
 }
 
+const char *cb_world_hosts_problem(const cb_world *w, int nhosts, char *why, size_t len) {
+  if (nhosts == 0) return NULL;
+  if (getenv("NCCL_HOSTID")) {
+    snprintf(why, len,
+             "CB_HOSTS=%d and NCCL_HOSTID=%s both name this process's host: set one of them",
+             nhosts, getenv("NCCL_HOSTID"));
+    return why;
+  }
+  if (w->nmachines > 1) {
+    snprintf(why, len,
+             "CB_HOSTS=%d simulates hosts on one machine, and the processes run on %d machines",
+             nhosts, w->nmachines);
+    return why;
+  }
+  char id[HOST_MAX];
+  return cb_host_simulated_id(nhosts, w->proc, w->nprocs, w->machine, id, sizeof id, why, len);
+}
+
+void cb_world_simulate_hosts(cb_world *w, int nhosts) {
+  if (nhosts == 0) return;
+  if (w->group_nprocs != w->nprocs || w->color != 0)
+    cb_fatal("internal error: hosts must be simulated before the world is split");
+  char why[256];
+  if (cb_host_simulated_id(nhosts, w->proc, w->nprocs, w->machine, w->hostname, sizeof w->hostname,
+                           why, sizeof why))
+    cb_fatal("internal error: %s", why); /* cb_world_hosts_problem said yes */
+  /* NCCL reads it once, at its first communicator, which comes later. */
+  setenv("NCCL_HOSTID", w->hostname, 1);
+#ifdef CB_HAVE_MPI
+  if (w->mpi_started) mpi_layout(w);
+#endif
+  w->group_multi_host = w->multi_host;
+}
+
 void cb_world_finalize(cb_world *w) {
 #ifdef CB_HAVE_MPI
   if (w->group_comm != MPI_COMM_WORLD) MPI_Comm_free(&w->group_comm);
@@ -138,6 +202,15 @@ int cb_world_multi_host(const cb_world *w) {
 }
 const char *cb_world_hostname(const cb_world *w) {
   return w->hostname;
+}
+int cb_world_nhosts(const cb_world *w) {
+  return w->nhosts;
+}
+int cb_world_host(const cb_world *w) {
+  return w->host;
+}
+int cb_world_simulated_hosts(const cb_world *w) {
+  return w->simulated;
 }
 const char *cb_world_mpi_version(const cb_world *w) {
   return w->mpi_version;
@@ -300,16 +373,7 @@ static void count_groups(cb_world *w, const int *colors, int n) {
   w->uneven[0] = '\0';
   int even = 1;
   for (int g = 1; g < ngroups; g++) even &= sizes[g] == sizes[0];
-  if (!even) {
-    size_t len = (size_t)snprintf(w->uneven, sizeof w->uneven, "groups of");
-    for (int g = 0; g < ngroups && len < sizeof w->uneven; g++)
-      len += (size_t)snprintf(w->uneven + len, sizeof w->uneven - len, "%s%d",
-                              g == 0             ? " "
-                              : g == ngroups - 1 ? " and "
-                                                 : ", ",
-                              sizes[g]);
-    if (len < sizeof w->uneven) snprintf(w->uneven + len, sizeof w->uneven - len, " processes");
-  }
+  if (!even) cb_process_counts_text("groups", sizes, ngroups, w->uneven, sizeof w->uneven);
   free(sizes);
   free(seen);
 }
@@ -329,7 +393,9 @@ void cb_world_split(cb_world *w, int color) {
                    MPI_Comm_split(MPI_COMM_WORLD, color, w->proc, &w->group_comm));
     CB_MPI(MPI_Comm_rank(w->group_comm, &w->group_proc));
     CB_MPI(MPI_Comm_size(w->group_comm, &w->group_nprocs));
-    w->group_multi_host = spans_hosts(w, w->group_comm, w->group_nprocs);
+    cb_host_place place;
+    w->group_multi_host =
+        places_in(w, w->group_comm, w->group_nprocs, w->group_proc, &place, NULL) > 1;
     return;
   }
 #endif

@@ -30,7 +30,7 @@ typedef struct {
   int thread;       /* index of this rank inside its process */
   int proc;         /* MPI rank of the process (0 without MPI) */
   int nprocs;       /* processes of the world */
-  int local_proc;   /* index of the process among those on its host */
+  int local_proc;   /* index of the process among those on its host (host_layout.h) */
   int local_nprocs; /* processes on this host */
   int multi_host;   /* 1 if the processes of its group span several hosts */
   int world_rank;   /* rank among every rank of every group */
@@ -49,7 +49,25 @@ int cb_world_local_proc(const cb_world *w);
 int cb_world_local_nprocs(const cb_world *w);
 /* Whether the processes of this process's group span several hosts. */
 int cb_world_multi_host(const cb_world *w);
+/* The host's identity (host_layout.h): NCCL_HOSTID, or the machine's name. */
 const char *cb_world_hostname(const cb_world *w);
+/* The hosts of the world, and this process's (0 .. nhosts - 1, numbered by
+ * their first process). */
+int cb_world_nhosts(const cb_world *w);
+int cb_world_host(const cb_world *w);
+/* Whether two processes of one machine are on different hosts (CB_HOSTS,
+ * or NCCL_HOSTID set per process): times between them mean nothing. */
+int cb_world_simulated_hosts(const cb_world *w);
+
+/* Simulated hosts (CB_HOSTS=nhosts, 0: none; host_layout.h). Why this
+ * process cannot take part in them, or NULL: NCCL_HOSTID set too, the
+ * processes on several machines, or a process count that is not a
+ * multiple of nhosts. Local: the caller agrees on it across the processes. */
+const char *cb_world_hosts_problem(const cb_world *w, int nhosts, char *why, size_t len);
+/* Collective over the processes, once every process has had no problem
+ * (above), before cb_world_split: gives this process its simulated host's
+ * identity, in NCCL_HOSTID too, and lays the world out again. */
+void cb_world_simulate_hosts(cb_world *w, int nhosts);
 /* The MPI library's version line, or "none". */
 const char *cb_world_mpi_version(const cb_world *w);
 

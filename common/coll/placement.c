@@ -7,6 +7,7 @@
 #include "error.h"
 #include "gpu.h"
 #include "run_steps.h" /* CB_REFUSE */
+#include "tunables.h"
 
 int cb_ranks_on_device(const cb_run *run, int device) {
   if (!run->share_gpus) return 1;
@@ -20,6 +21,13 @@ int cb_device_of(const cb_run *run, const cb_rank_info *me) {
   if (run->first_device >= 0) return run->first_device + me->thread;
   return cb_gpu_for_local_rank(me->local_proc * cb_options_ranks_per_proc(&run->opts) + me->thread,
                                run->visible_gpus, run->share_gpus);
+}
+
+void cb_place_hosts(cb_world *w, int lead) {
+  int nhosts = (int)cb_tunable("CB_HOSTS");
+  char why[320];
+  cb_run_refuse_any(w, cb_world_hosts_problem(w, nhosts, why, sizeof why), lead);
+  cb_world_simulate_hosts(w, nhosts);
 }
 
 /* Each group runs the test on its own ranks. Groups of different sizes would run
@@ -124,6 +132,11 @@ void cb_check_devices(cb_world *w, cb_run *run, int rpp, int lead) {
   const char *bad = run->share_gpus ? NULL : span_problem(x.all, n, why, sizeof why);
   free(x.all);
   if (bad) CB_REFUSE(lead, "%s", bad);
+  if (lead && cb_world_simulated_hosts(w))
+    printf("# %d hosts simulated on this machine (NCCL_HOSTID differs between its processes): "
+           "NCCL's traffic between them takes its network transport; for correctness checks "
+           "only, times are not comparable\n",
+           cb_world_nhosts(w));
   if (run->share_gpus) {
     if (lead)
       printf("# CB_SHARE_GPUS=1: ranks share the %d visible GPU%s round robin; for correctness "

@@ -1,6 +1,6 @@
-/* Where a collective program's ranks run: the process groups of
- * NCCL_TESTS_SPLIT, and the GPUs the ranks drive, with the layouts a host
- * cannot give refused before any GPU work. Internal to common/coll/. */
+/* Where a collective program's ranks run: their hosts (simulated with
+ * CB_HOSTS), the process groups of NCCL_TESTS_SPLIT, and the GPUs the ranks drive, with the layouts
+ * a host cannot give refused before any GPU work. Internal to common/coll/. */
 #ifndef CB_PLACEMENT_H
 #define CB_PLACEMENT_H
 
@@ -11,13 +11,19 @@
 extern "C" {
 #endif
 
+/* CB_HOSTS=N: the processes become N simulated hosts (host_layout.h), or
+ * are refused (lead says why). Every process calls it, after the tunables
+ * agree and before cb_split_world. */
+void cb_place_hosts(cb_world *w, int lead);
+
 /* NCCL_TESTS_SPLIT: the processes split into groups by color; groups of
  * different sizes are refused (lead says why). Every process calls it. */
 void cb_split_world(cb_world *w, int color, int lead);
 
 /* Which GPUs the ranks drive (run's first_device, share_gpus,
  * visible_gpus), refused when the host cannot give them to rpp ranks per
- * process; with CB_SHARE_GPUS=1 lead says that times are not comparable.
+ * process; with CB_SHARE_GPUS=1, or hosts simulated, lead says that times
+ * are not comparable.
  * Every process takes part. */
 void cb_check_devices(cb_world *w, cb_run *run, int rpp, int lead);
 

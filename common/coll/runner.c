@@ -408,6 +408,7 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
   cb_options_canonical(&run.opts, canonical, sizeof canonical);
   cb_world_run(w, 1, cb_refuse_different_options, canonical); /* a process-level check */
   cb_world_run(w, 1, cb_refuse_different_tunables, NULL);
+  cb_place_hosts(w, lead);
   cb_split_world(w, vars.color, lead);
   run.first_device = vars.first_device;
   int rpp = cb_options_ranks_per_proc(&run.opts);

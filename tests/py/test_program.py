@@ -195,6 +195,17 @@ class WithoutGpu(ErrorAssertions, unittest.TestCase):
         p = run("-g", "4", "-b", "8", "-e", "8", env_extra={"CB_SHARE_GPUS": "1"})
         self.assertOneLineError(p, NO_GPU, gpu_message=True)
 
+    def test_simulated_hosts_need_processes(self):
+        """CB_HOSTS makes processes into hosts: one process cannot be two hosts, and
+        that is said before the GPU check; one host of one process runs on."""
+        p = run("-g", "2", "-b", "8", "-e", "8", env_extra={"CB_HOSTS": "2"})
+        self.assertOneLineError(p, "CB_HOSTS=2", "this run has 1 process (",
+                                "a multiple of 2 with mpirun -np")
+        p = run("-b", "8", "-e", "8", env_extra={"CB_HOSTS": "1"})
+        self.assertOneLineError(p, NO_GPU, gpu_message=True)
+        p = run("-b", "8", "-e", "8", env_extra={"CB_HOSTS": "-1"})
+        self.assertOneLineError(p, "CB_HOSTS='-1'", "from 0 to 1024")
+
     def test_nccl_tests_command_lines_then_no_gpu(self):
         """nccl-tests' options and variables, as its users type them, are taken:
         the run gets as far as looking for a GPU."""
@@ -306,6 +317,39 @@ class UnderMpirun(ErrorAssertions, unittest.TestCase):
         args = ["-b", "8", "-e", "8"]
         p = mpirun(args, args, proc_env=[{"CB_LL_MAX_WARPS": "512"},
                                          {"CB_LL_MAX_WARPS": "2048", "CB_LL_BLOCK_WARPS": "4"}])
+        self.assertNoGpuOnce(p)
+
+    def test_simulated_hosts(self):
+        """CB_HOSTS=2 over two processes: two hosts, as far as the GPU check; four
+        processes as two hosts too; a count that is not a multiple, NCCL_HOSTID beside
+        it, or a value that differs between processes is refused in one line."""
+        args = ["-b", "8", "-e", "8"]
+        self.assertNoGpuOnce(mpirun(*args, env_extra={"CB_HOSTS": "2"}))
+        self.assertNoGpuOnce(mpirun(*args, nprocs=4, env_extra={"CB_HOSTS": "2"}))
+        # Two hosts: a kernel of node-local memory, named, is refused; on one host it is not.
+        self.assertRefusedOnce(mpirun("-k", "ring", *args, env_extra={"CB_HOSTS": "2"}),
+                               "(ring) cannot run", "the ranks span several hosts")
+        self.assertNoGpuOnce(mpirun("-k", "ring", *args, env_extra={"CB_HOSTS": "1"}))
+        line = self.assertRefusedOnce(mpirun(*args, nprocs=4, env_extra={"CB_HOSTS": "3"}),
+                                      "CB_HOSTS=3", "this run has 4 processes")
+        self.assertNotIn("process 0 of", line)  # every process has it: said once, plainly
+        p = mpirun(args, args, proc_env=[{"CB_HOSTS": "2"},
+                                         {"CB_HOSTS": "2", "NCCL_HOSTID": "mine"}])
+        self.assertRefusedOnce(p, "process 1 of 2", "NCCL_HOSTID=mine", "set one of them")
+        p = mpirun(args, args, proc_env=[{"CB_HOSTS": "2"}, {}])
+        self.assertRefusedOnce(p, "CB_HOSTS", "process 0 has 2",
+                               "process 1 has it unset (default 0)")
+
+    def test_nccl_hostid_per_process_is_a_host(self):
+        """NCCL_HOSTID set per process, NCCL's own way: different values make two
+        hosts (a kernel of node-local memory is refused), one value one host."""
+        args = ["-b", "8", "-e", "8"]
+        p = mpirun(args, args, proc_env=[{"NCCL_HOSTID": "a"}, {"NCCL_HOSTID": "b"}])
+        self.assertNoGpuOnce(p)
+        ring = ["-k", "ring", *args]
+        p = mpirun(ring, ring, proc_env=[{"NCCL_HOSTID": "a"}, {"NCCL_HOSTID": "b"}])
+        self.assertRefusedOnce(p, "(ring) cannot run", "the ranks span several hosts")
+        p = mpirun(ring, ring, proc_env=[{"NCCL_HOSTID": "a"}, {"NCCL_HOSTID": "a"}])
         self.assertNoGpuOnce(p)
 
     def test_different_shared_gpus_refused(self):

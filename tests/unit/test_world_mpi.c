@@ -2,6 +2,8 @@
  *
  *   mpirun -np 2 test_world_mpi 2    two processes on this host
  *   test_world_mpi 1                 a plain launch: a world of one process
+ *   mpirun -np 4 test_world_mpi 4 hosts 2
+ *                                    the 4 processes as 2 simulated hosts (CB_HOSTS)
  *
  * The argument is the number of processes the test expects. Each process
  * runs 2 rank threads: rank = proc * 2 + thread. */
@@ -13,6 +15,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "host_layout.h"
 #include "world.h"
 
 enum { THREADS = 2, BIG = 10000 };
@@ -197,8 +200,63 @@ static int rank_main_split(cb_rank_info *me, void *arg) {
   return 0;
 }
 
+/* The ranks of simulated hosts still meet as one world. */
+static int rank_main_hosts(cb_rank_info *me, void *arg) {
+  (void)arg;
+  int mine[3] = {me->rank, me->local_proc, me->multi_host}, *all;
+  all = malloc(sizeof mine * (size_t)me->nranks);
+  if (!all) abort();
+  cb_world_allgather(me, mine, sizeof mine, all);
+  for (int r = 0; r < me->nranks; r++)
+    CHECKF(all[3 * r] == r && all[3 * r + 2] == me->multi_host, "hosts: slot %d holds rank %d", r,
+           all[3 * r]);
+  free(all);
+  check_barrier(me, me->nranks - 1, 1);
+  return 0;
+}
+
+/* CB_HOSTS=nhosts over the processes: refused where it cannot be, else
+ * process p on host p / (P / H), its NCCL_HOSTID set, local ranks counted
+ * within its host, and a split by host leaves each group on one host. */
+static int hosts_test(cb_world *w, int nprocs, int nhosts) {
+  char why[256];
+  int proc = cb_world_proc(w), per = nprocs / nhosts;
+  CHECK(cb_world_hosts_problem(w, 0, why, sizeof why) == NULL); /* unset: nothing to do */
+  const char *bad = cb_world_hosts_problem(w, nprocs + 1, why, sizeof why);
+  CHECKF(bad && strstr(bad, "a multiple of"), "CB_HOSTS=%d: %s", nprocs + 1, bad ? bad : "(null)");
+  setenv("NCCL_HOSTID", "mine", 1);
+  bad = cb_world_hosts_problem(w, nhosts, why, sizeof why);
+  CHECKF(bad && strstr(bad, "NCCL_HOSTID=mine"), "with NCCL_HOSTID: %s", bad ? bad : "(null)");
+  unsetenv("NCCL_HOSTID");
+  bad = cb_world_hosts_problem(w, nhosts, why, sizeof why);
+  CHECKF(!bad, "CB_HOSTS=%d over %d processes refused: %s", nhosts, nprocs, bad ? bad : "");
+  if (bad) return check_summary();
+  CHECK_EQ_INT(cb_world_simulated_hosts(w), 0);
+  cb_world_simulate_hosts(w, nhosts);
+  char machine[200] = {0}, want[CB_HOST_ID_MAX];
+  gethostname(machine, sizeof machine - 1);
+  snprintf(want, sizeof want, "%s-host%d", machine, proc / per);
+  CHECK_STR(cb_world_hostname(w), want);
+  const char *env = getenv("NCCL_HOSTID");
+  CHECKF(env && !strcmp(env, want), "NCCL_HOSTID %s, expected %s", env ? env : "unset", want);
+  CHECK_EQ_INT(cb_world_nhosts(w), nhosts);
+  CHECK_EQ_INT(cb_world_host(w), proc / per);
+  CHECK_EQ_INT(cb_world_local_proc(w), proc % per);
+  CHECK_EQ_INT(cb_world_local_nprocs(w), per);
+  CHECK_EQ_INT(cb_world_multi_host(w), nhosts > 1);
+  CHECK_EQ_INT(cb_world_simulated_hosts(w), nhosts > 1);
+  CHECK_EQ_INT(cb_world_run(w, THREADS, rank_main_hosts, NULL), 0);
+  cb_world_split(w, cb_world_host(w)); /* a node group: one host's processes */
+  CHECK_EQ_INT(cb_world_group_nprocs(w), per);
+  CHECK_EQ_INT(cb_world_multi_host(w), 0);
+  cb_world_finalize(w);
+  printf("process %d of %d, host %d of %d: ", proc, nprocs, proc / per, nhosts);
+  return check_summary();
+}
+
 int main(int argc, char **argv) {
   cb_world *w = cb_world_init(&argc, &argv);
+  if (argc > 3 && !strcmp(argv[2], "hosts")) return hosts_test(w, atoi(argv[1]), atoi(argv[3]));
   test_ctx ctx = {w, argc > 1 ? atoi(argv[1]) : 2};
   CHECKF(ctx.expect_procs >= 1, "usage: %s NPROCS", argv[0]);
 
