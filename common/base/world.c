@@ -36,8 +36,10 @@ struct cb_world {
   /* This process's group (cb_world_split); the world until it is split. */
   int color, ngroups, group_proc, group_nprocs, group_multi_host;
   char uneven[160];
+  /* This process's node group: the processes of its group on its host. */
+  int node_proc, node_nprocs;
 #ifdef CB_HAVE_MPI
-  MPI_Comm group_comm;
+  MPI_Comm group_comm, node_comm;
 #endif
   char hostname[HOST_MAX]; /* the host's identity (cb_host_identity) */
   char machine[HOST_MAX];  /* the machine's name */
@@ -103,12 +105,31 @@ static void mpi_layout(cb_world *w) {
   int simulated_here = node_hosts > 1;
   CB_MPI(MPI_Allreduce(&simulated_here, &w->simulated, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
 }
+
+/* The node group's communicator: the group's processes of this machine
+ * (the shared-memory split of the group) with this host identity, in the
+ * group's order. Made again whenever the group or the hosts change. */
+static void make_node_comm(cb_world *w) {
+  if (w->node_comm != MPI_COMM_NULL) MPI_Comm_free(&w->node_comm);
+  MPI_Comm machine;
+  int machine_proc, machine_nprocs;
+  CB_MPI(MPI_Comm_split_type(w->group_comm, MPI_COMM_TYPE_SHARED, w->group_proc, MPI_INFO_NULL,
+                             &machine));
+  CB_MPI(MPI_Comm_rank(machine, &machine_proc));
+  CB_MPI(MPI_Comm_size(machine, &machine_nprocs));
+  cb_host_place place;
+  places_in(w, machine, machine_nprocs, machine_proc, &place, NULL);
+  CB_MPI(MPI_Comm_split(machine, place.host, w->group_proc, &w->node_comm));
+  CB_MPI(MPI_Comm_free(&machine));
+  CB_MPI(MPI_Comm_rank(w->node_comm, &w->node_proc));
+  CB_MPI(MPI_Comm_size(w->node_comm, &w->node_nprocs));
+}
 #endif
 
 cb_world *cb_world_init(int *argc, char ***argv) {
   cb_world *w = calloc(1, sizeof *w);
   if (!w) cb_fatal("out of host memory");
-  w->nprocs = w->local_nprocs = w->nhosts = w->nmachines = 1;
+  w->nprocs = w->local_nprocs = w->nhosts = w->nmachines = w->node_nprocs = 1;
   if (gethostname(w->machine, HOST_MAX - 1) != 0) snprintf(w->machine, HOST_MAX, "unknown");
   cb_host_identity(w->machine, getenv("NCCL_HOSTID"), w->hostname, sizeof w->hostname);
   snprintf(w->mpi_version, sizeof w->mpi_version, "none");
@@ -129,6 +150,7 @@ cb_world *cb_world_init(int *argc, char ***argv) {
   snprintf(w->waiter, sizeof w->waiter, "process %d of %d, waiting for the others", w->proc,
            w->nprocs);
   w->group_comm = MPI_COMM_WORLD;
+  w->node_comm = MPI_COMM_NULL;
 #else
   (void)argc;
   (void)argv;
@@ -138,6 +160,9 @@ cb_world *cb_world_init(int *argc, char ***argv) {
   w->group_proc = w->proc;
   w->group_nprocs = w->nprocs;
   w->group_multi_host = w->multi_host;
+#ifdef CB_HAVE_MPI
+  make_node_comm(w);
+#endif
   return w;
 }
 
@@ -170,13 +195,17 @@ void cb_world_simulate_hosts(cb_world *w, int nhosts) {
   /* NCCL reads it once, at its first communicator, which comes later. */
   setenv("NCCL_HOSTID", w->hostname, 1);
 #ifdef CB_HAVE_MPI
-  if (w->mpi_started) mpi_layout(w);
+  if (w->mpi_started) {
+    mpi_layout(w);
+    make_node_comm(w);
+  }
 #endif
   w->group_multi_host = w->multi_host;
 }
 
 void cb_world_finalize(cb_world *w) {
 #ifdef CB_HAVE_MPI
+  if (w->node_comm != MPI_COMM_NULL) MPI_Comm_free(&w->node_comm);
   if (w->group_comm != MPI_COMM_WORLD) MPI_Comm_free(&w->group_comm);
   if (w->mpi_started) MPI_Finalize();
 #endif
@@ -263,6 +292,18 @@ int cb_world_run(cb_world *w, int ranks_per_proc, int (*fn)(cb_rank_info *, void
   return rc;
 }
 
+cb_rank_info cb_world_node_view(const cb_rank_info *me) {
+  const cb_world *w = me->world;
+  cb_rank_info v = *me;
+  v.rank = w->node_proc * w->nthreads + me->thread;
+  v.nranks = w->node_nprocs * w->nthreads;
+  v.local_proc = w->node_proc;
+  v.local_nprocs = w->node_nprocs;
+  v.multi_host = 0;
+  v.node_view = 1;
+  return v;
+}
+
 void cb_world_local_barrier(cb_rank_info *me) {
   pthread_barrier_wait(&me->world->barrier);
 }
@@ -278,15 +319,21 @@ void cb_world_local_barrier(cb_rank_info *me) {
   } while (0)
 
 /* Which ranks a collective call spans: the rank's group, or the world. */
-typedef enum { SCOPE_GROUP, SCOPE_WORLD } scope;
+typedef enum { SCOPE_GROUP, SCOPE_WORLD, SCOPE_NODE } scope;
+
+/* The scope of a rank's plain calls: its group's, or its node group's for
+ * a node view (cb_world_node_view). */
+static scope plain_scope(const cb_rank_info *me) {
+  return me->node_view ? SCOPE_NODE : SCOPE_GROUP;
+}
 
 static int scope_nprocs(const cb_world *w, scope sc) {
-  return sc == SCOPE_GROUP ? w->group_nprocs : w->nprocs;
+  return sc == SCOPE_GROUP ? w->group_nprocs : sc == SCOPE_NODE ? w->node_nprocs : w->nprocs;
 }
 
 #ifdef CB_HAVE_MPI
 static MPI_Comm scope_comm(const cb_world *w, scope sc) {
-  return sc == SCOPE_GROUP ? w->group_comm : MPI_COMM_WORLD;
+  return sc == SCOPE_GROUP ? w->group_comm : sc == SCOPE_NODE ? w->node_comm : MPI_COMM_WORLD;
 }
 #endif
 
@@ -302,7 +349,7 @@ static void barrier(cb_rank_info *me, scope sc) {
 }
 
 void cb_world_barrier(cb_rank_info *me) {
-  barrier(me, SCOPE_GROUP);
+  barrier(me, plain_scope(me));
 }
 
 void cb_world_barrier_all(cb_rank_info *me) {
@@ -348,7 +395,7 @@ static void allgather(cb_rank_info *me, const void *mine, size_t bytes, void *al
 }
 
 void cb_world_allgather(cb_rank_info *me, const void *mine, size_t bytes, void *all) {
-  allgather(me, mine, bytes, all, SCOPE_GROUP);
+  allgather(me, mine, bytes, all, plain_scope(me));
 }
 
 void cb_world_allgather_all(cb_rank_info *me, const void *mine, size_t bytes, void *all) {
@@ -396,6 +443,7 @@ void cb_world_split(cb_world *w, int color) {
     cb_host_place place;
     w->group_multi_host =
         places_in(w, w->group_comm, w->group_nprocs, w->group_proc, &place, NULL) > 1;
+    make_node_comm(w);
     return;
   }
 #endif

@@ -10,7 +10,13 @@
  * world through cb_kernel_ctx) works within its group unchanged; the
  * harness, which keeps every group in step and reports for all of them,
  * uses world_rank and the _all calls. Without a split the group is the
- * world. */
+ * world.
+ *
+ * Node groups: the ranks of a group on one host (host_layout.h). A node
+ * view of a rank (cb_world_node_view) is the same rank seen within its node
+ * group: its rank and nranks are the node group's, and so are its plain
+ * collective calls, so a kernel set up with it (a hierarchical kernel's
+ * part within a host) works within the host unchanged. */
 #ifndef CB_WORLD_H
 #define CB_WORLD_H
 
@@ -35,7 +41,8 @@ typedef struct {
   int multi_host;   /* 1 if the processes of its group span several hosts */
   int world_rank;   /* rank among every rank of every group */
   int world_nranks;
-  int group; /* the group's color (nccl-tests' "Group" column); 0 without a split */
+  int group;     /* the group's color (nccl-tests' "Group" column); 0 without a split */
+  int node_view; /* 1: rank, nranks and the plain calls are the node group's (cb_world_node_view) */
 } cb_rank_info;
 
 /* Starts MPI when it was built in (a plain launch without mpirun is a world
@@ -91,11 +98,18 @@ const char *cb_world_uneven_groups(const cb_world *w);
 int cb_world_run(cb_world *w, int ranks_per_proc, int (*fn)(cb_rank_info *me, void *arg),
                  void *arg);
 
-/* Collective calls over the rank's group: every rank of the group must make
- * them, in the same order. */
+/* The rank me within its node group: rank (its index among the node
+ * group's ranks, in group order), nranks, local_proc and local_nprocs are
+ * the node group's, multi_host 0, and cb_world_barrier and
+ * cb_world_allgather called with it span the node group. Every rank of a
+ * process uses the same view at a call. */
+cb_rank_info cb_world_node_view(const cb_rank_info *me);
+
+/* Collective calls over the rank's group (its node group for a node view):
+ * every rank of the group must make them, in the same order. */
 void cb_world_barrier(cb_rank_info *me);
-/* Gathers bytes from every rank of the group into all (nranks * bytes), in
- * rank order. */
+/* Gathers bytes from every rank of the group (or node group) into all
+ * (nranks * bytes), in rank order. */
 void cb_world_allgather(cb_rank_info *me, const void *mine, size_t bytes, void *all);
 /* The same over every rank of every group (world_nranks * bytes, in
  * world-rank order): the harness's calls, which keep the groups in step. */

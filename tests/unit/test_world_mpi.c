@@ -43,6 +43,10 @@ static unsigned char pattern(int r, int round, size_t i) {
 
 static void check_info(cb_rank_info *me, const test_ctx *ctx) {
   int p = ctx->expect_procs;
+  /* One host: the node view is the group. */
+  cb_rank_info node = cb_world_node_view(me);
+  CHECKF(node.rank == me->rank && node.nranks == me->nranks && !me->node_view,
+         "rank %d of %d: node view %d of %d", me->rank, me->nranks, node.rank, node.nranks);
   CHECK(me->world == ctx->w);
   CHECKF(me->nprocs == p, "rank %d: nprocs %d, expected %d", me->rank, me->nprocs, p);
   CHECKF(me->nranks == p * THREADS, "rank %d: nranks %d, expected %d", me->rank, me->nranks,
@@ -168,6 +172,10 @@ static int rank_main_split(cb_rank_info *me, void *arg) {
          "split: world rank %d of %d, proc %d thread %d", me->world_rank, me->world_nranks,
          me->proc, me->thread);
   CHECKF(me->group == me->proc, "split: group %d, proc %d", me->group, me->proc);
+  /* A node group lies within the group: here the process's own ranks. */
+  cb_rank_info node = cb_world_node_view(me);
+  CHECKF(node.nranks == THREADS && node.rank == me->thread, "split: node view %d of %d", node.rank,
+         node.nranks);
   /* The group's exchange holds this process's ranks only... */
   int mine[2] = {me->world_rank, me->group}, group[2 * THREADS], *world;
   cb_world_allgather(me, mine, sizeof mine, group);
@@ -200,9 +208,31 @@ static int rank_main_split(cb_rank_info *me, void *arg) {
   return 0;
 }
 
-/* The ranks of simulated hosts still meet as one world. */
+/* A rank's node view: the ranks of its host, in order, and its calls
+ * span them only. */
+static void check_node_view(cb_rank_info *me, int per) {
+  cb_rank_info node = cb_world_node_view(me);
+  int host = me->proc / per;
+  CHECKF(node.node_view && node.nranks == per * THREADS &&
+             node.rank == (me->proc % per) * THREADS + me->thread && node.multi_host == 0,
+         "rank %d: node view rank %d of %d, multi_host %d", me->rank, node.rank, node.nranks,
+         node.multi_host);
+  CHECKF(node.world_rank == me->world_rank && node.thread == me->thread,
+         "rank %d: node view changed world rank or thread", me->rank);
+  int *ranks = malloc(sizeof(int) * (size_t)node.nranks);
+  if (!ranks) abort();
+  cb_world_allgather(&node, &me->rank, sizeof me->rank, ranks);
+  for (int r = 0; r < node.nranks; r++)
+    CHECKF(ranks[r] == host * per * THREADS + r, "rank %d: node slot %d holds rank %d", me->rank, r,
+           ranks[r]);
+  free(ranks);
+  check_barrier(&node, node.nranks - 1, 1); /* its clocks gathered within the node too */
+}
+
+/* The ranks of simulated hosts still meet as one world, and each host as a
+ * node group. */
 static int rank_main_hosts(cb_rank_info *me, void *arg) {
-  (void)arg;
+  int per = *(const int *)arg;
   int mine[3] = {me->rank, me->local_proc, me->multi_host}, *all;
   all = malloc(sizeof mine * (size_t)me->nranks);
   if (!all) abort();
@@ -212,6 +242,8 @@ static int rank_main_hosts(cb_rank_info *me, void *arg) {
            all[3 * r]);
   free(all);
   check_barrier(me, me->nranks - 1, 1);
+  check_node_view(me, per);
+  check_allgather(me, BIG, 7); /* the group's calls again, after the node's */
   return 0;
 }
 
@@ -245,7 +277,7 @@ static int hosts_test(cb_world *w, int nprocs, int nhosts) {
   CHECK_EQ_INT(cb_world_local_nprocs(w), per);
   CHECK_EQ_INT(cb_world_multi_host(w), nhosts > 1);
   CHECK_EQ_INT(cb_world_simulated_hosts(w), nhosts > 1);
-  CHECK_EQ_INT(cb_world_run(w, THREADS, rank_main_hosts, NULL), 0);
+  CHECK_EQ_INT(cb_world_run(w, THREADS, rank_main_hosts, &per), 0);
   cb_world_split(w, cb_world_host(w)); /* a node group: one host's processes */
   CHECK_EQ_INT(cb_world_group_nprocs(w), per);
   CHECK_EQ_INT(cb_world_multi_host(w), 0);
