@@ -9,7 +9,7 @@ void cb_host_identity(const char *machine, const char *nccl_hostid, char *id, si
 
 const char *cb_host_simulated_id(int nhosts, int proc, int nprocs, const char *machine, char *id,
                                  size_t len, char *why, size_t why_len) {
-  if (nhosts > nprocs || nprocs % nhosts != 0) {
+  if (nhosts < 1 || nhosts > nprocs || nprocs % nhosts != 0) {
     snprintf(why, why_len,
              "CB_HOSTS=%d makes the processes %d simulated hosts of as many processes each, and "
              "this run has %d process%s (the ranks of one process share its host): start a "
