@@ -44,7 +44,7 @@ static void load_once(void) {
       ENTRY(cuMemAddressReserve, 10020) || ENTRY(cuMemAddressFree, 10020) ||
       ENTRY(cuMemMap, 10020) || ENTRY(cuMemUnmap, 10020) || ENTRY(cuMemSetAccess, 10020) ||
       ENTRY(cuMemExportToShareableHandle, 10020) || ENTRY(cuMemImportFromShareableHandle, 10020) ||
-      ENTRY(cuMemRetainAllocationHandle, 11000)) {
+      ENTRY(cuMemRetainAllocationHandle, 11000) || ENTRY(cuPointerSetAttribute, 6000)) {
     api_why = api_why_buf;
     return;
   }

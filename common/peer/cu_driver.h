@@ -1,6 +1,6 @@
-/* The few CUDA driver API calls that peer memory through cuMem needs, taken
- * from the runtime's driver entry point table (cudaGetDriverEntryPoint), as
- * copy_perf's gdrcopy kernel takes cuPointerSetAttribute: the programs do not
+/* The few CUDA driver API calls that peer memory through cuMem needs (and
+ * copy_perf's gdrcopy kernel, cuPointerSetAttribute), taken from the
+ * runtime's driver entry point table (cudaGetDriverEntryPoint): the programs do not
  * link libcuda, so they still start, list their kernels and refuse bad
  * options on a machine without a driver (CI, this suite's CPU tests), where a
  * libcuda linked at build time (even the toolkit's stub) cannot be loaded.
@@ -35,6 +35,7 @@ typedef struct {
   PFN_cuMemExportToShareableHandle_v10020 cuMemExportToShareableHandle;
   PFN_cuMemImportFromShareableHandle_v10020 cuMemImportFromShareableHandle;
   PFN_cuMemRetainAllocationHandle_v11000 cuMemRetainAllocationHandle;
+  PFN_cuPointerSetAttribute_v6000 cuPointerSetAttribute; /* copy_perf -k gdrcopy */
 } cb_cu_api;
 
 /* The table, loaded once per process (thread safe); NULL when the driver

@@ -14,13 +14,15 @@
  *  - set CU_POINTER_ATTRIBUTE_SYNC_MEMOPS on the buffer before pinning, so
  *    that synchronous CUDA memory operations on it are ordered with the
  *    mapping's accesses. cuPointerSetAttribute comes from the driver entry
- *    point table: no link-time dependency on libcuda either. */
+ *    point table (common/peer/cu_driver.h): no link-time dependency on
+ *    libcuda either. */
 #include <cuda.h> /* CUpointer_attribute, CUdeviceptr, CUresult: types only */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "copy_kernels.h"
+#include "cu_driver.h"
 #include "cuda_check.h"
 #include "error.h"
 #include "gdrcopy.h"
@@ -46,31 +48,20 @@ typedef struct {
   char *map_dev; /* where ctx->dev is in the mapping */
 } gdr_state;
 
-typedef CUresult (*set_attribute_fn)(const void *value, CUpointer_attribute attribute,
-                                     CUdeviceptr ptr);
-
 /* CU_POINTER_ATTRIBUTE_SYNC_MEMOPS on the allocation holding ptr. */
 static const char *set_sync_memops(void *ptr, char *why, size_t len) {
-  void *fn = NULL;
-  enum cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-#if CUDART_VERSION >= 12050
-  CB_CUDA(cudaGetDriverEntryPointByVersion("cuPointerSetAttribute", &fn, 12000, cudaEnableDefault,
-                                           &found));
-#else
-  CB_CUDA(cudaGetDriverEntryPoint("cuPointerSetAttribute", &fn, cudaEnableDefault, &found));
-#endif
-  if (found != cudaDriverEntryPointSuccess || !fn) {
-    snprintf(why, len, "the CUDA driver has no cuPointerSetAttribute entry point");
+  const char *no_driver;
+  const cb_cu_api *cu = cb_cu_load(&no_driver);
+  if (!cu) {
+    snprintf(why, len, "%s", no_driver);
     return why;
   }
-  set_attribute_fn set;
-  memcpy(&set, &fn, sizeof set);
   unsigned int one = 1;
-  CUresult rc = set(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, (CUdeviceptr)(uintptr_t)ptr);
+  CUresult rc = cu->cuPointerSetAttribute(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS,
+                                          (CUdeviceptr)(uintptr_t)ptr);
   if (rc != CUDA_SUCCESS) {
-    snprintf(why, len,
-             "cuPointerSetAttribute(CU_POINTER_ATTRIBUTE_SYNC_MEMOPS) failed (CUresult %d)",
-             (int)rc);
+    snprintf(why, len, "cuPointerSetAttribute(CU_POINTER_ATTRIBUTE_SYNC_MEMOPS): %s (CUresult %d)",
+             cb_cu_error_string(rc), (int)rc);
     return why;
   }
   return NULL;
