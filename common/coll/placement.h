@@ -1,6 +1,7 @@
 /* Where a collective program's ranks run: their hosts (simulated with
- * CB_HOSTS), the process groups of NCCL_TESTS_SPLIT, and the GPUs the ranks drive, with the layouts
- * a host cannot give refused before any GPU work. Internal to common/coll/. */
+ * CB_HOSTS), the process groups of NCCL_TESTS_SPLIT, and the GPUs the
+ * ranks drive, with the layouts a host cannot give refused before any GPU
+ * work. Internal to common/coll/. */
 #ifndef CB_PLACEMENT_H
 #define CB_PLACEMENT_H
 

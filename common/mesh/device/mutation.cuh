@@ -49,19 +49,18 @@
  * themselves, so in those two mutants the late side first sleeps
  * CB_MUTANT_LL_LAG_NS or CB_MUTANT_RING_LAG_NS (cb_mutant_lag): rank 0
  * before each read of a packet from its scratch, and rank 0's ring warps
- * other than warp 0 before they move a received slice. Only rank 0 lags, so the others run ahead of it
- * (a ring's ranks are as fast as its slowest, so a lag on every rank
- * leaves none ahead: seen, no catch). Two of the removed waits need it
- * too, for the same reason: with skip_end_wait rank 0 sleeps
- * CB_MUTANT_HS_LAG_NS after each start handshake (handshake.cuh), so its
- * peers end their call before its stores into their buffers (or its loads
- * from them) are done; with skip_fifo_credit every ring warp of rank 0
- * sleeps CB_MUTANT_RING_LAG_NS before it moves a received slice, so the
- * sender before it gets a FIFO ahead. Without the lag neither was caught
- * at 3 ranks on one GPU (docs/performance.md, "The wait mutants at 3
- * ranks"). A rank or a
- * warp descheduled for as long is a schedule the proofs must allow; the
- * lag makes it certain. A normal build has no lag.
+ * other than warp 0 before they move a received slice. Only rank 0 lags, so
+ * the others run ahead of it (a ring's ranks are as fast as its slowest, so
+ * a lag on every rank leaves none ahead: seen, no catch). Two of the
+ * removed waits need it too, for the same reason: with skip_end_wait rank 0
+ * sleeps CB_MUTANT_HS_LAG_NS after each start handshake (handshake.cuh), so
+ * its peers end their call before its stores into their buffers (or its
+ * loads from them) are done; with skip_fifo_credit every ring warp of rank
+ * 0 sleeps CB_MUTANT_RING_LAG_NS before it moves a received slice, so the
+ * sender before it gets a FIFO ahead. Without the lag neither was caught at
+ * 3 ranks on one GPU (docs/performance.md, "The wait mutants at 3 ranks").
+ * A rank or a warp descheduled for as long is a schedule the proofs must
+ * allow; the lag makes it certain. A normal build has no lag.
  *
  * In a normal build every test here is a constant false. */
 #ifndef CB_DEVICE_MUTATION_CUH
