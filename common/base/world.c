@@ -86,43 +86,40 @@ static int places_in(cb_world *w, MPI_Comm comm, int nprocs, int me, cb_host_pla
   return nhosts;
 }
 
-/* Local rank, hosts and machines. A host is the processes of one machine
- * (MPI's shared-memory split) with one host identity. */
+/* The node group's communicator, for the group's processes (comm, this
+ * one proc of it): those of this machine (MPI's shared-memory split of
+ * comm) with this host identity, in comm's order. Made again whenever the
+ * group or the hosts change. machine_hosts, when not NULL, gets the number
+ * of host identities on this machine. */
+static void set_node_comm(cb_world *w, MPI_Comm comm, int proc, int *machine_hosts) {
+  if (w->node_comm != MPI_COMM_NULL) MPI_Comm_free(&w->node_comm);
+  MPI_Comm machine;
+  int machine_proc, machine_nprocs;
+  CB_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, proc, MPI_INFO_NULL, &machine));
+  CB_MPI(MPI_Comm_rank(machine, &machine_proc));
+  CB_MPI(MPI_Comm_size(machine, &machine_nprocs));
+  cb_host_place place;
+  int nhosts = places_in(w, machine, machine_nprocs, machine_proc, &place, NULL);
+  CB_MPI(MPI_Comm_split(machine, place.host, proc, &w->node_comm));
+  CB_MPI(MPI_Comm_free(&machine));
+  CB_MPI(MPI_Comm_rank(w->node_comm, &w->node_proc));
+  CB_MPI(MPI_Comm_size(w->node_comm, &w->node_nprocs));
+  if (machine_hosts) *machine_hosts = nhosts;
+}
+
+/* Hosts, machines and local ranks, before any split: the group is the
+ * world, so its node group is the host's processes. */
 static void mpi_layout(cb_world *w) {
   cb_host_place place;
   w->nhosts = places_in(w, MPI_COMM_WORLD, w->nprocs, w->proc, &place, &w->nmachines);
   w->host = place.host;
   w->multi_host = w->nhosts > 1;
-  MPI_Comm node;
-  int node_proc, node_nprocs;
-  CB_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, w->proc, MPI_INFO_NULL, &node));
-  CB_MPI(MPI_Comm_rank(node, &node_proc));
-  CB_MPI(MPI_Comm_size(node, &node_nprocs));
-  int node_hosts = places_in(w, node, node_nprocs, node_proc, &place, NULL);
-  CB_MPI(MPI_Comm_free(&node));
-  w->local_proc = place.local_proc;
-  w->local_nprocs = place.local_nprocs;
-  int simulated_here = node_hosts > 1;
+  int machine_hosts;
+  set_node_comm(w, MPI_COMM_WORLD, w->proc, &machine_hosts);
+  w->local_proc = w->node_proc;
+  w->local_nprocs = w->node_nprocs;
+  int simulated_here = machine_hosts > 1;
   CB_MPI(MPI_Allreduce(&simulated_here, &w->simulated, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
-}
-
-/* The node group's communicator: the group's processes of this machine
- * (the shared-memory split of the group) with this host identity, in the
- * group's order. Made again whenever the group or the hosts change. */
-static void make_node_comm(cb_world *w) {
-  if (w->node_comm != MPI_COMM_NULL) MPI_Comm_free(&w->node_comm);
-  MPI_Comm machine;
-  int machine_proc, machine_nprocs;
-  CB_MPI(MPI_Comm_split_type(w->group_comm, MPI_COMM_TYPE_SHARED, w->group_proc, MPI_INFO_NULL,
-                             &machine));
-  CB_MPI(MPI_Comm_rank(machine, &machine_proc));
-  CB_MPI(MPI_Comm_size(machine, &machine_nprocs));
-  cb_host_place place;
-  places_in(w, machine, machine_nprocs, machine_proc, &place, NULL);
-  CB_MPI(MPI_Comm_split(machine, place.host, w->group_proc, &w->node_comm));
-  CB_MPI(MPI_Comm_free(&machine));
-  CB_MPI(MPI_Comm_rank(w->node_comm, &w->node_proc));
-  CB_MPI(MPI_Comm_size(w->node_comm, &w->node_nprocs));
 }
 #endif
 
@@ -146,11 +143,11 @@ cb_world *cb_world_init(int *argc, char ***argv) {
   if (nl) *nl = '\0';
   char *comma = strchr(w->mpi_version, ',');
   if (comma) *comma = '\0';
+  w->node_comm = MPI_COMM_NULL;
   mpi_layout(w);
   snprintf(w->waiter, sizeof w->waiter, "process %d of %d, waiting for the others", w->proc,
            w->nprocs);
   w->group_comm = MPI_COMM_WORLD;
-  w->node_comm = MPI_COMM_NULL;
 #else
   (void)argc;
   (void)argv;
@@ -160,9 +157,6 @@ cb_world *cb_world_init(int *argc, char ***argv) {
   w->group_proc = w->proc;
   w->group_nprocs = w->nprocs;
   w->group_multi_host = w->multi_host;
-#ifdef CB_HAVE_MPI
-  make_node_comm(w);
-#endif
   return w;
 }
 
@@ -195,10 +189,7 @@ void cb_world_simulate_hosts(cb_world *w, int nhosts) {
   /* NCCL reads it once, at its first communicator, which comes later. */
   setenv("NCCL_HOSTID", w->hostname, 1);
 #ifdef CB_HAVE_MPI
-  if (w->mpi_started) {
-    mpi_layout(w);
-    make_node_comm(w);
-  }
+  if (w->mpi_started) mpi_layout(w);
 #endif
   w->group_multi_host = w->multi_host;
 }
@@ -295,7 +286,8 @@ int cb_world_run(cb_world *w, int ranks_per_proc, int (*fn)(cb_rank_info *, void
 cb_rank_info cb_world_node_view(const cb_rank_info *me) {
   const cb_world *w = me->world;
   cb_rank_info v = *me;
-  v.rank = w->node_proc * w->nthreads + me->thread;
+  const cb_host_place node = {.local_proc = w->node_proc};
+  v.rank = cb_host_rail_of(&node, w->nthreads, me->thread); /* its index on the host */
   v.nranks = w->node_nprocs * w->nthreads;
   v.local_proc = w->node_proc;
   v.local_nprocs = w->node_nprocs;
@@ -443,7 +435,7 @@ void cb_world_split(cb_world *w, int color) {
     cb_host_place place;
     w->group_multi_host =
         places_in(w, w->group_comm, w->group_nprocs, w->group_proc, &place, NULL) > 1;
-    make_node_comm(w);
+    set_node_comm(w, w->group_comm, w->group_proc, NULL);
     return;
   }
 #endif
