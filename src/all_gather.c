@@ -1,5 +1,6 @@
 /* all_gather_perf: every rank ends with every rank's input, in rank order. */
 #include "collective.h"
+#include "hier.h"
 #include "nccl_call.h"
 #include "nccl_kernels.h"
 
@@ -24,6 +25,21 @@ extern const cb_kernel cb_all_gather_ring, cb_all_gather_ll, cb_all_gather_direc
 CB_NCCL_ROWS("NCCL ncclAllGather", "ncclAllGather", nccl_all_gather, CB_BOTH_PLACEMENTS,
              CB_NCCL_CE_KERNEL);
 
+/* Across hosts (hier.h): NCCL's all-gather between the hosts, then ours within each host. */
+#define HIER_PLAN(kind)                                                                            \
+  {                                                                                                \
+    .form = CB_HIER_ALL_GATHER, .all_gather = {&cb_all_gather_##kind, &cb_shape_all_gather},       \
+    .rail_call = CB_NCCL_LAUNCH(nccl_all_gather)                                                   \
+  }
+#define HIER_SUMMARY(kind)                                                                         \
+  "across hosts: ncclAllGather on the rail, then all-gather " kind " in each host"
+static const cb_hier_plan ring_plan = HIER_PLAN(ring), ll_plan = HIER_PLAN(ll),
+                          direct_plan = HIER_PLAN(direct), ce_plan = HIER_PLAN(ce);
+CB_HIER_KERNEL(hier_ring, HIER_RING, HIER_SUMMARY("ring"), ring_plan);
+CB_HIER_KERNEL(hier_ll, HIER_LL, HIER_SUMMARY("ll"), ll_plan);
+CB_HIER_KERNEL(hier_direct, HIER_DIRECT, HIER_SUMMARY("direct"), direct_plan);
+CB_HIER_KERNEL(hier_ce, HIER_CE, HIER_SUMMARY("ce"), ce_plan);
+
 CB_DEFINE_COLLECTIVE(cb_all_gather_collective, &cb_shape_all_gather, &nccl, &cb_all_gather_ring,
                      &cb_all_gather_ll, &cb_all_gather_direct, &cb_all_gather_ce, &nccl_sym,
-                     &nccl_ce);
+                     &nccl_ce, &hier_ring, &hier_ll, &hier_direct, &hier_ce);

@@ -1,5 +1,6 @@
 /* all_reduce_perf: every rank ends with the reduction of all ranks' inputs. */
 #include "collective.h"
+#include "hier.h"
 #include "nccl_call.h"
 #include "nccl_kernels.h"
 
@@ -32,6 +33,30 @@ extern const cb_kernel cb_all_reduce_ring, cb_all_reduce_ll, cb_all_reduce_ll2,
 CB_NCCL_ROWS("NCCL ncclAllReduce (its own choice of algorithm and protocol)", "ncclAllReduce",
              nccl_all_reduce, CB_BOTH_PLACEMENTS, CB_NCCL_NO_CE_KERNEL);
 
+/* Across hosts (hier.h): our reduce-scatter within each host, NCCL's all-reduce between the
+ * hosts, our all-gather within each host, the two of ours of one kind. */
+extern const cb_coll_shape cb_shape_reduce_scatter, cb_shape_all_gather;
+extern const cb_kernel cb_reduce_scatter_ring, cb_reduce_scatter_ll, cb_reduce_scatter_direct,
+    cb_reduce_scatter_ce, cb_all_gather_ring, cb_all_gather_ll, cb_all_gather_direct,
+    cb_all_gather_ce;
+#define HIER_PLAN(kind)                                                                            \
+  {                                                                                                \
+    .form = CB_HIER_ALL_REDUCE,                                                                    \
+    .reduce_scatter = {&cb_reduce_scatter_##kind, &cb_shape_reduce_scatter},                       \
+    .all_gather = {&cb_all_gather_##kind, &cb_shape_all_gather},                                   \
+    .rail_call = CB_NCCL_LAUNCH(nccl_all_reduce)                                                   \
+  }
+#define HIER_SUMMARY(kind)                                                                         \
+  "across hosts: reduce-scatter " kind " in each host, ncclAllReduce on the rail, "                \
+                                       "all-gather " kind
+static const cb_hier_plan ring_plan = HIER_PLAN(ring), ll_plan = HIER_PLAN(ll),
+                          direct_plan = HIER_PLAN(direct), ce_plan = HIER_PLAN(ce);
+CB_HIER_KERNEL(hier_ring, HIER_RING, HIER_SUMMARY("ring"), ring_plan);
+CB_HIER_KERNEL(hier_ll, HIER_LL, HIER_SUMMARY("ll"), ll_plan);
+CB_HIER_KERNEL(hier_direct, HIER_DIRECT, HIER_SUMMARY("direct"), direct_plan);
+CB_HIER_KERNEL(hier_ce, HIER_CE, HIER_SUMMARY("ce"), ce_plan);
+
 CB_DEFINE_COLLECTIVE(cb_all_reduce_collective, &cb_shape_all_reduce, &nccl, &cb_all_reduce_ring,
                      &cb_all_reduce_ll, &cb_all_reduce_ll2, &cb_all_reduce_direct,
-                     &cb_all_reduce_ce, &nccl_sym, &nccl_ce);
+                     &cb_all_reduce_ce, &nccl_sym, &nccl_ce, &hier_ring, &hier_ll, &hier_direct,
+                     &hier_ce);

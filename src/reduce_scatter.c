@@ -1,5 +1,6 @@
 /* reduce_scatter_perf: rank r ends with block r of the reduction of all ranks' inputs. */
 #include "collective.h"
+#include "hier.h"
 #include "nccl_call.h"
 #include "nccl_kernels.h"
 
@@ -25,6 +26,23 @@ extern const cb_kernel cb_reduce_scatter_ring, cb_reduce_scatter_ll, cb_reduce_s
 CB_NCCL_ROWS("NCCL ncclReduceScatter", "ncclReduceScatter", nccl_reduce_scatter, CB_BOTH_PLACEMENTS,
              CB_NCCL_NO_CE_KERNEL);
 
+/* Across hosts (hier.h): ours within each host, then NCCL's reduce-scatter between the hosts. */
+#define HIER_PLAN(kind)                                                                            \
+  {                                                                                                \
+    .form = CB_HIER_REDUCE_SCATTER,                                                                \
+    .reduce_scatter = {&cb_reduce_scatter_##kind, &cb_shape_reduce_scatter},                       \
+    .rail_call = CB_NCCL_LAUNCH(nccl_reduce_scatter)                                               \
+  }
+#define HIER_SUMMARY(kind)                                                                         \
+  "across hosts: reduce-scatter " kind " in each host, then ncclReduceScatter on the rail"
+static const cb_hier_plan ring_plan = HIER_PLAN(ring), ll_plan = HIER_PLAN(ll),
+                          direct_plan = HIER_PLAN(direct), ce_plan = HIER_PLAN(ce);
+CB_HIER_KERNEL(hier_ring, HIER_RING, HIER_SUMMARY("ring"), ring_plan);
+CB_HIER_KERNEL(hier_ll, HIER_LL, HIER_SUMMARY("ll"), ll_plan);
+CB_HIER_KERNEL(hier_direct, HIER_DIRECT, HIER_SUMMARY("direct"), direct_plan);
+CB_HIER_KERNEL(hier_ce, HIER_CE, HIER_SUMMARY("ce"), ce_plan);
+
 CB_DEFINE_COLLECTIVE(cb_reduce_scatter_collective, &cb_shape_reduce_scatter, &nccl,
                      &cb_reduce_scatter_ring, &cb_reduce_scatter_ll, &cb_reduce_scatter_direct,
-                     &cb_reduce_scatter_ce, &nccl_sym, &nccl_ce);
+                     &cb_reduce_scatter_ce, &nccl_sym, &nccl_ce, &hier_ring, &hier_ll, &hier_direct,
+                     &hier_ce);

@@ -49,7 +49,7 @@ void cb_kernel_list_heading(FILE *out, const char *program) {
 void cb_kernel_list_entry(FILE *out, int id, const char *name, const char *summary,
                           const char *why) {
   if (why)
-    fprintf(out, "  %2d  %-8s %s  [unavailable: %s]\n", id, name, summary, why);
+    fprintf(out, "  %2d  %-11s %s  [unavailable: %s]\n", id, name, summary, why);
   else
-    fprintf(out, "  %2d  %-8s %s\n", id, name, summary);
+    fprintf(out, "  %2d  %-11s %s\n", id, name, summary);
 }

@@ -92,6 +92,18 @@ void cb_buffers_provide(cb_buffers *b, cb_buffer_kind kind) {
   b->recv = alloc_kind(b, b->recv_bytes);
 }
 
+void *cb_buffers_alloc_ours(size_t bytes) {
+  const cb_buffers b = {.kind = CB_MEM_CUDA,
+                        .cumem_types = cb_peer_mapping_handle_types(cb_peer_mapping_current())};
+  return alloc_kind(&b, bytes);
+}
+
+void cb_buffers_free_ours(void *p) {
+  const cb_buffers b = {.kind = CB_MEM_CUDA,
+                        .cumem_types = cb_peer_mapping_handle_types(cb_peer_mapping_current())};
+  free_kind(&b, p);
+}
+
 void cb_buffers_free(cb_buffers *b) {
   release(b);
   CB_CUDA(cudaFree(b->check));

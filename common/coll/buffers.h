@@ -57,6 +57,13 @@ void cb_buffers_init(cb_buffers *b, size_t send_bytes, size_t recv_bytes, int un
 void cb_buffers_provide(cb_buffers *b, cb_buffer_kind kind);
 void cb_buffers_free(cb_buffers *b);
 
+/* Device memory of our kernels' kind (CB_MEM_CUDA), allocated as the
+ * harness's buffers for them are under the run's peer mapping, so a kernel
+ * can map it into its peers: a hierarchical kernel's buffers between its
+ * steps (hier.h). At least one byte. */
+void *cb_buffers_alloc_ours(size_t bytes);
+void cb_buffers_free_ours(void *p);
+
 /* Where a call of elem-byte elements starts in buffer base (-u). */
 static inline char *cb_buffers_start(const cb_buffers *b, void *base, size_t elem) {
   return (char *)base + (size_t)b->unalign * elem;

@@ -16,6 +16,14 @@ const cb_catalogue_entry cb_catalogue[CB_NUM_KIDS] = {
     {CB_KID_NCCL_SYM, CB_KNAME_NCCL_SYM, "NCCL with symmetric window registration (NCCL >= 2.27)"},
     {CB_KID_NCCL_CE, CB_KNAME_NCCL_CE,
      "NCCL, symmetric windows + zero-CTA policy: copy-engine collectives (NCCL >= 2.28)"},
+    {CB_KID_HIER_RING, CB_KNAME_HIER_RING,
+     "across hosts: our ring within each host, NCCL between hosts on a rail communicator"},
+    {CB_KID_HIER_LL, CB_KNAME_HIER_LL,
+     "across hosts: our ll within each host, NCCL between hosts on a rail communicator"},
+    {CB_KID_HIER_DIRECT, CB_KNAME_HIER_DIRECT,
+     "across hosts: our direct within each host, NCCL between hosts on a rail communicator"},
+    {CB_KID_HIER_CE, CB_KNAME_HIER_CE,
+     "across hosts: our ce within each host, NCCL between hosts on a rail communicator"},
 };
 
 const char *cb_catalogue_check(int id, const char *name, char *buf, unsigned long len) {

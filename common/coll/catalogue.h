@@ -11,23 +11,31 @@
 extern "C" {
 #endif
 
-#define CB_KID_NCCL       0
-#define CB_KNAME_NCCL     "nccl"
-#define CB_KID_RING       1
-#define CB_KNAME_RING     "ring"
-#define CB_KID_LL         2
-#define CB_KNAME_LL       "ll"
-#define CB_KID_LL2        3
-#define CB_KNAME_LL2      "ll2"
-#define CB_KID_DIRECT     4
-#define CB_KNAME_DIRECT   "direct"
-#define CB_KID_CE         5
-#define CB_KNAME_CE       "ce"
-#define CB_KID_NCCL_SYM   6
-#define CB_KNAME_NCCL_SYM "nccl-sym"
-#define CB_KID_NCCL_CE    7
-#define CB_KNAME_NCCL_CE  "nccl-ce"
-#define CB_NUM_KIDS       8
+#define CB_KID_NCCL          0
+#define CB_KNAME_NCCL        "nccl"
+#define CB_KID_RING          1
+#define CB_KNAME_RING        "ring"
+#define CB_KID_LL            2
+#define CB_KNAME_LL          "ll"
+#define CB_KID_LL2           3
+#define CB_KNAME_LL2         "ll2"
+#define CB_KID_DIRECT        4
+#define CB_KNAME_DIRECT      "direct"
+#define CB_KID_CE            5
+#define CB_KNAME_CE          "ce"
+#define CB_KID_NCCL_SYM      6
+#define CB_KNAME_NCCL_SYM    "nccl-sym"
+#define CB_KID_NCCL_CE       7
+#define CB_KNAME_NCCL_CE     "nccl-ce"
+#define CB_KID_HIER_RING     8
+#define CB_KNAME_HIER_RING   "hier-ring"
+#define CB_KID_HIER_LL       9
+#define CB_KNAME_HIER_LL     "hier-ll"
+#define CB_KID_HIER_DIRECT   10
+#define CB_KNAME_HIER_DIRECT "hier-direct"
+#define CB_KID_HIER_CE       11
+#define CB_KNAME_HIER_CE     "hier-ce"
+#define CB_NUM_KIDS          12
 
 /* .id and .name of a kernel row: CB_KERNEL(DIRECT). */
 #define CB_KERNEL(kind) .id = CB_KID_##kind, .name = CB_KNAME_##kind

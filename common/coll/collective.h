@@ -38,6 +38,8 @@ typedef struct {
   int min_ranks;       /* 0 = no limit */
   int max_ranks;       /* 0 = no limit */
   int single_host;     /* needs every rank on one host (peer memory) */
+  int across_hosts;    /* a hierarchical kernel (hier.h): ours within each host, NCCL between
+                          them; runs only when the ranks span hosts, maps peer memory within each */
   int gpu_per_rank;    /* cannot run with ranks sharing a GPU (CB_SHARE_GPUS) */
   uint64_t max_bytes;  /* table size above which the kernel skips; 0 = no limit */
   unsigned align;      /* bytes the send and receive pointers must be aligned to; 0 = any */
@@ -211,7 +213,8 @@ const char *cb_kernels_check_catalogue(const cb_collective *c, char *buf, size_t
 
 /* Whether the kernel maps its peers' memory (peer/peer_memory.c), and so
  * depends on CB_PEER_MAPPING: a row of ours (CB_MEM_CUDA buffers) that
- * needs one host. NCCL's rows bring their own memory (CB_MEM_NCCL). */
+ * needs one host, or that runs ours within each host (across_hosts).
+ * NCCL's rows bring their own memory (CB_MEM_NCCL). */
 int cb_kernel_uses_peer_memory(const cb_kernel *k);
 
 /* -k list: every kernel with its summary, limits and availability; the

@@ -46,6 +46,9 @@ static const char *world_why_not(const cb_kernel *k, const cb_serve_question *q,
   }
   if (k->limits.single_host && q->multi_host)
     return "uses node-local peer memory, and the ranks span several hosts";
+  if (k->limits.across_hosts && !q->multi_host)
+    return "composes a kernel of ours within each host with NCCL between hosts: needs ranks on "
+           "several hosts (CB_HOSTS simulates them)";
   return NULL;
 }
 
@@ -117,7 +120,7 @@ void cb_kernel_note(cb_setup_reply *reply, const char *fmt, ...) {
 }
 
 int cb_kernel_uses_peer_memory(const cb_kernel *k) {
-  return k->memory == CB_MEM_CUDA && k->limits.single_host;
+  return k->memory == CB_MEM_CUDA && (k->limits.single_host || k->limits.across_hosts);
 }
 
 static void print_limits(FILE *out, const cb_kernel *k) {
@@ -138,6 +141,7 @@ static void print_limits(FILE *out, const cb_kernel *k) {
   else if (l->min_ranks)
     fprintf(out, "; at least %d ranks", l->min_ranks);
   if (l->single_host) fprintf(out, "; one host only");
+  if (l->across_hosts) fprintf(out, "; across hosts only, the same number of ranks on each");
   if (cb_kernel_uses_peer_memory(k))
     fprintf(out,
             "; peer memory by %s=auto|ipc|cumem|fabric (default auto: cumem where it can "

@@ -151,13 +151,18 @@ static void live_remove(ncclComm_t comm) {
 
 /* ---- communicator ------------------------------------------------------- */
 
-static ncclUniqueId shared_id(cb_kernel_ctx *ctx) {
+/* The communicator's first rank's id, which every rank of it takes: rank 0
+ * of the group, or of a rail (L ranks a host) the rank with the same index
+ * on host 0, rank (rank % L); every rank of the group gathers them all. */
+static ncclUniqueId shared_id(cb_kernel_ctx *ctx, int ranks_per_host) {
+  const int first = ranks_per_host ? ctx->rank % ranks_per_host : 0;
+  const int is_first = ranks_per_host ? ctx->rank < ranks_per_host : ctx->rank == 0;
   ncclUniqueId mine, *all = calloc((size_t)ctx->nranks, sizeof *all);
   if (!all) cb_fatal("out of host memory");
   memset(&mine, 0, sizeof mine);
-  if (ctx->rank == 0) CB_NCCL(ncclGetUniqueId(&mine));
-  cb_world_allgather(ctx->world, &mine, sizeof mine, all); /* everyone takes rank 0's id */
-  ncclUniqueId id = all[0];
+  if (is_first) CB_NCCL(ncclGetUniqueId(&mine));
+  cb_world_allgather(ctx->world, &mine, sizeof mine, all);
+  ncclUniqueId id = all[first];
   free(all);
   return id;
 }
@@ -166,7 +171,9 @@ static void init_comm(cb_nccl_state *st, cb_kernel_ctx *ctx, const cb_nccl_confi
   /* cb_nccl_flags_problem refused such a run before it started. */
   if (cfg->cta_policy != CB_CTA_POLICY_UNSET && NCCL_VERSION_CODE < NCCL_VERSION(2, 27, 0))
     cb_fatal("%s: a CTA policy needs NCCL 2.27 headers", st->who);
-  ncclUniqueId id = shared_id(ctx);
+  ncclUniqueId id = shared_id(ctx, cfg->ranks_per_host);
+  const int L = cfg->ranks_per_host;
+  const int nranks = L ? ctx->nranks / L : ctx->nranks, rank = L ? ctx->rank / L : ctx->rank;
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 14, 0)
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
@@ -176,9 +183,9 @@ static void init_comm(cb_nccl_state *st, cb_kernel_ctx *ctx, const cb_nccl_confi
   config.nvlinkCentricSched = 1; /* nccl-tests sets it on every communicator */
 #endif
   CB_NCCL_WATCHED(st, "ncclCommInitRankConfig",
-                  ncclCommInitRankConfig(&st->comm, ctx->nranks, id, ctx->rank, &config));
+                  ncclCommInitRankConfig(&st->comm, nranks, id, rank, &config));
 #else
-  CB_NCCL_WATCHED(st, "ncclCommInitRank", ncclCommInitRank(&st->comm, ctx->nranks, id, ctx->rank));
+  CB_NCCL_WATCHED(st, "ncclCommInitRank", ncclCommInitRank(&st->comm, nranks, id, rank));
 #endif
 }
 

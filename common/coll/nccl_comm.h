@@ -30,6 +30,11 @@ extern "C" {
 typedef struct {
   int local_register; /* nccl-tests' -R: 0 plain, 1 ncclCommRegister, 2 symmetric windows */
   int cta_policy;     /* ncclConfig_t.CTAPolicy, or CB_CTA_POLICY_UNSET */
+  /* 0: a communicator of every rank of ctx->world's group. L > 0: this
+   * rank's rail (hier.h): the ranks with its index on their host, one per
+   * host, ranked by host, the group laid out host by host (rank = host * L
+   * + index on the host). */
+  int ranks_per_host;
 } cb_nccl_config;
 
 /* Collective: this rank's communicator (ctx->state), with the harness's

@@ -55,10 +55,10 @@ const char *cb_nccl_ce_missing(void) {
 
 /* Kernel 0's -R and -x (cb_nccl_use_flags): its setup opens its communicator
  * by them. */
-static cb_nccl_config kernel0_config = {0, CB_CTA_POLICY_UNSET};
+static cb_nccl_config kernel0_config = {0, CB_CTA_POLICY_UNSET, 0};
 
 void cb_nccl_use_flags(int local_register, int cta_policy) {
-  kernel0_config = (cb_nccl_config){local_register, cta_policy};
+  kernel0_config = (cb_nccl_config){local_register, cta_policy, 0};
 }
 
 const char *cb_nccl_flags_problem(int local_register, int cta_policy, char *buf, size_t len) {
@@ -166,7 +166,7 @@ void cb_nccl_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
 
 void cb_nccl_sym_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
   (void)reply;
-  const cb_nccl_config cfg = {2, CB_CTA_POLICY_UNSET};
+  const cb_nccl_config cfg = {2, CB_CTA_POLICY_UNSET, 0};
   open_comm(ctx, &cfg);
 }
 
@@ -181,7 +181,12 @@ void cb_nccl_ce_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
                      driver / 1000, driver % 1000 / 10);
     return;
   }
-  const cb_nccl_config cfg = {2, CTA_POLICY_ZERO};
+  const cb_nccl_config cfg = {2, CTA_POLICY_ZERO, 0};
+  open_comm(ctx, &cfg);
+}
+
+void cb_nccl_rail_setup(cb_kernel_ctx *ctx, int ranks_per_host) {
+  const cb_nccl_config cfg = {0, CB_CTA_POLICY_UNSET, ranks_per_host};
   open_comm(ctx, &cfg);
 }
 

@@ -87,6 +87,10 @@ const char *cb_nccl_no_ce_why_not(const cb_serve_question *q, char *buf, size_t 
 void cb_nccl_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply);
 void cb_nccl_sym_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply);
 void cb_nccl_ce_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply);
+/* A hierarchical kernel's NCCL part (hier.h): this rank's rail
+ * communicator, plain buffers (cb_nccl_config.ranks_per_host); torn down
+ * by cb_nccl_teardown. */
+void cb_nccl_rail_setup(cb_kernel_ctx *ctx, int ranks_per_host);
 void cb_nccl_teardown(cb_kernel_ctx *ctx);
 /* -m: the iteration's calls in one ncclGroupStart/ncclGroupEnd. */
 void cb_nccl_aggregate(cb_kernel_ctx *ctx, int begin);

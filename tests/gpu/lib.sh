@@ -27,14 +27,16 @@ cb_kernels() {
     END { if (id != "") print id, name, max, avail }'
 }
 
-# Our kernels (not NCCL's) that can run here, as "ID NAME MAX".
+# Our kernels within one host (not NCCL's, not the hierarchical hier-*,
+# which run only across hosts: tests/gpu/hier_check.sh) that can run here,
+# as "ID NAME MAX".
 cb_our_kernels() {
-  cb_kernels "$1" | awk '$4 == 1 && $2 !~ /^nccl/ { print $1, $2, $3 }'
+  cb_kernels "$1" | awk '$4 == 1 && $2 !~ /^nccl/ && $2 !~ /^hier-/ { print $1, $2, $3 }'
 }
 
-# Every kernel that can run here, NCCL's included, as "ID NAME MAX".
+# Every kernel that can run on one host, NCCL's included, as "ID NAME MAX".
 cb_runnable_kernels() {
-  cb_kernels "$1" | awk '$4 == 1 { print $1, $2, $3 }'
+  cb_kernels "$1" | awk '$4 == 1 && $2 !~ /^hier-/ { print $1, $2, $3 }'
 }
 
 # The smaller of two sizes as -e takes them ("8M", "1M", "-" = no limit).

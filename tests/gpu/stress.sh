@@ -11,7 +11,9 @@
 # its limit (at most MAX, default 8M).
 #   CALLS_LL (1000000): calls per LL kernel (names ll*); CALLS (100000): others.
 #   DATA (random): --data of the runs; CAP (900): seconds per case, DEADLINE
-#   (epoch seconds) for all; EXTRA_ARGS: added to every command line. Each
+#   (epoch seconds) for all; EXTRA_ARGS: added to every command line;
+#   PROCS: run each case as PROCS processes under mpirun, NGPUS ranks each
+#   (every CB_ variable set passed to them), rather than as one. Each
 #   run's -T is 60, or its cap less 10 s when shorter, so that a wait that
 #   never ends is reported by the program (naming the rank) within the cap.
 # One PASS/FAIL line per case; exits non-zero on any wrong value or failure.
@@ -36,6 +38,7 @@ if [ ${#CASES[@]} -eq 0 ]; then
 fi
 [ ${#CASES[@]} -gt 0 ] || { echo "stress.sh: no kernel of ours in $BUILD" >&2; exit 1; }
 
+CB_VARS=$(compgen -e | grep '^CB_' | sed 's/^/-x /' | tr '\n' ' ')
 fail=0
 for c in "${CASES[@]}"; do
   IFS=: read -r prog kernel lo hi <<<"$c"
@@ -48,7 +51,9 @@ for c in "${CASES[@]}"; do
     fail=1
     continue
   fi
-  cmd="$BUILD/$prog -g $NGPUS -k $kernel -b $lo -e $hi -G 1 -d all -o all -T $t --data $DATA --stress $calls ${EXTRA_ARGS:-}"
+  launch=""
+  [ -n "${PROCS:-}" ] && launch="mpirun --allow-run-as-root --oversubscribe -np $PROCS -x NCCL_NVLS_ENABLE $CB_VARS"
+  cmd="$launch $BUILD/$prog -g $NGPUS -k $kernel -b $lo -e $hi -G 1 -d all -o all -T $t --data $DATA --stress $calls ${EXTRA_ARGS:-}"
   echo "\$ $cmd"
   cb_capped_run "$cap" $cmd
   echo "$out" | grep -E "^# stress|^#   each|^# Out of bounds|^# rank agreement|wrong|rror|timed out" | head -20

@@ -1,0 +1,142 @@
+/* Hierarchical kernels: a collective across hosts composed of a kernel of
+ * ours within each host and NCCL between the hosts, on a rail communicator
+ * (the ranks with one index on their host, one per host; cb_nccl_rail_setup).
+ * The ranks must be laid out host by host, L on each of H hosts (rank =
+ * host * L + index on the host); a setup refuses any other layout, with the
+ * reason. Each part runs as it runs alone: ours on a node view of the world
+ * (cb_world_node_view: its rank and nranks are the host's), on buffers of
+ * this kernel's own (allocated as the harness allocates ours, at the same
+ * offsets on every rank), so the part's contract (collective.h: start and
+ * end handshakes) holds between the parts as it holds between two calls.
+ *
+ * The forms (rank (h, l): index l on host h; N the call's count per rank;
+ * every step on the call's stream, in order):
+ *
+ *   all_reduce      copy the input into X (N elements, padded to L chunks
+ *                   of c = ceil(N / L) elements, c a whole number of 16
+ *                   bytes); ours reduce-scatter X -> S within the host
+ *                   (chunk l of the host's sum); NCCL all-reduce S -> S2 on
+ *                   the rail (the sum over the hosts of chunk l); ours
+ *                   all-gather S2 -> Y within the host; copy Y's first N
+ *                   elements out. The rail carries c elements a rank, 1 / L
+ *                   of the message: the traffic between hosts of a
+ *                   hierarchical all-reduce.
+ *   all_gather      NCCL all-gather input -> Y on the rail (Y[h] = rank
+ *                   (h, l)'s block); ours all-gather Y -> Z within the host
+ *                   (Z[l'][h] = rank (h, l')'s block); a strided copy of Z
+ *                   into the output's rank order (h * L + l'). The rail
+ *                   carries each block once to each host.
+ *   reduce_scatter  a strided copy of the input into X (X[l'][h] = block
+ *                   h * L + l'); ours reduce-scatter X -> Y within the host
+ *                   (Y[h] = block (h, l) summed over the host); NCCL
+ *                   reduce-scatter Y -> output on the rail (block (h, l)
+ *                   summed over every host).
+ *
+ * With one rank a host (L = 1) there is nothing to do within a host: the
+ * rail is the whole group and NCCL's call is the kernel.
+ *
+ * Why each form is right: the copies and the strided copies are placements
+ * only (the layouts above); a reduce-scatter within a host then one across
+ * the hosts reduces every element over every rank once, and an all-gather
+ * of all-gathers places every block once. Every rank of a host reduces in
+ * our kernel's order and every rank of a rail in NCCL's, the same for
+ * every chunk, so all_reduce's ranks agree bit for bit. Ops: op within the
+ * host and op across hosts, which is op over all ranks for sum, prod, min
+ * and max. avg averages the hosts' averages: equal for floating types (L
+ * ranks on every host), but each average of integers truncates, so integer
+ * avg is skipped with the reason from 2 ranks a host. mulsum scales each
+ * input within the host by its rank's scalar, which depends on the rank's
+ * parity (cb_mulsum_scalar): the index on the host has the rank's parity
+ * when L is even, so mulsum runs at L = 1 (NCCL alone) and even L, and the
+ * rail sums. */
+#ifndef CB_HIER_H
+#define CB_HIER_H
+
+#include <stddef.h>
+
+#include "collective.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { CB_HIER_ALL_REDUCE, CB_HIER_ALL_GATHER, CB_HIER_REDUCE_SCATTER } cb_hier_form;
+
+/* A kernel of ours within the host: its row and its collective's shape. */
+typedef struct {
+  const cb_kernel *row;
+  const cb_coll_shape *shape;
+} cb_hier_part;
+
+/* One hierarchical kernel: its form, our kernels within a host (row NULL
+ * where the form has none) and the program's own NCCL call (its nccl rows'
+ * launch), made on the rail. */
+typedef struct {
+  cb_hier_form form;
+  cb_hier_part reduce_scatter, all_gather;
+  void (*rail_call)(cb_kernel_ctx *rail, const cb_call *call, cudaStream_t stream);
+} cb_hier_plan;
+
+/* What a plan's rows share (hier.c); setup and why_not take the plan. */
+void cb_hier_setup(const cb_hier_plan *plan, cb_kernel_ctx *ctx, cb_setup_reply *reply);
+const char *cb_hier_why_not(const cb_hier_plan *plan, const cb_serve_question *q, char *buf,
+                            size_t len);
+void cb_hier_teardown(cb_kernel_ctx *ctx);
+void cb_hier_prepare(cb_kernel_ctx *ctx, const cb_call *call);
+void cb_hier_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+
+/* ---- the arithmetic of the forms (plain; tests/unit/test_hier.c) ---------- */
+
+/* all_reduce's chunk: ceil(count / L) elements of elem bytes, rounded up to
+ * a whole number of 16 bytes, as every block of our reduce-scatter and
+ * all-gather kernels is (cb_block_count). */
+size_t cb_hier_chunk(size_t count, int per_host, size_t elem);
+
+/* The call our kernel makes within the host (part: the form's
+ * reduce-scatter or all-gather) and the one NCCL makes on the rail, for a
+ * call of the hierarchical kernel with nhosts hosts of per_host ranks;
+ * buffers x, s, s2, y, z as hier.h names them (NULL where unused). */
+typedef struct {
+  void *x, *s, *s2, *y, *z;
+} cb_hier_buffers;
+cb_call cb_hier_part_call(cb_hier_form form, int all_gather_part, const cb_call *call, int nhosts,
+                          int per_host, const cb_hier_buffers *b);
+cb_call cb_hier_rail_call(cb_hier_form form, const cb_call *call, int nhosts, int per_host,
+                          const cb_hier_buffers *b);
+
+/* The strided copy of the gather and scatter forms: block (host h, index
+ * l) of the rank order (h * L + l) sits at l * H + h in the host's order. */
+size_t cb_hier_host_order_block(int h, int l, int nhosts);
+
+/* One row of a program's table: CB_HIER_KERNEL(row, HIER_RING, summary,
+ * plan) defines `static const cb_kernel row` (and its setup and why_not,
+ * which pass plan, a cb_hier_plan of the file, to the shared code). */
+#define CB_HIER_RUN_LIMITS                                                                         \
+  "the ranks laid out host by host, as many on each; within each host what our kernel serves; "    \
+  "integer avg from 2 ranks a host, and mulsum with an odd number above 1, skipped"
+#define CB_HIER_KERNEL(row, kind, summary_, plan_)                                                 \
+  static void row##_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {                             \
+    cb_hier_setup(&plan_, ctx, reply);                                                             \
+  }                                                                                                \
+  static const char *row##_why_not(const cb_serve_question *q, char *buf, size_t len) {            \
+    return cb_hier_why_not(&plan_, q, buf, len);                                                   \
+  }                                                                                                \
+  static const cb_kernel row = {CB_KERNEL(kind),                                                   \
+                                .summary = summary_,                                               \
+                                .limits = {.placements = CB_BOTH_PLACEMENTS,                       \
+                                           .dtypes = CB_ALL_DTYPES,                                \
+                                           .ops = CB_ALL_OPS,                                      \
+                                           .across_hosts = 1},                                     \
+                                .memory = CB_MEM_CUDA,                                             \
+                                .why_not = row##_why_not,                                          \
+                                .run_limits = CB_HIER_RUN_LIMITS,                                  \
+                                .setup = row##_setup,                                              \
+                                .teardown = cb_hier_teardown,                                      \
+                                .prepare = cb_hier_prepare,                                        \
+                                .launch = cb_hier_launch}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The hierarchical kernels (hier-ring, hier-ll, hier-direct, hier-ce of
+# all_reduce, all_gather and reduce_scatter; common/coll/hier.h) across
+# simulated hosts on one machine (GPU node only; one GPU is enough):
+#   tests/gpu/hier_check.sh [BUILD_DIR]
+# For each layout HxL of LAYOUTS (default "2x1 2x2 3x2"): H processes under
+# mpirun, each its own simulated host (CB_HOSTS=H) with L ranks (-g L,
+# ranks sharing the GPUs within the host: CB_SHARE_GPUS=1), then
+#   check.sh's random pass (every datatype and op, both placements, odd and
+#   large sizes, stream and graph mode, rank agreement) over those kernels,
+#   and beside it stress.sh's back-to-back stress, CALLS (10000) calls of
+#   each, sizes 8 B to MAX (8M; hier-ll 512K). The layouts run side by side. NCCL's traffic between the hosts takes its
+# network transport (NCCL_SOCKET_IFNAME, default lo): correctness only,
+# times mean nothing. Several processes on one GPU take turns on it unless
+# an MPS control daemon runs (nvidia-cuda-mps-control -d): without it each
+# NCCL call waits for a time slice, milliseconds. Logs in
+# $LOGDIR/hier-HxL (LOGDIR default ./gpu-check-logs); DEADLINE, RUN_CAP and
+# CAP as check.sh's and stress.sh's. Exits non-zero if any run failed.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 2
+BUILD=${1:-build-gpu}
+export NCCL_SOCKET_IFNAME=${NCCL_SOCKET_IFNAME:-lo} NCCL_NVLS_ENABLE=0 CB_SHARE_GPUS=1
+LOGDIR=${LOGDIR:-gpu-check-logs}
+KERNELS=hier-ring,hier-ll,hier-direct,hier-ce
+PROGRAMS=(all_reduce_perf all_gather_perf reduce_scatter_perf)
+
+# One layout: the check matrix and the stress side by side, into
+# $LOGDIR/hier-HxL.
+layout() {
+  local hosts=$1 per_host=$2 dir=$LOGDIR/hier-$1x$2 cases=() p k max checked stressed
+  local calls=${CALLS:-10000}
+  mkdir -p "$dir"
+  for p in "${PROGRAMS[@]}"; do
+    for k in ${KERNELS//,/ }; do
+      max=${MAX:-8M}
+      [ "$k" = hier-ll ] && max=512K # within the host, ll serves up to 1 MiB
+      cases+=("$p:$k:8:$max")
+    done
+  done
+  CB_HOSTS=$hosts LAUNCH=mpi PASSES=random KERNELS=$KERNELS LOGDIR=$dir \
+    EXTRA_ARGS="-g $per_host -T 60 ${EXTRA_ARGS:-}" tests/gpu/check.sh "$BUILD" "$hosts" \
+    "${PROGRAMS[@]}" >"$dir/check.txt" 2>&1 &
+  CB_HOSTS=$hosts PROCS=$hosts CALLS=$calls CALLS_LL=$calls \
+    tests/gpu/stress.sh "$BUILD" "$per_host" "${cases[@]}" >"$dir/stress.txt" 2>&1
+  stressed=$?
+  wait $!
+  checked=$?
+  return $((checked | stressed))
+}
+
+pids=()
+for l in ${LAYOUTS:-2x1 2x2 3x2}; do
+  layout "${l%x*}" "${l#*x}" &
+  pids+=($!)
+done
+fail=0
+for p in "${pids[@]}"; do wait "$p" || fail=1; done
+for l in ${LAYOUTS:-2x1 2x2 3x2}; do
+  echo "## $l: $(tail -n 1 "$LOGDIR/hier-$l/check.txt" 2>/dev/null)"
+  grep -E "^(PASS|FAIL|SKIPPED)" "$LOGDIR/hier-$l/stress.txt" 2>/dev/null
+done
+exit $fail
