@@ -112,8 +112,8 @@ size_t cb_hier_host_order_block(int h, int l, int nhosts);
  * plan) defines `static const cb_kernel row` (and its setup and why_not,
  * which pass plan, a cb_hier_plan of the file, to the shared code). */
 #define CB_HIER_RUN_LIMITS                                                                         \
-  "the ranks laid out host by host, as many on each; within each host what our kernel serves; "    \
-  "integer avg from 2 ranks a host, and mulsum with an odd number above 1, skipped"
+  "ranks host by host (rank = host * L + index on the host); within each host what our kernel "    \
+  "serves; integer avg (L >= 2) and mulsum (odd L >= 3) skipped"
 #define CB_HIER_KERNEL(row, kind, summary_, plan_)                                                 \
   static void row##_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {                             \
     cb_hier_setup(&plan_, ctx, reply);                                                             \
