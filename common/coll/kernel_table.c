@@ -45,7 +45,10 @@ static const char *world_why_not(const cb_kernel *k, const cb_serve_question *q,
     return buf;
   }
   if (k->limits.single_host && q->multi_host)
-    return "uses node-local peer memory, and the ranks span several hosts";
+    return k->memory == CB_MEM_NCCL
+               ? "NCCL's copy-engine collectives serve the ranks of one host, and the ranks span "
+                 "several hosts"
+               : "uses node-local peer memory, and the ranks span several hosts";
   if (k->limits.across_hosts && !q->multi_host)
     return "composes a kernel of ours within each host with NCCL between hosts: needs ranks on "
            "several hosts (CB_HOSTS simulates them)";

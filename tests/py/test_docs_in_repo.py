@@ -244,6 +244,9 @@ def kernel_tables():
     tables = {}
     for prog in programs():
         src = read(os.path.join(REPO, "src", prog[:-len("_perf")] + ".c"))
+        # The hierarchical rows, defined in the program's own file (CB_HIER_KERNEL(row, KIND, ...)).
+        for m in re.finditer(r"^CB_HIER_KERNEL\((\w+), (\w+),", src, re.M):
+            ours[m.group(1)] = kinds[m.group(2)]
         m = re.search(r"^CB_DEFINE_COLLECTIVE\(\w+,\s*&\w+,(.*?)\);", src, re.S | re.M)
         assert m, f"src/{prog[:-5]}.c: no kernel table"
         ce = re.search(r"^CB_NCCL_ROWS\(.*?(CB_NCCL_\w+)\);", src, re.S | re.M)

@@ -330,6 +330,10 @@ class UnderMpirun(ErrorAssertions, unittest.TestCase):
         self.assertRefusedOnce(mpirun("-k", "ring", *args, env_extra={"CB_HOSTS": "2"}),
                                "(ring) cannot run", "the ranks span several hosts")
         self.assertNoGpuOnce(mpirun("-k", "ring", *args, env_extra={"CB_HOSTS": "1"}))
+        # A hierarchical kernel is the other way round: across hosts only.
+        self.assertNoGpuOnce(mpirun("-k", "hier-ring", *args, env_extra={"CB_HOSTS": "2"}))
+        self.assertRefusedOnce(mpirun("-k", "hier-ring", *args, env_extra={"CB_HOSTS": "1"}),
+                               "(hier-ring) cannot run", "needs ranks on several hosts")
         line = self.assertRefusedOnce(mpirun(*args, nprocs=4, env_extra={"CB_HOSTS": "3"}),
                                       "CB_HOSTS=3", "this run has 4 processes")
         self.assertNotIn("process 0 of", line)  # every process has it: said once, plainly

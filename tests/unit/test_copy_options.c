@@ -302,7 +302,7 @@ static void test_select(void) {
   cb_copy_kernels_print(f, &prog);
   fclose(f);
   CHECK_CONTAINS(text, "# kernels of copy_perf");
-  CHECK_CONTAINS(text, "   3  gdrcopy  mapping  [unavailable: fake library not installed]");
+  CHECK_CONTAINS(text, "   3  gdrcopy     mapping  [unavailable: fake library not installed]");
   CHECK_CONTAINS(text, "directions: h2d d2h; not the others: host paths only");
   CHECK_CONTAINS(text, "directions: h2d d2h d2d; pinned host memory only");
   free(text);

@@ -177,6 +177,24 @@ static void test_world_reason(void) {
   CHECK(cb_kernel_why_not(nccl, &shared, buf, sizeof buf) == NULL);
   const cb_serve_question own = {.nranks = 2};
   CHECK(cb_kernel_why_not(&own_gpu, &own, buf, sizeof buf) == NULL);
+  /* One host only: ours for their peer memory, NCCL's copy engines for NCCL's reason. */
+  cb_kernel nccl_ce = *nccl;
+  nccl_ce.limits.single_host = 1;
+  nccl_ce.memory = CB_MEM_NCCL;
+  why = world_why(&nccl_ce, 4, 1, buf, sizeof buf);
+  CHECK(why != NULL);
+  if (why) CHECK_CONTAINS(why, "copy-engine");
+  CHECK(world_why(&nccl_ce, 4, 0, buf, sizeof buf) == NULL);
+  /* Across hosts only: a hierarchical kernel on one host says what it needs. */
+  cb_kernel hier = *nccl;
+  hier.limits.across_hosts = 1;
+  hier.memory = CB_MEM_CUDA;
+  why = world_why(&hier, 4, 0, buf, sizeof buf);
+  CHECK(why != NULL);
+  if (why) CHECK_CONTAINS(why, "several hosts");
+  CHECK(world_why(&hier, 4, 1, buf, sizeof buf) == NULL);
+  CHECK(cb_kernel_uses_peer_memory(&hier));
+  CHECK(!cb_kernel_uses_peer_memory(&nccl_ce));
 }
 
 static cb_call call_of(cb_dtype t, cb_redop op, int in_place) {
