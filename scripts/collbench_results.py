@@ -137,6 +137,9 @@ class ResultFile:
     data: dict
     rows: list = field(default_factory=list)
     stress: list = field(default_factory=list)
+    # Why the run's times mean nothing (ranks sharing a GPU, simulated hosts), or None:
+    # the document's "times_not_comparable" where "times_comparable" is false.
+    times_void: str | None = None
 
     @property
     def name(self) -> str:
@@ -295,10 +298,15 @@ def load_result_file(path: str) -> ResultFile:
     rows = [_parse_row(path, i, r, collective, launch) for i, r in enumerate(data["results"])]
     stress_rows = [_parse_stress(path, i, s, collective, launch) for i, s in enumerate(stress)]
     modes = tuple(sorted({r.mode for r in rows}))
+    comparable = data.get("times_comparable", True)  # older documents: no such runs
+    if not isinstance(comparable, bool):
+        raise ResultsError(f"{path}: times_comparable must be true or false, found "
+                           f"{comparable!r}")
+    times_void = None if comparable else str(data.get("times_not_comparable") or "not said why")
     return ResultFile(path=path, program=data["program"], collective=collective,
                       date=str(data.get("date", "")), nranks=data["nranks"], launch=launch,
                       modes=modes, wrong_total=wrong_total, data=data, rows=rows,
-                      stress=stress_rows)
+                      stress=stress_rows, times_void=times_void)
 
 
 def find_result_files(directory: str) -> list:

@@ -29,7 +29,8 @@ Prints a markdown summary (and writes it to -o). Exit status: 1 on any regressio
 wrong value (wrong > 0) in NEW, or no row compared at all (--kernels that no row has, a
 collective or launch that the other side lacks: nothing was gated, so nothing passed; the
 verdict and one line on stderr say why), 0 otherwise (rows missing from or extra in NEW
-are reported, not failures), 2 for input that cannot be read.
+are reported, not failures), 2 for input that cannot be read or whose times mean nothing
+(a run whose header says so: ranks sharing a GPU, hosts simulated on one machine).
 """
 
 from __future__ import annotations
@@ -101,6 +102,11 @@ def best_of(a: cr.Row, b: cr.Row) -> cr.Row:
 def load_side(paths, kernels=None) -> ResultSet:
     """Reads every path (a repeated run each) and keeps each key's best row."""
     side = ResultSet(paths=list(paths), runs=[cr.load_results(p) for p in paths])
+    for f in (f for run in side.runs for f in run):
+        if f.times_void:
+            raise cr.ResultsError(f"{f.path}: its times mean nothing ({f.times_void}): "
+                                  "compare.py compares runs with a GPU per rank on real "
+                                  "hosts only")
     for run in side.runs:
         rows = [r for r in cr.all_rows(run) if kernels is None or r.kernel_name in kernels]
         index, dups = cr.index_rows(rows)

@@ -544,6 +544,10 @@ def render_report(results_dir, files, manifest, out_dir, placement="out-of-place
     if nwrong:
         lines += [f"**⚠ {nwrong} measurement(s) with wrong values: see "
                   "[Wrong values](#wrong-values).**", ""]
+    void = sorted({f.times_void for f in files if f.times_void})
+    if void:
+        lines += [f"**⚠ The times of this run mean nothing ({'; '.join(void)}): it checks "
+                  "correctness only; no figure here compares kernels.**", ""]
     lines += manifest_section(manifest)
     lines += [f"Placement: {placement}. Times in µs (lower is better), bus bandwidth in "
               "GB/s (higher is better). NCCL's variants are nccl (kernel 0), nccl-sym (6) and "

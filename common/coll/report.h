@@ -102,6 +102,10 @@ typedef struct {
   const char *const *argv; /* the command line, for nccl-tests' JSON "args" */
   int argc;
   char *const *envp; /* the environment, for nccl-tests' JSON "env" (NULL: none) */
+  /* Why this run's times mean nothing, as its header says (ranks sharing a
+   * GPU, hosts simulated on one machine), or empty: the JSON's
+   * "times_comparable", which scripts/ refuse to compare or gate on. */
+  char times_void[192];
 } cb_report;
 
 /* Appends a row (copied) and returns the stored copy. */

@@ -103,6 +103,12 @@ static void json_collbench(cb_json *j, const cb_report *r) {
   cb_json_begin_object(j);
   cb_json_run_head(j, r->program, r->coll->shape->name, r->date, r->nranks);
   json_options(j, r);
+  cb_json_key(j, "times_comparable"), cb_json_bool(j, !r->times_void[0]);
+  cb_json_key(j, "times_not_comparable");
+  if (r->times_void[0])
+    cb_json_string(j, r->times_void);
+  else
+    cb_json_null(j);
   const int nccl[2] = {r->nccl_header, r->nccl_library};
   cb_json_versions(j, nccl, r->cuda_runtime, r->cuda_driver, r->mpi);
   cb_json_devices(j, &cb_json_device_keys_collbench, r->devices, cb_report_all_ranks(r), 1);

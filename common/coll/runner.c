@@ -372,6 +372,12 @@ static void fill_report_header(cb_run *run, const char *program, int nranks, cb_
   r->nccl_library = cb_nccl_unavailable() ? 0 : cb_nccl_library_version();
   cb_run_stamp(w, &r->cuda_runtime, &r->cuda_driver, r->mpi, sizeof r->mpi, r->date,
                sizeof r->date);
+  const int hosts = cb_world_simulated_hosts(w);
+  if (hosts || run->share_gpus)
+    snprintf(r->times_void, sizeof r->times_void, "%s%s%s",
+             hosts ? "hosts simulated on one machine (CB_HOSTS or NCCL_HOSTID)" : "",
+             hosts && run->share_gpus ? "; " : "",
+             run->share_gpus ? "ranks share GPUs (CB_SHARE_GPUS=1)" : "");
 }
 
 /* A process-level step: every process maps the liveness board, and its

@@ -143,8 +143,11 @@ class ReportFilesBase:
         doc = self.doc()
         self.assertEqual(set(doc), {"program", "collective", "date", "nranks", "options",
                                     "versions", "devices", "kernels", "results", "stress",
-                                    "wrong_total", "avg_busbw"})
+                                    "wrong_total", "avg_busbw", "times_comparable",
+                                    "times_not_comparable"})
         self.assertEqual(doc["stress"], [])  # the emitter runs no --stress
+        self.assertIs(doc["times_comparable"], True)  # the emitter's run: a GPU per rank
+        self.assertIsNone(doc["times_not_comparable"])
         self.assertEqual(doc["program"], "all_reduce_perf")
         self.assertEqual(doc["collective"], "all_reduce")
         self.assertEqual(doc["date"], "2025-01-02T03:04:05Z")

@@ -89,6 +89,20 @@ def test_identical_runs_pass():
     assert count(proc.stdout, "skipped in both") == 40
 
 
+def test_runs_whose_times_mean_nothing_are_refused(tmp_path):
+    """A run whose header says its times mean nothing is not compared, on either side."""
+    void = copy.deepcopy(BASE)
+    void["times_comparable"] = False
+    void["times_not_comparable"] = "ranks share GPUs (CB_SHARE_GPUS=1)"
+    for proc in (run_compare(tmp_path, void),
+                 run_script("compare.py", write_json(tmp_path / "base.json", void), REAL_GRAPH)):
+        assert proc.returncode == 2, proc.stdout
+        assert "its times mean nothing (ranks share GPUs (CB_SHARE_GPUS=1))" in proc.stderr
+    fine = copy.deepcopy(BASE)
+    fine["times_comparable"], fine["times_not_comparable"] = True, None
+    assert run_compare(tmp_path, fine).returncode == 0
+
+
 @pytest.mark.parametrize("size", [8, 1024, MiB])  # up to and including the boundary: 15%
 def test_exactly_15_percent_small_is_not_a_regression(tmp_path, size):
     proc = run_compare(tmp_path, scaled(1.15, size))

@@ -167,6 +167,20 @@ def test_report_of_a_sweep_directory(tmp_path):
     assert png_ok(d / "all_reduce_float_sum_latency.png")
 
 
+def test_a_run_whose_times_mean_nothing_says_so(tmp_path):
+    d = tmp_path / "void"
+    d.mkdir()
+    doc = load_json(REAL_GRAPH)
+    doc["times_comparable"] = False
+    doc["times_not_comparable"] = "hosts simulated on one machine (CB_HOSTS or NCCL_HOSTID)"
+    write_json(d / "all_reduce_perf.json", doc)
+    _, text = report_of(tmp_path / "out", d)
+    assert ("**⚠ The times of this run mean nothing (hosts simulated on one machine (CB_HOSTS "
+            "or NCCL_HOSTID)): it checks correctness only") in text
+    _, real = report_of(tmp_path / "out_real", REAL_DIR)
+    assert "mean nothing" not in real
+
+
 def test_crossover_passes_over_sizes_with_nothing_eligible():
     def row(size, fastest):
         f = cr.Row(source="x", collective="c", launch="single", kernel_id=1,
