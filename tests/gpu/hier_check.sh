@@ -12,8 +12,8 @@
 #   each, sizes 8 B to MAX (8M; hier-ll 512K). The layouts run side by side. NCCL's traffic between the hosts takes its
 # network transport (NCCL_SOCKET_IFNAME, default lo): correctness only,
 # times mean nothing. Several processes on one GPU take turns on it unless
-# an MPS control daemon runs (nvidia-cuda-mps-control -d): without it each
-# NCCL call waits for a time slice, milliseconds. Logs in
+# an MPS control daemon runs (MPS=1 runs one for the script, lib.sh): without
+# it each NCCL call waits for a time slice, milliseconds. Logs in
 # $LOGDIR/hier-HxL (LOGDIR default ./gpu-check-logs); DEADLINE, RUN_CAP and
 # CAP as check.sh's and stress.sh's. Exits non-zero if any run failed.
 set -uo pipefail
@@ -21,6 +21,8 @@ cd "$(dirname "$0")/../.." || exit 2
 BUILD=${1:-build-gpu}
 export NCCL_SOCKET_IFNAME=${NCCL_SOCKET_IFNAME:-lo} NCCL_NVLS_ENABLE=0 CB_SHARE_GPUS=1
 LOGDIR=${LOGDIR:-gpu-check-logs}
+source tests/gpu/lib.sh
+cb_mps_for_this_run
 KERNELS=hier-ring,hier-ll,hier-direct,hier-ce
 PROGRAMS=(all_reduce_perf all_gather_perf reduce_scatter_perf)
 

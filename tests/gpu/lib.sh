@@ -113,3 +113,18 @@ cb_root_args() {
     broadcast_perf | reduce_perf | gather_perf | scatter_perf) echo "-r ${2:-all}" ;;
   esac
 }
+
+# MPS=1: an MPS control daemon for the script's run (started here, stopped at
+# its exit), so that several processes on one GPU run their kernels at once
+# rather than in time slices (tests/gpu/README.md, "Hosts a machine lacks").
+# Its pipes are in a directory of its own under /tmp (a socket's path is
+# short), its log in $LOGDIR/mps. Nothing without MPS=1.
+cb_mps_for_this_run() {
+  [ "${MPS:-0}" = 1 ] || return 0
+  mkdir -p "$LOGDIR/mps"
+  CUDA_MPS_PIPE_DIRECTORY=$(mktemp -d /tmp/collbench-mps.XXXXXX) || exit 1
+  CUDA_MPS_LOG_DIRECTORY=$(cd "$LOGDIR/mps" && pwd)
+  export CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+  nvidia-cuda-mps-control -d || { echo "MPS=1: nvidia-cuda-mps-control -d failed" >&2; exit 1; }
+  trap 'echo quit | nvidia-cuda-mps-control; sleep 1; rm -rf "$CUDA_MPS_PIPE_DIRECTORY"' EXIT
+}
