@@ -33,12 +33,7 @@ CB_NCCL_ROWS("NCCL ncclAllGather", "ncclAllGather", nccl_all_gather, CB_BOTH_PLA
   }
 #define HIER_SUMMARY(kind)                                                                         \
   "across hosts: ncclAllGather on the rail, then all-gather " kind " in each host"
-static const cb_hier_plan ring_plan = HIER_PLAN(ring), ll_plan = HIER_PLAN(ll),
-                          direct_plan = HIER_PLAN(direct), ce_plan = HIER_PLAN(ce);
-CB_HIER_KERNEL(hier_ring, HIER_RING, HIER_SUMMARY("ring"), ring_plan);
-CB_HIER_KERNEL(hier_ll, HIER_LL, HIER_SUMMARY("ll"), ll_plan);
-CB_HIER_KERNEL(hier_direct, HIER_DIRECT, HIER_SUMMARY("direct"), direct_plan);
-CB_HIER_KERNEL(hier_ce, HIER_CE, HIER_SUMMARY("ce"), ce_plan);
+CB_HIER_ROWS(HIER_PLAN, HIER_SUMMARY);
 
 CB_DEFINE_COLLECTIVE(cb_all_gather_collective, &cb_shape_all_gather, &nccl, &cb_all_gather_ring,
                      &cb_all_gather_ll, &cb_all_gather_direct, &cb_all_gather_ce, &nccl_sym,

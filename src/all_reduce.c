@@ -48,13 +48,8 @@ extern const cb_kernel cb_reduce_scatter_ring, cb_reduce_scatter_ll, cb_reduce_s
   }
 #define HIER_SUMMARY(kind)                                                                         \
   "across hosts: reduce-scatter " kind " in each host, ncclAllReduce on the rail, "                \
-                                       "all-gather " kind
-static const cb_hier_plan ring_plan = HIER_PLAN(ring), ll_plan = HIER_PLAN(ll),
-                          direct_plan = HIER_PLAN(direct), ce_plan = HIER_PLAN(ce);
-CB_HIER_KERNEL(hier_ring, HIER_RING, HIER_SUMMARY("ring"), ring_plan);
-CB_HIER_KERNEL(hier_ll, HIER_LL, HIER_SUMMARY("ll"), ll_plan);
-CB_HIER_KERNEL(hier_direct, HIER_DIRECT, HIER_SUMMARY("direct"), direct_plan);
-CB_HIER_KERNEL(hier_ce, HIER_CE, HIER_SUMMARY("ce"), ce_plan);
+  "all-gather " kind
+CB_HIER_ROWS(HIER_PLAN, HIER_SUMMARY);
 
 CB_DEFINE_COLLECTIVE(cb_all_reduce_collective, &cb_shape_all_reduce, &nccl, &cb_all_reduce_ring,
                      &cb_all_reduce_ll, &cb_all_reduce_ll2, &cb_all_reduce_direct,

@@ -35,12 +35,7 @@ CB_NCCL_ROWS("NCCL ncclReduceScatter", "ncclReduceScatter", nccl_reduce_scatter,
   }
 #define HIER_SUMMARY(kind)                                                                         \
   "across hosts: reduce-scatter " kind " in each host, then ncclReduceScatter on the rail"
-static const cb_hier_plan ring_plan = HIER_PLAN(ring), ll_plan = HIER_PLAN(ll),
-                          direct_plan = HIER_PLAN(direct), ce_plan = HIER_PLAN(ce);
-CB_HIER_KERNEL(hier_ring, HIER_RING, HIER_SUMMARY("ring"), ring_plan);
-CB_HIER_KERNEL(hier_ll, HIER_LL, HIER_SUMMARY("ll"), ll_plan);
-CB_HIER_KERNEL(hier_direct, HIER_DIRECT, HIER_SUMMARY("direct"), direct_plan);
-CB_HIER_KERNEL(hier_ce, HIER_CE, HIER_SUMMARY("ce"), ce_plan);
+CB_HIER_ROWS(HIER_PLAN, HIER_SUMMARY);
 
 CB_DEFINE_COLLECTIVE(cb_reduce_scatter_collective, &cb_shape_reduce_scatter, &nccl,
                      &cb_reduce_scatter_ring, &cb_reduce_scatter_ll, &cb_reduce_scatter_direct,

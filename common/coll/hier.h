@@ -135,6 +135,17 @@ size_t cb_hier_host_order_block(int h, int l, int nhosts);
                                 .prepare = cb_hier_prepare,                                        \
                                 .launch = cb_hier_launch}
 
+/* A program's four rows, hier_ring, hier_ll, hier_direct and hier_ce, from
+ * plan_(kind), the cb_hier_plan of a kind of our kernels (ring, ll, direct,
+ * ce: the name's last part), and summary_("kind"), its line for -k list. */
+#define CB_HIER_ROWS(plan_, summary_)                                                              \
+  static const cb_hier_plan ring_plan = plan_(ring), ll_plan = plan_(ll),                          \
+                            direct_plan = plan_(direct), ce_plan = plan_(ce);                      \
+  CB_HIER_KERNEL(hier_ring, HIER_RING, summary_("ring"), ring_plan);                               \
+  CB_HIER_KERNEL(hier_ll, HIER_LL, summary_("ll"), ll_plan);                                       \
+  CB_HIER_KERNEL(hier_direct, HIER_DIRECT, summary_("direct"), direct_plan);                       \
+  CB_HIER_KERNEL(hier_ce, HIER_CE, summary_("ce"), ce_plan)
+
 #ifdef __cplusplus
 }
 #endif

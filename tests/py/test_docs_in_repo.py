@@ -244,9 +244,12 @@ def kernel_tables():
     tables = {}
     for prog in programs():
         src = read(os.path.join(REPO, "src", prog[:-len("_perf")] + ".c"))
-        # The hierarchical rows, defined in the program's own file (CB_HIER_KERNEL(row, KIND, ...)).
-        for m in re.finditer(r"^CB_HIER_KERNEL\((\w+), (\w+),", src, re.M):
-            ours[m.group(1)] = kinds[m.group(2)]
+        # The hierarchical rows, made in the program's own file by CB_HIER_ROWS
+        # (common/coll/hier.h), whose CB_HIER_KERNEL(row, KIND, ...) lines name them.
+        if re.search(r"^CB_HIER_ROWS\(", src, re.M):
+            hier = read(os.path.join(REPO, "common", "coll", "hier.h"))
+            for m in re.finditer(r"CB_HIER_KERNEL\((hier_\w+), (\w+),", hier):
+                ours[m.group(1)] = kinds[m.group(2)]
         m = re.search(r"^CB_DEFINE_COLLECTIVE\(\w+,\s*&\w+,(.*?)\);", src, re.S | re.M)
         assert m, f"src/{prog[:-5]}.c: no kernel table"
         ce = re.search(r"^CB_NCCL_ROWS\(.*?(CB_NCCL_\w+)\);", src, re.S | re.M)
