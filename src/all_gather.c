@@ -28,7 +28,8 @@ CB_NCCL_ROWS("NCCL ncclAllGather", "ncclAllGather", nccl_all_gather, CB_BOTH_PLA
 /* Across hosts (hier.h): NCCL's all-gather between the hosts, then ours within each host. */
 #define HIER_PLAN(kind)                                                                            \
   {                                                                                                \
-    .form = CB_HIER_ALL_GATHER, .all_gather = {&cb_all_gather_##kind, &cb_shape_all_gather},       \
+    .form = CB_HIER_ALL_GATHER,                                                                    \
+    .steps[CB_HIER_AG] = {&cb_all_gather_##kind, &cb_shape_all_gather},                            \
     .rail_call = CB_NCCL_LAUNCH(nccl_all_gather)                                                   \
   }
 #define HIER_SUMMARY(kind)                                                                         \

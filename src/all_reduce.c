@@ -42,8 +42,8 @@ extern const cb_kernel cb_reduce_scatter_ring, cb_reduce_scatter_ll, cb_reduce_s
 #define HIER_PLAN(kind)                                                                            \
   {                                                                                                \
     .form = CB_HIER_ALL_REDUCE,                                                                    \
-    .reduce_scatter = {&cb_reduce_scatter_##kind, &cb_shape_reduce_scatter},                       \
-    .all_gather = {&cb_all_gather_##kind, &cb_shape_all_gather},                                   \
+    .steps[CB_HIER_RS] = {&cb_reduce_scatter_##kind, &cb_shape_reduce_scatter},                    \
+    .steps[CB_HIER_AG] = {&cb_all_gather_##kind, &cb_shape_all_gather},                            \
     .rail_call = CB_NCCL_LAUNCH(nccl_all_reduce)                                                   \
   }
 #define HIER_SUMMARY(kind)                                                                         \

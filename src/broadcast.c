@@ -1,5 +1,6 @@
 /* broadcast_perf: every rank ends with the root's (-r) input. */
 #include "collective.h"
+#include "hier.h"
 #include "nccl_call.h"
 #include "nccl_kernels.h"
 
@@ -26,5 +27,16 @@ extern const cb_kernel cb_broadcast_ring, cb_broadcast_ll, cb_broadcast_direct, 
 CB_NCCL_ROWS("NCCL ncclBroadcast", "ncclBroadcast", nccl_broadcast, CB_BOTH_PLACEMENTS,
              CB_NCCL_NO_CE_KERNEL);
 
+/* Across hosts (hier.h): NCCL's broadcast on the root's rail, then ours within each host. */
+#define HIER_PLAN(kind)                                                                            \
+  {                                                                                                \
+    .form = CB_HIER_BROADCAST, .steps[CB_HIER_BC] = {&cb_broadcast_##kind, &cb_shape_broadcast},   \
+    .rail_call = CB_NCCL_LAUNCH(nccl_broadcast)                                                    \
+  }
+#define HIER_SUMMARY(kind)                                                                         \
+  "across hosts: ncclBroadcast on the root's rail, then broadcast " kind " in each host"
+CB_HIER_ROWS(HIER_PLAN, HIER_SUMMARY);
+
 CB_DEFINE_COLLECTIVE(cb_broadcast_collective, &cb_shape_broadcast, &nccl, &cb_broadcast_ring,
-                     &cb_broadcast_ll, &cb_broadcast_direct, &cb_broadcast_ce, &nccl_sym, &nccl_ce);
+                     &cb_broadcast_ll, &cb_broadcast_direct, &cb_broadcast_ce, &nccl_sym, &nccl_ce,
+                     &hier_ring, &hier_ll, &hier_direct, &hier_ce);

@@ -30,7 +30,7 @@ CB_NCCL_ROWS("NCCL ncclReduceScatter", "ncclReduceScatter", nccl_reduce_scatter,
 #define HIER_PLAN(kind)                                                                            \
   {                                                                                                \
     .form = CB_HIER_REDUCE_SCATTER,                                                                \
-    .reduce_scatter = {&cb_reduce_scatter_##kind, &cb_shape_reduce_scatter},                       \
+    .steps[CB_HIER_RS] = {&cb_reduce_scatter_##kind, &cb_shape_reduce_scatter},                    \
     .rail_call = CB_NCCL_LAUNCH(nccl_reduce_scatter)                                               \
   }
 #define HIER_SUMMARY(kind)                                                                         \

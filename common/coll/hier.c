@@ -30,14 +30,20 @@ static cb_redop rail_op(cb_redop op) {
   return op == CB_MULSUM ? CB_SUM : op;
 }
 
-cb_call cb_hier_part_call(cb_hier_form form, int all_gather_part, const cb_call *call, int nhosts,
+cb_call cb_hier_part_call(cb_hier_form form, cb_hier_step step, const cb_call *call, int nhosts,
                           int per_host, const cb_hier_buffers *b) {
   cb_call p = {.dtype = call->dtype, .op = call->op};
   switch (form) {
   case CB_HIER_ALL_REDUCE:
     p.count = cb_hier_chunk(call->count, per_host, cb_dtype_size(call->dtype));
-    p.send = all_gather_part ? b->s2 : b->x;
-    p.recv = all_gather_part ? b->y : b->s;
+    p.send = step == CB_HIER_AG ? b->s2 : b->x;
+    p.recv = step == CB_HIER_AG ? b->y : b->s;
+    break;
+  case CB_HIER_BROADCAST: /* in place on the output, from the root's index on its host */
+    p.count = call->count;
+    p.root = call->root % per_host;
+    p.send = p.recv = call->recv;
+    p.in_place = 1;
     break;
   case CB_HIER_ALL_GATHER:
     p.count = (size_t)nhosts * call->count;
@@ -72,6 +78,10 @@ cb_call cb_hier_rail_call(cb_hier_form form, const cb_call *call, int nhosts, in
     r.send = b->y;
     r.recv = call->recv;
     break;
+  case CB_HIER_BROADCAST: /* on the root's rail, whose root is the root's host */
+    r = *call;
+    r.root = call->root / per_host;
+    break;
   }
   return r;
 }
@@ -87,11 +97,13 @@ typedef struct {
 typedef struct {
   const cb_hier_plan *plan;
   int nhosts, per_host;
-  size_t big, small;  /* bytes of the buffers between the steps (alloc_buffers) */
-  cb_rank_info node;  /* the parts' world (cb_world_node_view) */
-  cb_kernel_ctx rail; /* the rail's NCCL communicator (its state) */
-  part_state reduce_scatter, all_gather;
+  size_t big, small;                /* bytes of the buffers between the steps (alloc_buffers) */
+  cb_rank_info node;                /* the parts' world (cb_world_node_view) */
+  cb_kernel_ctx rail;               /* the rail's NCCL communicator (its state) */
+  part_state steps[CB_HIER_NSTEPS]; /* by cb_hier_step: the form's are set up */
   cb_hier_buffers b;
+  void *harness_send, *harness_recv; /* the harness's buffers, for broadcast's step */
+  size_t harness_send_bytes, harness_recv_bytes;
 } hier_state;
 
 /* Where a rank is, as every rank of the group sees it. */
@@ -151,11 +163,15 @@ static void alloc_buffers(hier_state *st, uint64_t max_bytes) {
     b->x = cb_buffers_alloc_ours(st->big);
     b->y = cb_buffers_alloc_ours(st->small);
     break;
+  case CB_HIER_BROADCAST: /* the harness's own */
+    break;
   }
 }
 
 static size_t bytes_of(const hier_state *st, const void *p) {
   const cb_hier_buffers *b = &st->b;
+  if (p && p == st->harness_send) return st->harness_send_bytes;
+  if (p && p == st->harness_recv) return st->harness_recv_bytes;
   const int small = p == b->s || p == b->s2 || (p == b->y && st->plan->form != CB_HIER_ALL_REDUCE);
   return small ? st->small : st->big;
 }
@@ -166,12 +182,16 @@ static void free_buffers(cb_hier_buffers *b) {
   memset(b, 0, sizeof *b);
 }
 
-/* The part's buffers: what its call reads (send) and writes (recv). */
-static void part_buffers(const hier_state *st, int all_gather_part, const void **send,
-                         void **recv) {
+/* The step's buffers: what its call reads (send) and writes (recv), as
+ * allocations (the harness's, for broadcast's). */
+static void part_buffers(const hier_state *st, cb_hier_step step, const void **send, void **recv) {
+  if (st->plan->form == CB_HIER_BROADCAST) {
+    *send = st->harness_send;
+    *recv = st->harness_recv;
+    return;
+  }
   const cb_call any = {.count = 1};
-  const cb_call c =
-      cb_hier_part_call(st->plan->form, all_gather_part, &any, st->nhosts, st->per_host, &st->b);
+  const cb_call c = cb_hier_part_call(st->plan->form, step, &any, st->nhosts, st->per_host, &st->b);
   *send = c.send;
   *recv = c.recv;
 }
@@ -181,15 +201,15 @@ static void refuse_for(cb_setup_reply *reply, const cb_hier_part *part, const ch
 }
 
 /* Sets up our kernel within the host, as its own program would at L ranks. */
-static void set_up_part(hier_state *st, const cb_kernel_ctx *ctx, int all_gather_part,
+static void set_up_part(hier_state *st, const cb_kernel_ctx *ctx, cb_hier_step step,
                         cb_setup_reply *reply) {
-  const cb_hier_part *part = all_gather_part ? &st->plan->all_gather : &st->plan->reduce_scatter;
-  part_state *p = all_gather_part ? &st->all_gather : &st->reduce_scatter;
+  const cb_hier_part *part = &st->plan->steps[step];
+  part_state *p = &st->steps[step];
   if (!part->row || reply->refused[0]) return;
   p->part = part;
   const void *send;
   void *recv;
-  part_buffers(st, all_gather_part, &send, &recv);
+  part_buffers(st, step, &send, &recv);
   p->ctx = (cb_kernel_ctx){.rank = st->node.rank,
                            .nranks = st->node.nranks,
                            .device = ctx->device,
@@ -237,9 +257,12 @@ void cb_hier_setup(const cb_hier_plan *plan, cb_kernel_ctx *ctx, cb_setup_reply 
   st->rail.state = NULL;
   cb_nccl_rail_setup(&st->rail, st->per_host);
   if (st->per_host == 1) return;
+  st->harness_send = ctx->send_buf;
+  st->harness_recv = ctx->recv_buf;
+  st->harness_send_bytes = ctx->send_buf_bytes;
+  st->harness_recv_bytes = ctx->recv_buf_bytes;
   alloc_buffers(st, ctx->max_bytes);
-  set_up_part(st, ctx, 0, reply);
-  set_up_part(st, ctx, 1, reply);
+  for (int step = 0; step < CB_HIER_NSTEPS; step++) set_up_part(st, ctx, step, reply);
 }
 
 static void tear_down_part(part_state *p) {
@@ -250,8 +273,7 @@ static void tear_down_part(part_state *p) {
 void cb_hier_teardown(cb_kernel_ctx *ctx) {
   hier_state *st = ctx->state;
   if (!st) return;
-  tear_down_part(&st->all_gather);
-  tear_down_part(&st->reduce_scatter);
+  for (int step = CB_HIER_NSTEPS - 1; step >= 0; step--) tear_down_part(&st->steps[step]);
   if (st->rail.state) cb_nccl_teardown(&st->rail);
   free_buffers(&st->b);
   free(st);
@@ -276,16 +298,17 @@ static const char *op_problem(const hier_state *st, const cb_serve_question *q, 
 }
 
 /* Our kernel's answer within the host, for its part of the call. */
-static const char *part_problem(const hier_state *st, int all_gather_part, const cb_call *call,
+static const char *part_problem(const hier_state *st, cb_hier_step step, const cb_call *call,
                                 char *buf, size_t len) {
-  const part_state *p = all_gather_part ? &st->all_gather : &st->reduce_scatter;
+  const part_state *p = &st->steps[step];
   if (!p->part) return NULL;
   const cb_call pc =
-      cb_hier_part_call(st->plan->form, all_gather_part, call, st->nhosts, st->per_host, &st->b);
+      cb_hier_part_call(st->plan->form, step, call, st->nhosts, st->per_host, &st->b);
+  /* The table's bytes of the step's call: a whole host's blocks, but one message for broadcast. */
+  const uint64_t blocks = step == CB_HIER_BC ? 1 : (uint64_t)st->per_host;
   const cb_serve_question q = {.shape = p->part->shape,
                                .call = &pc,
-                               .table_bytes =
-                                   (uint64_t)st->per_host * pc.count * cb_dtype_size(pc.dtype),
+                               .table_bytes = blocks * pc.count * cb_dtype_size(pc.dtype),
                                .ctx = &p->ctx};
   char inner[256];
   const char *why = cb_kernel_why_not(p->part->row, &q, inner, sizeof inner);
@@ -304,8 +327,8 @@ const char *cb_hier_why_not(const cb_hier_plan *plan, const cb_serve_question *q
   const char *why = cb_nccl_call_unavailable(&st->rail, q->shape, &rail);
   if (why) return why;
   why = op_problem(st, q, buf, len);
-  if (!why) why = part_problem(st, 0, q->call, buf, len);
-  if (!why) why = part_problem(st, 1, q->call, buf, len);
+  for (int step = 0; step < CB_HIER_NSTEPS && !why; step++)
+    why = part_problem(st, step, q->call, buf, len);
   return why;
 }
 
@@ -314,20 +337,20 @@ const char *cb_hier_why_not(const cb_hier_plan *plan, const cb_serve_question *q
 void cb_hier_prepare(cb_kernel_ctx *ctx, const cb_call *call) {
   hier_state *st = ctx->state;
   if (st->per_host == 1) return;
-  for (int ag = 0; ag < 2; ag++) {
-    part_state *p = ag ? &st->all_gather : &st->reduce_scatter;
+  for (int step = 0; step < CB_HIER_NSTEPS; step++) {
+    part_state *p = &st->steps[step];
     if (!p->part || !p->part->row->prepare) continue;
     const cb_call pc =
-        cb_hier_part_call(st->plan->form, ag, call, st->nhosts, st->per_host, &st->b);
+        cb_hier_part_call(st->plan->form, step, call, st->nhosts, st->per_host, &st->b);
     p->part->row->prepare(&p->ctx, &pc);
   }
 }
 
-static void launch_part(hier_state *st, int all_gather_part, const cb_call *call,
+static void launch_part(hier_state *st, cb_hier_step step, const cb_call *call,
                         cudaStream_t stream) {
-  part_state *p = all_gather_part ? &st->all_gather : &st->reduce_scatter;
+  part_state *p = &st->steps[step];
   const cb_call pc =
-      cb_hier_part_call(st->plan->form, all_gather_part, call, st->nhosts, st->per_host, &st->b);
+      cb_hier_part_call(st->plan->form, step, call, st->nhosts, st->per_host, &st->b);
   p->part->row->launch(&p->ctx, &pc, stream);
 }
 
@@ -368,20 +391,24 @@ void cb_hier_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream
   switch (plan->form) {
   case CB_HIER_ALL_REDUCE:
     CB_CUDA(cudaMemcpyAsync(st->b.x, call->send, bytes, cudaMemcpyDeviceToDevice, stream));
-    launch_part(st, 0, call, stream);
+    launch_part(st, CB_HIER_RS, call, stream);
     plan->rail_call(&st->rail, &rail, stream);
-    launch_part(st, 1, call, stream);
+    launch_part(st, CB_HIER_AG, call, stream);
     CB_CUDA(cudaMemcpyAsync(call->recv, st->b.y, bytes, cudaMemcpyDeviceToDevice, stream));
     break;
   case CB_HIER_ALL_GATHER:
     plan->rail_call(&st->rail, &rail, stream);
-    launch_part(st, 1, call, stream);
+    launch_part(st, CB_HIER_AG, call, stream);
     reorder(st->b.z, call->recv, bytes, st->nhosts, st->per_host, 0, stream);
     break;
   case CB_HIER_REDUCE_SCATTER:
     reorder(st->b.x, (char *)call->send, bytes, st->nhosts, st->per_host, 1, stream);
-    launch_part(st, 0, call, stream);
+    launch_part(st, CB_HIER_RS, call, stream);
     plan->rail_call(&st->rail, &rail, stream);
+    break;
+  case CB_HIER_BROADCAST: /* only the root's rail broadcasts between the hosts */
+    if (st->node.rank == call->root % st->per_host) plan->rail_call(&st->rail, &rail, stream);
+    launch_part(st, CB_HIER_BC, call, stream);
     break;
   }
 }

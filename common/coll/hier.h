@@ -32,6 +32,14 @@
  *                   reduce-scatter Y -> output on the rail (block (h, l)
  *                   summed over every host).
  *
+ *   broadcast       NCCL broadcast on the root's rail (index l_r on its
+ *                   host h_r; root h_r there), input -> output; then ours
+ *                   within every host, in place on the output, from the
+ *                   rank of index l_r. The other rails take no part in the
+ *                   first step; the harness's buffers serve the second
+ *                   (at the same offsets on every rank), so it copies
+ *                   nothing.
+ *
  * With one rank a host (L = 1) there is nothing to do within a host: the
  * rail is the whole group and NCCL's call is the kernel.
  *
@@ -60,7 +68,15 @@
 extern "C" {
 #endif
 
-typedef enum { CB_HIER_ALL_REDUCE, CB_HIER_ALL_GATHER, CB_HIER_REDUCE_SCATTER } cb_hier_form;
+typedef enum {
+  CB_HIER_ALL_REDUCE,
+  CB_HIER_ALL_GATHER,
+  CB_HIER_REDUCE_SCATTER,
+  CB_HIER_BROADCAST
+} cb_hier_form;
+
+/* Our kernels' steps within a host: a form takes one or two of them. */
+typedef enum { CB_HIER_RS, CB_HIER_AG, CB_HIER_BC, CB_HIER_NSTEPS } cb_hier_step;
 
 /* A kernel of ours within the host: its row and its collective's shape. */
 typedef struct {
@@ -73,7 +89,7 @@ typedef struct {
  * launch), made on the rail. */
 typedef struct {
   cb_hier_form form;
-  cb_hier_part reduce_scatter, all_gather;
+  cb_hier_part steps[CB_HIER_NSTEPS]; /* by cb_hier_step */
   void (*rail_call)(cb_kernel_ctx *rail, const cb_call *call, cudaStream_t stream);
 } cb_hier_plan;
 
@@ -92,14 +108,14 @@ void cb_hier_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream
  * all-gather kernels is (cb_block_count). */
 size_t cb_hier_chunk(size_t count, int per_host, size_t elem);
 
-/* The call our kernel makes within the host (part: the form's
- * reduce-scatter or all-gather) and the one NCCL makes on the rail, for a
+/* The call our kernel makes within the host (its step) and the one NCCL
+ * makes on the rail (broadcast: on the root's rail only), for a
  * call of the hierarchical kernel with nhosts hosts of per_host ranks;
  * buffers x, s, s2, y, z as hier.h names them (NULL where unused). */
 typedef struct {
   void *x, *s, *s2, *y, *z;
 } cb_hier_buffers;
-cb_call cb_hier_part_call(cb_hier_form form, int all_gather_part, const cb_call *call, int nhosts,
+cb_call cb_hier_part_call(cb_hier_form form, cb_hier_step step, const cb_call *call, int nhosts,
                           int per_host, const cb_hier_buffers *b);
 cb_call cb_hier_rail_call(cb_hier_form form, const cb_call *call, int nhosts, int per_host,
                           const cb_hier_buffers *b);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The hierarchical kernels (hier-ring, hier-ll, hier-direct, hier-ce of
-# all_reduce, all_gather and reduce_scatter; common/coll/hier.h) across
+# all_reduce, all_gather, reduce_scatter and broadcast; common/coll/hier.h) across
 # simulated hosts on one machine (GPU node only; one GPU is enough):
 #   tests/gpu/hier_check.sh [BUILD_DIR]
 # For each layout HxL of LAYOUTS (default "2x1 2x2 3x2"): H processes under
@@ -24,7 +24,7 @@ LOGDIR=${LOGDIR:-gpu-check-logs}
 source tests/gpu/lib.sh
 cb_mps_for_this_run
 KERNELS=hier-ring,hier-ll,hier-direct,hier-ce
-PROGRAMS=(all_reduce_perf all_gather_perf reduce_scatter_perf)
+PROGRAMS=(all_reduce_perf all_gather_perf reduce_scatter_perf broadcast_perf)
 
 # One layout: the check matrix and the stress side by side, into
 # $LOGDIR/hier-HxL.

@@ -41,8 +41,8 @@ static void check_all_reduce(int H, int L, size_t n) {
   fill(R, n);
   const cb_call call = {.dtype = CB_INT32, .op = CB_SUM, .count = n};
   const cb_hier_buffers b = {0};
-  const cb_call rs = cb_hier_part_call(CB_HIER_ALL_REDUCE, 0, &call, H, L, &b);
-  const cb_call ag = cb_hier_part_call(CB_HIER_ALL_REDUCE, 1, &call, H, L, &b);
+  const cb_call rs = cb_hier_part_call(CB_HIER_ALL_REDUCE, CB_HIER_RS, &call, H, L, &b);
+  const cb_call ag = cb_hier_part_call(CB_HIER_ALL_REDUCE, CB_HIER_AG, &call, H, L, &b);
   const cb_call rail = cb_hier_rail_call(CB_HIER_ALL_REDUCE, &call, H, L, &b);
   const size_t c = rs.count;
   CHECK(ag.count == c && rail.count == c && c * (size_t)L >= n);
@@ -81,7 +81,7 @@ static void check_all_gather(int H, int L, size_t n) {
   const cb_call call = {.dtype = CB_INT32, .count = n};
   const cb_hier_buffers b = {0};
   CHECK(cb_hier_rail_call(CB_HIER_ALL_GATHER, &call, H, L, &b).count == n);
-  CHECK(cb_hier_part_call(CB_HIER_ALL_GATHER, 1, &call, H, L, &b).count == (size_t)H * n);
+  CHECK(cb_hier_part_call(CB_HIER_ALL_GATHER, CB_HIER_AG, &call, H, L, &b).count == (size_t)H * n);
   static int y[MAXR][MAXR * MAXN], z[MAXR][MAXR * MAXN], out[MAXR][MAXR * MAXN];
   for (int r = 0; r < R; r++)
     for (int g = 0; g < H; g++) memcpy(&y[r][g * n], in[g * L + r % L], n * sizeof(int));
@@ -106,7 +106,8 @@ static void check_reduce_scatter(int H, int L, size_t n) {
   fill(R, (size_t)R * n);
   const cb_call call = {.dtype = CB_INT32, .op = CB_SUM, .count = n};
   const cb_hier_buffers b = {0};
-  CHECK(cb_hier_part_call(CB_HIER_REDUCE_SCATTER, 0, &call, H, L, &b).count == (size_t)H * n);
+  CHECK(cb_hier_part_call(CB_HIER_REDUCE_SCATTER, CB_HIER_RS, &call, H, L, &b).count ==
+        (size_t)H * n);
   CHECK(cb_hier_rail_call(CB_HIER_REDUCE_SCATTER, &call, H, L, &b).count == n);
   static int x[MAXR][MAXR * MAXN], y[MAXR][MAXR * MAXN], out[MAXR][MAXN];
   for (int r = 0; r < R; r++)
@@ -133,6 +134,23 @@ static void check_reduce_scatter(int H, int L, size_t n) {
     }
 }
 
+/* broadcast: the root's rail broadcasts from the root's host, then every
+ * host's rank of the root's index broadcasts within its host, in place. */
+static void check_broadcast(int H, int L) {
+  static char out[16];
+  const cb_hier_buffers b = {0};
+  for (int root = 0; root < H * L; root++) {
+    const cb_call call = {
+        .dtype = CB_FLOAT, .root = root, .count = 5, .send = out + 1, .recv = out};
+    const cb_call rail = cb_hier_rail_call(CB_HIER_BROADCAST, &call, H, L, &b);
+    const cb_call part = cb_hier_part_call(CB_HIER_BROADCAST, CB_HIER_BC, &call, H, L, &b);
+    CHECK(rail.root * L + part.root == root); /* host, then index on it: the root itself */
+    CHECK(rail.root < H && part.root < L);
+    CHECK(rail.send == call.send && rail.recv == call.recv && rail.count == 5);
+    CHECK(part.send == out && part.recv == out && part.in_place && part.count == 5);
+  }
+}
+
 /* mulsum's scalars are applied within the host; the rail sums. One rank a
  * host: NCCL's call is the kernel, as asked. */
 static void check_rail_ops(void) {
@@ -155,6 +173,8 @@ int main(void) {
       check_all_gather(layouts[i][0], layouts[i][1], counts[k]);
       check_reduce_scatter(layouts[i][0], layouts[i][1], counts[k]);
     }
+  for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
+    check_broadcast(layouts[i][0], layouts[i][1]);
   check_rail_ops();
   return check_summary();
 }
