@@ -4,10 +4,11 @@
  * The ranks must be laid out host by host, L on each of H hosts (rank =
  * host * L + index on the host); a setup refuses any other layout, with the
  * reason. Each part runs as it runs alone: ours on a node view of the world
- * (cb_world_node_view: its rank and nranks are the host's), on buffers of
- * this kernel's own (allocated as the harness allocates ours, at the same
- * offsets on every rank), so the part's contract (collective.h: start and
- * end handshakes) holds between the parts as it holds between two calls.
+ * (cb_world_node_view: its rank and nranks are the host's), on buffers at
+ * the same offsets on every rank (this kernel's own, allocated as the
+ * harness allocates ours, or broadcast's the harness's), so the part's
+ * contract (collective.h: start and end handshakes) holds between the parts
+ * as it holds between two calls.
  *
  * The forms (rank (h, l): index l on host h; N the call's count per rank;
  * every step on the call's stream, in order):
@@ -31,7 +32,6 @@
  *                   (Y[h] = block (h, l) summed over the host); NCCL
  *                   reduce-scatter Y -> output on the rail (block (h, l)
  *                   summed over every host).
- *
  *   broadcast       NCCL broadcast on the root's rail (index l_r on its
  *                   host h_r; root h_r there), input -> output; then ours
  *                   within every host, in place on the output, from the
@@ -45,8 +45,9 @@
  *
  * Why each form is right: the copies and the strided copies are placements
  * only (the layouts above); a reduce-scatter within a host then one across
- * the hosts reduces every element over every rank once, and an all-gather
- * of all-gathers places every block once. Every rank of a host reduces in
+ * the hosts reduces every element over every rank once, an all-gather of
+ * all-gathers places every block once, and a broadcast to one rank of each
+ * host, then from it within the host, reaches every rank once. Every rank of a host reduces in
  * our kernel's order and every rank of a rail in NCCL's, the same for
  * every chunk, so all_reduce's ranks agree bit for bit. Ops: op within the
  * host and op across hosts, which is op over all ranks for sum, prod, min
