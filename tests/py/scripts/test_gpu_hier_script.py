@@ -1,0 +1,71 @@
+"""tests/gpu/hier_check.sh on a CPU: with stand-ins for mpirun and the programs, each
+layout HxL runs check.sh's random pass and stress.sh's cases as H processes of L ranks,
+each process its own simulated host, and the verdicts come back per layout."""
+
+import os
+import subprocess
+
+from collbench_testlib import REPO
+
+HIER = os.path.join(REPO, "tests", "gpu", "hier_check.sh")
+PROGRAMS = ("all_reduce_perf", "all_gather_perf", "reduce_scatter_perf", "broadcast_perf")
+
+# mpirun's stand-in: says how it was called and with which hosts, then prints a clean
+# run's lines (a stress line when asked to stress), or STANDIN_FAIL's failure for a kernel.
+MPIRUN = r"""#!/usr/bin/env bash
+echo "# mpirun $* CB_HOSTS=${CB_HOSTS:-unset} CB_SHARE_GPUS=${CB_SHARE_GPUS:-unset}"
+if [ -n "${STANDIN_FAIL:-}" ] && [[ " $* " == *" -k $STANDIN_FAIL "* ]]; then
+  echo "# Out of bounds values : 7 FAILED"
+  exit 1
+fi
+[[ " $* " == *" --stress "* ]] && echo "# stress kernel 8 (hier-ring): 10000 calls, 0 wrong"
+echo "# Out of bounds values : 0 OK"
+"""
+
+
+def hier_check(tmp_path, layouts="2x1 2x2 3x2", fail=None):
+    bin_dir, build, logs = tmp_path / "bin", tmp_path / "build", tmp_path / "logs"
+    bin_dir.mkdir()
+    build.mkdir()
+    (bin_dir / "mpirun").write_text(MPIRUN)
+    (bin_dir / "mpirun").chmod(0o755)
+    for p in PROGRAMS:  # never run: mpirun's stand-in answers for them
+        (build / p).write_text("#!/bin/sh\nexit 9\n")
+        (build / p).chmod(0o755)
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", LAYOUTS=layouts,
+               LOGDIR=str(logs), CALLS="10000")
+    if fail:
+        env["STANDIN_FAIL"] = fail
+    for k in ("CB_HOSTS", "CB_SHARE_GPUS", "MPS"):
+        env.pop(k, None)
+    proc = subprocess.run(["bash", HIER, str(build)], capture_output=True, text=True, env=env,
+                          timeout=120, cwd=REPO)
+    return proc, logs
+
+
+def test_every_layout_checks_and_stresses_every_kernel(tmp_path):
+    proc, logs = hier_check(tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for layout in ("2x1", "2x2", "3x2"):
+        assert f"## {layout}: check.sh: 16 PASS, 0 FAIL, 0 SKIPPED" in proc.stdout
+        stress = (logs / f"hier-{layout}" / "stress.txt").read_text()
+        assert stress.count("PASS: ") == 16  # 4 programs x 4 kernels
+    # 3 hosts of 2 ranks: three processes, two ranks each, ranks sharing the GPU.
+    check_log = (logs / "hier-3x2" / "all_reduce_perf_random_mpi_graph_b_8_e_64M_f_16_.txt")
+    text = check_log.read_text()
+    assert "-np 3 " in text and "-k hier-ring,hier-ll,hier-direct,hier-ce" in text
+    assert " -g 2 " in text and "CB_HOSTS=3 CB_SHARE_GPUS=1" in text
+    stress = (logs / "hier-3x2" / "stress.txt").read_text()
+    assert "mpirun --allow-run-as-root --oversubscribe -np 3" in stress
+    assert "broadcast_perf -g 2 -k hier-ll -b 8 -e 512K" in stress  # ll: within its limit
+    assert "--stress 10000" in stress
+    one = (logs / "hier-2x1" / "stress.txt").read_text()
+    assert "all_gather_perf -g 1 -k hier-ce -b 8 -e 8M" in one
+
+
+def test_a_wrong_value_fails_its_layout(tmp_path):
+    proc, logs = hier_check(tmp_path, layouts="2x2", fail="hier-direct")
+    assert proc.returncode != 0
+    stress = (logs / "hier-2x2" / "stress.txt").read_text()
+    assert "FAIL: all_reduce_perf:hier-direct:8:8M (rc=1, wrong=7)" in stress
+    assert stress.count("PASS: ") == 12
