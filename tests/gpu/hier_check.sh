@@ -23,6 +23,13 @@ export NCCL_SOCKET_IFNAME=${NCCL_SOCKET_IFNAME:-lo} NCCL_NVLS_ENABLE=0 CB_SHARE_
 LOGDIR=${LOGDIR:-gpu-check-logs}
 source tests/gpu/lib.sh
 cb_mps_for_this_run
+# The processes of the other simulated hosts run on the same GPU at once (MPS),
+# but each sizes its grids for the GPU its own ranks share: kernels whose
+# blocks wait on their peers' must all be resident, so the grids are kept
+# small enough for every layout's at once (each may be set otherwise).
+export CB_RING_CHANNELS=${CB_RING_CHANNELS:-8} CB_LL_MAX_WARPS=${CB_LL_MAX_WARPS:-64} \
+  CB_AR_DIRECT_BLOCKS=${CB_AR_DIRECT_BLOCKS:-8} CB_RS_DIRECT_BLOCKS=${CB_RS_DIRECT_BLOCKS:-8} \
+  CB_AG_DIRECT_BLOCKS=${CB_AG_DIRECT_BLOCKS:-8} CB_BC_DIRECT_BLOCKS=${CB_BC_DIRECT_BLOCKS:-8}
 KERNELS=hier-ring,hier-ll,hier-direct,hier-ce
 PROGRAMS=(all_reduce_perf all_gather_perf reduce_scatter_perf broadcast_perf)
 

@@ -55,6 +55,7 @@ def test_every_layout_checks_and_stresses_every_kernel(tmp_path):
     text = check_log.read_text()
     assert "-np 3 " in text and "-k hier-ring,hier-ll,hier-direct,hier-ce" in text
     assert " -g 2 " in text and "CB_HOSTS=3 CB_SHARE_GPUS=1" in text
+    assert "-x CB_RING_CHANNELS" in text  # small grids: resident beside the other hosts'
     stress = (logs / "hier-3x2" / "stress.txt").read_text()
     assert "mpirun --allow-run-as-root --oversubscribe -np 3" in stress
     assert "broadcast_perf -g 2 -k hier-ll -b 8 -e 512K" in stress  # ll: within its limit
