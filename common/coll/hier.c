@@ -59,9 +59,8 @@ cb_call cb_hier_part_call(cb_hier_form form, cb_hier_step step, const cb_call *c
   return p;
 }
 
-cb_call cb_hier_rail_call(cb_hier_form form, const cb_call *call, int nhosts, int per_host,
+cb_call cb_hier_rail_call(cb_hier_form form, const cb_call *call, int per_host,
                           const cb_hier_buffers *b) {
-  (void)nhosts;
   if (per_host == 1) return *call; /* the rail is the group: NCCL's call is the kernel */
   cb_call r = {.dtype = call->dtype, .op = rail_op(call->op), .count = call->count};
   switch (form) {
@@ -102,8 +101,6 @@ typedef struct {
   cb_kernel_ctx rail;               /* the rail's NCCL communicator (its state) */
   part_state steps[CB_HIER_NSTEPS]; /* by cb_hier_step: the form's are set up */
   cb_hier_buffers b;
-  void *harness_send, *harness_recv; /* the harness's buffers, for broadcast's step */
-  size_t harness_send_bytes, harness_recv_bytes;
 } hier_state;
 
 /* Where a rank is, as every rank of the group sees it. */
@@ -170,8 +167,6 @@ static void alloc_buffers(hier_state *st, uint64_t max_bytes) {
 
 static size_t bytes_of(const hier_state *st, const void *p) {
   const cb_hier_buffers *b = &st->b;
-  if (p && p == st->harness_send) return st->harness_send_bytes;
-  if (p && p == st->harness_recv) return st->harness_recv_bytes;
   const int small = p == b->s || p == b->s2 || (p == b->y && st->plan->form != CB_HIER_ALL_REDUCE);
   return small ? st->small : st->big;
 }
@@ -182,18 +177,24 @@ static void free_buffers(cb_hier_buffers *b) {
   memset(b, 0, sizeof *b);
 }
 
-/* The step's buffers: what its call reads (send) and writes (recv), as
- * allocations (the harness's, for broadcast's). */
-static void part_buffers(const hier_state *st, cb_hier_step step, const void **send, void **recv) {
+/* The step's context's buffers (send_buf, recv_buf and their bytes): what
+ * its call reads and writes, as allocations; broadcast's are the harness's
+ * (ctx's). */
+static void part_buffers(const hier_state *st, const cb_kernel_ctx *ctx, cb_hier_step step,
+                         cb_kernel_ctx *part) {
   if (st->plan->form == CB_HIER_BROADCAST) {
-    *send = st->harness_send;
-    *recv = st->harness_recv;
+    part->send_buf = ctx->send_buf;
+    part->recv_buf = ctx->recv_buf;
+    part->send_buf_bytes = ctx->send_buf_bytes;
+    part->recv_buf_bytes = ctx->recv_buf_bytes;
     return;
   }
   const cb_call any = {.count = 1};
   const cb_call c = cb_hier_part_call(st->plan->form, step, &any, st->nhosts, st->per_host, &st->b);
-  *send = c.send;
-  *recv = c.recv;
+  part->send_buf = (void *)c.send; /* one of this kernel's buffers */
+  part->recv_buf = c.recv;
+  part->send_buf_bytes = bytes_of(st, c.send);
+  part->recv_buf_bytes = bytes_of(st, c.recv);
 }
 
 static void refuse_for(cb_setup_reply *reply, const cb_hier_part *part, const char *why) {
@@ -207,9 +208,6 @@ static void set_up_part(hier_state *st, const cb_kernel_ctx *ctx, cb_hier_step s
   part_state *p = &st->steps[step];
   if (!part->row || reply->refused[0]) return;
   p->part = part;
-  const void *send;
-  void *recv;
-  part_buffers(st, step, &send, &recv);
   p->ctx = (cb_kernel_ctx){.rank = st->node.rank,
                            .nranks = st->node.nranks,
                            .device = ctx->device,
@@ -218,11 +216,8 @@ static void set_up_part(hier_state *st, const cb_kernel_ctx *ctx, cb_hier_step s
                            .kernel_id = ctx->kernel_id,
                            .kernel_name = ctx->kernel_name,
                            .world = &st->node,
-                           .send_buf = (void *)send, /* one of this kernel's buffers */
-                           .recv_buf = recv,
-                           .send_buf_bytes = bytes_of(st, send),
-                           .recv_buf_bytes = bytes_of(st, recv),
                            .ranks_on_device = ctx->ranks_on_device};
+  part_buffers(st, ctx, step, &p->ctx);
   const cb_serve_question q = {
       .nranks = st->per_host, .multi_host = 0, .share_gpus = (int)cb_tunable("CB_SHARE_GPUS")};
   char why[256];
@@ -257,10 +252,6 @@ void cb_hier_setup(const cb_hier_plan *plan, cb_kernel_ctx *ctx, cb_setup_reply 
   st->rail.state = NULL;
   cb_nccl_rail_setup(&st->rail, st->per_host);
   if (st->per_host == 1) return;
-  st->harness_send = ctx->send_buf;
-  st->harness_recv = ctx->recv_buf;
-  st->harness_send_bytes = ctx->send_buf_bytes;
-  st->harness_recv_bytes = ctx->recv_buf_bytes;
   alloc_buffers(st, ctx->max_bytes);
   for (int step = 0; step < CB_HIER_NSTEPS; step++) set_up_part(st, ctx, step, reply);
 }
@@ -317,13 +308,11 @@ static const char *part_problem(const hier_state *st, cb_hier_step step, const c
   return buf;
 }
 
-const char *cb_hier_why_not(const cb_hier_plan *plan, const cb_serve_question *q, char *buf,
-                            size_t len) {
-  (void)plan;
+const char *cb_hier_why_not(const cb_serve_question *q, char *buf, size_t len) {
   if (!q->call) return cb_nccl_unavailable(); /* the build: NCCL goes between the hosts */
   const hier_state *st = q->ctx ? q->ctx->state : NULL;
   if (!st) return NULL;
-  const cb_call rail = cb_hier_rail_call(st->plan->form, q->call, st->nhosts, st->per_host, &st->b);
+  const cb_call rail = cb_hier_rail_call(st->plan->form, q->call, st->per_host, &st->b);
   const char *why = cb_nccl_call_unavailable(&st->rail, q->shape, &rail);
   if (why) return why;
   why = op_problem(st, q, buf, len);
@@ -382,11 +371,12 @@ static void reorder(char *hosted, char *ranked, size_t block, int nhosts, int pe
 void cb_hier_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   hier_state *st = ctx->state;
   const cb_hier_plan *plan = st->plan;
-  const cb_call rail = cb_hier_rail_call(plan->form, call, st->nhosts, st->per_host, &st->b);
-  if (st->per_host == 1 || call->count == 0) {
-    if (st->per_host == 1) plan->rail_call(&st->rail, &rail, stream);
+  const cb_call rail = cb_hier_rail_call(plan->form, call, st->per_host, &st->b);
+  if (st->per_host == 1) { /* the rail is the group */
+    plan->rail_call(&st->rail, &rail, stream);
     return;
   }
+  if (call->count == 0) return;
   const size_t bytes = call->count * cb_dtype_size(call->dtype);
   switch (plan->form) {
   case CB_HIER_ALL_REDUCE:

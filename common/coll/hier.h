@@ -94,10 +94,10 @@ typedef struct {
   void (*rail_call)(cb_kernel_ctx *rail, const cb_call *call, cudaStream_t stream);
 } cb_hier_plan;
 
-/* What a plan's rows share (hier.c); setup and why_not take the plan. */
+/* What a plan's rows share (hier.c); setup takes the plan, and keeps it in
+ * the state the others read. */
 void cb_hier_setup(const cb_hier_plan *plan, cb_kernel_ctx *ctx, cb_setup_reply *reply);
-const char *cb_hier_why_not(const cb_hier_plan *plan, const cb_serve_question *q, char *buf,
-                            size_t len);
+const char *cb_hier_why_not(const cb_serve_question *q, char *buf, size_t len);
 void cb_hier_teardown(cb_kernel_ctx *ctx);
 void cb_hier_prepare(cb_kernel_ctx *ctx, const cb_call *call);
 void cb_hier_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
@@ -118,7 +118,7 @@ typedef struct {
 } cb_hier_buffers;
 cb_call cb_hier_part_call(cb_hier_form form, cb_hier_step step, const cb_call *call, int nhosts,
                           int per_host, const cb_hier_buffers *b);
-cb_call cb_hier_rail_call(cb_hier_form form, const cb_call *call, int nhosts, int per_host,
+cb_call cb_hier_rail_call(cb_hier_form form, const cb_call *call, int per_host,
                           const cb_hier_buffers *b);
 
 /* The strided copy of the gather and scatter forms: block (host h, index
@@ -126,17 +126,14 @@ cb_call cb_hier_rail_call(cb_hier_form form, const cb_call *call, int nhosts, in
 size_t cb_hier_host_order_block(int h, int l, int nhosts);
 
 /* One row of a program's table: CB_HIER_KERNEL(row, HIER_RING, summary,
- * plan) defines `static const cb_kernel row` (and its setup and why_not,
- * which pass plan, a cb_hier_plan of the file, to the shared code). */
+ * plan) defines `static const cb_kernel row` (and its setup, which passes
+ * plan, a cb_hier_plan of the file, to the shared code). */
 #define CB_HIER_RUN_LIMITS                                                                         \
   "ranks host by host (rank = host * L + index on the host); within each host what our kernel "    \
   "serves; integer avg (L >= 2) and mulsum (odd L >= 3) skipped"
 #define CB_HIER_KERNEL(row, kind, summary_, plan_)                                                 \
   static void row##_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {                             \
     cb_hier_setup(&plan_, ctx, reply);                                                             \
-  }                                                                                                \
-  static const char *row##_why_not(const cb_serve_question *q, char *buf, size_t len) {            \
-    return cb_hier_why_not(&plan_, q, buf, len);                                                   \
   }                                                                                                \
   static const cb_kernel row = {CB_KERNEL(kind),                                                   \
                                 .summary = summary_,                                               \
@@ -145,7 +142,7 @@ size_t cb_hier_host_order_block(int h, int l, int nhosts);
                                            .ops = CB_ALL_OPS,                                      \
                                            .across_hosts = 1},                                     \
                                 .memory = CB_MEM_CUDA,                                             \
-                                .why_not = row##_why_not,                                          \
+                                .why_not = cb_hier_why_not,                                        \
                                 .run_limits = CB_HIER_RUN_LIMITS,                                  \
                                 .setup = row##_setup,                                              \
                                 .teardown = cb_hier_teardown,                                      \

@@ -48,7 +48,7 @@ export CB_SHARE_GPUS=${CB_SHARE_GPUS:-0} # set, so that mpirun -x passes it
 export CB_PEER_MAPPING=${CB_PEER_MAPPING:-auto} # the same (=ipc or =cumem checks that mapping)
 # Every CB_ variable set here (those two, and tunables such as
 # CB_CE_MIN_PIECE=65536) reaches mpirun's ranks as it reaches -g N's.
-CB_VARS=$(compgen -e | grep '^CB_' | sed 's/^/-x /' | tr '\n' ' ')
+CB_VARS=$(cb_mpi_cb_vars)
 mkdir -p "$LOGDIR"
 [ "$NGPUS" -ge 1 ] || { echo "check.sh: no GPU visible" >&2; exit 1; }
 

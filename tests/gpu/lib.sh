@@ -4,6 +4,12 @@
 
 export NCCL_NVLS_ENABLE=0 # never NVLink multicast (see README)
 
+# "-x NAME" for every CB_ variable set: mpirun's ranks then see what one
+# process's ranks see (check.sh, stress.sh).
+cb_mpi_cb_vars() {
+  compgen -e | grep '^CB_' | sed 's/^/-x /' | tr '\n' ' '
+}
+
 # The collective programs of a build directory (copy_perf has its own script).
 cb_programs() {
   local p

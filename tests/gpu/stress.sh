@@ -38,7 +38,7 @@ if [ ${#CASES[@]} -eq 0 ]; then
 fi
 [ ${#CASES[@]} -gt 0 ] || { echo "stress.sh: no kernel of ours in $BUILD" >&2; exit 1; }
 
-CB_VARS=$(compgen -e | grep '^CB_' | sed 's/^/-x /' | tr '\n' ' ')
+CB_VARS=$(cb_mpi_cb_vars)
 fail=0
 for c in "${CASES[@]}"; do
   IFS=: read -r prog kernel lo hi <<<"$c"

@@ -43,7 +43,7 @@ static void check_all_reduce(int H, int L, size_t n) {
   const cb_hier_buffers b = {0};
   const cb_call rs = cb_hier_part_call(CB_HIER_ALL_REDUCE, CB_HIER_RS, &call, H, L, &b);
   const cb_call ag = cb_hier_part_call(CB_HIER_ALL_REDUCE, CB_HIER_AG, &call, H, L, &b);
-  const cb_call rail = cb_hier_rail_call(CB_HIER_ALL_REDUCE, &call, H, L, &b);
+  const cb_call rail = cb_hier_rail_call(CB_HIER_ALL_REDUCE, &call, L, &b);
   const size_t c = rs.count;
   CHECK(ag.count == c && rail.count == c && c * (size_t)L >= n);
   static int x[MAXR][MAXR * MAXN], s[MAXR][MAXN * 2], s2[MAXR][MAXN * 2], y[MAXR][MAXR * MAXN];
@@ -80,7 +80,7 @@ static void check_all_gather(int H, int L, size_t n) {
   fill(R, n);
   const cb_call call = {.dtype = CB_INT32, .count = n};
   const cb_hier_buffers b = {0};
-  CHECK(cb_hier_rail_call(CB_HIER_ALL_GATHER, &call, H, L, &b).count == n);
+  CHECK(cb_hier_rail_call(CB_HIER_ALL_GATHER, &call, L, &b).count == n);
   CHECK(cb_hier_part_call(CB_HIER_ALL_GATHER, CB_HIER_AG, &call, H, L, &b).count == (size_t)H * n);
   static int y[MAXR][MAXR * MAXN], z[MAXR][MAXR * MAXN], out[MAXR][MAXR * MAXN];
   for (int r = 0; r < R; r++)
@@ -108,7 +108,7 @@ static void check_reduce_scatter(int H, int L, size_t n) {
   const cb_hier_buffers b = {0};
   CHECK(cb_hier_part_call(CB_HIER_REDUCE_SCATTER, CB_HIER_RS, &call, H, L, &b).count ==
         (size_t)H * n);
-  CHECK(cb_hier_rail_call(CB_HIER_REDUCE_SCATTER, &call, H, L, &b).count == n);
+  CHECK(cb_hier_rail_call(CB_HIER_REDUCE_SCATTER, &call, L, &b).count == n);
   static int x[MAXR][MAXR * MAXN], y[MAXR][MAXR * MAXN], out[MAXR][MAXN];
   for (int r = 0; r < R; r++)
     for (int g = 0; g < H; g++)
@@ -142,7 +142,7 @@ static void check_broadcast(int H, int L) {
   for (int root = 0; root < H * L; root++) {
     const cb_call call = {
         .dtype = CB_FLOAT, .root = root, .count = 5, .send = out + 1, .recv = out};
-    const cb_call rail = cb_hier_rail_call(CB_HIER_BROADCAST, &call, H, L, &b);
+    const cb_call rail = cb_hier_rail_call(CB_HIER_BROADCAST, &call, L, &b);
     const cb_call part = cb_hier_part_call(CB_HIER_BROADCAST, CB_HIER_BC, &call, H, L, &b);
     CHECK(rail.root * L + part.root == root); /* host, then index on it: the root itself */
     CHECK(rail.root < H && part.root < L);
@@ -156,11 +156,11 @@ static void check_broadcast(int H, int L) {
 static void check_rail_ops(void) {
   const cb_call mulsum = {.dtype = CB_FLOAT, .op = CB_MULSUM, .count = 8, .in_place = 1};
   const cb_hier_buffers b = {0};
-  CHECK(cb_hier_rail_call(CB_HIER_ALL_REDUCE, &mulsum, 2, 2, &b).op == CB_SUM);
-  const cb_call one = cb_hier_rail_call(CB_HIER_ALL_REDUCE, &mulsum, 2, 1, &b);
+  CHECK(cb_hier_rail_call(CB_HIER_ALL_REDUCE, &mulsum, 2, &b).op == CB_SUM);
+  const cb_call one = cb_hier_rail_call(CB_HIER_ALL_REDUCE, &mulsum, 1, &b);
   CHECK(one.op == CB_MULSUM && one.count == 8 && one.in_place == 1);
   const cb_call avg = {.dtype = CB_FLOAT, .op = CB_AVG, .count = 8};
-  CHECK(cb_hier_rail_call(CB_HIER_REDUCE_SCATTER, &avg, 3, 2, &b).op == CB_AVG);
+  CHECK(cb_hier_rail_call(CB_HIER_REDUCE_SCATTER, &avg, 2, &b).op == CB_AVG);
 }
 
 int main(void) {
