@@ -40,7 +40,7 @@ typedef struct {
   int single_host;     /* needs every rank on one host (peer memory) */
   int across_hosts;    /* a hierarchical kernel (hier.h): ours within each host, NCCL between
                           them; runs only when the ranks span hosts, maps peer memory within each */
-  int gpu_per_rank;    /* cannot run with ranks sharing a GPU (CB_SHARE_GPUS) */
+  int gpu_per_rank;    /* cannot run with ranks of one host sharing a GPU (CB_SHARE_GPUS) */
   uint64_t max_bytes;  /* table size above which the kernel skips; 0 = no limit */
   unsigned align;      /* bytes the send and receive pointers must be aligned to; 0 = any */
 } cb_kernel_limits;
@@ -109,8 +109,9 @@ typedef struct {
  * set, with the shape, the call's table bytes and the kernel's set-up
  * context, or ctx NULL for what its row alone decides). */
 typedef struct {
-  int nranks, multi_host, share_gpus; /* the world (call NULL) */
-  const cb_coll_shape *shape;         /* the call (call set) */
+  int nranks, multi_host;     /* the world (call NULL), and */
+  int share_gpus;             /* ranks of one host share a GPU (CB_SHARE_GPUS) */
+  const cb_coll_shape *shape; /* the call (call set) */
   const cb_call *call;
   uint64_t table_bytes;
   const cb_kernel_ctx *ctx;

@@ -33,7 +33,8 @@ static const char *row_why_not(const cb_kernel *k, const cb_serve_question *q, c
 static const char *world_why_not(const cb_kernel *k, const cb_serve_question *q, char *buf,
                                  size_t len) {
   if (q->share_gpus && k->limits.gpu_per_rank)
-    return "needs a GPU per rank, and CB_SHARE_GPUS=1 puts several ranks on one";
+    return "needs a GPU per rank of a host, and CB_SHARE_GPUS=1 puts several ranks of a host on "
+           "one";
   const char *why = row_why_not(k, q, buf, len);
   if (why) return why;
   if (k->limits.min_ranks && q->nranks < k->limits.min_ranks) {

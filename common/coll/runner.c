@@ -51,7 +51,11 @@ static const char *world_reason(const void *arg, int k, char *buf, size_t len) {
 static void choose_kernels(cb_run *run, const char *program, int nranks, int multi_host, int lead) {
   const cb_collective *c = run->coll;
   const cb_kernel_menu m = cb_kernels_menu(c, program);
-  const world_fit fit = {c, nranks, multi_host, run->share_gpus};
+  /* Ranks take the visible GPUs round robin: those of one host share one
+   * only when the host has more ranks than GPUs (ranks of different hosts,
+   * simulated on one GPU, are NCCL's network peers). */
+  const int gpu_shared = run->share_gpus && run->local_ranks > run->visible_gpus;
+  const world_fit fit = {c, nranks, multi_host, gpu_shared};
   run->runnable = calloc((size_t)c->nkernels, sizeof *run->runnable);
   run->report.kernel_skips = calloc((size_t)c->nkernels, sizeof *run->report.kernel_skips);
   if (!run->runnable || !run->report.kernel_skips) cb_fatal("out of host memory");
@@ -431,11 +435,16 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
     return 0;
   }
   run.share_gpus = (int)cb_tunable("CB_SHARE_GPUS");
+  run.local_ranks = cb_world_local_nprocs(w) * rpp;
+  /* With CB_SHARE_GPUS=1 (GPU nodes only) whether ranks of one host share a
+   * GPU, which NCCL refuses, depends on the GPUs visible: they are counted
+   * before the kernels are chosen. Otherwise the count waits until every
+   * refusal that needs no GPU has been said. */
+  if (run.share_gpus) run.visible_gpus = cb_run_visible_gpus(w, lead);
   choose_kernels(&run, program, nranks, cb_world_multi_host(w), lead);
   check_nccl_flags(&run, lead);
   if (lead) cb_sink_files_check(run.opts.json_path, run.opts.csv_path);
-  run.visible_gpus = cb_run_visible_gpus(w, lead);
-  run.local_ranks = cb_world_local_nprocs(w) * rpp;
+  if (!run.share_gpus) run.visible_gpus = cb_run_visible_gpus(w, lead);
   cb_check_devices(w, &run, rpp, lead);
   if (lead) fill_report_header(&run, program, nranks, w, vars.min_bw, argc, argv);
   cb_world_run(w, rpp, rank_main, &run);

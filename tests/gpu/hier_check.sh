@@ -49,7 +49,7 @@ layout() {
   CB_HOSTS=$hosts LAUNCH=mpi PASSES=random KERNELS=$KERNELS LOGDIR=$dir \
     EXTRA_ARGS="-g $per_host -T 60 ${EXTRA_ARGS:-}" tests/gpu/check.sh "$BUILD" "$hosts" \
     "${PROGRAMS[@]}" >"$dir/check.txt" 2>&1 &
-  CB_HOSTS=$hosts PROCS=$hosts CALLS=$calls CALLS_LL=$calls \
+  CB_HOSTS=$hosts PROCS=$hosts CALLS=$calls CALLS_LL=$calls LOGDIR=$dir \
     tests/gpu/stress.sh "$BUILD" "$per_host" "${cases[@]}" >"$dir/stress.txt" 2>&1
   stressed=$?
   wait $!

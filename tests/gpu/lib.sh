@@ -130,7 +130,14 @@ cb_mps_for_this_run() {
   mkdir -p "$LOGDIR/mps"
   CUDA_MPS_PIPE_DIRECTORY=$(mktemp -d /tmp/collbench-mps.XXXXXX) || exit 1
   CUDA_MPS_LOG_DIRECTORY=$(cd "$LOGDIR/mps" && pwd)
-  export CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+  # Each MPS client owns its share of one pool of the GPU's hardware queues,
+  # and the 32 the programs ask for when ranks share a GPU
+  # (cb_run_env_cuda_defaults) leave room for 3 processes: the rest are
+  # refused ("Reached maximum number of device connections" in the server's
+  # log; the process sees the GPU busy). 4 serve up to 4 ranks of a process
+  # on the GPU; a process with more refuses the setting, naming it.
+  CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_DEVICE_MAX_CONNECTIONS:-4}
+  export CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY CUDA_DEVICE_MAX_CONNECTIONS
   nvidia-cuda-mps-control -d || { echo "MPS=1: nvidia-cuda-mps-control -d failed" >&2; exit 1; }
   trap 'echo quit | nvidia-cuda-mps-control; sleep 1; rm -rf "$CUDA_MPS_PIPE_DIRECTORY"' EXIT
 }

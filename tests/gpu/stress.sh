@@ -16,6 +16,8 @@
 #   (every CB_ variable set passed to them), rather than as one. Each
 #   run's -T is 60, or its cap less 10 s when shorter, so that a wait that
 #   never ends is reported by the program (naming the rank) within the cap.
+#   LOGDIR: each case's whole output is also kept there, in
+#   stress-PROGRAM-KERNEL.txt.
 # One PASS/FAIL line per case; exits non-zero on any wrong value or failure.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -56,6 +58,7 @@ for c in "${CASES[@]}"; do
   cmd="$launch $BUILD/$prog -g $NGPUS -k $kernel -b $lo -e $hi -G 1 -d all -o all -T $t --data $DATA --stress $calls ${EXTRA_ARGS:-}"
   echo "\$ $cmd"
   cb_capped_run "$cap" $cmd
+  [ -n "${LOGDIR:-}" ] && mkdir -p "$LOGDIR" && printf '$ %s\n%s\n' "$cmd" "$out" >"$LOGDIR/stress-$prog-$kernel.txt"
   echo "$out" | grep -E "^# stress|^#   each|^# Out of bounds|^# rank agreement|wrong|rror|timed out" | head -20
   if [ $rc -eq 0 ] && [ "$ran" = 0 ]; then
     # The kernel did not run (its setup refused this run, e.g. ranks sharing
