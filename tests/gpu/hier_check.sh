@@ -8,9 +8,13 @@
 # ranks sharing the GPUs within the host: CB_SHARE_GPUS=1), then
 #   check.sh's random pass (every datatype and op, both placements, odd and
 #   large sizes, stream and graph mode, rank agreement) over those kernels,
-#   and beside it stress.sh's back-to-back stress, CALLS (10000) calls of
-#   each, sizes 8 B to MAX (8M; hier-ll 512K). The layouts run side by side. NCCL's traffic between the hosts takes its
-# network transport (NCCL_SOCKET_IFNAME, default lo): correctness only,
+#   and after it stress.sh's back-to-back stress, CALLS (10000) calls of
+#   each, sizes 8 B to MAX (8M; hier-ll 512K). One run at a time, the
+#   layouts one after another: under MPS at most 3 processes whose ranks
+#   share the GPU fit at once (lib.sh, cb_mps_for_this_run). With DEADLINE,
+#   each layout may use its share of the time left (what one leaves goes to
+#   the next), half of it for the check. NCCL's traffic between the hosts
+#   takes its network transport (NCCL_SOCKET_IFNAME, default lo): correctness only,
 # times mean nothing. Several processes on one GPU take turns on it unless
 # an MPS control daemon runs (MPS=1 runs one for the script, lib.sh): without
 # it each NCCL call waits for a time slice, milliseconds. Logs in
@@ -26,14 +30,14 @@ cb_mps_for_this_run
 # The processes of the other simulated hosts run on the same GPU at once (MPS),
 # but each sizes its grids for the GPU its own ranks share: kernels whose
 # blocks wait on their peers' must all be resident, so the grids are kept
-# small enough for every layout's at once (each may be set otherwise).
+# small enough for every host's at once (each may be set otherwise).
 export CB_RING_CHANNELS=${CB_RING_CHANNELS:-8} CB_LL_MAX_WARPS=${CB_LL_MAX_WARPS:-64} \
   CB_AR_DIRECT_BLOCKS=${CB_AR_DIRECT_BLOCKS:-8} CB_RS_DIRECT_BLOCKS=${CB_RS_DIRECT_BLOCKS:-8} \
   CB_AG_DIRECT_BLOCKS=${CB_AG_DIRECT_BLOCKS:-8} CB_BC_DIRECT_BLOCKS=${CB_BC_DIRECT_BLOCKS:-8}
 KERNELS=hier-ring,hier-ll,hier-direct,hier-ce
 PROGRAMS=(all_reduce_perf all_gather_perf reduce_scatter_perf broadcast_perf)
 
-# One layout: the check matrix and the stress side by side, into
+# One layout: the check matrix, then the stress, into
 # $LOGDIR/hier-HxL.
 layout() {
   local hosts=$1 per_host=$2 dir=$LOGDIR/hier-$1x$2 cases=() p k max checked stressed
@@ -46,25 +50,30 @@ layout() {
       cases+=("$p:$k:8:$max")
     done
   done
-  CB_HOSTS=$hosts LAUNCH=mpi PASSES=random KERNELS=$KERNELS LOGDIR=$dir \
+  local check_deadline=${DEADLINE:-}
+  [ -n "$check_deadline" ] && check_deadline=$(($(date +%s) + (DEADLINE - $(date +%s)) / 2))
+  CB_HOSTS=$hosts LAUNCH=mpi PASSES=random KERNELS=$KERNELS LOGDIR=$dir DEADLINE=$check_deadline \
     EXTRA_ARGS="-g $per_host -T 60 ${EXTRA_ARGS:-}" tests/gpu/check.sh "$BUILD" "$hosts" \
-    "${PROGRAMS[@]}" >"$dir/check.txt" 2>&1 &
+    "${PROGRAMS[@]}" >"$dir/check.txt" 2>&1
+  checked=$?
   CB_HOSTS=$hosts PROCS=$hosts CALLS=$calls CALLS_LL=$calls LOGDIR=$dir \
     tests/gpu/stress.sh "$BUILD" "$per_host" "${cases[@]}" >"$dir/stress.txt" 2>&1
   stressed=$?
-  wait $!
-  checked=$?
   return $((checked | stressed))
 }
 
-pids=()
-for l in ${LAYOUTS:-2x1 2x2 3x2}; do
-  layout "${l%x*}" "${l#*x}" &
-  pids+=($!)
-done
+read -ra layouts <<<"${LAYOUTS:-2x1 2x2 3x2}"
 fail=0
-for p in "${pids[@]}"; do wait "$p" || fail=1; done
-for l in ${LAYOUTS:-2x1 2x2 3x2}; do
+for i in "${!layouts[@]}"; do
+  l=${layouts[$i]}
+  if [ -n "${DEADLINE:-}" ]; then
+    now=$(date +%s)
+    DEADLINE=$((now + (DEADLINE - now) / (${#layouts[@]} - i))) layout "${l%x*}" "${l#*x}" || fail=1
+  else
+    layout "${l%x*}" "${l#*x}" || fail=1
+  fi
+done
+for l in "${layouts[@]}"; do
   echo "## $l: $(tail -n 1 "$LOGDIR/hier-$l/check.txt" 2>/dev/null)"
   grep -E "^(PASS|FAIL|SKIPPED)" "$LOGDIR/hier-$l/stress.txt" 2>/dev/null
 done

@@ -130,14 +130,16 @@ cb_mps_for_this_run() {
   mkdir -p "$LOGDIR/mps"
   CUDA_MPS_PIPE_DIRECTORY=$(mktemp -d /tmp/collbench-mps.XXXXXX) || exit 1
   CUDA_MPS_LOG_DIRECTORY=$(cd "$LOGDIR/mps" && pwd)
-  # Each MPS client owns its share of one pool of the GPU's hardware queues,
-  # and the 32 the programs ask for when ranks share a GPU
-  # (cb_run_env_cuda_defaults) leave room for 3 processes: the rest are
+  # Each MPS client owns its share of one pool of the GPU's hardware queues:
+  # with the 32 a process asks for when its ranks share a GPU
+  # (cb_run_env_cuda_defaults) 3 such processes fit at once, and a 4th is
   # refused ("Reached maximum number of device connections" in the server's
-  # log; the process sees the GPU busy). 4 serve up to 4 ranks of a process
-  # on the GPU; a process with more refuses the setting, naming it.
-  CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_DEVICE_MAX_CONNECTIONS:-4}
-  export CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY CUDA_DEVICE_MAX_CONNECTIONS
+  # log; the process sees the GPU busy). Fewer queues a process let more in,
+  # but then the streams of its ranks (and NCCL's) share queues, and a rank's
+  # kernel waited behind another's until the -T watchdog ended it: under MPS
+  # that is a fatal error that tears down every client. Scripts that run
+  # such processes keep at most 3 running at once.
+  export CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
   nvidia-cuda-mps-control -d || { echo "MPS=1: nvidia-cuda-mps-control -d failed" >&2; exit 1; }
   trap 'echo quit | nvidia-cuda-mps-control; sleep 1; rm -rf "$CUDA_MPS_PIPE_DIRECTORY"' EXIT
 }
