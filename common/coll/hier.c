@@ -11,7 +11,6 @@
 #include "cuda_check.h"
 #include "error.h"
 #include "nccl_kernels.h" /* cb_nccl_rail_setup, cb_nccl_unavailable, cb_nccl_call_unavailable */
-#include "tunables.h"
 
 /* ---- the arithmetic of the forms ------------------------------------------ */
 
@@ -219,7 +218,7 @@ static void set_up_part(hier_state *st, const cb_kernel_ctx *ctx, cb_hier_step s
                            .ranks_on_device = ctx->ranks_on_device};
   part_buffers(st, ctx, step, &p->ctx);
   const cb_serve_question q = {
-      .nranks = st->per_host, .multi_host = 0, .share_gpus = (int)cb_tunable("CB_SHARE_GPUS")};
+      .nranks = st->per_host, .multi_host = 0, .share_gpus = ctx->ranks_on_device > 1};
   char why[256];
   const char *no = cb_kernel_why_not(part->row, &q, why, sizeof why);
   if (no) {

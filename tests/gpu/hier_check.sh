@@ -37,6 +37,15 @@ export CB_RING_CHANNELS=${CB_RING_CHANNELS:-8} CB_LL_MAX_WARPS=${CB_LL_MAX_WARPS
 KERNELS=hier-ring,hier-ll,hier-direct,hier-ce
 PROGRAMS=(all_reduce_perf all_gather_perf reduce_scatter_perf broadcast_perf)
 
+# With DEADLINE set, the end of the first of N equal shares of the time left
+# (none without it).
+share_of_time_left() {
+  [ -n "${DEADLINE:-}" ] || return 0
+  local now
+  now=$(date +%s)
+  echo $((now + (DEADLINE - now) / $1))
+}
+
 # One layout: the check matrix, then the stress, into
 # $LOGDIR/hier-HxL.
 layout() {
@@ -50,9 +59,8 @@ layout() {
       cases+=("$p:$k:8:$max")
     done
   done
-  local check_deadline=${DEADLINE:-}
-  [ -n "$check_deadline" ] && check_deadline=$(($(date +%s) + (DEADLINE - $(date +%s)) / 2))
-  CB_HOSTS=$hosts LAUNCH=mpi PASSES=random KERNELS=$KERNELS LOGDIR=$dir DEADLINE=$check_deadline \
+  CB_HOSTS=$hosts LAUNCH=mpi PASSES=random KERNELS=$KERNELS LOGDIR=$dir \
+    DEADLINE=$(share_of_time_left 2) \
     EXTRA_ARGS="-g $per_host -T 60 ${EXTRA_ARGS:-}" tests/gpu/check.sh "$BUILD" "$hosts" \
     "${PROGRAMS[@]}" >"$dir/check.txt" 2>&1
   checked=$?
@@ -66,12 +74,7 @@ read -ra layouts <<<"${LAYOUTS:-2x1 2x2 3x2}"
 fail=0
 for i in "${!layouts[@]}"; do
   l=${layouts[$i]}
-  if [ -n "${DEADLINE:-}" ]; then
-    now=$(date +%s)
-    DEADLINE=$((now + (DEADLINE - now) / (${#layouts[@]} - i))) layout "${l%x*}" "${l#*x}" || fail=1
-  else
-    layout "${l%x*}" "${l#*x}" || fail=1
-  fi
+  DEADLINE=$(share_of_time_left $((${#layouts[@]} - i))) layout "${l%x*}" "${l#*x}" || fail=1
 done
 for l in "${layouts[@]}"; do
   echo "## $l: $(tail -n 1 "$LOGDIR/hier-$l/check.txt" 2>/dev/null)"
