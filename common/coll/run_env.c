@@ -23,7 +23,27 @@ void cb_run_env_cuda_defaults(void) {
    * queues, the most, give each of up to 32 ranks of a process on a GPU its
    * own; a user's smaller setting is refused (cb_check_devices, placement.h). */
   const char *shared = getenv("CB_SHARE_GPUS");
-  if (shared && strcmp(shared, "1") == 0) setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
+  if (!shared || strcmp(shared, "1") != 0) return;
+  setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
+  /* Two more waits of one rank on another's spinning kernel, in NCCL, seen
+   * with ranks of one process on one GPU (docs/performance.md, "Ranks sharing
+   * a GPU"): where a rank takes NCCL and another of its process runs ours at
+   * the same time (the hierarchical kernels).
+   * - A launch that needs more local memory than the context holds grows it,
+   *   and growing waits for the context's running kernels: a rank's first
+   *   ncclBroadcast stayed in cuLaunchKernelEx while another rank's kernel
+   *   waited for it. NCCL_SET_STACK_SIZE=1 has NCCL size it for its largest
+   *   kernel when a communicator is created, before anything spins (our
+   *   kernels need less).
+   * - NCCL's default graph mixing makes each captured call wait on an event
+   *   of its communicator's outside the graph; graphs of ranks of one process
+   *   then hung in a stress, a rank's kernel waiting on another's until the
+   *   watchdog. Without it NCCL needs no graph of a communicator outstanding
+   *   when that communicator is called outside a graph or from another
+   *   stream: a rank calls its own communicators from its one stream, and
+   *   waits for every graph before anything else (timing.c). */
+  setenv("NCCL_SET_STACK_SIZE", "1", 0);
+  setenv("NCCL_GRAPH_MIXING_SUPPORT", "0", 0);
 }
 
 /* A bad value is refused like a bad option (parsed becomes CB_OPTS_ERROR,

@@ -18,8 +18,9 @@
 # times mean nothing. Several processes on one GPU take turns on it unless
 # an MPS control daemon runs (MPS=1 runs one for the script, lib.sh): without
 # it each NCCL call waits for a time slice, milliseconds. Logs in
-# $LOGDIR/hier-HxL (LOGDIR default ./gpu-check-logs); DEADLINE, RUN_CAP and
-# CAP as check.sh's and stress.sh's. Exits non-zero if any run failed.
+# $LOGDIR/hier-HxL (LOGDIR default ./gpu-check-logs); PROGRAMS (default the
+# four) the programs to run; DEADLINE, RUN_CAP and CAP as check.sh's and
+# stress.sh's. Exits non-zero if any run failed.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 BUILD=${1:-build-gpu}
@@ -35,7 +36,7 @@ export CB_RING_CHANNELS=${CB_RING_CHANNELS:-8} CB_LL_MAX_WARPS=${CB_LL_MAX_WARPS
   CB_AR_DIRECT_BLOCKS=${CB_AR_DIRECT_BLOCKS:-8} CB_RS_DIRECT_BLOCKS=${CB_RS_DIRECT_BLOCKS:-8} \
   CB_AG_DIRECT_BLOCKS=${CB_AG_DIRECT_BLOCKS:-8} CB_BC_DIRECT_BLOCKS=${CB_BC_DIRECT_BLOCKS:-8}
 KERNELS=hier-ring,hier-ll,hier-direct,hier-ce
-PROGRAMS=(all_reduce_perf all_gather_perf reduce_scatter_perf broadcast_perf)
+read -ra PROGRAMS <<<"${PROGRAMS:-all_reduce_perf all_gather_perf reduce_scatter_perf broadcast_perf}"
 
 # With DEADLINE set, the end of the first of N equal shares of the time left
 # (none without it).
