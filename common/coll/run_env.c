@@ -25,10 +25,17 @@ void cb_run_env_cuda_defaults(void) {
   const char *shared = getenv("CB_SHARE_GPUS");
   if (!shared || strcmp(shared, "1") != 0) return;
   setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
-  /* Two more waits of one rank on another's spinning kernel, in NCCL, seen
+  /* Three more waits of one rank on another's spinning kernel, in NCCL, seen
    * with ranks of one process on one GPU (docs/performance.md, "Ranks sharing
    * a GPU"): where a rank takes NCCL and another of its process runs ours at
    * the same time (the hierarchical kernels).
+   * - NCCL connects a communicator's peers at its first call of each kind
+   *   (NCCL_RUNTIME_CONNECT=1), and its proxy thread then allocates pinned
+   *   memory (cuMemHostAlloc), which waits on a lock of the CUDA driver that
+   *   another rank's thread held while its launch waited for room in its
+   *   stream's queue, behind its kernel that waited for this rank.
+   *   NCCL_RUNTIME_CONNECT=0 connects every peer when the communicator is
+   *   created, during setup, before anything spins.
    * - A launch that needs more local memory than the context holds grows it,
    *   and growing waits for the context's running kernels: a rank's first
    *   ncclBroadcast stayed in cuLaunchKernelEx while another rank's kernel
@@ -42,6 +49,7 @@ void cb_run_env_cuda_defaults(void) {
    *   when that communicator is called outside a graph or from another
    *   stream: a rank calls its own communicators from its one stream, and
    *   waits for every graph before anything else (timing.c). */
+  setenv("NCCL_RUNTIME_CONNECT", "0", 0);
   setenv("NCCL_SET_STACK_SIZE", "1", 0);
   setenv("NCCL_GRAPH_MIXING_SUPPORT", "0", 0);
 }
