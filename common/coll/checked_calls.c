@@ -83,7 +83,7 @@ void cb_run_checked_calls(cb_rank_state *st, cb_checked_call *calls, int ncalls,
   CB_CUDA(cudaMemsetAsync(w->wrong, 0, sizeof w->wrong, st->stream));
   CB_CUDA(cudaMemsetAsync(w->hash, 0, sizeof w->hash, st->stream));
   chain c = {st, calls, ncalls};
-  cb_run_replayed(st->stream, enqueue_chain, &c, replays, &st->timing, what);
+  cb_run_replayed(st->me, st->stream, enqueue_chain, &c, replays, &st->timing, what);
   gather_results(st, ncalls, out);
 }
 

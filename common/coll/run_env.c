@@ -26,9 +26,9 @@ void cb_run_env_cuda_defaults(void) {
   if (!shared || strcmp(shared, "1") != 0) return;
   setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
   /* Three more waits of one rank on another's spinning kernel, in NCCL, seen
-   * with ranks of one process on one GPU (docs/performance.md, "Ranks sharing
-   * a GPU"): where a rank takes NCCL and another of its process runs ours at
-   * the same time (the hierarchical kernels).
+   * with ranks of one process on one GPU (docs/performance.md, "Hierarchical
+   * kernels across simulated hosts"): where a rank takes NCCL and another of
+   * its process runs ours at the same time (the hierarchical kernels).
    * - NCCL connects a communicator's peers at its first call of each kind
    *   (NCCL_RUNTIME_CONNECT=1), and its proxy thread then allocates pinned
    *   memory (cuMemHostAlloc), which waits on a lock of the CUDA driver that

@@ -337,8 +337,15 @@ static int rank_main(cb_rank_info *me, void *arg) {
   int device = cb_device_of(run, me);
   CB_CUDA(cudaSetDevice(device));
   cb_rank_state st = {.me = me, .run = run};
-  st.timing = (cb_timing_opts){o->iters,    o->warmup,    o->graph_launches,         o->blocking,
-                               o->per_iter, o->timeout_s, o->timer == CB_TIMER_HOST, o->agg_iters};
+  st.timing = (cb_timing_opts){.iters = o->iters,
+                               .warmup = o->warmup,
+                               .graph_launches = o->graph_launches,
+                               .blocking = o->blocking,
+                               .per_iter = o->per_iter,
+                               .timeout_s = o->timeout_s,
+                               .host_timer = o->timer == CB_TIMER_HOST,
+                               .agg = o->agg_iters,
+                               .lockstep = run->share_gpus && cb_options_ranks_per_proc(o) > 1};
   cb_device_info *devices = cb_gather_devices(me, device);
   if (devices) run->report.devices = devices;
   if (o->memory_report) st.mem.base_free = device_free();

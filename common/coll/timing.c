@@ -25,6 +25,23 @@ static cudaGraphExec_t capture(cudaStream_t s, capture_body body, void *ctx) {
   return exec;
 }
 
+/* Launch `nth` (from 0) of a graph. A relaunch of a graph can wait in
+ * cudaGraphLaunch for the graph's previous launch to run, holding a lock
+ * of the CUDA context that every other launch, upload and capture of the
+ * process then waits on. With ranks of one process on one GPU that is a
+ * deadlock when the previous launch waits for another rank of the process
+ * whose own launch has not yet been made: it cannot be made (seen under
+ * --stress -G 1, with NCCL's calls in the graphs). So with o->lockstep
+ * every rank of the process has made launch nth - 1 before any makes
+ * launch nth; a relaunch then waits only for launches that were all made,
+ * whose kernels' peers are all on the GPU. Every rank of a process makes
+ * the same launches (the harness's calls are collective). */
+static void launch_graph(cb_rank_info *me, const cb_timing_opts *o, cudaGraphExec_t exec,
+                         cudaStream_t s, int nth) {
+  if (o->lockstep && nth > 0) cb_world_local_barrier(me);
+  CB_CUDA(cudaGraphLaunch(exec, s));
+}
+
 static double elapsed_us(cudaEvent_t a, cudaEvent_t b) {
   float ms = 0;
   CB_CUDA(cudaEventElapsedTime(&ms, a, b));
@@ -171,7 +188,7 @@ static void time_graph(const timed *t, cb_timing *out) {
   int units = o->graph_launches;
   double ops_per_launch = (double)o->iters * o->agg;
   cudaGraphExec_t exec = capture(t->s, enqueue_iterations, (void *)t);
-  CB_CUDA(cudaGraphLaunch(exec, t->s)); /* first launch of a graph costs extra: keep it untimed */
+  launch_graph(t->me, o, exec, t->s, 0); /* first launch of a graph costs extra: keep it untimed */
   cb_gpu_wait(t->s, o->timeout_s, t->what);
   /* The host timer records no event unless -I asks for the samples. */
   int nmarks = o->per_iter ? units + 1 : 2;
@@ -181,7 +198,7 @@ static void time_graph(const timed *t, cb_timing *out) {
   double t0 = cb_monotonic_s(); /* nccl-tests starts its clock here, after its barrier */
   if (events) CB_CUDA(cudaEventRecord(marks[0], t->s));
   for (int u = 0; u < units; u++) {
-    CB_CUDA(cudaGraphLaunch(exec, t->s));
+    launch_graph(t->me, o, exec, t->s, u + 1);
     if (o->per_iter) CB_CUDA(cudaEventRecord(marks[u + 1], t->s));
   }
   if (events && !o->per_iter) CB_CUDA(cudaEventRecord(marks[1], t->s));
@@ -222,12 +239,12 @@ static void enqueue_one(void *ctx, cudaStream_t s) {
   c->fn(c->arg, s);
 }
 
-void cb_run_replayed(cudaStream_t s, cb_enqueue_fn fn, void *arg, int replays,
+void cb_run_replayed(cb_rank_info *me, cudaStream_t s, cb_enqueue_fn fn, void *arg, int replays,
                      const cb_timing_opts *o, const char *what) {
   if (o->graph_launches > 0) {
     one_call c = {fn, arg};
     cudaGraphExec_t exec = capture(s, enqueue_one, &c);
-    for (int i = 0; i < replays; i++) CB_CUDA(cudaGraphLaunch(exec, s));
+    for (int i = 0; i < replays; i++) launch_graph(me, o, exec, s, i);
     cb_gpu_wait(s, o->timeout_s, what);
     CB_CUDA(cudaGraphExecDestroy(exec));
   } else {

@@ -23,6 +23,7 @@ typedef struct {
   int timeout_s;      /* -T */
   int host_timer;     /* --timer host: the host clock, not events, gives time_us */
   int agg;            /* -m: operations per iteration */
+  int lockstep;       /* ranks of this process share a GPU: a graph's relaunch waits for them */
 } cb_timing_opts;
 
 /* Enqueues one operation of what is being timed. */
@@ -59,8 +60,8 @@ void cb_time_iterations(cb_rank_info *me, cudaStream_t stream, const cb_timed_op
  * graph mode fn is captured once into a graph that is launched `replays`
  * times (so validation runs the kernel as it was timed); then waits for
  * all of it, failing with `what` after the timeout. */
-void cb_run_replayed(cudaStream_t stream, cb_enqueue_fn fn, void *arg, int replays,
-                     const cb_timing_opts *o, const char *what);
+void cb_run_replayed(cb_rank_info *me, cudaStream_t stream, cb_enqueue_fn fn, void *arg,
+                     int replays, const cb_timing_opts *o, const char *what);
 
 #ifdef __cplusplus
 }

@@ -47,8 +47,8 @@ RUN_CAP=${RUN_CAP:-900}
 export CB_SHARE_GPUS=${CB_SHARE_GPUS:-0} # set, so that mpirun -x passes it
 export CB_PEER_MAPPING=${CB_PEER_MAPPING:-auto} # the same (=ipc or =cumem checks that mapping)
 # Every CB_ variable set here (those two, and tunables such as
-# CB_CE_MIN_PIECE=65536) reaches mpirun's ranks as it reaches -g N's.
-CB_VARS=$(cb_mpi_cb_vars)
+# CB_CE_MIN_PIECE=65536) reaches mpirun's ranks as it reaches -g N's
+# (cb_mpirun).
 mkdir -p "$LOGDIR"
 [ "$NGPUS" -ge 1 ] || { echo "check.sh: no GPU visible" >&2; exit 1; }
 
@@ -100,7 +100,7 @@ for pass in $PASSES; do
             cmd="$prog -g $NGPUS $args"
             [ -n "$penv" ] && cmd="env $penv $cmd"
           else
-            cmd="mpirun --allow-run-as-root --oversubscribe -np $NGPUS -x NCCL_NVLS_ENABLE $CB_VARS"
+            cmd=$(cb_mpirun "$NGPUS")
             for kv in $penv; do cmd="$cmd -x $kv"; done
             cmd="$cmd $prog $args"
           fi

@@ -4,10 +4,12 @@
 
 export NCCL_NVLS_ENABLE=0 # never NVLink multicast (see README)
 
-# "-x NAME" for every CB_ variable set: mpirun's ranks then see what one
-# process's ranks see (check.sh, stress.sh).
-cb_mpi_cb_vars() {
-  compgen -e | grep '^CB_' | sed 's/^/-x /' | tr '\n' ' '
+# cb_mpirun N: the launch of N processes under mpirun, passing them
+# NCCL_NVLS_ENABLE and, "-x NAME" each, every CB_ variable set now: mpirun's
+# ranks then see what one process's ranks see (check.sh, stress.sh).
+cb_mpirun() {
+  echo "mpirun --allow-run-as-root --oversubscribe -np $1 -x NCCL_NVLS_ENABLE" \
+    "$(compgen -e | grep '^CB_' | sed 's/^/-x /' | tr '\n' ' ')"
 }
 
 # The collective programs of a build directory (copy_perf has its own script).

@@ -40,7 +40,6 @@ if [ ${#CASES[@]} -eq 0 ]; then
 fi
 [ ${#CASES[@]} -gt 0 ] || { echo "stress.sh: no kernel of ours in $BUILD" >&2; exit 1; }
 
-CB_VARS=$(cb_mpi_cb_vars)
 fail=0
 for c in "${CASES[@]}"; do
   IFS=: read -r prog kernel lo hi <<<"$c"
@@ -54,7 +53,7 @@ for c in "${CASES[@]}"; do
     continue
   fi
   launch=""
-  [ -n "${PROCS:-}" ] && launch="mpirun --allow-run-as-root --oversubscribe -np $PROCS -x NCCL_NVLS_ENABLE $CB_VARS"
+  [ -n "${PROCS:-}" ] && launch=$(cb_mpirun "$PROCS")
   cmd="$launch $BUILD/$prog -g $NGPUS -k $kernel -b $lo -e $hi -G 1 -d all -o all -T $t --data $DATA --stress $calls ${EXTRA_ARGS:-}"
   echo "\$ $cmd"
   cb_capped_run "$cap" $cmd

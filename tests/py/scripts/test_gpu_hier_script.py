@@ -23,7 +23,7 @@ echo "# Out of bounds values : 0 OK"
 """
 
 
-def hier_check(tmp_path, layouts="2x1 2x2 3x2", fail=None):
+def hier_check(tmp_path, layouts="2x1 2x2 3x2", fail=None, programs=None):
     bin_dir, build, logs = tmp_path / "bin", tmp_path / "build", tmp_path / "logs"
     bin_dir.mkdir()
     build.mkdir()
@@ -36,6 +36,9 @@ def hier_check(tmp_path, layouts="2x1 2x2 3x2", fail=None):
                LOGDIR=str(logs), CALLS="10000")
     if fail:
         env["STANDIN_FAIL"] = fail
+    env.pop("PROGRAMS", None)
+    if programs:
+        env["PROGRAMS"] = programs
     for k in ("CB_HOSTS", "CB_SHARE_GPUS", "MPS"):
         env.pop(k, None)
     proc = subprocess.run(["bash", HIER, str(build)], capture_output=True, text=True, env=env,
@@ -70,3 +73,13 @@ def test_a_wrong_value_fails_its_layout(tmp_path):
     stress = (logs / "hier-2x2" / "stress.txt").read_text()
     assert "FAIL: all_reduce_perf:hier-direct:8:8M (rc=1, wrong=7)" in stress
     assert stress.count("PASS: ") == 12
+
+
+def test_programs_picks_the_programs(tmp_path):
+    proc, logs = hier_check(tmp_path, layouts="2x2", programs="broadcast_perf all_gather_perf")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "## 2x2: check.sh: 8 PASS, 0 FAIL, 0 SKIPPED" in proc.stdout
+    stress = (logs / "hier-2x2" / "stress.txt").read_text()
+    assert stress.count("PASS: ") == 8  # 2 programs x 4 kernels
+    assert "broadcast_perf:hier-ring" in stress and "all_gather_perf:hier-ce" in stress
+    assert "all_reduce_perf" not in stress and "reduce_scatter_perf" not in stress
