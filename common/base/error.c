@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "thread_stacks.h"
+
 static const char *program = "collbench";
 static _Thread_local int thread_rank = -1;
 
@@ -97,6 +99,7 @@ static void run_exit_hook(void) {
 __attribute__((noreturn)) static void leave(void) {
   fflush(stdout);
   fflush(stderr);
+  cb_thread_stacks_print(); /* before the hook aborts NCCL's communicators */
   run_exit_hook();
   _exit(1);
 }

@@ -3,6 +3,9 @@
 # with -k list, and bounded steps that print one PASS/FAIL line each.
 
 export NCCL_NVLS_ENABLE=0 # never NVLink multicast (see README)
+# A run that an error ends prints every thread's stack after its line: where
+# a hang's other end waited (docs/options.md).
+export CB_ERROR_STACKS=${CB_ERROR_STACKS:-1}
 
 # cb_mpirun N: the launch of N processes under mpirun, passing them
 # NCCL_NVLS_ENABLE and, "-x NAME" each, every CB_ variable set now: mpirun's
