@@ -5,7 +5,10 @@
 #   tests/gpu/hier_check.sh [BUILD_DIR]
 # For each layout HxL of LAYOUTS (default "2x1 2x2 3x2"): H processes under
 # mpirun, each its own simulated host (CB_HOSTS=H) with L ranks (-g L,
-# ranks sharing the GPUs within the host: CB_SHARE_GPUS=1), then
+# ranks sharing the GPUs within the host: CB_SHARE_GPUS=1); HxLp: H x L
+# processes of one rank each (-g 1), L a simulated host, as a node runs a
+# process a GPU (each with CUDA_DEVICE_MAX_CONNECTIONS=8 unless set, so that
+# MPS takes them all at once). Then
 #   check.sh's random pass (every datatype and op, both placements, odd and
 #   large sizes, stream and graph mode, rank agreement) over those kernels,
 #   and after it stress.sh's back-to-back stress, CALLS (10000) calls of
@@ -47,11 +50,16 @@ share_of_time_left() {
   echo $((now + (DEADLINE - now) / $1))
 }
 
-# One layout: the check matrix, then the stress, into
-# $LOGDIR/hier-HxL.
+# One layout, HxL or HxLp: the check matrix, then the stress, into
+# $LOGDIR/hier-<layout>.
 layout() {
-  local hosts=$1 per_host=$2 dir=$LOGDIR/hier-$1x$2 cases=() p k max checked stressed
-  local calls=${CALLS:-10000}
+  local name=$1 base=${1%p} dir=$LOGDIR/hier-$1 cases=() p k max checked stressed
+  local hosts=${base%x*} per_host=${base#*x} calls=${CALLS:-10000}
+  local procs=$hosts ranks=$per_host # ranks a process
+  if [ "$name" != "$base" ]; then
+    procs=$((hosts * per_host)) ranks=1
+    export CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_DEVICE_MAX_CONNECTIONS:-8}
+  fi
   mkdir -p "$dir"
   for p in "${PROGRAMS[@]}"; do
     for k in ${KERNELS//,/ }; do
@@ -62,20 +70,27 @@ layout() {
   done
   CB_HOSTS=$hosts LAUNCH=mpi PASSES=random KERNELS=$KERNELS LOGDIR=$dir \
     DEADLINE=$(share_of_time_left 2) \
-    EXTRA_ARGS="-g $per_host -T 60 ${EXTRA_ARGS:-}" tests/gpu/check.sh "$BUILD" "$hosts" \
+    EXTRA_ARGS="-g $ranks -T 60 ${EXTRA_ARGS:-}" tests/gpu/check.sh "$BUILD" "$procs" \
     "${PROGRAMS[@]}" >"$dir/check.txt" 2>&1
   checked=$?
-  CB_HOSTS=$hosts PROCS=$hosts CALLS=$calls CALLS_LL=$calls LOGDIR=$dir \
-    tests/gpu/stress.sh "$BUILD" "$per_host" "${cases[@]}" >"$dir/stress.txt" 2>&1
+  CB_HOSTS=$hosts PROCS=$procs CALLS=$calls CALLS_LL=$calls LOGDIR=$dir \
+    tests/gpu/stress.sh "$BUILD" "$ranks" "${cases[@]}" >"$dir/stress.txt" 2>&1
   stressed=$?
   return $((checked | stressed))
 }
 
 read -ra layouts <<<"${LAYOUTS:-2x1 2x2 3x2}"
+for l in "${layouts[@]}"; do
+  case $l in
+    [1-9]x[1-9] | [1-9]x[1-9]p) ;;
+    *) echo "hier_check.sh: layout '$l' is not HxL or HxLp (hosts x ranks a host)" >&2; exit 2 ;;
+  esac
+done
 fail=0
 for i in "${!layouts[@]}"; do
-  l=${layouts[$i]}
-  DEADLINE=$(share_of_time_left $((${#layouts[@]} - i))) layout "${l%x*}" "${l#*x}" || fail=1
+  share=$(share_of_time_left $((${#layouts[@]} - i)))
+  # A subshell: what a layout exports stays its own.
+  (DEADLINE=$share layout "${layouts[$i]}") || fail=1
 done
 for l in "${layouts[@]}"; do
   echo "## $l: $(tail -n 1 "$LOGDIR/hier-$l/check.txt" 2>/dev/null)"

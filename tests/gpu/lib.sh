@@ -8,11 +8,13 @@ export NCCL_NVLS_ENABLE=0 # never NVLink multicast (see README)
 export CB_ERROR_STACKS=${CB_ERROR_STACKS:-1}
 
 # cb_mpirun N: the launch of N processes under mpirun, passing them
-# NCCL_NVLS_ENABLE and, "-x NAME" each, every CB_ variable set now: mpirun's
-# ranks then see what one process's ranks see (check.sh, stress.sh).
+# NCCL_NVLS_ENABLE and, "-x NAME" each, every CB_ and other NCCL_ variable
+# set now and CUDA_DEVICE_MAX_CONNECTIONS if set: mpirun's ranks then see
+# what one process's ranks see (check.sh, stress.sh).
 cb_mpirun() {
   echo "mpirun --allow-run-as-root --oversubscribe -np $1 -x NCCL_NVLS_ENABLE" \
-    "$(compgen -e | grep '^CB_' | sed 's/^/-x /' | tr '\n' ' ')"
+    "$(compgen -e | grep -E '^(CB_|NCCL_|CUDA_DEVICE_MAX_CONNECTIONS$)' | grep -vx NCCL_NVLS_ENABLE |
+      sed 's/^/-x /' | tr '\n' ' ')"
 }
 
 # The collective programs of a build directory (copy_perf has its own script).

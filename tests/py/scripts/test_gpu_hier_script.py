@@ -13,7 +13,8 @@ PROGRAMS = ("all_reduce_perf", "all_gather_perf", "reduce_scatter_perf", "broadc
 # mpirun's stand-in: says how it was called and with which hosts, then prints a clean
 # run's lines (a stress line when asked to stress), or STANDIN_FAIL's failure for a kernel.
 MPIRUN = r"""#!/usr/bin/env bash
-echo "# mpirun $* CB_HOSTS=${CB_HOSTS:-unset} CB_SHARE_GPUS=${CB_SHARE_GPUS:-unset}"
+echo "# mpirun $* CB_HOSTS=${CB_HOSTS:-unset} CB_SHARE_GPUS=${CB_SHARE_GPUS:-unset}" \
+  "CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_DEVICE_MAX_CONNECTIONS:-unset}"
 if [ -n "${STANDIN_FAIL:-}" ] && [[ " $* " == *" -k $STANDIN_FAIL "* ]]; then
   echo "# Out of bounds values : 7 FAILED"
   exit 1
@@ -39,7 +40,7 @@ def hier_check(tmp_path, layouts="2x1 2x2 3x2", fail=None, programs=None):
     env.pop("PROGRAMS", None)
     if programs:
         env["PROGRAMS"] = programs
-    for k in ("CB_HOSTS", "CB_SHARE_GPUS", "MPS"):
+    for k in ("CB_HOSTS", "CB_SHARE_GPUS", "MPS", "CUDA_DEVICE_MAX_CONNECTIONS"):
         env.pop(k, None)
     proc = subprocess.run(["bash", HIER, str(build)], capture_output=True, text=True, env=env,
                           timeout=120, cwd=REPO)
@@ -58,6 +59,7 @@ def test_every_layout_checks_and_stresses_every_kernel(tmp_path):
     text = check_log.read_text()
     assert "-np 3 " in text and "-k hier-ring,hier-ll,hier-direct,hier-ce" in text
     assert " -g 2 " in text and "CB_HOSTS=3 CB_SHARE_GPUS=1" in text
+    assert "CUDA_DEVICE_MAX_CONNECTIONS=unset" in text  # the programs set 32 themselves
     assert "-x CB_RING_CHANNELS" in text  # small grids: resident beside the other hosts'
     stress = (logs / "hier-3x2" / "stress.txt").read_text()
     assert "mpirun --allow-run-as-root --oversubscribe -np 3" in stress
@@ -83,3 +85,25 @@ def test_programs_picks_the_programs(tmp_path):
     assert stress.count("PASS: ") == 8  # 2 programs x 4 kernels
     assert "broadcast_perf:hier-ring" in stress and "all_gather_perf:hier-ce" in stress
     assert "all_reduce_perf" not in stress and "reduce_scatter_perf" not in stress
+
+
+def test_a_process_a_rank(tmp_path):
+    """HxLp: H x L processes of one rank each, L to a simulated host, few queues each."""
+    proc, logs = hier_check(tmp_path, layouts="3x2p", programs="all_reduce_perf")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "## 3x2p: check.sh: 4 PASS, 0 FAIL, 0 SKIPPED" in proc.stdout
+    text = (logs / "hier-3x2p" / "all_reduce_perf_random_mpi_graph_b_8_e_64M_f_16_.txt").read_text()
+    assert "-np 6 " in text and " -g 1 " in text and "CB_HOSTS=3 CB_SHARE_GPUS=1" in text
+    assert "CUDA_DEVICE_MAX_CONNECTIONS=8" in text and "-x CUDA_DEVICE_MAX_CONNECTIONS" in text
+    stress = (logs / "hier-3x2p" / "stress.txt").read_text()
+    assert "mpirun --allow-run-as-root --oversubscribe -np 6" in stress
+    assert "all_reduce_perf -g 1 -k hier-ring -b 8 -e 8M" in stress
+    assert stress.count("PASS: ") == 4
+
+
+def test_a_bad_layout_is_refused_before_any_run(tmp_path):
+    proc, logs = hier_check(tmp_path, layouts="2x2 2by2")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == \
+        "hier_check.sh: layout '2by2' is not HxL or HxLp (hosts x ranks a host)"
+    assert not (logs / "hier-2x2").exists()
