@@ -20,7 +20,7 @@
 #define ANSWER_WAIT_MS 200
 
 static atomic_flag printed = ATOMIC_FLAG_INIT;
-static atomic_int answered; /* threads that printed their stack */
+static atomic_long answered; /* the thread that printed its stack last */
 
 /* The signal each thread prints its stack on: a real-time signal past the
  * first few, which threading libraries take for themselves. */
@@ -78,7 +78,7 @@ __attribute__((noinline)) static void print_own_stack(int skip) {
 static void on_stack_signal(int sig) {
   (void)sig;
   print_own_stack(3);
-  atomic_fetch_add(&answered, 1);
+  atomic_store(&answered, (long)syscall(SYS_gettid));
 }
 
 static void sleep_ms(long ms) {
@@ -86,10 +86,11 @@ static void sleep_ms(long ms) {
   nanosleep(&t, NULL);
 }
 
-/* Waits for a signalled thread's answer; 0 when none came. */
-static int answer_after(int before) {
+/* Waits for thread tid's answer; 0 when none came (a late one then prints
+ * under its own header all the same). */
+static int answered_by(long tid) {
   for (int ms = 0; ms < ANSWER_WAIT_MS; ms++) {
-    if (atomic_load(&answered) > before) return 1;
+    if (atomic_load(&answered) == tid) return 1;
     sleep_ms(1);
   }
   return 0;
@@ -106,9 +107,7 @@ static void print_other_threads(void) {
     char *end;
     const long tid = strtol(e->d_name, &end, 10);
     if (*end || tid <= 0 || tid == self) continue;
-    const int before = atomic_load(&answered);
-    if (syscall(SYS_tgkill, (long)getpid(), tid, (long)stack_signal()) != 0 ||
-        !answer_after(before))
+    if (syscall(SYS_tgkill, (long)getpid(), tid, (long)stack_signal()) != 0 || !answered_by(tid))
       fprintf(stderr, "collbench: process %d, thread %ld: no stack (it did not answer)\n",
               (int)getpid(), tid);
   }

@@ -6,6 +6,8 @@
 # -T 3: the run must fail within the bound, and say which kernel waited for
 # which rank. One PASS/FAIL line per case.
 set -uo pipefail
+# The exit as a user's run makes it, without the stacks lib.sh asks for.
+export CB_ERROR_STACKS=${CB_ERROR_STACKS:-0}
 source "$(dirname "$0")/lib.sh"
 BUILD=${1:-build-gpu}
 NGPUS=${2:-2}

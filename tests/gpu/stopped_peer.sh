@@ -14,6 +14,8 @@
 # Rank 1's process is continued and killed afterwards, by its own pid (it is
 # this script's mpirun's child). Logs in $LOGDIR (default ./gpu-stopped-logs).
 set -uo pipefail
+# The exit as a user's run makes it, without the stacks lib.sh asks for.
+export CB_ERROR_STACKS=${CB_ERROR_STACKS:-0}
 source "$(dirname "$0")/lib.sh"
 BUILD=$(cd "${1:-build-gpu}" && pwd)
 NGPUS=${2:-2}
