@@ -25,17 +25,18 @@ static cudaGraphExec_t capture(cudaStream_t s, capture_body body, void *ctx) {
   return exec;
 }
 
-/* Launch `nth` (from 0) of a graph. A relaunch of a graph can wait in
- * cudaGraphLaunch for the graph's previous launch to run, holding a lock
- * of the CUDA context that every other launch, upload and capture of the
- * process then waits on. With ranks of one process on one GPU that is a
- * deadlock when the previous launch waits for another rank of the process
- * whose own launch has not yet been made: it cannot be made (seen under
- * --stress -G 1, with NCCL's calls in the graphs). So with o->lockstep
- * every rank of the process has made launch nth - 1 before any makes
- * launch nth; a relaunch then waits only for launches that were all made,
- * whose kernels' peers are all on the GPU. Every rank of a process makes
- * the same launches (the harness's calls are collective). */
+/* Launch `nth` (from 0) of a graph. A relaunch of a graph was seen to wait
+ * inside cudaGraphLaunch, most likely for the graph's previous launch,
+ * while the other ranks' graph launches and uploads of the process waited
+ * on a lock of the driver (--stress -G 1, NCCL's calls in the graphs,
+ * ranks of one process on one GPU): a deadlock when that previous launch
+ * waits for another rank of the process whose own launch can then never
+ * be made (docs/performance.md, "Hierarchical kernels across simulated
+ * hosts"). So with o->lockstep every rank of the process has made launch
+ * nth - 1 before any makes launch nth: a relaunch then waits only for
+ * launches that were all made, whose kernels' peers are all on the GPU.
+ * Every rank of a process makes the same launches (the harness's calls
+ * are collective). */
 static void launch_graph(cb_rank_info *me, const cb_timing_opts *o, cudaGraphExec_t exec,
                          cudaStream_t s, int nth) {
   if (o->lockstep && nth > 0) cb_world_local_barrier(me);
