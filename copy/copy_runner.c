@@ -232,7 +232,7 @@ static void post_complete(const cb_copy_kernel *k, cb_copy_ctx *ctx, const cb_co
 static long long validate(copy_rank *st, const cb_copy_kernel *k, cb_copy_ctx *ctx,
                           const cb_copy_call *c, int copies, uint32_t seed, const char *what) {
   prepare_round(st, c, seed, what);
-  if (k->start) k->start(ctx, c, st->stream);
+  if (k->start) k->start(ctx, c, copies, st->stream);
   post_complete(k, ctx, c, copies, st->stream);
   if (k->stop) k->stop(ctx, st->stream);
   return check_round(st, c, seed);
@@ -252,18 +252,20 @@ static void measure(copy_rank *st, int kidx, cb_copy_ctx *ctx, cb_copy_dir d, si
   row->bytes = bytes;
   double *samples = malloc((size_t)o->iters * sizeof *samples);
   if (!samples) cb_fatal("out of host memory");
-  if (k->start) k->start(ctx, &c, st->stream);
-  /* Warm-up: single copies, then one window (a window of 1 GiB copies is
-   * long; one is enough to fault in what the window path uses). */
+  /* Latency: after -w single copies, one copy then wait for it, -n times. */
+  if (k->start) k->start(ctx, &c, 1, st->stream);
   for (int i = 0; i < o->warmup; i++) post_complete(k, ctx, &c, 1, st->stream);
-  if (o->warmup > 0) post_complete(k, ctx, &c, o->window, st->stream);
-  /* Latency: one copy, then wait for it, -n times. */
   for (int i = 0; i < o->iters; i++) {
     double t0 = cb_monotonic_s();
     post_complete(k, ctx, &c, 1, st->stream);
     samples[i] = 1e6 * (cb_monotonic_s() - t0);
   }
-  /* Bandwidth: -W copies in flight, then one wait, -n times (osu_bw). */
+  if (k->stop) k->stop(ctx, st->stream);
+  /* Bandwidth: after one window (a window of 1 GiB copies is long; one is
+   * enough to fault in what the window path uses), -W copies in flight,
+   * then one wait, -n times (osu_bw). */
+  if (k->start) k->start(ctx, &c, o->window, st->stream);
+  if (o->warmup > 0) post_complete(k, ctx, &c, o->window, st->stream);
   double t0 = cb_monotonic_s();
   for (int i = 0; i < o->iters; i++) post_complete(k, ctx, &c, o->window, st->stream);
   double total_us = 1e6 * (cb_monotonic_s() - t0);

@@ -33,7 +33,7 @@ void cb_copy_gdr_post(cb_copy_ctx *ctx, const cb_copy_call *call, int copies, cu
  * copy_llhost.cu). */
 const char *cb_copy_llh_setup(cb_copy_ctx *ctx);
 void cb_copy_llh_teardown(cb_copy_ctx *ctx);
-void cb_copy_llh_start(cb_copy_ctx *ctx, const cb_copy_call *call, cudaStream_t s);
+void cb_copy_llh_start(cb_copy_ctx *ctx, const cb_copy_call *call, int copies, cudaStream_t s);
 void cb_copy_llh_stop(cb_copy_ctx *ctx, cudaStream_t s);
 void cb_copy_llh_post(cb_copy_ctx *ctx, const cb_copy_call *call, int copies, cudaStream_t s);
 void cb_copy_llh_complete(cb_copy_ctx *ctx, cudaStream_t s);

@@ -196,7 +196,7 @@ static void *mapped_host(const cb_copy_ctx *ctx, const void *p) {
   return (char *)ctx->host_mapped + (q - h);
 }
 
-void cb_copy_llh_start(cb_copy_ctx *ctx, const cb_copy_call *call, cudaStream_t s) {
+void cb_copy_llh_start(cb_copy_ctx *ctx, const cb_copy_call *call, int copies, cudaStream_t s) {
   llh_state *st = ctx->state;
   const void *dev = st->h2d ? call->dst : call->src;
   const void *host = st->h2d ? call->src : call->dst;
@@ -211,7 +211,9 @@ void cb_copy_llh_start(cb_copy_ctx *ctx, const cb_copy_call *call, cudaStream_t 
              cb_llh_protocol_name(st->protocol), (int)align);
   st->call = *call;
   st->cpc = cb_llh_chunks(call->bytes, st->protocol);
-  st->blocks = cb_llh_blocks(st->cpc, ctx->window, st->max_blocks);
+  /* Blocks for the copies a post is given: one copy of a few chunks keeps
+   * the other blocks from polling over PCIe beside it for nothing. */
+  st->blocks = cb_llh_blocks(st->cpc, copies, st->max_blocks);
   st->first_chunk = st->next_chunk;
   st->stream = s;
   st->session++;

@@ -345,16 +345,20 @@ static const char *label(const setup *su, char *buf, size_t len) {
   return buf;
 }
 
-/* One session as copy_runner.c runs one size: single copies, then a window
- * on a fresh destination, checked as soon as complete() returns (before the
- * stop: complete means every byte is there). Returns the wrong bytes seen
- * then. */
+/* One session of a size: single copies, then a window on a fresh
+ * destination (copy_runner.c gives each its own session; one session with
+ * both is the harder case), checked as soon as complete() returns (before
+ * the stop: complete means every byte is there). Returns the wrong bytes
+ * seen then. */
 static long long session(cb_copy_ctx *ctx, const setup *su, size_t n, int window, int singles,
                          uint32_t seed, int pause_us) {
+  /* Sized for one copy or for the window, by turns: posts of either size
+   * must be right whatever the session was sized for. */
+  const int sized_for = seed % 2 ? 1 : window;
   cb_copy_call call = call_of(su->dir, n);
   cb_copy_pattern_fill((void *)call.src, n, seed, 0);
   cb_copy_pattern_fill(call.dst, n, seed, 1);
-  cb_copy_llh_start(ctx, &call, NULL);
+  cb_copy_llh_start(ctx, &call, sized_for, NULL);
   for (int i = 0; i < singles; i++) {
     cb_copy_llh_post(ctx, &call, 1, NULL);
     cb_copy_llh_complete(ctx, NULL);
