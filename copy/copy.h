@@ -66,16 +66,26 @@ typedef struct cb_copy_kernel {
    * unless the user asked for this kernel by name). Optional. */
   const char *(*setup)(cb_copy_ctx *ctx);
   void (*teardown)(cb_copy_ctx *ctx); /* optional */
-  /* Per size, outside the timed region (a resident kernel starts and stops
-   * here). A validation round is a start/post/complete/stop of its own. */
-  void (*start)(cb_copy_ctx *ctx, const cb_copy_call *call, cudaStream_t s); /* optional */
-  void (*stop)(cb_copy_ctx *ctx, cudaStream_t s);                            /* optional */
+  /* Outside the timed region (a resident kernel starts and stops here): a
+   * session for the latency copies of a size (copies 1), one for its
+   * windows (copies = -W), and one per validation round. copies is what the
+   * session's posts are given: a kernel may size itself for it (a resident
+   * kernel's blocks), but must stay correct for any post of up to -W. */
+  void (*start)(cb_copy_ctx *ctx, const cb_copy_call *call, int copies,
+                cudaStream_t s);                  /* optional */
+  void (*stop)(cb_copy_ctx *ctx, cudaStream_t s); /* optional */
   /* Issues copies (1 <= copies <= window) of call, back to back, each
    * moving every byte of call; asynchronous where the path is. */
   void (*post)(cb_copy_ctx *ctx, const cb_copy_call *call, int copies, cudaStream_t s);
   /* Returns once every posted copy is complete: its bytes are at the
    * destination. NULL: the copy is complete when post returns. */
   void (*complete)(cb_copy_ctx *ctx, cudaStream_t s);
+  /* Optional, for a kernel that moves different sizes different ways;
+   * called after setup. The protocol that moves a copy of bytes (a word
+   * each row of the report carries), and one line saying how the kernel
+   * picks it (its block's header). */
+  const char *(*protocol)(const cb_copy_ctx *ctx, size_t bytes);
+  void (*describe)(const cb_copy_ctx *ctx, char *buf, size_t len);
 } cb_copy_kernel;
 
 typedef struct {

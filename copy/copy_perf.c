@@ -43,8 +43,8 @@ static const cb_copy_kernel kernels[] = {
      .post = cb_copy_gdr_post},
     {.id = 4,
      .name = "llhost",
-     .summary = "LL16 packets through mapped pinned host memory to/from a resident GPU kernel "
-                "(no doorbell: data and flag in one store)",
+     .summary = "LL16 packets (small copies) or a payload and one flag per chunk, between the "
+                "CPU and a resident GPU kernel through mapped pinned host memory",
      .dirs = HOST_DIRS,
      .other_dirs = NO_PEER,
      .setup = cb_copy_llh_setup,
@@ -52,7 +52,9 @@ static const cb_copy_kernel kernels[] = {
      .start = cb_copy_llh_start,
      .stop = cb_copy_llh_stop,
      .post = cb_copy_llh_post,
-     .complete = cb_copy_llh_complete},
+     .complete = cb_copy_llh_complete,
+     .protocol = cb_copy_llh_protocol,
+     .describe = cb_copy_llh_describe},
 };
 
 static const cb_copy_program copy = {kernels, sizeof kernels / sizeof kernels[0]};

@@ -86,3 +86,9 @@ const char *cb_copy_measure_name(int m) {
   static const char *const names[CB_COPY_NUM_MEASURES] = {"latency", "bandwidth"};
   return names[m];
 }
+
+int cb_copy_over_floor(const cb_copy_report *r, const cb_copy_row *row, double *us) {
+  if (!r->floor.ran || row->dir == CB_D2D || row->skip[0] || !row->m[CB_COPY_LAT].ran) return 0;
+  *us = row->m[CB_COPY_LAT].time_us - r->floor.p50_us;
+  return 1;
+}

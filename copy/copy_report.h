@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "copy.h"
+#include "copy_floor.h"
 #include "device_info.h"
 #include "rows.h"
 #include "sink.h"
@@ -36,7 +37,8 @@ typedef struct {
   int kernel; /* index into the program's kernel table */
   cb_copy_dir dir;
   size_t bytes;
-  char skip[160]; /* non-empty: this size was skipped, and why */
+  char skip[160];    /* non-empty: this size was skipped, and why */
+  char protocol[16]; /* the kernel's protocol at this size, or empty (copy.h: protocol) */
   cb_copy_measure m[CB_COPY_NUM_MEASURES];
   long long wrong; /* wrong bytes over every validation round; -1 = not checked */
 } cb_copy_row;
@@ -54,6 +56,7 @@ typedef struct {
   char **kernel_skips;          /* per kernel: why a kernel of -k all cannot run at all, or NULL */
   char *dir_notes[CB_NUM_DIRS]; /* why a direction did not run, or NULL */
   char **kd_skips;              /* [kernel * CB_NUM_DIRS + dir]: why it skipped that direction */
+  cb_copy_floor floor;          /* the flag round trip host paths are measured against */
   cb_copy_row *rows;
   size_t nrows, cap;
 } cb_copy_report;
@@ -75,13 +78,19 @@ int cb_copy_report_kernels_measured(const cb_copy_report *r);
  * measurement (m: CB_COPY_LAT, CB_COPY_BW). */
 const char *cb_copy_host_memory(const cb_copy_options *o);
 const char *cb_copy_measure_name(int m);
+/* How far row's latency is above the floor (its time less the floor's p50),
+ * in microseconds: 1 and *us set where the row is a host path (h2d, d2h)
+ * that was measured and the floor ran, else 0. */
+int cb_copy_over_floor(const cb_copy_report *r, const cb_copy_row *row, double *us);
 
 /* Text sink: collbench's layout. */
 void cb_copy_text_header(FILE *out, const cb_copy_report *r);
 /* "# h2d: <what>" heading the direction's kernel blocks. */
 void cb_copy_text_dir_header(FILE *out, const cb_copy_report *r, cb_copy_dir d, const char *what);
 void cb_copy_text_dir_note(FILE *out, cb_copy_dir d, const char *why);
-void cb_copy_text_kernel_header(FILE *out, const cb_copy_report *r, int kernel);
+/* The kernel's heading; protocol (NULL: none) is its describe() line. */
+void cb_copy_text_kernel_header(FILE *out, const cb_copy_report *r, int kernel,
+                                const char *protocol);
 void cb_copy_text_kernel_skip(FILE *out, const cb_copy_report *r, int kernel, cb_copy_dir d,
                               const char *why);
 void cb_copy_text_row(FILE *out, const cb_copy_row *row);

@@ -1,10 +1,12 @@
-/* copy_perf's CSV file (--csv): one row per measurement, RFC 4180 quoting. */
+/* copy_perf's CSV file (--csv): one row per measurement, RFC 4180 quoting;
+ * the kernel's protocol at that size and, for a latency of a host path,
+ * how far it is above the floor (copy_floor.h). */
 #include "copy_report.h"
 #include "csv_writer.h"
 
 static const char csv_header[] =
     "program,kernel,kernel_name,direction,measurement,host_memory,size,copies,iterations,time_us,"
-    "p50_us,p99_us,algbw,wrong,skipped";
+    "p50_us,p99_us,algbw,wrong,skipped,protocol,over_floor_us";
 
 static void csv_measure(FILE *out, const cb_copy_report *r, const cb_copy_row *row, int m) {
   const cb_copy_kernel *k = &r->prog->kernels[row->kernel];
@@ -16,7 +18,9 @@ static void csv_measure(FILE *out, const cb_copy_report *r, const cb_copy_row *r
   if (row->skip[0]) {
     fputs(",,,,,,,", out);
     cb_csv_string(out, row->skip);
-    fputc('\n', out);
+    fputc(',', out);
+    cb_csv_string(out, row->protocol);
+    fputs(",\n", out);
     return;
   }
   fprintf(out, "%d,%d,", x->copies, x->samples);
@@ -29,6 +33,11 @@ static void csv_measure(FILE *out, const cb_copy_report *r, const cb_copy_row *r
   }
   cb_csv_number(out, x->algbw);
   cb_csv_count(out, row->wrong);
+  fputc(',', out); /* after the empty skipped */
+  cb_csv_string(out, row->protocol);
+  fputc(',', out);
+  double over;
+  if (m == CB_COPY_LAT && cb_copy_over_floor(r, row, &over)) fprintf(out, "%.10g", over);
   fputc('\n', out);
 }
 

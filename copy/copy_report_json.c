@@ -1,6 +1,7 @@
 /* copy_perf's JSON document (-J): collbench's document, with the keys of
  * the collective programs' documents where copy_perf has them, so one
- * reader (scripts/collbench_results.py) serves both. */
+ * reader (scripts/collbench_results.py) serves both; and its own: the
+ * floor, each row's protocol and how far its latency is above the floor. */
 #include "copy_report.h"
 #include "json_pieces.h"
 
@@ -38,6 +39,22 @@ static void json_kernel_keys(cb_json *j, const void *report, int k) {
   json_skipped_directions(j, &r->kd_skips[k * CB_NUM_DIRS]);
 }
 
+/* "floor": the flag round trip the host paths are measured against
+ * (copy_floor.h), or null where it was not measured. */
+static void json_floor(cb_json *j, const cb_copy_floor *f) {
+  cb_json_key(j, "floor");
+  if (!f->ran) {
+    cb_json_null(j);
+    return;
+  }
+  cb_json_begin_object(j);
+  cb_json_key(j, "what"), cb_json_string(j, "CPU -> resident GPU kernel -> CPU flag round trip");
+  cb_json_key(j, "trips"), cb_json_int(j, f->trips);
+  cb_json_key(j, "p50_us"), cb_json_double(j, f->p50_us);
+  cb_json_key(j, "p99_us"), cb_json_double(j, f->p99_us);
+  cb_json_end_object(j);
+}
+
 /* One measurement; the keys of the collective programs' rows are there
  * too (type uint8: bytes; no op or root; out of place; stream mode), so
  * readers of those find what they expect. */
@@ -49,6 +66,10 @@ static void json_measure(cb_json *j, const cb_copy_report *r, const cb_copy_row 
   cb_json_key(j, "measurement"), cb_json_string(j, cb_copy_measure_name(m));
   cb_json_key(j, "host_memory"), cb_json_string(j, cb_copy_host_memory(&r->opts));
   cb_json_call_keys(j, "uint8", "none", -1, row->bytes, row->bytes, "out-of-place", "stream");
+  if (row->protocol[0]) cb_json_key(j, "protocol"), cb_json_string(j, row->protocol);
+  double over;
+  if (m == CB_COPY_LAT && cb_copy_over_floor(r, row, &over))
+    cb_json_key(j, "over_floor_us"), cb_json_double(j, over);
   if (row->skip[0]) {
     cb_json_key(j, "skipped"), cb_json_string(j, row->skip);
   } else {
@@ -71,6 +92,7 @@ static void json_keys(cb_json *j, const void *report) {
   const cb_kernel_menu kernels = cb_copy_kernels_menu(r->prog);
   cb_json_kernels(j, &kernels, r->kernels_run, r->kernel_skips, json_kernel_keys, r);
   json_skipped_directions(j, r->dir_notes);
+  json_floor(j, &r->floor);
   cb_json_key(j, "results");
   cb_json_begin_array(j);
   for (size_t i = 0; i < r->nrows; i++)

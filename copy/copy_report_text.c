@@ -1,7 +1,8 @@
 /* copy_perf's text table, in collbench's style: a header per kernel, one
  * row per size with the time and algbw of each measurement and #wrong, a
  * closing "fastest per size" summary against kernel 0 (ce, the copy
- * engine), and nccl-tests' "Out of bounds values" line. */
+ * engine) and the floor (copy_floor.h), and nccl-tests' "Out of bounds
+ * values" line. */
 #include <string.h>
 
 #include "copy_report.h"
@@ -23,6 +24,11 @@ void cb_copy_text_header(FILE *out, const cb_copy_report *r) {
           "# latency: one copy, then wait for it (p50 and p99 of %d); bandwidth: %d copies in "
           "flight, then one wait, as osu_bw (time per copy); host clock\n",
           o->iters, o->window);
+  if (r->floor.ran)
+    fprintf(out,
+            "# floor: CPU -> resident GPU kernel -> CPU flag round trip: p50 %.2f us, p99 %.2f us "
+            "(%d trips)\n",
+            r->floor.p50_us, r->floor.p99_us, r->floor.trips);
   cb_text_devices(out, r->devices, r->nranks);
   if (r->nranks > 2)
     fprintf(out, "#  Ranks 2..%d idle: rank 0 copies (h2d, d2h) and copies to rank 1 (d2d)\n",
@@ -55,9 +61,11 @@ static void group(FILE *out, const char *label, int width) {
 #define LAT_SPAN (8 + 2 + 8 + 2 + 6)
 #define BW_SPAN  (8 + 2 + 6)
 
-void cb_copy_text_kernel_header(FILE *out, const cb_copy_report *r, int kernel) {
+void cb_copy_text_kernel_header(FILE *out, const cb_copy_report *r, int kernel,
+                                const char *protocol) {
   const cb_copy_kernel *k = &r->prog->kernels[kernel];
   fprintf(out, "#\n# kernel %d (%s): %s\n", k->id, k->name, k->summary);
+  if (protocol) fprintf(out, "# %s\n", protocol);
   fprintf(out, "# %10s  %5s  ", "", "");
   group(out, "latency", LAT_SPAN);
   fputs("  ", out);
@@ -112,8 +120,10 @@ static int same_case(const cb_copy_row *a, const cb_copy_row *b) {
 }
 
 /* One measurement of the summary: the fastest kernel's name, its value
- * (latency: time; bandwidth: algbw) and ce's time / its time. */
-static void summary_cell(FILE *out, const cb_copy_report *r, size_t first, int m, int ref) {
+ * (latency: time; bandwidth: algbw) and ce's time / its time. Returns the
+ * fastest row, or NULL. */
+static const cb_copy_row *summary_cell(FILE *out, const cb_copy_report *r, size_t first, int m,
+                                       int ref) {
   const cb_copy_row *best = NULL, *ce = NULL;
   for (size_t i = first; i < r->nrows; i++) {
     const cb_copy_row *x = &r->rows[i];
@@ -123,11 +133,12 @@ static void summary_cell(FILE *out, const cb_copy_report *r, size_t first, int m
   }
   if (!best) {
     cb_text_fastest_cell(out, NULL, 0, 0, 0, 0);
-    return;
+    return NULL;
   }
   cb_text_fastest_cell(out, r->prog->kernels[best->kernel].name,
                        m == CB_COPY_LAT ? best->m[m].time_us : best->m[m].algbw, best->m[m].time_us,
                        ce != NULL, ce ? ce->m[m].time_us : 0);
+  return best;
 }
 
 static int seen_before(const cb_copy_report *r, size_t i) {
@@ -136,21 +147,30 @@ static int seen_before(const cb_copy_report *r, size_t i) {
   return 0;
 }
 
+/* The fastest latency's distance to the floor: "+0.42" (us), or "-". */
+static void over_floor_cell(FILE *out, const cb_copy_report *r, const cb_copy_row *best) {
+  char v[16] = "-";
+  double us;
+  if (best && cb_copy_over_floor(r, best, &us)) snprintf(v, sizeof v, "%+.2f", us);
+  fprintf(out, "  %10s", v);
+}
+
 static void text_summary(FILE *out, const cb_copy_report *r) {
   int ref = reference_kernel(r);
-  fprintf(out, "#\n# Fastest kernel per size (vs ce = ce's time / the fastest time)\n");
+  fprintf(out, "#\n# Fastest kernel per size (vs ce = ce's time / the fastest time; over floor = "
+               "the fastest latency less the floor's p50, us)\n");
   fprintf(out, "# %10s  %5s  ", "", "");
-  group(out, "latency p50", 8 + 2 + 8 + 2 + 7);
+  group(out, "latency p50", 8 + 2 + 8 + 2 + 7 + 2 + 10);
   fputs("  ", out);
   group(out, "bandwidth", 8 + 2 + 8 + 2 + 7);
   fputc('\n', out);
-  fprintf(out, "# %10s  %5s  %8s  %8s  %7s  %8s  %8s  %7s\n", "size", "dir", "fastest", "time(us)",
-          "vs ce", "fastest", "GB/s", "vs ce");
+  fprintf(out, "# %10s  %5s  %8s  %8s  %7s  %10s  %8s  %8s  %7s\n", "size", "dir", "fastest",
+          "time(us)", "vs ce", "over floor", "fastest", "GB/s", "vs ce");
   for (size_t i = 0; i < r->nrows; i++) {
     if (seen_before(r, i)) continue;
     const cb_copy_row *x = &r->rows[i];
     fprintf(out, "# %10zu  %5s", x->bytes, cb_copy_dir_name(x->dir));
-    summary_cell(out, r, i, CB_COPY_LAT, ref);
+    over_floor_cell(out, r, summary_cell(out, r, i, CB_COPY_LAT, ref));
     summary_cell(out, r, i, CB_COPY_BW, ref);
     fputc('\n', out);
   }

@@ -4,7 +4,8 @@
  * a copy differs from a collective: one rank copies (rank 0; d2d goes to
  * rank 1's GPU, every other rank idles), the endpoints are host memory,
  * this GPU and its peer, and each path is timed on the host clock for
- * latency and bandwidth, because some paths are driven by the CPU. */
+ * latency and bandwidth, because some paths are driven by the CPU. Before
+ * them, the floor of the host paths (copy_floor.h) is measured once. */
 #define _GNU_SOURCE /* posix_memalign */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "clock.h"
 #include "copy.h"
+#include "copy_floor.h"
 #include "copy_pattern.h"
 #include "copy_report.h"
 #include "cuda_check.h"
@@ -230,7 +232,7 @@ static void post_complete(const cb_copy_kernel *k, cb_copy_ctx *ctx, const cb_co
 static long long validate(copy_rank *st, const cb_copy_kernel *k, cb_copy_ctx *ctx,
                           const cb_copy_call *c, int copies, uint32_t seed, const char *what) {
   prepare_round(st, c, seed, what);
-  if (k->start) k->start(ctx, c, st->stream);
+  if (k->start) k->start(ctx, c, copies, st->stream);
   post_complete(k, ctx, c, copies, st->stream);
   if (k->stop) k->stop(ctx, st->stream);
   return check_round(st, c, seed);
@@ -250,18 +252,20 @@ static void measure(copy_rank *st, int kidx, cb_copy_ctx *ctx, cb_copy_dir d, si
   row->bytes = bytes;
   double *samples = malloc((size_t)o->iters * sizeof *samples);
   if (!samples) cb_fatal("out of host memory");
-  if (k->start) k->start(ctx, &c, st->stream);
-  /* Warm-up: single copies, then one window (a window of 1 GiB copies is
-   * long; one is enough to fault in what the window path uses). */
+  /* Latency: after -w single copies, one copy then wait for it, -n times. */
+  if (k->start) k->start(ctx, &c, 1, st->stream);
   for (int i = 0; i < o->warmup; i++) post_complete(k, ctx, &c, 1, st->stream);
-  if (o->warmup > 0) post_complete(k, ctx, &c, o->window, st->stream);
-  /* Latency: one copy, then wait for it, -n times. */
   for (int i = 0; i < o->iters; i++) {
     double t0 = cb_monotonic_s();
     post_complete(k, ctx, &c, 1, st->stream);
     samples[i] = 1e6 * (cb_monotonic_s() - t0);
   }
-  /* Bandwidth: -W copies in flight, then one wait, -n times (osu_bw). */
+  if (k->stop) k->stop(ctx, st->stream);
+  /* Bandwidth: after one window (a window of 1 GiB copies is long; one is
+   * enough to fault in what the window path uses), -W copies in flight,
+   * then one wait, -n times (osu_bw). */
+  if (k->start) k->start(ctx, &c, o->window, st->stream);
+  if (o->warmup > 0) post_complete(k, ctx, &c, o->window, st->stream);
   double t0 = cb_monotonic_s();
   for (int i = 0; i < o->iters; i++) post_complete(k, ctx, &c, o->window, st->stream);
   double total_us = 1e6 * (cb_monotonic_s() - t0);
@@ -281,6 +285,7 @@ static void measure(copy_rank *st, int kidx, cb_copy_ctx *ctx, cb_copy_dir d, si
   bw->samples = o->iters;
   bw->time_us = total_us / ((double)o->iters * o->window);
   bw->algbw = cb_copy_gbps(bytes, bw->time_us);
+  if (k->protocol) snprintf(row->protocol, sizeof row->protocol, "%s", k->protocol(ctx, bytes));
 
   /* Validation, after timing: a single copy, and a window (whose copies all
    * move the same bytes, as osu_bw's do). */
@@ -331,7 +336,9 @@ static void run_direction(copy_rank *st, cb_copy_dir d) {
       fflush(stdout);
       continue;
     }
-    if (out) cb_copy_text_kernel_header(out, r, k);
+    char protocol[256];
+    if (kd->describe) kd->describe(&ctx, protocol, sizeof protocol);
+    if (out) cb_copy_text_kernel_header(out, r, k, kd->describe ? protocol : NULL);
     for (size_t i = 0; i < nsizes; i++) {
       cb_copy_row row;
       measure(st, k, &ctx, d, (size_t)cb_sweep_size(&o->sweep, i), &row);
@@ -380,6 +387,10 @@ static int rank_main(cb_rank_info *me, void *arg) {
     d2d_why = "needs two GPUs (-g 2, or mpirun -np 2): this run has one rank";
   if (me->rank == 0 && d2d_why && o->dirs_named && (o->dirs & CB_DIR_BIT(CB_D2D)))
     cb_fatal("-D d2d cannot run: %s", d2d_why);
+  /* The reference of the host paths, once, before any kernel runs. */
+  if (me->rank == 0 && (o->dirs & (CB_DIR_BIT(CB_H2D) | CB_DIR_BIT(CB_D2H))))
+    cb_copy_floor_measure(st.device, me->rank, o->iters, o->warmup, o->timeout_s,
+                          &run->report.floor);
   cb_world_barrier(me);
   if (me->rank == 0) {
     cb_copy_text_header(stdout, &run->report);

@@ -62,6 +62,11 @@ static void osu_block(FILE *out, const cb_copy_report *r, int k, cb_copy_dir d, 
 }
 
 void cb_copy_osu_write(FILE *out, const cb_copy_report *r) {
+  if (r->floor.ran)
+    fprintf(out,
+            "# floor: CPU -> resident GPU kernel -> CPU flag round trip: p50 %.2f us, p99 %.2f us "
+            "(%d trips)\n",
+            r->floor.p50_us, r->floor.p99_us, r->floor.trips);
   for (int d = 0; d < CB_NUM_DIRS; d++) {
     if (!(r->opts.dirs & CB_DIR_BIT(d))) continue;
     if (r->dir_notes[d])

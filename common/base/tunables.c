@@ -44,7 +44,8 @@ enum { AGREE = 0, PER_RANK = 1 };
  * be the same on every rank, or a rank reads a peer's memory with the
  * wrong layout, waits on a block never launched, or reduces different
  * pieces; and one row of results must measure one configuration. Only the
- * LL grid is a rank's own: nothing its peers see depends on it. */
+ * LL grid (and copy_perf's llhost kernel, which has no peer) is a rank's
+ * own: nothing its peers see depends on it. */
 static const cb_tunable_row table[] = {
     NUMBER("CB_SHARE_GPUS", 0, 1, 1, 0, AGREE, COLL,
            "1: ranks share the visible GPUs round robin (correctness checks only; times are not "
@@ -118,6 +119,12 @@ static const cb_tunable_row table[] = {
     /* At most CB_LLH_RING_CHUNKS (copy_llhost.h): a block per ring slot. */
     NUMBER("CB_LLHOST_BLOCKS", 1, 256, 1, 32, PER_RANK, COPY,
            "copy_perf -k llhost: blocks of the resident kernel"),
+    /* Where llhost leaves LL16 packets for its payload-then-flag protocol
+     * (copy_llhost.h). The default is a placeholder until the crossover is
+     * measured (docs/performance.md); it shapes only this process's kernel. */
+    NUMBER("CB_LLHOST_LL_MAX", 0, 1L << 40, 1, 1024, PER_RANK, COPY,
+           "copy_perf -k llhost: LL16 packets for copies up to this many bytes, the "
+           "payload-then-flag protocol above; 0, the flag protocol at every size"),
 };
 
 enum { ROWS = sizeof table / sizeof table[0] };

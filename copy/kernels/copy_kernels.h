@@ -28,14 +28,17 @@ const char *cb_copy_gdr_setup(cb_copy_ctx *ctx);
 void cb_copy_gdr_teardown(cb_copy_ctx *ctx);
 void cb_copy_gdr_post(cb_copy_ctx *ctx, const cb_copy_call *call, int copies, cudaStream_t s);
 
-/* -k 4 llhost: LL packets through mapped host memory to and from a resident
- * GPU kernel (copy_llhost.c, copy_llhost.cu). */
+/* -k 4 llhost: LL16 packets, or a payload and a flag per chunk, through
+ * mapped host memory to and from a resident GPU kernel (copy_llhost.c,
+ * copy_llhost.cu). */
 const char *cb_copy_llh_setup(cb_copy_ctx *ctx);
 void cb_copy_llh_teardown(cb_copy_ctx *ctx);
-void cb_copy_llh_start(cb_copy_ctx *ctx, const cb_copy_call *call, cudaStream_t s);
+void cb_copy_llh_start(cb_copy_ctx *ctx, const cb_copy_call *call, int copies, cudaStream_t s);
 void cb_copy_llh_stop(cb_copy_ctx *ctx, cudaStream_t s);
 void cb_copy_llh_post(cb_copy_ctx *ctx, const cb_copy_call *call, int copies, cudaStream_t s);
 void cb_copy_llh_complete(cb_copy_ctx *ctx, cudaStream_t s);
+const char *cb_copy_llh_protocol(const cb_copy_ctx *ctx, size_t bytes);
+void cb_copy_llh_describe(const cb_copy_ctx *ctx, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

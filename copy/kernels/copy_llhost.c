@@ -1,27 +1,34 @@
-/* -k 4 llhost, the CPU side (protocol in copy_llhost.h): h2d, the CPU
- * writes LL16 packets into a ring in mapped pinned host memory and a
- * resident GPU kernel polls them and stores their data into device memory;
- * d2h, the CPU asks for a copy, the kernel writes packets into the ring and
- * the CPU polls them. The kernel starts once per size, outside timing, and
- * is stopped cleanly; every wait here is bounded by -T and also notices a
- * resident kernel that died.
+/* -k 4 llhost, the CPU side (protocols and proof in copy_llhost.h). LL16
+ * for small copies: the CPU writes packets into a ring in mapped pinned
+ * host memory (h2d) or polls the packets the resident kernel writes there
+ * (d2h). The flag protocol above: h2d, the CPU makes the payload visible
+ * (the user's buffer itself, or a copy in the staging ring) and releases
+ * one flag per chunk, which one thread per block of the resident kernel
+ * polls; d2h, the CPU rings the doorbell and waits for one flag per chunk.
+ * The kernel starts once per size, outside timing, and is stopped cleanly;
+ * every wait here is bounded by -T and also notices a resident kernel that
+ * died.
  *
- * CPU accesses to the ring and the control words:
- *  - packet halves are written and read with 8-byte atomic accesses
- *    (__atomic builtins, relaxed): one single-copy-atomic access each, which
- *    plain C could split or merge; each half carries its flag, so nothing
- *    else orders data against flag;
+ * CPU accesses to the rings and the control words:
+ *  - LL16 packet halves are written and read with 8-byte atomic accesses
+ *    (__atomic builtins, relaxed): one single-copy-atomic access each,
+ *    which plain C could split or merge; each half carries its flag, so
+ *    nothing else orders data against flag;
  *  - no fence after writing packets: the ring is ordinary cached memory the
  *    GPU reads coherently, so the stores reach it as the store buffer
  *    drains, with no write-combining buffer to flush;
- *  - slot words the CPU writes (d2h) and go/stop are release stores, slot
- *    words it reads (h2d) are acquire loads: the comments say what each
- *    orders. */
+ *  - words the CPU writes (ready, consumed, go, stop) are release stores,
+ *    words it reads (consumed, ready) acquire loads: the comments say what
+ *    each orders. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h> /* _mm_stream_si128, _mm_sfence */
+#endif
 
 #include "clock.h"
 #include "copy_kernels.h"
@@ -33,23 +40,33 @@
 
 typedef struct {
   int h2d;
-  uint64_t *ring; /* host address; packet i of slot r is ring[2 * (r * CHUNK_PACKETS + i)] */
+  uint64_t *ring; /* LL16 packets; packet i of slot r is ring[2 * (r * CHUNK_PACKETS + i)] */
   void *ring_dev;
+  unsigned char *stage; /* flag-staged payloads (pageable host memory only), else NULL */
+  void *stage_dev;
   cb_llh_ctrl *ctrl; /* host address */
   cb_llh_ctrl *ctrl_dev;
-  int max_blocks; /* CB_LLHOST_BLOCKS */
+  int max_blocks;  /* CB_LLHOST_BLOCKS */
+  uint64_t ll_max; /* CB_LLHOST_LL_MAX */
   /* Counters that only grow over the whole setup (all sizes). */
-  uint32_t next_chunk; /* the next chunk a post uses */
-  uint32_t read_chunk; /* d2h: the next chunk the CPU reads */
-  uint32_t next_copy;  /* d2h: copies asked for so far (the last copy number) */
+  uint32_t next_chunk;     /* the next chunk a post uses */
+  uint32_t read_chunk;     /* d2h: the next chunk the CPU consumes */
+  uint32_t known_consumed; /* h2d: every chunk below it is consumed (complete() saw it) */
+  uint32_t next_copy;      /* d2h: copies asked for so far (the last copy number) */
   uint32_t session;
   /* The running session. */
   int running;
   cb_copy_call call;
+  int protocol;
   uint32_t first_chunk, cpc;
   int blocks;
   cudaStream_t stream;
 } llh_state;
+
+const char *cb_llh_protocol_name(int p) {
+  static const char *const names[] = {"ll16", "flag-direct", "flag-staged"};
+  return p >= 0 && p <= CB_LLH_FLAG_STAGED ? names[p] : "?";
+}
 
 /* ---- bounded waits ------------------------------------------------------------ */
 
@@ -82,43 +99,53 @@ static void cpu_tick(cpu_spin *s, const cb_copy_ctx *ctx, const llh_state *st, c
              ctx->timeout_s, what, chunk, st->session);
 }
 
-/* Acquire: pairs with the GPU's st.release.sys of the word; the CPU writes
- * nothing into the slot before it has seen the GPU finish reading it. */
+/* Acquire: pairs with the GPU's release of the word (st.release.sys, or
+ * bar.sync + st.release.sys); what the CPU does after it (write a slot,
+ * read a payload, return from complete()) follows everything the GPU did
+ * before it. */
 static uint32_t load_acquire(const uint32_t *p) {
   return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
 
-/* Release: the CPU's earlier reads of the slot (d2h) are complete before
- * the GPU can see the slot free and overwrite it. */
+/* Release: every access the CPU made before (to a slot, a payload, the
+ * user's buffer) is complete before the GPU can see this word. */
 static void store_release(uint32_t *p, uint32_t v) {
   __atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
 
 /* ---- setup ---------------------------------------------------------------------- */
 
+/* Pinned, mapped (the GPU addresses it), zeroed: flag 0 is no chunk's, so a
+ * zeroed ring or word holds nothing any reader waits for. Not
+ * write-combined: the CPU polls it, and WC reads are uncached. */
+static void *alloc_shared(size_t bytes, void **dev) {
+  void *p;
+  CB_CUDA(cudaHostAlloc(&p, bytes, cudaHostAllocMapped | cudaHostAllocPortable));
+  memset(p, 0, bytes);
+  CB_CUDA(cudaHostGetDevicePointer(dev, p, 0));
+  return p;
+}
+
 const char *cb_copy_llh_setup(cb_copy_ctx *ctx) {
   llh_state *st = calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
   st->h2d = ctx->dir == CB_H2D;
-  st->max_blocks = (int)cb_tunable("CB_LLHOST_BLOCKS"); /* checked at start (tunables.c) */
+  /* Both checked at start (tunables.c). */
+  st->max_blocks = (int)cb_tunable("CB_LLHOST_BLOCKS");
+  st->ll_max = (uint64_t)cb_tunable("CB_LLHOST_LL_MAX");
   /* Every block stays resident until the session stops: the GPU must hold
    * them all at once, or the ones left waiting for a free SM never run. */
   int resident = cb_copy_llh_resident_blocks(ctx->device);
   if (st->max_blocks > resident)
     cb_fatal("CB_LLHOST_BLOCKS=%d: device %d holds at most %d resident blocks of %d threads",
-             st->max_blocks, ctx->device, resident, CB_LLH_CHUNK_PACKETS);
-  size_t ring_bytes = (size_t)CB_LLH_RING_CHUNKS * CB_LLH_CHUNK_PACKETS * CB_LLH_PACKET_BYTES;
-  /* Mapped: the GPU addresses it. Not write-combined: the CPU polls the
-   * d2h ring and the slot words, and WC reads are uncached. */
-  CB_CUDA(
-      cudaHostAlloc((void **)&st->ring, ring_bytes, cudaHostAllocMapped | cudaHostAllocPortable));
-  CB_CUDA(cudaHostAlloc((void **)&st->ctrl, sizeof *st->ctrl,
-                        cudaHostAllocMapped | cudaHostAllocPortable));
-  /* Flag 0 is no chunk's: a zeroed ring holds no packet any reader waits for. */
-  memset(st->ring, 0, ring_bytes);
-  memset(st->ctrl, 0, sizeof *st->ctrl);
-  CB_CUDA(cudaHostGetDevicePointer(&st->ring_dev, st->ring, 0));
-  CB_CUDA(cudaHostGetDevicePointer((void **)&st->ctrl_dev, st->ctrl, 0));
+             st->max_blocks, ctx->device, resident, CB_LLH_THREADS);
+  st->ring = alloc_shared((size_t)CB_LLH_RING_CHUNKS * CB_LLH_LL_SLOT, &st->ring_dev);
+  /* A ring of its own for staged payloads: the LL16 ring's flag halves must
+   * only ever hold flags (copy_llhost.h). Only where the GPU cannot address
+   * the host buffer. */
+  if (!ctx->host_mapped)
+    st->stage = alloc_shared((size_t)CB_LLH_RING_CHUNKS * CB_LLH_STAGE_SLOT, &st->stage_dev);
+  st->ctrl = alloc_shared(sizeof *st->ctrl, (void **)&st->ctrl_dev);
   ctx->state = st;
   return NULL;
 }
@@ -126,30 +153,75 @@ const char *cb_copy_llh_setup(cb_copy_ctx *ctx) {
 void cb_copy_llh_teardown(cb_copy_ctx *ctx) {
   llh_state *st = ctx->state;
   CB_CUDA(cudaFreeHost(st->ring));
+  if (st->stage) CB_CUDA(cudaFreeHost(st->stage));
   CB_CUDA(cudaFreeHost(st->ctrl));
   free(st);
   ctx->state = NULL;
 }
 
+/* ---- what it runs at each size ---------------------------------------------------- */
+
+static int protocol_of(const cb_copy_ctx *ctx, const llh_state *st, uint64_t bytes) {
+  return cb_llh_protocol_for(bytes, st->ll_max, ctx->host_mapped != NULL);
+}
+
+const char *cb_copy_llh_protocol(const cb_copy_ctx *ctx, size_t bytes) {
+  return cb_llh_protocol_name(protocol_of(ctx, ctx->state, bytes));
+}
+
+void cb_copy_llh_describe(const cb_copy_ctx *ctx, char *buf, size_t len) {
+  const llh_state *st = ctx->state;
+  char flag[160];
+  snprintf(flag, sizeof flag, "%s (payload, then one flag per %u KiB chunk; %s)",
+           cb_llh_protocol_name(protocol_of(ctx, st, UINT64_MAX)), CB_LLH_FLAG_CHUNK >> 10,
+           ctx->host_mapped
+               ? (st->h2d ? "the GPU reads the host buffer" : "the GPU writes the host buffer")
+               : "staged through a pinned ring by the CPU");
+  if (st->ll_max == 0)
+    snprintf(buf, len, "protocol: %s at every size (CB_LLHOST_LL_MAX=0)", flag);
+  else
+    snprintf(buf, len,
+             "protocol: LL16 up to %llu B (data and flag in one store; CB_LLHOST_LL_MAX), then %s",
+             (unsigned long long)st->ll_max, flag);
+}
+
 /* ---- a session: one size ---------------------------------------------------------- */
 
-void cb_copy_llh_start(cb_copy_ctx *ctx, const cb_copy_call *call, cudaStream_t s) {
+/* The host end of the call as the GPU addresses it (flag-direct). */
+static void *mapped_host(const cb_copy_ctx *ctx, const void *p) {
+  const char *h = ctx->host, *q = p;
+  if (q < h || q > h + ctx->max_bytes)
+    cb_fatal("kernel %d (%s): the call's host buffer is not the mapped one", ctx->kernel_id,
+             ctx->kernel_name);
+  return (char *)ctx->host_mapped + (q - h);
+}
+
+void cb_copy_llh_start(cb_copy_ctx *ctx, const cb_copy_call *call, int copies, cudaStream_t s) {
   llh_state *st = ctx->state;
   const void *dev = st->h2d ? call->dst : call->src;
+  const void *host = st->h2d ? call->src : call->dst;
   if (st->running)
     cb_fatal("kernel %d (%s): a session started while one runs", ctx->kernel_id, ctx->kernel_name);
-  if ((uintptr_t)dev & 7)
-    cb_fatal("kernel %d (%s) needs an 8-byte aligned device buffer", ctx->kernel_id,
-             ctx->kernel_name);
+  st->protocol = protocol_of(ctx, st, call->bytes);
+  /* LL16 moves 8-byte halves; the flag protocol 16-byte vectors. */
+  uintptr_t align = st->protocol == CB_LLH_LL16 ? 8 : 16;
+  if (((uintptr_t)dev & (align - 1)) ||
+      (st->protocol == CB_LLH_FLAG_DIRECT && ((uintptr_t)host & (align - 1))))
+    cb_fatal("kernel %d (%s) %s needs %d-byte aligned buffers", ctx->kernel_id, ctx->kernel_name,
+             cb_llh_protocol_name(st->protocol), (int)align);
   st->call = *call;
-  st->cpc = cb_llh_chunks(call->bytes);
-  st->blocks = cb_llh_blocks(call->bytes, st->max_blocks);
+  st->cpc = cb_llh_chunks(call->bytes, st->protocol);
+  /* Blocks for the copies a post is given: one copy of a few chunks keeps
+   * the other blocks from polling over PCIe beside it for nothing. */
+  st->blocks = cb_llh_blocks(st->cpc, copies, st->max_blocks);
   st->first_chunk = st->next_chunk;
   st->stream = s;
   st->session++;
   cb_llh_args a;
   memset(&a, 0, sizeof a);
   a.ring = st->ring_dev;
+  a.stage = st->stage_dev;
+  a.host = st->protocol == CB_LLH_FLAG_DIRECT ? mapped_host(ctx, host) : NULL;
   a.ctrl = st->ctrl_dev;
   a.dev = (void *)dev;
   a.bytes = call->bytes;
@@ -157,9 +229,12 @@ void cb_copy_llh_start(cb_copy_ctx *ctx, const cb_copy_call *call, cudaStream_t 
   a.first_copy = st->next_copy + 1;
   a.chunks_per_copy = st->cpc;
   a.session = st->session;
+  a.protocol = st->protocol;
   a.rank = ctx->rank;
   a.kernel_id = ctx->kernel_id;
-  snprintf(a.kernel_name, sizeof a.kernel_name, "%s", ctx->kernel_name);
+  char name[sizeof a.name] = {0};
+  snprintf(name, sizeof name, "%s", ctx->kernel_name);
+  memcpy(a.name, name, sizeof name);
   a.timeout_ns = (uint64_t)ctx->timeout_s * 1000000000ull;
   cb_copy_llh_launch(&a, st->h2d, st->blocks, s);
   st->running = 1;
@@ -182,17 +257,24 @@ void cb_copy_llh_stop(cb_copy_ctx *ctx, cudaStream_t s) {
 /* The chunk numbers of a setup are 32-bit: refuse to wrap them. */
 static void count_chunks(const cb_copy_ctx *ctx, const llh_state *st, uint64_t n) {
   if ((uint64_t)st->next_chunk + n > CB_LLH_CHUNK_LIMIT)
-    cb_fatal("kernel %d (%s): 2^32 chunks (16 TiB) moved in one run: run fewer iterations",
-             ctx->kernel_id, ctx->kernel_name);
+    cb_fatal("kernel %d (%s): 2^32 chunks moved in one run: run fewer iterations", ctx->kernel_id,
+             ctx->kernel_name);
 }
 
-/* h2d: write chunk j of the copy as chunk number g. */
-static void write_chunk(const cb_copy_ctx *ctx, llh_state *st, uint32_t g, uint32_t j) {
-  const uint32_t r = g % CB_LLH_RING_CHUNKS, flag = g + 1;
+/* h2d, rule P1: slot r may take chunk g once chunk g - RING is consumed.
+ * Below known_consumed the CPU knows it already (complete() acquired it),
+ * which spares the load in the steady state of a latency or window run. */
+static void wait_slot_free(const cb_copy_ctx *ctx, llh_state *st, uint32_t g) {
+  if (g < CB_LLH_RING_CHUNKS || g - CB_LLH_RING_CHUNKS < st->known_consumed) return;
+  const uint32_t r = g % CB_LLH_RING_CHUNKS;
   cpu_spin spin = {0, 0};
-  /* The slot's previous chunk (flag - RING) must have been read by the GPU. */
-  while (!cb_llh_reached(load_acquire(&st->ctrl->chunk[r]), flag - CB_LLH_RING_CHUNKS))
+  while (!cb_llh_reached(load_acquire(&st->ctrl->consumed[r]), g + 1 - CB_LLH_RING_CHUNKS))
     cpu_tick(&spin, ctx, st, "the GPU to free a ring slot", g);
+}
+
+/* h2d LL16: write chunk j of the copy as chunk number g. */
+static void write_packets(llh_state *st, uint32_t g, uint32_t j) {
+  const uint32_t r = g % CB_LLH_RING_CHUNKS, flag = g + 1;
   const unsigned char *src = (const unsigned char *)st->call.src;
   const uint64_t bytes = st->call.bytes, hi_flag = (uint64_t)flag << 32;
   uint64_t *slot = st->ring + 2 * (size_t)r * CB_LLH_CHUNK_PACKETS;
@@ -206,8 +288,41 @@ static void write_chunk(const cb_copy_ctx *ctx, llh_state *st, uint32_t g, uint3
   }
 }
 
-/* d2h: read chunk number g (chunk j of its copy) into the destination, then free its slot. */
-static void read_chunk(const cb_copy_ctx *ctx, llh_state *st, uint32_t g, uint32_t j) {
+/* h2d flag-staged: n payload bytes into a staging slot. Non-temporal
+ * stores: they write whole lines to memory without reading them first (no
+ * read-for-ownership of lines the CPU never reads) and leave no dirty line
+ * in the CPU's caches for the GPU's reads to snoop out; the sfence is what
+ * makes them visible before the flag, since x86 orders ordinary stores
+ * (the flag's release) but not non-temporal ones. Elsewhere a plain copy,
+ * which the flag's release orders. */
+static void stage_payload(unsigned char *slot, const unsigned char *src, size_t n) {
+#if defined(__SSE2__)
+  size_t v = n / 16;
+  for (size_t i = 0; i < v; i++)
+    _mm_stream_si128((__m128i *)slot + i, _mm_loadu_si128((const __m128i *)src + i));
+  memcpy(slot + 16 * v, src + 16 * v, n - 16 * v);
+  _mm_sfence(); /* orders the non-temporal stores before the release of ready[r] */
+#else
+  memcpy(slot, src, n);
+#endif
+}
+
+/* h2d flag: publish chunk j of the copy as chunk number g (rule P2). */
+static void publish_chunk(llh_state *st, uint32_t g, uint32_t j) {
+  const uint32_t r = g % CB_LLH_RING_CHUNKS;
+  if (st->protocol == CB_LLH_FLAG_STAGED) {
+    uint64_t off = (uint64_t)j * CB_LLH_FLAG_CHUNK;
+    stage_payload(st->stage + (size_t)r * CB_LLH_STAGE_SLOT,
+                  (const unsigned char *)st->call.src + off,
+                  cb_llh_chunk_bytes(st->call.bytes, st->protocol, j));
+  }
+  /* Release: the payload (staged above, or the user's buffer, written before
+   * post()) is visible before the GPU can see the flag. */
+  store_release(&st->ctrl->ready[r], g + 1);
+}
+
+/* d2h LL16: read chunk number g (chunk j of its copy) into the destination. */
+static void read_packets(const cb_copy_ctx *ctx, llh_state *st, uint32_t g, uint32_t j) {
   const uint32_t r = g % CB_LLH_RING_CHUNKS, flag = g + 1;
   unsigned char *dst = st->call.dst;
   const uint64_t bytes = st->call.bytes;
@@ -226,7 +341,20 @@ static void read_chunk(const cb_copy_ctx *ctx, llh_state *st, uint32_t g, uint32
     uint32_t d[2] = {(uint32_t)lo, (uint32_t)hi};
     memcpy(dst + off, d, off + 8 <= bytes ? 8 : (size_t)(bytes - off));
   }
-  store_release(&st->ctrl->chunk[r], flag);
+}
+
+/* d2h flag: wait for chunk number g (rule C1), and copy it out of its
+ * staging slot where it was staged. */
+static void take_chunk(const cb_copy_ctx *ctx, llh_state *st, uint32_t g, uint32_t j) {
+  const uint32_t r = g % CB_LLH_RING_CHUNKS;
+  cpu_spin spin = {0, 0};
+  /* Equality: flags are unique in a setup, so no older word matches. */
+  while (load_acquire(&st->ctrl->ready[r]) != g + 1)
+    cpu_tick(&spin, ctx, st, "the GPU's d2h flag", g);
+  if (st->protocol == CB_LLH_FLAG_STAGED)
+    memcpy((unsigned char *)st->call.dst + (uint64_t)j * CB_LLH_FLAG_CHUNK,
+           st->stage + (size_t)r * CB_LLH_STAGE_SLOT,
+           cb_llh_chunk_bytes(st->call.bytes, st->protocol, j));
 }
 
 void cb_copy_llh_post(cb_copy_ctx *ctx, const cb_copy_call *call, int copies, cudaStream_t s) {
@@ -235,12 +363,19 @@ void cb_copy_llh_post(cb_copy_ctx *ctx, const cb_copy_call *call, int copies, cu
   count_chunks(ctx, st, (uint64_t)copies * st->cpc);
   for (int c = 0; c < copies; c++) {
     if (st->h2d) {
-      for (uint32_t j = 0; j < st->cpc; j++) write_chunk(ctx, st, st->next_chunk++, j);
+      for (uint32_t j = 0; j < st->cpc; j++) {
+        uint32_t g = st->next_chunk++;
+        wait_slot_free(ctx, st, g);
+        if (st->protocol == CB_LLH_LL16)
+          write_packets(st, g, j);
+        else
+          publish_chunk(st, g, j);
+      }
     } else {
-      /* Asking is all go does: the slot words keep the GPU off packets the
-       * CPU has not read, so no order is needed here. Atomic, so the
-       * compiler neither tears nor holds back the store. */
-      __atomic_store_n(&st->ctrl->go, ++st->next_copy, __ATOMIC_RELAXED);
+      /* The doorbell. Release: the CPU's earlier accesses of the destination
+       * are complete before the GPU, seeing go, writes it (flag-direct); the
+       * slot words keep the GPU off slots the CPU still reads. */
+      store_release(&st->ctrl->go, ++st->next_copy);
       st->next_chunk += st->cpc;
     }
   }
@@ -250,10 +385,17 @@ void cb_copy_llh_complete(cb_copy_ctx *ctx, cudaStream_t s) {
   (void)s;
   llh_state *st = ctx->state;
   if (!st->h2d) {
-    while (st->read_chunk != st->next_chunk) {
-      uint32_t g = st->read_chunk;
-      read_chunk(ctx, st, g, (g - st->first_chunk) % st->cpc);
-      st->read_chunk++;
+    /* Every chunk in order, each slot freed as soon as it is read (rule C2),
+     * so that the GPU can go on with a copy longer than the ring. */
+    for (; st->read_chunk != st->next_chunk; st->read_chunk++) {
+      uint32_t g = st->read_chunk, j = (g - st->first_chunk) % st->cpc;
+      if (st->protocol == CB_LLH_LL16)
+        read_packets(ctx, st, g, j);
+      else
+        take_chunk(ctx, st, g, j);
+      /* Release: the CPU's reads of the slot are complete before the GPU
+       * can see it free and overwrite it. */
+      store_release(&st->ctrl->consumed[g % CB_LLH_RING_CHUNKS], g + 1);
     }
     return;
   }
@@ -263,7 +405,8 @@ void cb_copy_llh_complete(cb_copy_ctx *ctx, cudaStream_t s) {
   uint32_t n = posted < (uint32_t)st->blocks ? posted : (uint32_t)st->blocks;
   for (uint32_t g = st->next_chunk - n; g != st->next_chunk; g++) {
     cpu_spin spin = {0, 0};
-    while (!cb_llh_reached(load_acquire(&st->ctrl->chunk[g % CB_LLH_RING_CHUNKS]), g + 1))
+    while (!cb_llh_reached(load_acquire(&st->ctrl->consumed[g % CB_LLH_RING_CHUNKS]), g + 1))
       cpu_tick(&spin, ctx, st, "the GPU to consume the copy's last chunks", g);
   }
+  st->known_consumed = st->next_chunk;
 }

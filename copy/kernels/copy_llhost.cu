@@ -1,14 +1,21 @@
-/* -k 4 llhost, the GPU side: the resident kernels (protocol in
- * copy_llhost.h).
+/* -k 4 llhost, the GPU side: the resident kernels, one per protocol and
+ * direction (protocols and proof in copy_llhost.h).
  *
- * Every access to the ring and the control words goes to mapped pinned
- * host memory, over PCIe:
+ * Every access to the rings, the control words and (flag-direct) the
+ * user's host buffer goes to mapped pinned host memory, over PCIe:
  *  - polls are volatile loads (ld.volatile: a fresh read each time, never
- *    served from L1 or hoisted out of the loop by the compiler);
- *  - a packet is read (h2d) or written (d2h) with one 16-byte access;
- *  - control words the CPU writes (go, the d2h slot words, stop) are read
- *    with ld.acquire.sys, and the words the GPU writes (the h2d slot words)
- *    with st.release.sys: each comment below says what that orders. */
+ *    served from L1 or hoisted out of the loop by the compiler), by one
+ *    thread per block except LL16's packets (a thread per packet); a poll
+ *    that must order what follows it ends with fence.acq_rel.sys, which
+ *    with the volatile load that saw the value makes an acquire;
+ *  - the words the GPU writes (consumed in h2d, ready in d2h) are
+ *    st.release.sys by thread 0 after a barrier: the release is cumulative
+ *    over the block's accesses ordered before it by the barrier;
+ *  - payloads move in 16-byte accesses: an LL16 packet in one access; a
+ *    flag chunk as coalesced vectors, two loads in flight per thread;
+ *    host memory is read with volatile loads (read once, never from a
+ *    stale L1 line), device memory with ld.global.cg (from L2, coherent
+ *    on the GPU). */
 #include <stdint.h>
 #include <stdio.h>
 
@@ -29,13 +36,18 @@ struct llh_spin {
 
 __device__ int llh_reported; /* the first thread to time out prints; the others wait for its trap */
 
-__device__ __noinline__ void llh_timeout(const cb_llh_args &a, const char *what, uint32_t chunk) {
+/* Scalars only: taking the address of the kernel's parameters (to print the
+ * name from them) would copy the whole parameter block to local memory. */
+__device__ __noinline__ void llh_timeout(int rank, int kernel_id, uint64_t name0, uint64_t name1,
+                                         uint64_t timeout_ns, const char *what, uint32_t chunk,
+                                         uint32_t session) {
   if (atomicExch(&llh_reported, 1) != 0)
     for (;;) __nanosleep(1000000);
+  uint64_t name[3] = {name0, name1, 0};
   printf("copy_perf: rank %d: kernel %d (%s) timed out after %llu s waiting for %s (chunk %u of "
          "session %u), block %d thread %d\n",
-         a.rank, a.kernel_id, a.kernel_name, (unsigned long long)(a.timeout_ns / 1000000000ull),
-         what, chunk, a.session, (int)blockIdx.x, (int)threadIdx.x);
+         rank, kernel_id, (const char *)name, (unsigned long long)(timeout_ns / 1000000000ull),
+         what, chunk, session, (int)blockIdx.x, (int)threadIdx.x);
   __trap();
 }
 
@@ -48,7 +60,7 @@ __device__ __forceinline__ void llh_tick(llh_spin &s, const cb_llh_args &a, cons
   if (s.start_ns == 0)
     s.start_ns = now;
   else if (now - s.start_ns > a.timeout_ns)
-    llh_timeout(a, what, chunk);
+    llh_timeout(a.rank, a.kernel_id, a.name[0], a.name[1], a.timeout_ns, what, chunk, a.session);
 }
 
 __device__ __forceinline__ uint32_t load_volatile_u32(const uint32_t *p) {
@@ -57,19 +69,16 @@ __device__ __forceinline__ uint32_t load_volatile_u32(const uint32_t *p) {
   return v;
 }
 
-/* Acquire: nothing this thread does after the load (and, through the
- * barrier that follows it, nothing its block does) is performed before the
- * load has read the CPU's word; in particular no packet is written into a
- * slot before the CPU's release of that slot has been seen. */
-__device__ __forceinline__ uint32_t load_acquire_sys_u32(const uint32_t *p) {
-  uint32_t v;
-  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
+/* After a volatile load that saw the CPU's release: with it, an acquire.
+ * Nothing this thread does after it (and, through the barrier that
+ * follows, nothing its block does) is performed before that load. */
+__device__ __forceinline__ void fence_acquire_sys() {
+  asm volatile("fence.acq_rel.sys;" ::: "memory");
 }
 
-/* Release: every load and store the block performed before (ordered by the
- * barrier before this store) is complete and visible at system scope before
- * the CPU can read this word. */
+/* Release (a fence.acq_rel.sys and the store in one): every load and store
+ * the block performed before (ordered by the barrier before this store) is
+ * complete and visible at system scope before the CPU can read this word. */
 __device__ __forceinline__ void store_release_sys_u32(uint32_t *p, uint32_t v) {
   asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
@@ -77,6 +86,8 @@ __device__ __forceinline__ void store_release_sys_u32(uint32_t *p, uint32_t v) {
 __device__ __forceinline__ bool stop_requested(const cb_llh_args &a) {
   return cb_llh_reached(load_volatile_u32(&a.ctrl->stop), a.session);
 }
+
+/* ---- LL16 ------------------------------------------------------------------------ */
 
 /* h2d: polls one packet until both flags are flag; false if the CPU stopped the session. */
 __device__ __forceinline__ bool poll_packet(const uint4 *slot, uint32_t flag, const cb_llh_args &a,
@@ -118,7 +129,7 @@ __device__ __forceinline__ uint2 load_data(const unsigned char *src, uint64_t p,
   return v;
 }
 
-__global__ void __launch_bounds__(CB_LLH_CHUNK_PACKETS) llh_h2d_kernel(cb_llh_args a) {
+__global__ void __launch_bounds__(CB_LLH_THREADS) llh_h2d_ll_kernel(cb_llh_args a) {
   const uint4 *ring = (const uint4 *)a.ring;
   unsigned char *dst = (unsigned char *)a.dev;
   const uint64_t packets = cb_llh_packets(a.bytes);
@@ -135,42 +146,63 @@ __global__ void __launch_bounds__(CB_LLH_CHUNK_PACKETS) llh_h2d_kernel(cb_llh_ar
         stopped = 1;
     }
     /* Every thread's packet load has returned and its store has been
-     * issued; a barrier also orders them before thread 0's release below. */
+     * issued; the barrier also orders them before thread 0's release below. */
     if (__syncthreads_or(stopped)) return;
-    /* Slot r is free again, and the chunk's bytes are in device memory,
-     * visible to anything that sees this word (the CPU's complete()). */
-    if (threadIdx.x == 0) store_release_sys_u32(&a.ctrl->chunk[r], flag);
+    /* Rule C2: slot r is free again, and the chunk's bytes are in device
+     * memory, visible to anything that sees this word (the CPU's complete()). */
+    if (threadIdx.x == 0) store_release_sys_u32(&a.ctrl->consumed[r], flag);
   }
 }
 
-__global__ void __launch_bounds__(CB_LLH_CHUNK_PACKETS) llh_d2h_kernel(cb_llh_args a) {
+/* d2h, thread 0 (rule P1): waits until the CPU has asked for copy `copy`
+ * and has finished with the chunk that last used slot r (flag - RING);
+ * false if the CPU stopped the session. The slot is normally free long
+ * before go comes, so it is read only until it is seen free, and in the
+ * same iteration as go: the two loads are independent and in flight
+ * together, one PCIe round trip per poll. */
+__device__ __forceinline__ bool wait_go_and_slot(const cb_llh_args &a, uint32_t copy, uint32_t r,
+                                                 uint32_t flag, uint32_t g) {
+  llh_spin s = {0, 0};
+  bool slot_free = false;
+  for (;;) {
+    const uint32_t go = load_volatile_u32(&a.ctrl->go);
+    if (!slot_free)
+      slot_free =
+          cb_llh_reached(load_volatile_u32(&a.ctrl->consumed[r]), flag - CB_LLH_RING_CHUNKS);
+    if (slot_free && cb_llh_reached(go, copy)) break;
+    /* Stopped only once every copy asked for is read: this one never will be. */
+    if ((s.iters & 255u) == 255u && stop_requested(a)) return false;
+    llh_tick(s, a, "the CPU to ask for a d2h copy or free a ring slot", g);
+  }
+  /* Acquire (with the volatile loads that saw go and the slot free): no
+   * payload is written before the CPU's release of the slot, and of its
+   * accesses of the destination before go. */
+  fence_acquire_sys();
+  return true;
+}
+
+/* d2h, the whole block at the start of chunk g (chunk *j of its copy):
+ * thread 0 waits for go and the slot (rule P1), and the barrier holds every
+ * thread's stores back until its acquire. False if the CPU stopped the
+ * session. */
+__device__ __forceinline__ bool d2h_chunk_begins(const cb_llh_args &a, uint32_t g, uint32_t *j) {
+  const uint32_t rel = g - a.first_chunk;
+  *j = rel % a.chunks_per_copy;
+  int stopped = 0;
+  if (threadIdx.x == 0)
+    stopped = !wait_go_and_slot(a, a.first_copy + rel / a.chunks_per_copy, g % CB_LLH_RING_CHUNKS,
+                                g + 1, g);
+  return !__syncthreads_or(stopped);
+}
+
+__global__ void __launch_bounds__(CB_LLH_THREADS) llh_d2h_ll_kernel(cb_llh_args a) {
   uint4 *ring = (uint4 *)a.ring;
   const unsigned char *src = (const unsigned char *)a.dev;
   const uint64_t packets = cb_llh_packets(a.bytes);
   for (uint32_t g = a.first_chunk + blockIdx.x;; g += gridDim.x) {
-    const uint32_t rel = g - a.first_chunk;
-    const uint32_t copy = a.first_copy + rel / a.chunks_per_copy, j = rel % a.chunks_per_copy;
     const uint32_t flag = g + 1, r = g % CB_LLH_RING_CHUNKS;
-    int stopped = 0;
-    if (threadIdx.x == 0) {
-      /* Wait until the CPU has asked for this copy and has read the chunk
-       * that last used slot r (flag - RING). */
-      llh_spin s = {0, 0};
-      for (;;) {
-        if (cb_llh_reached(load_acquire_sys_u32(&a.ctrl->go), copy) &&
-            cb_llh_reached(load_acquire_sys_u32(&a.ctrl->chunk[r]), flag - CB_LLH_RING_CHUNKS))
-          break;
-        /* Stopped only once every copy asked for is read: this one never will be. */
-        if ((s.iters & 255u) == 255u && stop_requested(a)) {
-          stopped = 1;
-          break;
-        }
-        llh_tick(s, a, "the CPU to ask for a d2h copy or free a ring slot", g);
-      }
-    }
-    /* The barrier holds every thread's packet store back until thread 0's
-     * acquire loads have seen the slot free. */
-    if (__syncthreads_or(stopped)) return;
+    uint32_t j;
+    if (!d2h_chunk_begins(a, g, &j)) return;
     const uint64_t p = (uint64_t)j * CB_LLH_CHUNK_PACKETS + threadIdx.x;
     if (p < packets) {
       uint2 v = load_data(src, p, a.bytes);
@@ -183,22 +215,124 @@ __global__ void __launch_bounds__(CB_LLH_CHUNK_PACKETS) llh_d2h_kernel(cb_llh_ar
   }
 }
 
+/* ---- flag ------------------------------------------------------------------------ */
+
+/* h2d, thread 0 (rule C1): waits until ready[r] holds chunk g's flag;
+ * false if the CPU stopped the session. Equality: flags are unique in a
+ * setup, so no word left by an older chunk matches. */
+__device__ __forceinline__ bool wait_ready(const cb_llh_args &a, uint32_t r, uint32_t flag,
+                                           uint32_t g) {
+  llh_spin s = {0, 0};
+  while (load_volatile_u32(&a.ctrl->ready[r]) != flag) {
+    if ((s.iters & 255u) == 255u && stop_requested(a)) return false;
+    llh_tick(s, a, "the CPU's h2d flag", g);
+  }
+  /* Acquire (with the volatile load that saw the flag): the block's
+   * payload loads, after the barrier, are performed after the CPU's
+   * payload stores are visible. */
+  fence_acquire_sys();
+  return true;
+}
+
+__device__ __forceinline__ uint4 load_host16(const uint4 *p) {
+  uint4 v;
+  asm volatile("ld.volatile.global.v4.u32 {%0,%1,%2,%3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p)
+               : "memory");
+  return v;
+}
+__device__ __forceinline__ unsigned char load_host8(const unsigned char *p) {
+  unsigned v;
+  asm volatile("ld.volatile.global.u8 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return (unsigned char)v;
+}
+
+/* One chunk's n payload bytes from src to dst (both 16-byte aligned), by
+ * the whole block: 16-byte vectors tid, tid + T, ..., two loads in flight
+ * per thread before their stores; the tail (n % 16) a byte per thread.
+ * from_host: the source is host memory (h2d), else device memory (d2h). */
+__device__ __forceinline__ void copy_chunk(unsigned char *dst, const unsigned char *src, uint32_t n,
+                                           bool from_host) {
+  const uint32_t nv = n / 16, t = blockDim.x;
+  uint4 *d = (uint4 *)dst;
+  const uint4 *s = (const uint4 *)src;
+  for (uint32_t i = threadIdx.x; i < nv; i += 2 * t) {
+    const bool two = i + t < nv;
+    uint4 x = from_host ? load_host16(s + i) : __ldcg(s + i), y = make_uint4(0, 0, 0, 0);
+    if (two) y = from_host ? load_host16(s + i + t) : __ldcg(s + i + t);
+    d[i] = x;
+    if (two) d[i + t] = y;
+  }
+  const uint32_t b = nv * 16 + threadIdx.x;
+  if (b < n) dst[b] = from_host ? load_host8(src + b) : __ldcg(src + b);
+}
+
+__global__ void __launch_bounds__(CB_LLH_THREADS) llh_h2d_flag_kernel(cb_llh_args a) {
+  unsigned char *dst = (unsigned char *)a.dev;
+  for (uint32_t g = a.first_chunk + blockIdx.x;; g += gridDim.x) {
+    const uint32_t j = (g - a.first_chunk) % a.chunks_per_copy; /* chunk of its copy */
+    const uint32_t flag = g + 1, r = g % CB_LLH_RING_CHUNKS;
+    int stopped = 0;
+    if (threadIdx.x == 0) stopped = !wait_ready(a, r, flag, g);
+    /* Every thread's payload load after thread 0's acquire. */
+    if (__syncthreads_or(stopped)) return;
+    const uint64_t off = (uint64_t)j * CB_LLH_FLAG_CHUNK;
+    const unsigned char *src = a.host
+                                   ? (const unsigned char *)a.host + off
+                                   : (const unsigned char *)a.stage + (size_t)r * CB_LLH_STAGE_SLOT;
+    copy_chunk(dst + off, src, cb_llh_chunk_bytes(a.bytes, a.protocol, j), true);
+    /* Every thread's loads have returned and its stores are issued, before
+     * thread 0's release. */
+    __syncthreads();
+    /* Rule C2: the slot is free again, and the chunk's bytes are in device
+     * memory, visible to anything that sees this word (the CPU's complete()). */
+    if (threadIdx.x == 0) store_release_sys_u32(&a.ctrl->consumed[r], flag);
+  }
+}
+
+__global__ void __launch_bounds__(CB_LLH_THREADS) llh_d2h_flag_kernel(cb_llh_args a) {
+  const unsigned char *src = (const unsigned char *)a.dev;
+  for (uint32_t g = a.first_chunk + blockIdx.x;; g += gridDim.x) {
+    const uint32_t flag = g + 1, r = g % CB_LLH_RING_CHUNKS;
+    uint32_t j;
+    if (!d2h_chunk_begins(a, g, &j)) return;
+    const uint64_t off = (uint64_t)j * CB_LLH_FLAG_CHUNK;
+    unsigned char *dst = a.host ? (unsigned char *)a.host + off
+                                : (unsigned char *)a.stage + (size_t)r * CB_LLH_STAGE_SLOT;
+    copy_chunk(dst, src + off, cb_llh_chunk_bytes(a.bytes, a.protocol, j), false);
+    /* Every thread's payload stores are issued before thread 0's release. */
+    __syncthreads();
+    /* Rule P2: the system-scope fence of the release makes the block's
+     * payload stores visible to the CPU before the flag is. */
+    if (threadIdx.x == 0) store_release_sys_u32(&a.ctrl->ready[r], flag);
+  }
+}
+
 } // namespace
 
 extern "C" int cb_copy_llh_resident_blocks(int device) {
-  int sms = 0, h2d = 0, d2h = 0;
+  int sms = 0, least = 0;
   CB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CB_CUDA(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&h2d, llh_h2d_kernel, CB_LLH_CHUNK_PACKETS, 0));
-  CB_CUDA(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&d2h, llh_d2h_kernel, CB_LLH_CHUNK_PACKETS, 0));
-  return sms * (h2d < d2h ? h2d : d2h);
+  const void *kernels[] = {(const void *)llh_h2d_ll_kernel, (const void *)llh_d2h_ll_kernel,
+                           (const void *)llh_h2d_flag_kernel, (const void *)llh_d2h_flag_kernel};
+  for (int i = 0; i < 4; i++) {
+    int n = 0;
+    CB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernels[i], CB_LLH_THREADS, 0));
+    if (i == 0 || n < least) least = n;
+  }
+  return sms * least;
 }
 
 extern "C" void cb_copy_llh_launch(const cb_llh_args *a, int h2d, int blocks, cudaStream_t s) {
-  if (h2d)
-    llh_h2d_kernel<<<blocks, CB_LLH_CHUNK_PACKETS, 0, s>>>(*a);
+  const bool ll = a->protocol == CB_LLH_LL16;
+  if (h2d && ll)
+    llh_h2d_ll_kernel<<<blocks, CB_LLH_THREADS, 0, s>>>(*a);
+  else if (h2d)
+    llh_h2d_flag_kernel<<<blocks, CB_LLH_THREADS, 0, s>>>(*a);
+  else if (ll)
+    llh_d2h_ll_kernel<<<blocks, CB_LLH_THREADS, 0, s>>>(*a);
   else
-    llh_d2h_kernel<<<blocks, CB_LLH_CHUNK_PACKETS, 0, s>>>(*a);
+    llh_d2h_flag_kernel<<<blocks, CB_LLH_THREADS, 0, s>>>(*a);
   CB_CUDA(cudaGetLastError());
 }

@@ -1,41 +1,131 @@
-/* -k 4 llhost: the LL protocol over PCIe, between the CPU and a resident
- * GPU kernel, through mapped pinned host memory. What the CPU side
- * (copy_llhost.c) and the GPU side (copy_llhost.cu) share: the ring's
- * layout, the control words and the kernel's arguments. C and CUDA.
+/* -k 4 llhost: copies between host memory and this GPU through a resident
+ * GPU kernel that talks to the CPU through mapped pinned host memory. What
+ * the CPU side (copy_llhost.c) and the GPU side (copy_llhost.cu) share: the
+ * protocols, the ring's layout, the control words and the kernel's
+ * arguments. C and CUDA.
+ *
+ * Two protocols, chosen per size (CB_LLHOST_LL_MAX, per rank):
+ *
+ *  LL16, for copies of up to CB_LLHOST_LL_MAX bytes: data and flag in one
+ *   store, no doorbell. Cheapest for a few packets, but every packet is
+ *   polled on its own and carries 8 data bytes in 16.
+ *  flag, above: the payload first, then ONE flag word per chunk of
+ *   CB_LLH_FLAG_CHUNK bytes. One thread per block polls the flag; the whole
+ *   block then moves the payload with 16-byte coalesced accesses.
+ *   flag-direct (the host buffer is pinned and mapped): the GPU reads the
+ *     user's host buffer (h2d) or writes it (d2h) itself; the CPU only
+ *     rings a doorbell (h2d) or polls a flag (d2h).
+ *   flag-staged (--pageable: the GPU cannot address the buffer): the
+ *     payload goes through a staging ring in pinned memory, copied by the
+ *     CPU.
+ *
+ * ---- What both protocols share ----------------------------------------------
+ *
+ * Chunks. A copy is cut into chunks (LL16: CB_LLH_CHUNK_PACKETS packets, 4
+ * KiB of data; flag: CB_LLH_FLAG_CHUNK bytes; the last may be partial, an
+ * empty copy still takes one). Chunks are numbered over the whole setup,
+ * g = 0, 1, 2, ... across copies, sizes and protocols (a copy starts a new
+ * chunk); the CPU refuses to go past CB_LLH_CHUNK_LIMIT, so chunk numbers
+ * never wrap. Chunk g uses slot r = g % CB_LLH_RING_CHUNKS and carries
+ * flag g + 1 (flag 0 is no chunk's, and every word starts at 0).
+ *
+ * Blocks. The resident kernel runs B blocks of CB_LLH_THREADS threads,
+ * started once per size outside timing (B: CB_LLHOST_BLOCKS, no more than
+ * the chunks of a window of copies); block b handles the session's chunks
+ * first + b, first + b + B, ... one after the other. So block b's latest
+ * chunk being done means all of its earlier ones are, and the last B chunks
+ * posted (consecutive numbers: one per block) tell when everything is.
+ *
+ * Control words (cb_llh_ctrl), each written by one side only:
+ *  consumed[r] (both protocols): the flag of the last chunk of slot r its
+ *    consumer has finished with (h2d: the GPU has read it and stored its
+ *    bytes into device memory; d2h: the CPU has read it);
+ *  ready[r] (flag protocol): the flag of the last chunk of slot r its
+ *    producer has published (its payload is in place);
+ *  go (d2h): the copies the CPU has asked for; stop: the last session the
+ *    CPU has stopped.
+ *
+ * The rules. Producer P and consumer C of chunk g (h2d: P the CPU, C block
+ * g % B; d2h: P block g % B, C the CPU):
+ *  P1 P starts chunk g (writes its packets or payload) only once it has
+ *     acquired consumed[r] >= g + 1 - RING: chunk g - RING, the slot's
+ *     previous one, is done with. d2h: the GPU also waits for go >= the
+ *     chunk's copy.
+ *  P2 (flag) P publishes chunk g with a release store ready[r] = g + 1,
+ *     after its payload.
+ *  C1 (flag) C touches chunk g's payload only once it has acquired
+ *     ready[r] == g + 1. (LL16: C takes a packet only once both its flags
+ *     equal g + 1.)
+ *  C2 C releases consumed[r] = g + 1 once it is done with the chunk.
+ *  Counters in shared words are compared modulo 2^32 (cb_llh_reached).
+ *
+ * ---- Proof (flag protocol; LL16's below) --------------------------------------
+ *
+ * No reader sees a stale flag. ready[r] only ever holds flags of slot r's
+ * chunks, and grows. When C waits for chunk g it holds g + 1 - RING or
+ * g + 1, never a later flag: P publishes chunk g + RING only after P1 saw
+ * consumed[r] >= g + 1, which C writes after it has taken chunk g. Flags
+ * are unique within a setup (chunk numbers never wrap), so a word left by
+ * any older chunk, of this session or an earlier one of either protocol,
+ * never equals g + 1: C1 tests for equality.
+ *
+ * The payload is in place when its flag is seen (P2 -> C1). h2d: the CPU
+ * writes the payload (staged: non-temporal stores then sfence, which x86
+ * needs because its ordering of ordinary stores does not cover
+ * non-temporal ones; direct: the user wrote the buffer before post()),
+ * then release-stores ready[r]; GPU thread 0 polls ready[r] with volatile
+ * loads and, once it sees g + 1, runs fence.acq_rel.sys (relaxed load +
+ * fence: an acquire); bar.sync then orders every thread of the block after
+ * it, so every payload load is performed after the CPU's stores are
+ * visible. d2h: every thread stores its part of the payload; bar.sync;
+ * thread 0 st.release.sys ready[r], whose release is cumulative: it covers
+ * the stores of the whole block ordered before it by the barrier; the CPU
+ * acquire-loads ready[r] before it reads the payload (staged) or returns
+ * from complete() (direct).
+ *
+ * The writer cannot lap the reader (P1 <- C2). P writes slot r for chunk
+ * g + RING only after acquiring consumed[r] >= g + 1, which C released
+ * after its last access of chunk g: C's reads of chunk g happen before P's
+ * writes of chunk g + RING. In the direct protocol the slot holds no
+ * payload, yet the rule stays: it keeps P within RING chunks of C, so every
+ * pair of flags compared modulo 2^32 is within RING of each other and the
+ * comparison is exact. The d2h doorbell orders the CPU's earlier accesses
+ * of the destination (go is a release store) before the GPU's writes into
+ * it.
+ *
+ * Completion implies every byte is in place. d2h: complete() consumes every
+ * chunk in order, each after acquiring its ready word (so every byte the
+ * GPU stored is visible to the CPU), staged ones copied out by the CPU
+ * itself. h2d: complete() acquires consumed[r] >= g + 1 for the last
+ * min(posted, B) chunks, one per block that took any; each block took its
+ * chunks in order, and its release of its last chunk's word is cumulative
+ * over the device stores of all its earlier chunks (each ordered before it
+ * by the block's barriers). After complete() the CPU knows every chunk
+ * below the one it posts next is consumed, so P1 needs no load for them.
+ *
+ * Stop. The CPU stops a session only after complete() has returned (d2h:
+ * every chunk asked for is read), so a block still waiting (h2d: for a
+ * flag; d2h: for go) waits for a chunk that will never come; it checks the
+ * stop word every 256 polls and returns. The CPU release-stores stop after
+ * every access of the session and waits, bounded, for the kernel to end.
+ *
+ * ---- LL16 -----------------------------------------------------------------
  *
  * Packets. LL16: {data0, flag, data1, flag}, 8 data bytes in 16. Each
  * 8-byte half carries the flag, so a packet torn into its two halves (the
  * CPU writes and reads it as two 8-byte atomic accesses; the GPU as one
  * 16-byte access) is still never taken for complete: the reader checks
- * both flags. No fence between data and flag, no doorbell.
+ * both flags. No fence between data and flag, no doorbell, no ready word.
+ * The LL16 ring only ever holds packets (flag-staged payloads have a ring
+ * of their own), so its flag halves only ever hold chunk flags: a reader
+ * never takes user data for a flag. P1 and C2 hold as above, with packets
+ * for the payload: h2d, each thread polls its own packet and stores its
+ * data; bar.sync; thread 0 st.release.sys consumed[r]. d2h, thread 0 waits
+ * for go and the slot (P1); bar.sync; each thread writes its packet; the
+ * CPU polls every packet of every chunk in order, then releases
+ * consumed[r].
  *
- * Chunks. A copy is cut into chunks of CB_LLH_CHUNK_PACKETS packets (4 KiB
- * of data; the last chunk and packet may be partial). Chunks are numbered
- * globally, g = 0, 1, 2, ... across copies and sizes (a copy always starts
- * a new chunk); chunk g lives in ring slot g % CB_LLH_RING_CHUNKS and its
- * packets carry flag g + 1. Flags only grow, and the ring starts zeroed, so
- * a stale packet never carries the flag a reader waits for.
- *
- * Blocks. The resident kernel runs B blocks of CB_LLH_CHUNK_PACKETS
- * threads, started once per size (outside timing); block b handles the
- * session's chunks first + b, first + b + B, ... in order, one packet per
- * thread. So block b's latest chunk being done means all of its earlier
- * ones are, and the last B chunks posted tell when everything is done.
- *
- * Flow control (one slot per chunk):
- *  h2d: the CPU writes chunk g into slot r once ctrl.chunk[r] (written by
- *       the GPU after it has read a chunk, with a system-scope release) is
- *       at least the flag of chunk g - RING. A copy is complete when the
- *       last B chunks are consumed.
- *  d2h: the GPU writes chunk g of copy q once ctrl.go >= q (the CPU asked
- *       for that copy: this is also what starts a copy) and ctrl.chunk[r]
- *       (written by the CPU after it has read a chunk, with a release) is at
- *       least the flag of chunk g - RING. A copy is complete when the CPU
- *       has read all its packets.
- * Stop: the CPU writes the session number into ctrl.stop; every waiting
- * thread checks it and the kernel returns. Every wait, on both sides, is
- * bounded by -T. Counters are 32-bit and compared modulo 2^32; the CPU
- * refuses to go past 2^32 - 2^20 chunks (16 TiB) in one setup. */
+ * Every wait, on both sides, is bounded by -T. */
 #ifndef CB_COPY_LLHOST_H
 #define CB_COPY_LLHOST_H
 
@@ -54,18 +144,35 @@
 extern "C" {
 #endif
 
+#define CB_LLH_THREADS       512 /* threads per block, both protocols */
 #define CB_LLH_PACKET_BYTES  16
 #define CB_LLH_PACKET_DATA   8
-#define CB_LLH_CHUNK_PACKETS 512                                         /* threads per block */
+#define CB_LLH_CHUNK_PACKETS CB_LLH_THREADS /* LL16: a packet per thread */
 #define CB_LLH_CHUNK_DATA    (CB_LLH_CHUNK_PACKETS * CB_LLH_PACKET_DATA) /* 4 KiB */
-#define CB_LLH_RING_CHUNKS   1024 /* 8 MiB of packets, 4 MiB of data in flight */
-#define CB_LLH_CHUNK_LIMIT   (0xffffffffu - (1u << 20)) /* chunk numbers a setup may use */
+/* flag: 16 KiB a chunk, two 16-byte vectors per thread, both loads in
+ * flight before their stores. Small enough that a copy of some tens of KiB
+ * is spread over several blocks (each with its own flag and its own loads
+ * in flight over PCIe: a latency-bound transfer wants many), large enough
+ * that a flag costs little beside its payload (one word per 16 KiB). */
+#define CB_LLH_FLAG_CHUNK  (16u << 10)
+#define CB_LLH_RING_CHUNKS 1024 /* LL16: 8 MiB of packets (4 MiB of data); staged: 16 MiB */
+#define CB_LLH_CHUNK_LIMIT (0xffffffffu - (1u << 20)) /* chunk numbers a setup may use */
+#define CB_LLH_LL_SLOT     (CB_LLH_CHUNK_PACKETS * CB_LLH_PACKET_BYTES) /* bytes */
+#define CB_LLH_STAGE_SLOT  CB_LLH_FLAG_CHUNK
 
-/* Control words, in mapped pinned host memory. go and stop sit on cache
+typedef enum {
+  CB_LLH_LL16 = 0,        /* LL16 packets through the packet ring */
+  CB_LLH_FLAG_DIRECT = 1, /* payload then flag; the GPU addresses the host buffer */
+  CB_LLH_FLAG_STAGED = 2  /* payload then flag, through the staging ring */
+} cb_llh_protocol;
+
+/* Control words, in mapped pinned host memory. The two per-slot arrays are
+ * 4 KiB each (page-aligned within the struct); go and stop sit on cache
  * lines of their own, away from the per-slot words the other side polls. */
 typedef struct {
-  uint32_t chunk[CB_LLH_RING_CHUNKS]; /* per slot: flag of the last chunk read from it */
-  uint32_t go;                        /* d2h: copies the CPU has asked for (copy numbers) */
+  uint32_t consumed[CB_LLH_RING_CHUNKS]; /* per slot: flag of the last chunk consumed */
+  uint32_t ready[CB_LLH_RING_CHUNKS];    /* flag: per slot, flag of the last chunk published */
+  uint32_t go;                           /* d2h: copies the CPU has asked for (copy numbers) */
   uint32_t pad_go[15];
   uint32_t stop; /* the last session the CPU has stopped */
   uint32_t pad_stop[15];
@@ -73,45 +180,70 @@ typedef struct {
 
 /* The resident kernel's arguments (device addresses). */
 typedef struct {
-  void *ring;               /* CB_LLH_RING_CHUNKS x CB_LLH_CHUNK_PACKETS packets, host memory */
-  cb_llh_ctrl *ctrl;        /* host memory */
-  void *dev;                /* h2d: destination, d2h: source, in device memory (8-byte aligned) */
-  uint64_t bytes;           /* of one copy */
+  void *ring;        /* LL16: CB_LLH_RING_CHUNKS slots of CB_LLH_LL_SLOT bytes, host memory */
+  void *stage;       /* flag-staged: slots of CB_LLH_STAGE_SLOT bytes, host memory, else NULL */
+  void *host;        /* flag-direct: the host end of the copy (h2d source, d2h destination) */
+  cb_llh_ctrl *ctrl; /* host memory */
+  void *dev;         /* h2d: destination, d2h: source, in device memory (LL16: 8-byte, flag: 16-byte
+                        aligned) */
+  uint64_t bytes;    /* of one copy */
   uint32_t first_chunk;     /* the session's first global chunk number */
   uint32_t first_copy;      /* d2h: the session's first copy number */
-  uint32_t chunks_per_copy; /* cb_llh_chunks(bytes) */
+  uint32_t chunks_per_copy; /* cb_llh_chunks(bytes, its protocol) */
   uint32_t session;
+  int protocol; /* cb_llh_protocol */
   int rank, kernel_id;
-  char kernel_name[16];
+  uint64_t name[2]; /* the kernel's name, NUL-padded: passed by value to the timeout's printf */
   uint64_t timeout_ns;
 } cb_llh_args;
 
+/* The protocol that moves a copy of bytes: LL16 up to ll_max (0: never),
+ * else the flag protocol, direct where the GPU addresses the host buffer. */
+static inline CB_LLH_HD cb_llh_protocol cb_llh_protocol_for(uint64_t bytes, uint64_t ll_max,
+                                                            int host_mapped) {
+  if (ll_max > 0 && bytes <= ll_max) return CB_LLH_LL16;
+  return host_mapped ? CB_LLH_FLAG_DIRECT : CB_LLH_FLAG_STAGED;
+}
+/* Payload bytes of a full chunk of protocol p. */
+static inline CB_LLH_HD uint32_t cb_llh_chunk_data(int p) {
+  return p == CB_LLH_LL16 ? CB_LLH_CHUNK_DATA : CB_LLH_FLAG_CHUNK;
+}
 static inline CB_LLH_HD uint64_t cb_llh_packets(uint64_t bytes) {
   return (bytes + CB_LLH_PACKET_DATA - 1) / CB_LLH_PACKET_DATA;
 }
-static inline CB_LLH_HD uint32_t cb_llh_chunks(uint64_t bytes) {
-  uint64_t c = (cb_llh_packets(bytes) + CB_LLH_CHUNK_PACKETS - 1) / CB_LLH_CHUNK_PACKETS;
-  return c ? (uint32_t)c : 1; /* an empty copy still takes a chunk (of no packet) */
+/* Chunks of a copy of bytes in protocol p. */
+static inline CB_LLH_HD uint32_t cb_llh_chunks(uint64_t bytes, int p) {
+  uint64_t per = cb_llh_chunk_data(p), c = (bytes + per - 1) / per;
+  return c ? (uint32_t)c : 1; /* an empty copy still takes a chunk (of no byte) */
 }
-/* Packets in chunk j (0-based) of a copy of bytes. */
+/* Payload bytes of chunk j (0-based) of a copy of bytes in protocol p. */
+static inline CB_LLH_HD uint32_t cb_llh_chunk_bytes(uint64_t bytes, int p, uint32_t j) {
+  uint64_t per = cb_llh_chunk_data(p), first = (uint64_t)j * per;
+  if (first >= bytes) return 0;
+  return bytes - first < per ? (uint32_t)(bytes - first) : (uint32_t)per;
+}
+/* LL16: packets in chunk j of a copy of bytes. */
 static inline CB_LLH_HD uint32_t cb_llh_chunk_packets(uint64_t bytes, uint32_t j) {
-  uint64_t first = (uint64_t)j * CB_LLH_CHUNK_PACKETS, total = cb_llh_packets(bytes);
-  if (first >= total) return 0;
-  return total - first < CB_LLH_CHUNK_PACKETS ? (uint32_t)(total - first) : CB_LLH_CHUNK_PACKETS;
+  return (uint32_t)cb_llh_packets(cb_llh_chunk_bytes(bytes, CB_LLH_LL16, j));
 }
-/* Blocks of the resident kernel for copies of bytes: no more than chunks. */
-static inline CB_LLH_HD int cb_llh_blocks(uint64_t bytes, int max_blocks) {
-  uint32_t c = cb_llh_chunks(bytes);
-  return c < (uint32_t)max_blocks ? (int)c : max_blocks;
+/* Blocks of the resident kernel: max_blocks, but no more than the chunks
+ * of a window of copies (a window's copies go to different blocks, so the
+ * GPU works on them at once). */
+static inline CB_LLH_HD int cb_llh_blocks(uint32_t chunks_per_copy, int window, int max_blocks) {
+  uint64_t c = (uint64_t)chunks_per_copy * (uint64_t)(window > 0 ? window : 1);
+  return c < (uint64_t)max_blocks ? (int)c : max_blocks;
 }
 /* a >= b for counters compared modulo 2^32. */
 static inline CB_LLH_HD int cb_llh_reached(uint32_t a, uint32_t b) {
   return (int32_t)(a - b) >= 0;
 }
 
+/* The name a report gives protocol p. */
+const char *cb_llh_protocol_name(int p);
+
 /* Blocks of the resident kernels the device holds at once (copy_llhost.cu). */
 int cb_copy_llh_resident_blocks(int device);
-/* Starts the resident kernel (copy_llhost.cu). */
+/* Starts the resident kernel of a's protocol and the direction (copy_llhost.cu). */
 void cb_copy_llh_launch(const cb_llh_args *a, int h2d, int blocks, cudaStream_t s);
 
 #ifdef __cplusplus

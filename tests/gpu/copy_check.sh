@@ -6,13 +6,17 @@
 # listed as skipped by copy_perf itself) x sizes from 1 B to 1 GiB, odd ones
 # included, every byte validated (-c 1, a single copy and a window); pinned
 # and pageable host memory; one process (-g 2) and, with mpirun, two
-# processes (d2d through CUDA IPC); the --osu layout; and a kernel named
-# with -k that cannot run must fail with its reason. Every run must exit 0
-# (or fail where it should) and report 0 wrong bytes.
+# processes (d2d through CUDA IPC); the --osu layout; llhost's protocols
+# one at a time at every size (CB_LLHOST_LL_MAX=0: the flag protocol,
+# direct with pinned memory and staged with pageable; 1 TiB: LL16), over
+# odd sizes and the edges of its chunks; and a kernel named with -k that
+# cannot run must fail with its reason. Every run must exit 0 (or fail
+# where it should) and report 0 wrong bytes.
 # Logs go to $LOGDIR (default ./copy-check-logs), one file per run, headed
 # by its command line; a summary table is printed last. Exit 1 on any
 # failure. About 2 minutes on 2 x H200 (most of it the two 1 GiB sizes:
-# filling and checking 1 GiB of host memory per kernel and direction).
+# filling and checking 1 GiB of host memory per kernel and direction), and
+# about a minute more for llhost's protocols.
 set -uo pipefail
 BUILD=${1:-build-gpu}
 NGPUS=${2:-$(nvidia-smi -L 2>/dev/null | wc -l)}
@@ -40,7 +44,7 @@ RUNS=(
 
 fail=0
 summary=$LOGDIR/summary.txt
-printf '%-9s %-6s %-62s %6s %4s %s\n' run launch "copy_perf arguments" wrong rc result >"$summary"
+printf '%-16s %-6s %-62s %6s %4s %s\n' run launch "copy_perf arguments" wrong rc result >"$summary"
 
 # One run: its log, its wrong total, PASS or FAIL.
 check() { # label launch expect(ok|fail) command...
@@ -67,7 +71,7 @@ check() { # label launch expect(ok|fail) command...
   [ "$result" = PASS ] || fail=1
   local shown="$*"
   shown=${shown#*copy_perf } # the arguments after the program
-  printf '%-9s %-6s %-62.62s %6s %4s %s\n' "$label" "$launch" "$shown" "${wrong:--}" "$rc" \
+  printf '%-16s %-6s %-62.62s %6s %4s %s\n' "$label" "$launch" "$shown" "${wrong:--}" "$rc" \
     "$result" >>"$summary"
   echo "[copy_check] $label $launch: $result (rc $rc, wrong ${wrong:--}) $log" >&2
 }
@@ -76,6 +80,32 @@ for run in "${RUNS[@]}"; do
   label=${run%%|*} args=${run#*|}
   # shellcheck disable=SC2086 # args is a word list
   check "$label" single ok "$PROG" -g "$G" -k all -D all -c 1 $args
+done
+
+# llhost's protocols one at a time, at every size: label prefix|CB_LLHOST_LL_MAX|memory
+# option. Sizes: odd ones (windows up to 9 copies), one below and above the
+# default crossover (1 KiB), LL16's 4 KiB chunk and the flag protocol's 16
+# KiB chunk, and chunk + 1 growing past the 16 MiB staging ring.
+LLHOST_MODES=(
+  "flag-direct|0|"
+  "flag-staged|0|--pageable"
+  "ll16-pinned|1099511627776|"
+  "ll16-page|1099511627776|--pageable"
+)
+LLHOST_SIZES=(
+  "odd|-b 1 -e 200 -i 13 -n 3 -w 1 -W 9"
+  "1k|-b 1023 -e 1025 -i 1 -n 3 -w 1 -W 7"
+  "4k|-b 4095 -e 4097 -i 1 -n 3 -w 1 -W 5"
+  "16k|-b 16383 -e 16385 -i 1 -n 3 -w 1 -W 3"
+  "big|-b 16385 -e 64M -f 5 -n 2 -w 1 -W 2"
+)
+for mode in "${LLHOST_MODES[@]}"; do
+  IFS='|' read -r name ll_max memory <<<"$mode"
+  for sizes in "${LLHOST_SIZES[@]}"; do
+    # shellcheck disable=SC2086 # memory and the sizes are word lists
+    check "$name:${sizes%%|*}" single ok env CB_LLHOST_LL_MAX="$ll_max" "$PROG" -k llhost \
+      -D h2d,d2h -c 1 $memory ${sizes#*|}
+  done
 done
 
 # Two processes: d2d from rank 0 to rank 1 through CUDA IPC, h2d/d2h on rank 0.

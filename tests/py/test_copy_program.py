@@ -128,6 +128,19 @@ class BadInput(ErrorAssertions, unittest.TestCase):
         self.assertOneLineError(run("-k", "ce", env_extra={"CB_LLHOST_BLOCKS": "abc"}),
                                 "CB_LLHOST_BLOCKS='abc'")
 
+    def test_bad_llhost_crossover(self):
+        """CB_LLHOST_LL_MAX too: bytes from 0 (the flag protocol at every size) to 1 TiB."""
+        for value in ("abc", "-1", "4K", "1099511627777", ""):
+            self.assertOneLineError(run("-b", "8", "-e", "8",
+                                        env_extra={"CB_LLHOST_LL_MAX": value}),
+                                    f"CB_LLHOST_LL_MAX='{value}'", "from 0 to 1099511627776")
+        self.assertOneLineError(run("-k", "ce", env_extra={"CB_LLHOST_LL_MAX": "x"}),
+                                "CB_LLHOST_LL_MAX='x'")
+        for value in ("0", "1099511627776"):
+            self.assertOneLineError(run("-b", "8", "-e", "8",
+                                        env_extra={"CB_LLHOST_LL_MAX": value}),
+                                    NO_GPU, gpu_message=True)
+
     def test_unwritable_outputs(self):
         self.assertOneLineError(run("-J", "/nonexistent-dir/x.json"), "-J",
                                 "/nonexistent-dir/x.json")
@@ -194,6 +207,8 @@ class UnderMpirun(ErrorAssertions, unittest.TestCase):
         args = ["-b", "8", "-e", "8"]
         p = mpirun(args, args, proc_env=[{"CB_LLHOST_BLOCKS": "16"}, {}])
         self.assertNoGpuOnce(p)
+        p = mpirun(args, args, proc_env=[{"CB_LLHOST_LL_MAX": "0"}, {}])
+        self.assertNoGpuOnce(p)
 
     def test_bad_option_on_one_process_is_named(self):
         p = mpirun(["-b", "8", "-e", "8"], ["-b", "8", "-e", "8", "-D", "sideways"])
@@ -223,7 +238,7 @@ class ReportFiles(unittest.TestCase):
         with open(self.json_path) as f:
             doc = json.load(f)
         for key in ("program", "collective", "date", "nranks", "options", "versions", "devices",
-                    "kernels", "skipped_directions", "results", "wrong_total"):
+                    "kernels", "skipped_directions", "floor", "results", "wrong_total"):
             self.assertIn(key, doc)
         self.assertEqual(doc["program"], "copy_perf")
         self.assertEqual(doc["collective"], "copy")
@@ -261,6 +276,15 @@ class ReportFiles(unittest.TestCase):
         for r in results:
             self.assertEqual((r["type"], r["redop"], r["root"], r["placement"], r["mode"]),
                              ("uint8", "none", -1, "out-of-place", "stream"))
+        # The floor, and each host latency's distance to it; llhost's protocol per size.
+        self.assertEqual(doc["floor"], {"what": "CPU -> resident GPU kernel -> CPU flag round trip",
+                                        "trips": 10, "p50_us": 2.25, "p99_us": 2.75})
+        self.assertEqual(lat["over_floor_us"], 7.0 - 2.25)
+        self.assertNotIn("over_floor_us", bw)
+        self.assertNotIn("protocol", lat)
+        llhost = [r for r in results if r["kernel_name"] == "llhost"]
+        self.assertEqual([r.get("protocol") for r in llhost],  # the last row was skipped
+                         ["ll16", "ll16", "flag-direct", "flag-direct", "ll16", "ll16", None, None])
         skipped = results[-1]
         self.assertEqual(skipped["skipped"], "above a made-up limit")
         self.assertNotIn("time_us", skipped)
@@ -272,7 +296,8 @@ class ReportFiles(unittest.TestCase):
         header = rows[0]
         self.assertEqual(header, ["program", "kernel", "kernel_name", "direction", "measurement",
                                   "host_memory", "size", "copies", "iterations", "time_us",
-                                  "p50_us", "p99_us", "algbw", "wrong", "skipped"])
+                                  "p50_us", "p99_us", "algbw", "wrong", "skipped", "protocol",
+                                  "over_floor_us"])
         body = [dict(zip(header, r)) for r in rows[1:]]
         self.assertTrue(all(len(r) == len(header) for r in rows), rows)
         self.assertEqual(len(body), 18)
@@ -283,6 +308,10 @@ class ReportFiles(unittest.TestCase):
         self.assertEqual(body[1]["copies"], "64")
         self.assertEqual(body[-1]["skipped"], "above a made-up limit")
         self.assertEqual(body[-1]["time_us"], "")
+        self.assertEqual(float(body[0]["over_floor_us"]), 7.0 - 2.25)
+        self.assertEqual(body[1]["over_floor_us"], "")
+        self.assertEqual([r["protocol"] for r in body if r["kernel_name"] == "llhost"],
+                         ["ll16", "ll16", "flag-direct", "flag-direct", "ll16", "ll16", "", ""])
 
 
 if __name__ == "__main__":

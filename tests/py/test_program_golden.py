@@ -102,6 +102,7 @@ COPY_CASES = [
     (SIZES + ["-J", "/nonexistent-dir/x.json"], {}),
     (SIZES, {}),
     (SIZES, {"CB_LLHOST_BLOCKS": "0"}),
+    (SIZES, {"CB_LLHOST_LL_MAX": "-1"}),
 ]
 
 TOOL_CASES = [(["-h"], {}), (["--bogus"], {})]

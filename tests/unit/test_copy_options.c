@@ -200,34 +200,53 @@ static void test_byte_counts(void) {
   CHECK_NEAR(cb_copy_gbps(1ull << 30, 20000.0), 53.687, 1e-3);
   CHECK_NEAR(cb_copy_gbps(8, 0.0), 0.0, 0);
 
-  /* llhost: 8 data bytes a packet, 512 packets (4 KiB) a chunk. */
+  /* llhost LL16: 8 data bytes a packet, 512 packets (4 KiB) a chunk. */
+  const int ll = CB_LLH_LL16, flag = CB_LLH_FLAG_DIRECT;
   CHECK_EQ_U64(cb_llh_packets(1), 1);
   CHECK_EQ_U64(cb_llh_packets(8), 1);
   CHECK_EQ_U64(cb_llh_packets(9), 2);
   CHECK_EQ_U64(cb_llh_packets(1ull << 30), 1ull << 27);
-  CHECK_EQ_INT(cb_llh_chunks(1), 1);
-  CHECK_EQ_INT(cb_llh_chunks(4096), 1);
-  CHECK_EQ_INT(cb_llh_chunks(4097), 2);
-  CHECK_EQ_INT(cb_llh_chunks(1ull << 30), 262144);
-  CHECK_EQ_INT(cb_llh_chunks((1ull << 30) - 1), 262144);
+  CHECK_EQ_INT(cb_llh_chunks(0, ll), 1); /* an empty copy still takes a chunk */
+  CHECK_EQ_INT(cb_llh_chunks(1, ll), 1);
+  CHECK_EQ_INT(cb_llh_chunks(4096, ll), 1);
+  CHECK_EQ_INT(cb_llh_chunks(4097, ll), 2);
+  CHECK_EQ_INT(cb_llh_chunks(1ull << 30, ll), 262144);
+  CHECK_EQ_INT(cb_llh_chunks((1ull << 30) - 1, ll), 262144);
   CHECK_EQ_INT(cb_llh_chunk_packets(1, 0), 1);
   CHECK_EQ_INT(cb_llh_chunk_packets(4097, 0), 512);
   CHECK_EQ_INT(cb_llh_chunk_packets(4097, 1), 1);
   CHECK_EQ_INT(cb_llh_chunk_packets(4097, 2), 0);
   CHECK_EQ_INT(cb_llh_chunk_packets(4103, 1), 1); /* 7 bytes: one short packet */
   CHECK_EQ_INT(cb_llh_chunk_packets(4105, 1), 2);
-  CHECK_EQ_INT(cb_llh_blocks(1, 32), 1);
-  CHECK_EQ_INT(cb_llh_blocks(3 * 4096, 32), 3);
-  CHECK_EQ_INT(cb_llh_blocks(1ull << 30, 32), 32);
-  /* Every packet of a copy is in exactly one chunk. */
-  const uint64_t sizes[] = {1, 7, 8, 9, 4095, 4096, 4097, 65537, 1000003};
+  /* The flag protocol: 16 KiB a chunk, the last one partial. */
+  CHECK_EQ_INT(cb_llh_chunks(0, flag), 1);
+  CHECK_EQ_INT(cb_llh_chunks(16384, CB_LLH_FLAG_STAGED), 1);
+  CHECK_EQ_INT(cb_llh_chunks(16385, flag), 2);
+  CHECK_EQ_INT(cb_llh_chunks(1ull << 30, flag), 65536);
+  CHECK_EQ_INT(cb_llh_chunk_bytes(16385, flag, 0), 16384);
+  CHECK_EQ_INT(cb_llh_chunk_bytes(16385, flag, 1), 1);
+  CHECK_EQ_INT(cb_llh_chunk_bytes(16385, flag, 2), 0);
+  CHECK_EQ_INT(cb_llh_chunk_bytes(4097, ll, 1), 1);
+  /* Blocks: at most CB_LLHOST_BLOCKS, no more than a window's chunks (a
+   * window of small copies is spread over blocks). */
+  CHECK_EQ_INT(cb_llh_blocks(1, 1, 32), 1);
+  CHECK_EQ_INT(cb_llh_blocks(3, 1, 32), 3);
+  CHECK_EQ_INT(cb_llh_blocks(1, 64, 32), 32);
+  CHECK_EQ_INT(cb_llh_blocks(3, 5, 32), 15);
+  CHECK_EQ_INT(cb_llh_blocks(262144, 65536, 256), 256);
+  /* Every packet, and every byte, of a copy is in exactly one chunk. */
+  const uint64_t sizes[] = {1, 7, 8, 9, 4095, 4096, 4097, 16383, 16385, 65537, 1000003};
   for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-    uint64_t total = 0;
-    for (uint32_t j = 0; j < cb_llh_chunks(sizes[s]); j++)
+    uint64_t total = 0, bytes = 0;
+    for (uint32_t j = 0; j < cb_llh_chunks(sizes[s], ll); j++)
       total += cb_llh_chunk_packets(sizes[s], j);
     CHECKF(total == cb_llh_packets(sizes[s]), "size %llu: %llu packets in chunks, %llu in all",
            (unsigned long long)sizes[s], (unsigned long long)total,
            (unsigned long long)cb_llh_packets(sizes[s]));
+    for (uint32_t j = 0; j < cb_llh_chunks(sizes[s], flag); j++)
+      bytes += cb_llh_chunk_bytes(sizes[s], flag, j);
+    CHECKF(bytes == sizes[s], "size %llu: %llu bytes in flag chunks", (unsigned long long)sizes[s],
+           (unsigned long long)bytes);
   }
   /* Counters compared modulo 2^32, as they wrap. */
   CHECK(cb_llh_reached(5, 5));

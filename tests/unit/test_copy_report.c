@@ -1,7 +1,8 @@
 /* copy_perf's report sinks on a known report: the text table's columns line
  * up under their headers, skips and notes read as such, the summary names
- * the fastest kernel per size with its ratio to ce, --osu rows are OSU's,
- * and the wrong total drives the footer.
+ * the fastest kernel per size with its ratio to ce and its distance to the
+ * floor, the protocol a kernel used reaches every sink, --osu rows are
+ * OSU's, and the wrong total drives the footer.
  *
  *   test_copy_report                      the checks
  *   test_copy_report --emit JSON CSV      also writes the JSON and CSV files,
@@ -77,7 +78,12 @@ static void build(cb_copy_report *r) {
       row(3, CB_H2D, 8, 2.5, 3.0, 0.4, 0),  row(3, CB_H2D, 4096, 3.2, 4.0, 0.8, 0),
       row(0, CB_D2H, 8, 6.0, 7.0, 0.5, 0),  row(3, CB_D2H, 8, 2.0, 2.5, 0.3, 0),
   };
+  /* llhost's rows say which of its protocols moved them. */
+  snprintf(rows[4].protocol, sizeof rows[4].protocol, "ll16");
+  snprintf(rows[5].protocol, sizeof rows[5].protocol, "flag-direct");
+  snprintf(rows[7].protocol, sizeof rows[7].protocol, "ll16");
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) cb_copy_report_add(r, &rows[i]);
+  r->floor = (cb_copy_floor){.ran = 1, .trips = 10, .p50_us = 2.25, .p99_us = 2.75};
   cb_copy_row skip;
   memset(&skip, 0, sizeof skip);
   skip.kernel = 3;
@@ -98,7 +104,10 @@ static char *render(render_fn fn, const cb_copy_report *r) {
 }
 
 static void kernel_header(FILE *f, const cb_copy_report *r) {
-  cb_copy_text_kernel_header(f, r, 0);
+  cb_copy_text_kernel_header(f, r, 0, NULL);
+}
+static void llhost_header(FILE *f, const cb_copy_report *r) {
+  cb_copy_text_kernel_header(f, r, 3, "protocol: LL16 up to 1024 B, then flag-direct");
 }
 
 /* The right edges of the blank-separated words of a line. */
@@ -112,7 +121,7 @@ static int right_edges(const char *line, int *edges, int max) {
 
 static void test_columns(const cb_copy_report *r) {
   char *hdr = render(kernel_header, r);
-  CHECK_CONTAINS(hdr, "# kernel 0 (ce): copy engine\n");
+  CHECK_CONTAINS(hdr, "# kernel 0 (ce): copy engine\n#            ");
   CHECK_CONTAINS(hdr, " latency ");
   CHECK_CONTAINS(hdr, " bandwidth ");
   const char *names = strstr(hdr, "#       size");
@@ -138,6 +147,11 @@ static void test_columns(const cb_copy_report *r) {
   CHECK_EQ_INT(want[2], got[2]);
   free(line);
   free(hdr);
+  /* A kernel with protocols says which, under its name. */
+  hdr = render(llhost_header, r);
+  CHECK_CONTAINS(hdr, "# kernel 4 (llhost): LL packets\n# protocol: LL16 up to 1024 B, then "
+                      "flag-direct\n#            ");
+  free(hdr);
 
   /* A skipped size is a note, not a row of numbers; an unchecked row says N/A. */
   f = open_memstream(&line, &len);
@@ -160,6 +174,14 @@ static void test_header_and_notes(const cb_copy_report *r) {
   CHECK_CONTAINS(t, "# host memory: pinned");
   CHECK_CONTAINS(t, "NVIDIA H200");
   CHECK_CONTAINS(t, "# kernel 3 (gdrcopy) skipped: GDRCopy library not found");
+  CHECK_CONTAINS(t, "\n# floor: CPU -> resident GPU kernel -> CPU flag round trip: p50 2.25 us, "
+                    "p99 2.75 us (10 trips)\n");
+  free(t);
+  /* No floor measured (a d2d run): no line. */
+  cb_copy_report bare = *r;
+  bare.floor.ran = 0;
+  t = render(cb_copy_text_header, &bare);
+  CHECK(strstr(t, "# floor:") == NULL);
   free(t);
   char *buf = NULL;
   size_t len = 0;
@@ -176,17 +198,24 @@ static void test_header_and_notes(const cb_copy_report *r) {
 
 static void test_summary(cb_copy_report *r) {
   char *t = render(cb_copy_text_footer, r);
-  CHECK_CONTAINS(t, "# Fastest kernel per size (vs ce = ce's time / the fastest time)");
-  /* 8 B h2d: llhost 2.50 us (7.00 / 2.50 = 2.80x); bandwidth sm 0.25 us per copy
-   * (0.032 GB/s, 0.5 / 0.25 = 2.00x). */
-  CHECK_CONTAINS(t,
-                 "#          8    h2d    llhost      2.50    2.80x        sm      0.03    2.00x\n");
-  CHECK_CONTAINS(t,
-                 "#       4096    h2d    llhost      3.20    2.50x    llhost      5.12    1.25x\n");
-  CHECK_CONTAINS(t,
-                 "#          8    d2h    llhost      2.00    3.00x    llhost      0.03    1.67x\n");
-  CHECK_CONTAINS(t,
-                 "#       4096    d2h         -         -        -         -         -        -\n");
+  CHECK_CONTAINS(t, "# Fastest kernel per size (vs ce = ce's time / the fastest time; over floor "
+                    "= the fastest latency less the floor's p50, us)\n");
+  CHECK_CONTAINS(t, "#       size    dir   fastest  time(us)    vs ce  over floor   fastest      "
+                    "GB/s    vs ce\n");
+  /* 8 B h2d: llhost 2.50 us (7.00 / 2.50 = 2.80x; 2.50 - 2.25 over the floor);
+   * bandwidth sm 0.25 us per copy (0.032 GB/s, 0.5 / 0.25 = 2.00x). d2h: 2.00 us,
+   * below the floor. */
+  CHECK_CONTAINS(t, "#          8    h2d    llhost      2.50    2.80x       +0.25        sm      "
+                    "0.03    2.00x\n");
+  CHECK_CONTAINS(t, "#       4096    h2d    llhost      3.20    2.50x       +0.95    llhost      "
+                    "5.12    1.25x\n");
+  CHECK_CONTAINS(t, "#          8    d2h    llhost      2.00    3.00x       -0.25    llhost      "
+                    "0.03    1.67x\n");
+  CHECK_CONTAINS(t, "#       4096    d2h         -         -        -           -         -      "
+                    "   -        -\n");
+  /* The summary's group line spans its columns. */
+  CHECK_CONTAINS(t, "#                    ------------- latency p50 -------------  -------- "
+                    "bandwidth --------\n");
   CHECK_CONTAINS(t, "# Out of bounds values : 0 OK\n");
   CHECK_CONTAINS(t, "# Copy test concluded: copy_perf\n");
   free(t);
@@ -205,6 +234,8 @@ static void test_summary(cb_copy_report *r) {
 static void test_osu(const cb_copy_report *r) {
   char *t = render(cb_copy_osu_write, r);
   CHECK_CONTAINS(t, "# copy_perf Bandwidth Test (collbench ");
+  CHECK(strncmp(t, "# floor: CPU -> resident GPU kernel -> CPU flag round trip: p50 2.25 us", 71) ==
+        0);
   CHECK_CONTAINS(
       t, "h2d, kernel 0 (ce), window 64, pinned host memory\n# Size      Bandwidth (MB/s)\n");
   CHECK_CONTAINS(t, "# Size          Latency (us)\n");
@@ -234,9 +265,24 @@ static void test_files(const cb_copy_report *r, const char *json, const char *cs
   CHECK_CONTAINS(j, "\"program\":\"copy_perf\",\"collective\":\"copy\"");
   CHECK_CONTAINS(j, "\"measurement\":\"latency\"");
   CHECK_CONTAINS(j, "\"wrong_total\":0}");
+  CHECK_CONTAINS(j, "\"floor\":{\"what\":\"CPU -> resident GPU kernel -> CPU flag round "
+                    "trip\",\"trips\":10,\"p50_us\":2.25,\"p99_us\":2.75}");
+  CHECK_CONTAINS(j, "\"protocol\":\"flag-direct\"");
+  free(j);
+  cb_copy_report bare = *r;
+  bare.floor.ran = 0;
+  j = render(json_sink, &bare);
+  CHECK_CONTAINS(j, "\"floor\":null");
+  CHECK(strstr(j, "over_floor_us") == NULL);
   free(j);
   char *c = render(csv_sink, r);
   CHECK(strncmp(c, cb_copy_report_csv.header, strlen(cb_copy_report_csv.header)) == 0);
+  /* llhost's 8 B h2d latency: its protocol, and 2.50 - 2.25 over the floor;
+   * its bandwidth row has no distance to the floor. */
+  CHECK_CONTAINS(c,
+                 "\ncopy_perf,4,llhost,h2d,latency,pinned,8,1,10,2.5,2.5,3,0.0032,0,,ll16,0.25\n");
+  CHECK_CONTAINS(c, "\ncopy_perf,4,llhost,h2d,bandwidth,pinned,8,64,10,0.4,,,0.02,0,,ll16,\n");
+  CHECK_CONTAINS(c, "\ncopy_perf,0,ce,h2d,latency,pinned,8,1,10,7,7,9,0.001142857143,0,,,4.75\n");
   free(c);
   if (json) {
     FILE *f = fopen(json, "w");

@@ -1,20 +1,32 @@
-/* The llhost protocol (copy/kernels/copy_llhost.h) end to end without a GPU:
- * the real CPU side (copy_llhost.c, linked as is) against host threads that
- * play the resident kernel, one thread per block, following
- * copy_llhost.cu statement for statement (packets polled and written as
- * 8-byte halves, slot words with acquire/release). CUDA's few calls are
- * stood in for below; "device memory" is host memory.
+/* The llhost protocols (copy/kernels/copy_llhost.h) end to end without a
+ * GPU: the real CPU side (copy_llhost.c, linked as is) against host threads
+ * that play the resident kernels, one thread per block, following
+ * copy_llhost.cu statement for statement (a block's threads one after the
+ * other; volatile loads as relaxed atomic loads, fence.acq_rel.sys as an
+ * acquire fence, st.release.sys as a release store, LL16 packets as 8-byte
+ * halves). CUDA's few calls are stood in for below; "device memory" is
+ * host memory, and a mapped host buffer's device address is its own.
  *
- * Sizes from 1 B to beyond the ring (wrap-around), partial packets and
- * chunks, 1 to 3 blocks, windows of 1 to 9 copies, many sessions in a row
- * (counters carried across them), h2d and d2h: every byte must arrive. */
-#define _GNU_SOURCE /* setenv, pthread */
+ * Both protocols (LL16 and flag, by CB_LLHOST_LL_MAX: the default, 0 for
+ * the flag protocol at every size, 1 TiB for LL16 at every size), both
+ * flag variants (direct: the emulated GPU addresses the host buffer;
+ * staged: --pageable, through the staging ring), h2d and d2h, 1 to 3
+ * blocks; sizes from 1 B to beyond each ring (slots reused), around the
+ * crossover and the chunk sizes, odd ones; windows of 1 to 9 copies; many
+ * sessions in a row (counters carried across them and across protocols):
+ * every byte must arrive, and be there when complete() returns.
+ *
+ * And the check can fail: emulated kernels that break the ordering on
+ * purpose (a flag released before its payload is in place; a staged
+ * payload read before its flag is seen) must be caught as wrong bytes. */
+#define _GNU_SOURCE /* setenv, pthread, usleep */
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "copy_pattern.h"
@@ -64,11 +76,25 @@ int cb_copy_llh_resident_blocks(int device) {
   return CB_LLH_RING_CHUNKS;
 }
 
-/* ---- the resident kernel, as host threads ------------------------------------------- */
+/* ---- deliberately broken kernels ---------------------------------------------------- */
+
+typedef enum {
+  SOUND = 0,
+  /* The block releases its word (h2d: consumed, d2h: ready) before it
+   * moves the payload, and moves it late: complete() returns too early. */
+  FLAG_BEFORE_PAYLOAD,
+  /* h2d flag: the block reads the payload before it waits for the flag. */
+  PAYLOAD_BEFORE_FLAG,
+} breakage;
+static breakage broken;
+
+#define LATE_US 20000 /* how late a broken block moves its payload */
+
+/* ---- the resident kernels, as host threads ------------------------------------------ */
 
 typedef struct {
   cb_llh_args a;
-  int h2d, block, grid;
+  int block, grid;
 } block_arg;
 static block_arg args[MAX_THREADS];
 
@@ -89,11 +115,26 @@ static int spin_expired(double start, const char *what, uint32_t g) {
   return 1;
 }
 
-static int stop_requested(const cb_llh_args *a) {
-  return cb_llh_reached(__atomic_load_n(&a->ctrl->stop, __ATOMIC_RELAXED), a->session);
+static uint32_t load_volatile(const uint32_t *p) {
+  return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+static void fence_acquire_sys(void) {
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+}
+static void store_release_sys(uint32_t *p, uint32_t v) {
+  __atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
 
-static void *h2d_block(void *p) {
+static int stop_requested(const cb_llh_args *a) {
+  return cb_llh_reached(load_volatile(&a->ctrl->stop), a->session);
+}
+
+static void block_done(void) {
+  atomic_fetch_sub(&running, 1);
+}
+
+/* llh_h2d_ll_kernel */
+static void *h2d_ll_block(void *p) {
   const block_arg *ba = p;
   const cb_llh_args *a = &ba->a;
   const uint64_t *ring = a->ring;
@@ -103,7 +144,7 @@ static void *h2d_block(void *p) {
     const uint32_t j = (g - a->first_chunk) % a->chunks_per_copy;
     const uint32_t flag = g + 1, r = g % CB_LLH_RING_CHUNKS;
     int stopped = 0;
-    for (uint32_t t = 0; t < CB_LLH_CHUNK_PACKETS && !stopped; t++) { /* the block's threads */
+    for (uint32_t t = 0; t < CB_LLH_THREADS && !stopped; t++) { /* the block's threads */
       const uint64_t pk = (uint64_t)j * CB_LLH_CHUNK_PACKETS + t;
       if (pk >= packets) break;
       const uint64_t *slot = ring + 2 * ((size_t)r * CB_LLH_CHUNK_PACKETS + t);
@@ -128,13 +169,31 @@ static void *h2d_block(void *p) {
       }
     }
     if (stopped) break;
-    __atomic_store_n(&a->ctrl->chunk[r], flag, __ATOMIC_RELEASE);
+    store_release_sys(&a->ctrl->consumed[r], flag);
   }
-  atomic_fetch_sub(&running, 1);
+  block_done();
   return NULL;
 }
 
-static void *d2h_block(void *p) {
+/* wait_go_and_slot: thread 0 of a d2h block. */
+static int wait_go_and_slot(const cb_llh_args *a, uint32_t copy, uint32_t r, uint32_t flag,
+                            uint32_t g) {
+  double start = now_s();
+  int slot_free = 0;
+  for (uint32_t it = 0;; it++) {
+    const uint32_t go = load_volatile(&a->ctrl->go);
+    if (!slot_free)
+      slot_free = cb_llh_reached(load_volatile(&a->ctrl->consumed[r]), flag - CB_LLH_RING_CHUNKS);
+    if (slot_free && cb_llh_reached(go, copy)) break;
+    if ((it & 255u) == 255u && stop_requested(a)) return 0;
+    if (spin_expired(start, "d2h go or slot", g)) return 0;
+  }
+  fence_acquire_sys();
+  return 1;
+}
+
+/* llh_d2h_ll_kernel */
+static void *d2h_ll_block(void *p) {
   const block_arg *ba = p;
   const cb_llh_args *a = &ba->a;
   uint64_t *ring = a->ring;
@@ -144,24 +203,8 @@ static void *d2h_block(void *p) {
     const uint32_t rel = g - a->first_chunk;
     const uint32_t copy = a->first_copy + rel / a->chunks_per_copy, j = rel % a->chunks_per_copy;
     const uint32_t flag = g + 1, r = g % CB_LLH_RING_CHUNKS;
-    int stopped = 0;
-    double start = now_s();
-    for (uint32_t it = 0;; it++) {
-      if (cb_llh_reached(__atomic_load_n(&a->ctrl->go, __ATOMIC_ACQUIRE), copy) &&
-          cb_llh_reached(__atomic_load_n(&a->ctrl->chunk[r], __ATOMIC_ACQUIRE),
-                         flag - CB_LLH_RING_CHUNKS))
-        break;
-      if ((it & 255u) == 255u && stop_requested(a)) {
-        stopped = 1;
-        break;
-      }
-      if (spin_expired(start, "d2h go or slot", g)) {
-        stopped = 1;
-        break;
-      }
-    }
-    if (stopped) break;
-    for (uint32_t t = 0; t < CB_LLH_CHUNK_PACKETS; t++) {
+    if (!wait_go_and_slot(a, copy, r, flag, g)) break;
+    for (uint32_t t = 0; t < CB_LLH_THREADS; t++) {
       const uint64_t pk = (uint64_t)j * CB_LLH_CHUNK_PACKETS + t;
       if (pk >= packets) break;
       uint32_t d[2] = {0, 0};
@@ -173,82 +216,264 @@ static void *d2h_block(void *p) {
       __atomic_store_n(&slot[0], (uint64_t)flag << 32 | d[0], __ATOMIC_RELAXED);
     }
   }
-  atomic_fetch_sub(&running, 1);
+  block_done();
+  return NULL;
+}
+
+/* wait_ready: thread 0 of an h2d flag block. */
+static int wait_ready(const cb_llh_args *a, uint32_t r, uint32_t flag, uint32_t g) {
+  double start = now_s();
+  for (uint32_t it = 0; load_volatile(&a->ctrl->ready[r]) != flag; it++) {
+    if ((it & 255u) == 255u && stop_requested(a)) return 0;
+    if (spin_expired(start, "the CPU's h2d flag", g)) return 0;
+  }
+  fence_acquire_sys();
+  return 1;
+}
+
+/* copy_chunk: the block's 16-byte vectors and its tail byte, all of them. */
+static void copy_chunk(unsigned char *dst, const unsigned char *src, uint32_t n) {
+  memcpy(dst, src, n);
+}
+
+/* llh_h2d_flag_kernel */
+static void *h2d_flag_block(void *p) {
+  const block_arg *ba = p;
+  const cb_llh_args *a = &ba->a;
+  unsigned char *dst = a->dev;
+  static __thread unsigned char early[CB_LLH_FLAG_CHUNK]; /* PAYLOAD_BEFORE_FLAG's loads */
+  for (uint32_t g = a->first_chunk + (uint32_t)ba->block;; g += (uint32_t)ba->grid) {
+    const uint32_t j = (g - a->first_chunk) % a->chunks_per_copy;
+    const uint32_t flag = g + 1, r = g % CB_LLH_RING_CHUNKS;
+    const uint64_t off = (uint64_t)j * CB_LLH_FLAG_CHUNK;
+    const unsigned char *src =
+        a->host ? (const unsigned char *)a->host + off
+                : (const unsigned char *)a->stage + (size_t)r * CB_LLH_STAGE_SLOT;
+    const uint32_t n = cb_llh_chunk_bytes(a->bytes, a->protocol, j);
+    if (broken == PAYLOAD_BEFORE_FLAG) copy_chunk(early, src, n);
+    if (!wait_ready(a, r, flag, g)) break;
+    if (broken == FLAG_BEFORE_PAYLOAD) {
+      store_release_sys(&a->ctrl->consumed[r], flag);
+      usleep(LATE_US);
+    }
+    copy_chunk(dst + off, broken == PAYLOAD_BEFORE_FLAG ? early : src, n);
+    if (broken != FLAG_BEFORE_PAYLOAD) store_release_sys(&a->ctrl->consumed[r], flag);
+  }
+  block_done();
+  return NULL;
+}
+
+/* llh_d2h_flag_kernel */
+static void *d2h_flag_block(void *p) {
+  const block_arg *ba = p;
+  const cb_llh_args *a = &ba->a;
+  const unsigned char *src = a->dev;
+  for (uint32_t g = a->first_chunk + (uint32_t)ba->block;; g += (uint32_t)ba->grid) {
+    const uint32_t rel = g - a->first_chunk;
+    const uint32_t copy = a->first_copy + rel / a->chunks_per_copy, j = rel % a->chunks_per_copy;
+    const uint32_t flag = g + 1, r = g % CB_LLH_RING_CHUNKS;
+    if (!wait_go_and_slot(a, copy, r, flag, g)) break;
+    const uint64_t off = (uint64_t)j * CB_LLH_FLAG_CHUNK;
+    unsigned char *dst = a->host ? (unsigned char *)a->host + off
+                                 : (unsigned char *)a->stage + (size_t)r * CB_LLH_STAGE_SLOT;
+    if (broken == FLAG_BEFORE_PAYLOAD) {
+      store_release_sys(&a->ctrl->ready[r], flag);
+      usleep(LATE_US);
+    }
+    copy_chunk(dst, src + off, cb_llh_chunk_bytes(a->bytes, a->protocol, j));
+    if (broken != FLAG_BEFORE_PAYLOAD) store_release_sys(&a->ctrl->ready[r], flag);
+  }
+  block_done();
   return NULL;
 }
 
 void cb_copy_llh_launch(const cb_llh_args *a, int h2d, int grid, cudaStream_t s) {
   (void)s;
   CHECK(grid >= 1 && grid <= MAX_THREADS);
+  const int ll = a->protocol == CB_LLH_LL16;
+  void *(*block)(void *) =
+      h2d ? (ll ? h2d_ll_block : h2d_flag_block) : (ll ? d2h_ll_block : d2h_flag_block);
   nblocks = grid;
   atomic_store(&running, grid);
   for (int b = 0; b < grid; b++) {
-    args[b] = (block_arg){*a, h2d, b, grid};
-    pthread_create(&blocks[b], NULL, h2d ? h2d_block : d2h_block, &args[b]);
+    args[b] = (block_arg){*a, b, grid};
+    pthread_create(&blocks[b], NULL, block, &args[b]);
   }
 }
 
 /* ---- the tests -------------------------------------------------------------------- */
 
-static void run_dir(cb_copy_dir dir, const char *blocks_env) {
-  setenv("CB_LLHOST_BLOCKS", blocks_env, 1);
+typedef struct {
+  cb_copy_dir dir;
+  int pageable;       /* staged: the emulated GPU cannot address the host buffer */
+  const char *ll_max; /* CB_LLHOST_LL_MAX */
+  const char *blocks; /* CB_LLHOST_BLOCKS */
+} setup;
+
+/* Beyond both rings: 4 MiB of LL16 data, 16 MiB of flag chunks. */
+#define MAX_BYTES ((size_t)(17u << 20) + 3)
+
+static unsigned char *host_buf, *dev_buf;
+
+static cb_copy_ctx open_setup(const setup *su) {
+  setenv("CB_LLHOST_BLOCKS", su->blocks, 1);
+  setenv("CB_LLHOST_LL_MAX", su->ll_max, 1);
   char why[256];
   CHECK(cb_tunables_read(CB_TUNE_COPY, why, sizeof why) == NULL);
-  const size_t max = 5u << 20; /* beyond the ring's 4 MiB of data: slots are reused */
-  unsigned char *host = malloc(max), *dev = aligned_alloc(64, max);
-  cb_copy_ctx ctx = {.dir = dir,
+  cb_copy_ctx ctx = {.dir = su->dir,
                      .timeout_s = 30,
                      .window = 9,
-                     .max_bytes = max,
-                     .host = host,
-                     .dev = dev,
+                     .max_bytes = MAX_BYTES,
+                     .pageable = su->pageable,
+                     .host = host_buf,
+                     .host_mapped = su->pageable ? NULL : host_buf,
+                     .dev = dev_buf,
                      .kernel_id = 4,
                      .kernel_name = "llhost"};
   CHECK(cb_copy_llh_setup(&ctx) == NULL);
-  const size_t sizes[] = {1, 7, 8, 9, 4095, 4096, 4097, 3 * 4096 + 5, 65537, 1000003, max - 3, 24};
-  const int windows[] = {1, 2, 9};
+  return ctx;
+}
+
+static cb_copy_call call_of(cb_copy_dir dir, size_t n) {
+  return dir == CB_H2D ? (cb_copy_call){dev_buf, host_buf, n}
+                       : (cb_copy_call){host_buf, dev_buf, n};
+}
+
+static const char *label(const setup *su, char *buf, size_t len) {
+  snprintf(buf, len, "%s %s LL_MAX=%s blocks=%s", cb_copy_dir_name(su->dir),
+           su->pageable ? "staged" : "direct", su->ll_max, su->blocks);
+  return buf;
+}
+
+/* One session of a size: single copies, then a window on a fresh
+ * destination (copy_runner.c gives each its own session; one session with
+ * both is the harder case), checked as soon as complete() returns (before
+ * the stop: complete means every byte is there). Returns the wrong bytes
+ * seen then. */
+static long long session(cb_copy_ctx *ctx, const setup *su, size_t n, int window, int singles,
+                         uint32_t seed, int pause_us) {
+  /* Sized for one copy or for the window, by turns: posts of either size
+   * must be right whatever the session was sized for. */
+  const int sized_for = seed % 2 ? 1 : window;
+  cb_copy_call call = call_of(su->dir, n);
+  cb_copy_pattern_fill((void *)call.src, n, seed, 0);
+  cb_copy_pattern_fill(call.dst, n, seed, 1);
+  cb_copy_llh_start(ctx, &call, sized_for, NULL);
+  for (int i = 0; i < singles; i++) {
+    cb_copy_llh_post(ctx, &call, 1, NULL);
+    cb_copy_llh_complete(ctx, NULL);
+  }
+  cb_copy_pattern_fill(call.dst, n, seed, 1);
+  if (pause_us) usleep((useconds_t)pause_us); /* let a broken kernel read too early */
+  cb_copy_llh_post(ctx, &call, window, NULL);
+  cb_copy_llh_complete(ctx, NULL);
+  long long early = cb_copy_pattern_check(call.dst, n, seed);
+  cb_copy_llh_stop(ctx, NULL);
+  return early;
+}
+
+static void run_setup(const setup *su) {
+  static const size_t sizes[] = {1,     7,    8,       9,         1023,     1024,  1025,
+                                 4095,  4096, 4097,    16383,     16384,    16385, 3 * 16384 + 5,
+                                 65537, 24,   1000003, MAX_BYTES, 4096 + 8, 2};
+  char name[96];
+  label(su, name, sizeof name);
+  cb_copy_ctx ctx = open_setup(su);
   uint32_t seed = 1;
   for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-    for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++, seed++) {
-      size_t n = sizes[s];
-      cb_copy_call call =
-          dir == CB_H2D ? (cb_copy_call){dev, host, n} : (cb_copy_call){host, dev, n};
-      cb_copy_pattern_fill((void *)call.src, n, seed, 0);
-      cb_copy_pattern_fill(call.dst, n, seed, 1);
-      cb_copy_llh_start(&ctx, &call, NULL);
-      /* A latency-like run, then a window, as copy_runner.c measures. */
-      int singles = n < 100000 ? 20 : 2;
-      for (int i = 0; i < singles; i++) {
-        cb_copy_llh_post(&ctx, &call, 1, NULL);
-        cb_copy_llh_complete(&ctx, NULL);
-      }
-      /* The window again on a fresh destination, checked as soon as
-       * complete() returns, before the stop: complete means every byte is there. */
-      cb_copy_pattern_fill(call.dst, n, seed, 1);
-      cb_copy_llh_post(&ctx, &call, windows[w], NULL);
-      cb_copy_llh_complete(&ctx, NULL);
-      long long early = cb_copy_pattern_check(call.dst, n, seed);
-      CHECKF(early == 0,
-             "%s %zu B, window %d, %s blocks: %lld bytes missing when complete returned",
-             cb_copy_dir_name(dir), n, windows[w], blocks_env, early);
-      cb_copy_llh_stop(&ctx, NULL);
-      long long wrong = cb_copy_pattern_check(call.dst, n, seed);
-      CHECKF(wrong == 0, "%s %zu B, window %d, %s blocks: %lld wrong bytes", cb_copy_dir_name(dir),
-             n, windows[w], blocks_env, wrong);
-      CHECK(!atomic_load(&emu_failed));
-      if (atomic_load(&emu_failed)) goto out;
+    const size_t n = sizes[s];
+    const int big = n > 100000;
+    /* Every window from 1 to 9 at the small sizes; a few at the large. */
+    static const int big_windows[] = {1, 3};
+    const int nwindows = big ? 2 : 9;
+    for (int w = 0; w < nwindows; w++, seed++) {
+      const int window = big ? big_windows[w] : w + 1;
+      long long early = session(&ctx, su, n, window, big ? 1 : 6, seed, 0);
+      CHECKF(early == 0, "%s, %zu B (%s), window %d: %lld bytes missing when complete returned",
+             name, n, cb_copy_llh_protocol(&ctx, n), window, early);
+      long long wrong = cb_copy_pattern_check(call_of(su->dir, n).dst, n, seed);
+      CHECKF(wrong == 0, "%s, %zu B, window %d: %lld wrong bytes", name, n, window, wrong);
+      if (!CHECK(!atomic_load(&emu_failed))) goto out;
     }
   }
 out:
   cb_copy_llh_teardown(&ctx);
-  free(host);
-  free(dev);
+}
+
+/* The protocol each size takes, and the line the block's header prints. */
+static void test_protocol_names(void) {
+  setup su = {CB_H2D, 0, "1024", "2"};
+  cb_copy_ctx ctx = open_setup(&su);
+  CHECK_STR(cb_copy_llh_protocol(&ctx, 1), "ll16");
+  CHECK_STR(cb_copy_llh_protocol(&ctx, 1024), "ll16");
+  CHECK_STR(cb_copy_llh_protocol(&ctx, 1025), "flag-direct");
+  char line[256];
+  cb_copy_llh_describe(&ctx, line, sizeof line);
+  CHECK_STR(line, "protocol: LL16 up to 1024 B (data and flag in one store; CB_LLHOST_LL_MAX), "
+                  "then flag-direct (payload, then one flag per 16 KiB chunk; the GPU reads the "
+                  "host buffer)");
+  cb_copy_llh_teardown(&ctx);
+  su = (setup){CB_D2H, 1, "0", "2"};
+  ctx = open_setup(&su);
+  CHECK_STR(cb_copy_llh_protocol(&ctx, 1), "flag-staged");
+  cb_copy_llh_describe(&ctx, line, sizeof line);
+  CHECK_STR(line, "protocol: flag-staged (payload, then one flag per 16 KiB chunk; staged through "
+                  "a pinned ring by the CPU) at every size (CB_LLHOST_LL_MAX=0)");
+  cb_copy_llh_teardown(&ctx);
+}
+
+/* A deliberately broken kernel must be caught: the check of the bytes when
+ * complete() returns is what the sound runs pass. */
+static void expect_caught(const setup *su, breakage b, size_t n, const char *what) {
+  char name[96];
+  label(su, name, sizeof name);
+  cb_copy_ctx ctx = open_setup(su);
+  broken = b;
+  long long early = session(&ctx, su, n, 1, 0, 1000 + (uint32_t)b, LATE_US);
+  broken = SOUND;
+  CHECKF(early > 0, "%s, %zu B: a kernel that %s was not caught", name, n, what);
+  cb_copy_llh_teardown(&ctx);
+}
+
+static void test_broken_kernels_are_caught(void) {
+  const size_t n = 3 * 16384 + 5; /* flag protocol: several chunks, a partial one */
+  static const char *const late = "releases its flag before its payload is in place";
+  for (int pageable = 0; pageable <= 1; pageable++) {
+    setup h2d = {CB_H2D, pageable, "0", "2"}, d2h = {CB_D2H, pageable, "0", "2"};
+    expect_caught(&h2d, FLAG_BEFORE_PAYLOAD, n, late);
+    expect_caught(&d2h, FLAG_BEFORE_PAYLOAD, n, late);
+  }
+  /* Staged h2d: the slot holds nothing yet (or an older chunk) until the
+   * CPU posts, which the session holds back while the kernel reads. */
+  setup staged = {CB_H2D, 1, "0", "1"};
+  expect_caught(&staged, PAYLOAD_BEFORE_FLAG, n, "reads its payload before its flag");
 }
 
 int main(void) {
-  run_dir(CB_H2D, "1");
-  run_dir(CB_H2D, "3");
-  run_dir(CB_D2H, "1");
-  run_dir(CB_D2H, "3");
+  host_buf = aligned_alloc(4096, (MAX_BYTES + 4095) / 4096 * 4096);
+  dev_buf = aligned_alloc(4096, (MAX_BYTES + 4095) / 4096 * 4096);
+  test_protocol_names();
+  static const setup setups[] = {
+      /* The default crossover: LL16 up to 1 KiB, the flag protocol above. */
+      {CB_H2D, 0, "1024", "1"},
+      {CB_H2D, 0, "1024", "3"},
+      {CB_H2D, 1, "1024", "3"},
+      {CB_D2H, 0, "1024", "1"},
+      {CB_D2H, 0, "1024", "3"},
+      {CB_D2H, 1, "1024", "3"},
+      /* The flag protocol at every size, direct and staged. */
+      {CB_H2D, 0, "0", "2"},
+      {CB_H2D, 1, "0", "1"},
+      {CB_D2H, 0, "0", "2"},
+      {CB_D2H, 1, "0", "1"},
+      /* LL16 at every size. */
+      {CB_H2D, 0, "1099511627776", "3"},
+      {CB_D2H, 1, "1099511627776", "3"},
+  };
+  for (size_t i = 0; i < sizeof setups / sizeof setups[0] && !atomic_load(&emu_failed); i++)
+    run_setup(&setups[i]);
+  if (!atomic_load(&emu_failed)) test_broken_kernels_are_caught();
+  free(host_buf);
+  free(dev_buf);
   return check_summary();
 }

@@ -53,7 +53,8 @@ static void test_rows_are_sound(void) {
 
 /* Only the LL grid, and copy_perf's own resident kernel, may differ per rank. */
 static void test_what_may_differ(void) {
-  static const char *const own[] = {"CB_LL_BLOCK_WARPS", "CB_LL_MAX_WARPS", "CB_LLHOST_BLOCKS"};
+  static const char *const own[] = {"CB_LL_BLOCK_WARPS", "CB_LL_MAX_WARPS", "CB_LLHOST_BLOCKS",
+                                    "CB_LLHOST_LL_MAX"};
   int n, per_rank = 0;
   const cb_tunable_row *rows = cb_tunable_rows(&n);
   for (int i = 0; i < n; i++) {
@@ -62,7 +63,7 @@ static void test_what_may_differ(void) {
     CHECKF(rows[i].per_rank == listed, "%s: per_rank %d", rows[i].name, rows[i].per_rank);
     per_rank += rows[i].per_rank;
   }
-  CHECK_EQ_INT(per_rank, 3);
+  CHECK_EQ_INT(per_rank, 4);
 }
 
 /* Bounds that size arrays or allocations in the mesh and copy layers. */
@@ -129,6 +130,43 @@ static void test_whole_numbers(void) {
   check_refused("CB_SHARE_GPUS", "2", "CB_SHARE_GPUS='2': expected a whole number from 0 to 1");
   check_refused("CB_LLHOST_BLOCKS", "-3",
                 "CB_LLHOST_BLOCKS='-3': expected a whole number from 1 to 256");
+}
+
+/* llhost's crossover: bytes, 0 (the flag protocol at every size) to 1 TiB
+ * (LL16 at every size a run can have), no suffixes. */
+static void test_llhost_crossover(void) {
+  check_parsed("CB_LLHOST_LL_MAX", NULL, 1024);
+  check_parsed("CB_LLHOST_LL_MAX", "0", 0);
+  check_parsed("CB_LLHOST_LL_MAX", "1", 1);
+  check_parsed("CB_LLHOST_LL_MAX", "4097", 4097);
+  check_parsed("CB_LLHOST_LL_MAX", "1099511627776", 1L << 40);
+  const char *range = "expected a whole number from 0 to 1099511627776";
+  const char *bad[] = {"-1", "1K", "abc", "", " 8", "1e3", "1099511627777", "0x10"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char want[256];
+    snprintf(want, sizeof want, "CB_LLHOST_LL_MAX='%s': %s", bad[i], range);
+    check_refused("CB_LLHOST_LL_MAX", bad[i], want);
+  }
+  /* Read by copy_perf, each process its own. */
+  const cb_tunable_row *t = cb_tunable_find("CB_LLHOST_LL_MAX");
+  CHECK(t->programs == CB_TUNE_COPY && t->per_rank);
+  setenv("CB_LLHOST_LL_MAX", "0", 1);
+  CHECK(cb_tunables_read(CB_TUNE_COPY, why, sizeof why) == NULL);
+  CHECK_EQ_INT(cb_tunable("CB_LLHOST_LL_MAX"), 0);
+  setenv("CB_LLHOST_LL_MAX", "4K", 1);
+  CHECK_STR(cb_tunables_read(CB_TUNE_COPY, why, sizeof why),
+            "CB_LLHOST_LL_MAX='4K': expected a whole number from 0 to 1099511627776");
+  CHECK_EQ_INT(cb_tunable("CB_LLHOST_LL_MAX"), 0); /* the refused read kept nothing */
+  unsetenv("CB_LLHOST_LL_MAX");
+  CHECK(cb_tunables_read(CB_TUNE_COPY, why, sizeof why) == NULL);
+  CHECK_EQ_INT(cb_tunable("CB_LLHOST_LL_MAX"), 1024);
+  /* The protocol it picks (copy_llhost.h): LL16 up to it, inclusive; 0, never. */
+  CHECK(cb_llh_protocol_for(1024, 1024, 1) == CB_LLH_LL16);
+  CHECK(cb_llh_protocol_for(1025, 1024, 1) == CB_LLH_FLAG_DIRECT);
+  CHECK(cb_llh_protocol_for(1025, 1024, 0) == CB_LLH_FLAG_STAGED);
+  CHECK(cb_llh_protocol_for(0, 0, 1) == CB_LLH_FLAG_DIRECT);
+  CHECK(cb_llh_protocol_for(1, 0, 0) == CB_LLH_FLAG_STAGED);
+  CHECK(cb_llh_protocol_for(1ull << 40, 1ull << 40, 1) == CB_LLH_LL16);
 }
 
 static void test_choices(void) {
@@ -387,6 +425,7 @@ int main(int argc, char **argv) {
   test_what_may_differ();
   test_bounds_fit_capacities();
   test_whole_numbers();
+  test_llhost_crossover();
   test_choices();
   test_read();
   test_mismatch();
