@@ -30,8 +30,10 @@
  * flag g + 1 (flag 0 is no chunk's, and every word starts at 0).
  *
  * Blocks. The resident kernel runs B blocks of CB_LLH_THREADS threads,
- * started once per size outside timing (B: CB_LLHOST_BLOCKS, no more than
- * the chunks of a window of copies); block b handles the session's chunks
+ * started outside timing for a session of posts of some copies each (B:
+ * CB_LLHOST_BLOCKS, no more than the chunks of such a post; the runner
+ * starts one session for a size's latency copies and one for its windows,
+ * and a post of more copies is served too); block b handles the session's chunks
  * first + b, first + b + B, ... one after the other. So block b's latest
  * chunk being done means all of its earlier ones are, and the last B chunks
  * posted (consecutive numbers: one per block) tell when everything is.
