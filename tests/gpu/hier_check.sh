@@ -16,9 +16,10 @@
 #   layouts one after another: under MPS at most 3 processes whose ranks
 #   share the GPU fit at once (lib.sh, cb_mps_for_this_run). With DEADLINE,
 #   each layout may use its share of the time left (what one leaves goes to
-#   the next), half of it for the check. NCCL's traffic between the hosts
-#   takes its network transport (NCCL_SOCKET_IFNAME, default lo): correctness only,
-# times mean nothing. Several processes on one GPU take turns on it unless
+#   the next), two thirds of it for the check, which takes about twice
+#   the stress's time (what it leaves goes to the stress). NCCL's traffic
+#   between the hosts takes its network transport (NCCL_SOCKET_IFNAME,
+#   default lo): correctness only, times mean nothing. Several processes on one GPU take turns on it unless
 # an MPS control daemon runs (MPS=1 runs one for the script, lib.sh): without
 # it each NCCL call waits for a time slice, milliseconds. Logs in
 # $LOGDIR/hier-HxL (LOGDIR default ./gpu-check-logs); PROGRAMS (default the
@@ -41,13 +42,13 @@ export CB_RING_CHANNELS=${CB_RING_CHANNELS:-8} CB_LL_MAX_WARPS=${CB_LL_MAX_WARPS
 KERNELS=hier-ring,hier-ll,hier-direct,hier-ce
 read -ra PROGRAMS <<<"${PROGRAMS:-all_reduce_perf all_gather_perf reduce_scatter_perf broadcast_perf}"
 
-# With DEADLINE set, the end of the first of N equal shares of the time left
-# (none without it).
+# With DEADLINE set, the end of the first N/D of the time left (none
+# without it; D alone: the first of D equal shares).
 share_of_time_left() {
   [ -n "${DEADLINE:-}" ] || return 0
   local now
   now=$(date +%s)
-  echo $((now + (DEADLINE - now) / $1))
+  echo $((now + (DEADLINE - now) * ${2:-1} / $1))
 }
 
 # One layout, HxL or HxLp: the check matrix, then the stress, into
@@ -69,7 +70,7 @@ layout() {
     done
   done
   CB_HOSTS=$hosts LAUNCH=mpi PASSES=random KERNELS=$KERNELS LOGDIR=$dir \
-    DEADLINE=$(share_of_time_left 2) \
+    DEADLINE=$(share_of_time_left 3 2) \
     EXTRA_ARGS="-g $ranks -T 60 ${EXTRA_ARGS:-}" tests/gpu/check.sh "$BUILD" "$procs" \
     "${PROGRAMS[@]}" >"$dir/check.txt" 2>&1
   checked=$?
