@@ -25,6 +25,7 @@
 #include "sizes.h"
 #include "sink.h"
 #include "stats.h"
+#include "thread_stacks.h"
 #include "tunables.h"
 #include "world.h"
 
@@ -442,9 +443,11 @@ int cb_copy_main(const cb_copy_program *prog, int argc, char **argv) {
   cb_opts_result parsed = cb_copy_options_parse(argc, argv, &run.opts, err, sizeof err);
   if (lead && parsed == CB_OPTS_HELP) cb_copy_options_usage(stdout, program);
   if (lead && parsed == CB_OPTS_LIST_KERNELS) cb_copy_kernels_print(stdout, prog);
-  /* copy_perf's tunables (tunables.h), read and checked with the options,
-   * whichever kernels run: a bad value is refused like a bad option. */
-  if (parsed == CB_OPTS_RUN && cb_tunables_read(CB_TUNE_COPY, err, sizeof err))
+  /* copy_perf's tunables (tunables.h) and CB_ERROR_STACKS, read and checked
+   * with the options, whichever kernels run: a bad value is refused like a
+   * bad option. */
+  if (parsed == CB_OPTS_RUN &&
+      (cb_tunables_read(CB_TUNE_COPY, err, sizeof err) || cb_thread_stacks_read(err, sizeof err)))
     parsed = CB_OPTS_ERROR;
   if (!cb_run_after_parse(w, parsed, err, lead)) { /* -h, -k list: done */
     cb_copy_report_free(&run.report);

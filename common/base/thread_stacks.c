@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "env.h"
+
 #define MAX_FRAMES 48
 /* How long a signalled thread has to print its stack before the next. */
 #define ANSWER_WAIT_MS 200
@@ -114,6 +116,15 @@ static void print_other_threads(void) {
   closedir(dir);
 }
 
+const char *cb_thread_stacks_read(char *why, size_t len) {
+  static const char *const off_on[] = {"0", "1"};
+  int on;
+  return cb_env_choice_parse("CB_ERROR_STACKS", getenv("CB_ERROR_STACKS"), off_on, 2, 0, &on, why,
+                             len);
+}
+
+/* Reads the variable itself: an error can end a run before its options are
+ * read, and only "1" (the one value that turns it on) matters here. */
 void cb_thread_stacks_print(void) {
   const char *on = getenv("CB_ERROR_STACKS");
   if (!on || strcmp(on, "1") != 0 || atomic_flag_test_and_set(&printed)) return;

@@ -16,9 +16,16 @@
 #ifndef CB_THREAD_STACKS_H
 #define CB_THREAD_STACKS_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Checks CB_ERROR_STACKS with the options: unset, "0" or "1". Returns
+ * NULL, or why another value is refused (one line, in why), so that a
+ * misspelt switch is not silently off. */
+const char *cb_thread_stacks_read(char *why, size_t len);
 
 /* With CB_ERROR_STACKS=1, prints every thread's stack (the caller's first);
  * nothing otherwise, and nothing after the first call. */

@@ -6,6 +6,7 @@
 
 #include "nccl_tests_env.h"
 #include "peer_mapping.h"
+#include "thread_stacks.h"
 #include "tunables.h"
 
 void cb_run_env_cuda_defaults(void) {
@@ -90,9 +91,16 @@ static cb_opts_result read_tunables(cb_opts_result parsed, char *err, size_t len
   return cb_tunables_read(CB_TUNE_COLL, err, len) ? CB_OPTS_ERROR : CB_OPTS_RUN;
 }
 
+/* CB_ERROR_STACKS: a value other than 0 or 1 is refused like a bad option. */
+static cb_opts_result read_error_stacks(cb_opts_result parsed, char *err, size_t len) {
+  if (parsed != CB_OPTS_RUN) return parsed;
+  return cb_thread_stacks_read(err, len) ? CB_OPTS_ERROR : CB_OPTS_RUN;
+}
+
 cb_opts_result cb_run_env_read(cb_world *w, cb_opts_result parsed, cb_options *o,
                                cb_nccl_tests_vars *vars, char *err, size_t len) {
   parsed = read_nccl_tests_vars(w, parsed, vars, err, len);
   parsed = read_peer_mapping(parsed, o, err, len);
+  parsed = read_error_stacks(parsed, err, len);
   return read_tunables(parsed, err, len);
 }

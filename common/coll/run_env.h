@@ -28,7 +28,8 @@ typedef struct {
 void cb_run_env_cuda_defaults(void);
 
 /* After the options were parsed: nccl-tests' variables into vars (their
- * defaults when unset), CB_PEER_MAPPING into o, the tunables read. parsed
+ * defaults when unset), CB_PEER_MAPPING into o, CB_ERROR_STACKS checked,
+ * the tunables read. parsed
  * passes through unless it is CB_OPTS_RUN and a value is bad: then
  * CB_OPTS_ERROR, and err (len bytes) says why. */
 cb_opts_result cb_run_env_read(cb_world *w, cb_opts_result parsed, cb_options *o,

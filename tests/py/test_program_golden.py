@@ -85,6 +85,7 @@ COLLECTIVE_CASES = [
     (SIZES, {"CB_AR_DIRECT_BLOCK_BYTES": "8K"}),
     (SIZES, {"CB_AR_CE_PIECES": "65"}),
     (SIZES, {"CB_SHARE_GPUS": "2"}),
+    (SIZES, {"CB_ERROR_STACKS": "yes"}),
 ]
 
 COPY_CASES = [
@@ -103,6 +104,7 @@ COPY_CASES = [
     (SIZES, {}),
     (SIZES, {"CB_LLHOST_BLOCKS": "0"}),
     (SIZES, {"CB_LLHOST_LL_MAX": "-1"}),
+    (SIZES, {"CB_ERROR_STACKS": "yes"}),
 ]
 
 TOOL_CASES = [(["-h"], {}), (["--bogus"], {})]

@@ -53,7 +53,33 @@ static int count(const char *text, const char *what) {
   return n;
 }
 
+/* The switch is checked with the options: unset, 0 and 1 pass, anything
+ * else is refused in one line naming the variable and what it takes. */
+static void test_read(void) {
+  char why[256];
+  unsetenv("CB_ERROR_STACKS");
+  CHECK(cb_thread_stacks_read(why, sizeof why) == NULL);
+  static const char *const good[] = {"0", "1"};
+  for (int i = 0; i < 2; i++) {
+    setenv("CB_ERROR_STACKS", good[i], 1);
+    CHECKF(cb_thread_stacks_read(why, sizeof why) == NULL, "'%s' refused", good[i]);
+  }
+  static const char *const bad[] = {"yes", "2", "", " 1", "true"};
+  for (int i = 0; i < 5; i++) {
+    setenv("CB_ERROR_STACKS", bad[i], 1);
+    const char *r = cb_thread_stacks_read(why, sizeof why);
+    CHECKF(r != NULL, "'%s' accepted", bad[i]);
+    if (r) {
+      char want[64];
+      snprintf(want, sizeof want, "CB_ERROR_STACKS='%s': expected one of 0, 1", bad[i]);
+      CHECK_STR(r, want);
+    }
+  }
+  unsetenv("CB_ERROR_STACKS");
+}
+
 int main(void) {
+  test_read();
   pthread_t open_thread, deaf_thread;
   pthread_create(&open_thread, NULL, waiter, NULL);
   pthread_create(&deaf_thread, NULL, waiter, (void *)1);
