@@ -1,0 +1,307 @@
+#include "load.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_check.h"
+#include "error.h"
+#include "gpu.h"
+#include "load_parts.h"
+#include "sizes.h"
+
+static const char *const names[CB_NUM_LOADS] = {"none", "gemm", "fma", "mem"};
+
+/* Memory left free beside a load's operands, for the harness's buffers to
+ * be checked against and for NCCL and CUDA. */
+#define LOAD_HEADROOM (256ull << 20)
+
+const char *cb_load_name(int kind) {
+  return kind >= 0 && kind < CB_NUM_LOADS ? names[kind] : "?";
+}
+
+int cb_load_parse(const char *name) {
+  for (int k = 0; k < CB_NUM_LOADS; k++)
+    if (strcmp(name, names[k]) == 0) return k;
+  return -1;
+}
+
+const char *cb_load_unavailable(int kind) {
+  return kind == CB_LOAD_GEMM ? cb_load_gemm_unavailable() : NULL;
+}
+
+/* About a millisecond a unit on an H100 (docs/overlap.md): a GEMM of
+ * 8192^3 (1.1 TFLOP), 128 Ki FMAs a thread over a full grid, 512 MiB
+ * copied (1 GiB moved). */
+uint64_t cb_load_default_size(int kind) {
+  switch (kind) {
+  case CB_LOAD_GEMM:
+    return 8192;
+  case CB_LOAD_FMA:
+    return 128u << 10;
+  case CB_LOAD_MEM:
+    return 512ull << 20;
+  default:
+    return 0;
+  }
+}
+
+const char *cb_load_size_problem(int kind, uint64_t size, char *buf, size_t len) {
+  switch (kind) {
+  case CB_LOAD_GEMM:
+    if (size < 128 || size > 32768 || size % 8)
+      snprintf(buf, len,
+               "--overlap_size %" PRIu64 " for gemm: M = N = K must be a multiple of 8 from "
+               "128 to 32768",
+               size);
+    else
+      return NULL;
+    return buf;
+  case CB_LOAD_FMA:
+    if (size < CB_LOAD_FMA_CHAINS || size > (1ull << 32) || size % CB_LOAD_FMA_CHAINS)
+      snprintf(buf, len,
+               "--overlap_size %" PRIu64 " for fma: FMAs a thread must be a multiple of %d from "
+               "%d to 4G",
+               size, CB_LOAD_FMA_CHAINS, CB_LOAD_FMA_CHAINS);
+    else
+      return NULL;
+    return buf;
+  case CB_LOAD_MEM:
+    if (size < (1u << 20) || size > (64ull << 30) || size % 16)
+      snprintf(buf, len,
+               "--overlap_size %" PRIu64 " for mem: the bytes copied must be a multiple of 16 "
+               "from 1M to 64G",
+               size);
+    else
+      return NULL;
+    return buf;
+  default:
+    snprintf(buf, len, "--overlap_size needs a load (--overlap gemm, fma or mem)");
+    return buf;
+  }
+}
+
+int cb_load_option_kind(const char *word, int *kind, char *err, size_t len) {
+  int k = cb_load_parse(word);
+  if (k < 0) {
+    snprintf(err, len, "unknown --overlap '%s' (it takes " CB_LOAD_NAMES ")", word);
+    return -1;
+  }
+  *kind = k;
+  return 0;
+}
+
+int cb_load_options_check(int kind, uint64_t *size, char *err, size_t len) {
+  if (kind == CB_LOAD_NONE) {
+    if (!*size) return 0;
+    snprintf(err, len, "--overlap_size %" PRIu64 " sizes a load, and --overlap gives none", *size);
+    return -1;
+  }
+  const char *why = cb_load_unavailable(kind);
+  if (why) {
+    snprintf(err, len, "--overlap %s is unavailable: %s", cb_load_name(kind), why);
+    return -1;
+  }
+  if (!*size) *size = cb_load_default_size(kind);
+  return cb_load_size_problem(kind, *size, err, len) ? -1 : 0;
+}
+
+const char *cb_load_rate_unit(int kind) {
+  return kind == CB_LOAD_MEM ? "GB/s" : "TFLOP/s";
+}
+
+void cb_load_describe(int kind, uint64_t size, char *buf, size_t len) {
+  char bytes[32];
+  switch (kind) {
+  case CB_LOAD_GEMM:
+    snprintf(buf, len, "cuBLAS bf16 GEMM, M=N=K=%" PRIu64 " (%.3g TFLOP a unit)", size,
+             2.0 * (double)size * (double)size * (double)size / 1e12);
+    return;
+  case CB_LOAD_FMA:
+    snprintf(buf, len, "fp32 FMA kernel, %" PRIu64 " FMAs a thread over a grid that fills the GPU",
+             size);
+    return;
+  case CB_LOAD_MEM:
+    cb_format_bytes(size, bytes, sizeof bytes);
+    snprintf(buf, len, "copy kernel, %s copied within the GPU's memory a unit", bytes);
+    return;
+  default:
+    snprintf(buf, len, "none");
+  }
+}
+
+struct cb_load {
+  int kind;
+  uint64_t size;
+  cudaStream_t stream;
+  cb_load_gemm *gemm;
+  void *src, *dst; /* mem: the copy's; fma: dst is the sink */
+  unsigned blocks; /* fma, mem: a grid that fills the GPU */
+  double work;     /* flop or bytes a unit */
+  size_t bytes;    /* device memory held */
+  cudaEvent_t alone[2];
+  cudaEvent_t *marks; /* cb_load_start's, nmarks created */
+  int nmarks, started;
+};
+
+/* Device memory the load will hold. */
+static size_t bytes_needed(int kind, uint64_t size, unsigned blocks) {
+  switch (kind) {
+  case CB_LOAD_GEMM:
+    return 3 * (size_t)size * (size_t)size * 2;
+  case CB_LOAD_FMA:
+    return (size_t)blocks * CB_LOAD_THREADS * sizeof(float);
+  case CB_LOAD_MEM:
+    return 2 * (size_t)size;
+  default:
+    return 0;
+  }
+}
+
+static void check_memory(int kind, uint64_t size, size_t need, int device) {
+  size_t free_b, total_b;
+  CB_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  if (need + LOAD_HEADROOM <= free_b) return;
+  char need_s[32], free_s[32];
+  cb_format_bytes(need, need_s, sizeof need_s);
+  cb_format_bytes(free_b, free_s, sizeof free_s);
+  cb_fatal("--overlap %s --overlap_size %" PRIu64 " needs %s of device memory on device %d, "
+           "which has %s free: give a smaller --overlap_size",
+           cb_load_name(kind), size, need_s, device, free_s);
+}
+
+cb_load *cb_load_create(int kind, uint64_t size) {
+  const char *why = cb_load_unavailable(kind);
+  if (why || kind <= CB_LOAD_NONE || kind >= CB_NUM_LOADS)
+    cb_fatal("the %s load cannot run: %s", cb_load_name(kind), why ? why : "no such load");
+  cb_load *l = calloc(1, sizeof *l);
+  if (!l) cb_fatal("out of host memory");
+  int device = 0, sms = 0;
+  CB_CUDA(cudaGetDevice(&device));
+  CB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  l->kind = kind;
+  l->size = size;
+  if (kind != CB_LOAD_GEMM)
+    l->blocks = (unsigned)(sms * cb_load_kernel_per_sm(kind == CB_LOAD_FMA));
+  l->bytes = bytes_needed(kind, size, l->blocks);
+  check_memory(kind, size, l->bytes, device);
+  CB_CUDA(cudaStreamCreateWithFlags(&l->stream, cudaStreamNonBlocking));
+  for (int i = 0; i < 2; i++) CB_CUDA(cudaEventCreate(&l->alone[i]));
+  switch (kind) {
+  case CB_LOAD_GEMM:
+    l->gemm = cb_load_gemm_create((int)size, l->stream);
+    l->work = 2.0 * (double)size * (double)size * (double)size;
+    break;
+  case CB_LOAD_FMA:
+    CB_CUDA(cudaMalloc(&l->dst, l->bytes));
+    l->work = 2.0 * (double)size * l->blocks * CB_LOAD_THREADS;
+    break;
+  case CB_LOAD_MEM:
+    CB_CUDA(cudaMalloc(&l->src, size));
+    CB_CUDA(cudaMalloc(&l->dst, size));
+    cb_load_fill(l->src, size / 4, 0, l->stream);
+    l->work = 2.0 * (double)size;
+    break;
+  }
+  CB_CUDA(cudaStreamSynchronize(l->stream));
+  return l;
+}
+
+void cb_load_destroy(cb_load *l) {
+  if (!l) return;
+  CB_CUDA(cudaStreamSynchronize(l->stream));
+  if (l->gemm) cb_load_gemm_destroy(l->gemm);
+  if (l->src) CB_CUDA(cudaFree(l->src));
+  if (l->dst) CB_CUDA(cudaFree(l->dst));
+  for (int i = 0; i < 2; i++) CB_CUDA(cudaEventDestroy(l->alone[i]));
+  for (int i = 0; i < l->nmarks; i++) CB_CUDA(cudaEventDestroy(l->marks[i]));
+  free(l->marks);
+  CB_CUDA(cudaStreamDestroy(l->stream));
+  free(l);
+}
+
+int cb_load_kind_of(const cb_load *l) {
+  return l->kind;
+}
+
+cudaStream_t cb_load_stream(const cb_load *l) {
+  return l->stream;
+}
+
+double cb_load_unit_work(const cb_load *l) {
+  return l->work;
+}
+
+size_t cb_load_bytes(const cb_load *l) {
+  return l->bytes;
+}
+
+void cb_load_enqueue_unit(cb_load *l) {
+  switch (l->kind) {
+  case CB_LOAD_GEMM:
+    cb_load_gemm_run(l->gemm);
+    break;
+  case CB_LOAD_FMA:
+    cb_load_fma_launch((float *)l->dst, l->blocks, l->size, l->stream);
+    break;
+  case CB_LOAD_MEM:
+    cb_load_mem_launch(l->src, l->dst, l->size, l->blocks, l->stream);
+    break;
+  }
+}
+
+double cb_load_rate_scale(int kind) {
+  return kind == CB_LOAD_MEM ? 1e9 : 1e12;
+}
+
+static double elapsed_us(cudaEvent_t a, cudaEvent_t b) {
+  float ms = 0;
+  CB_CUDA(cudaEventElapsedTime(&ms, a, b));
+  return 1000.0 * ms;
+}
+
+double cb_load_rate_alone(cb_load *l, int units, int timeout_s, const char *what, double *unit_us) {
+  cb_load_enqueue_unit(l); /* warm-up: cuBLAS picks its kernel, clocks rise */
+  CB_CUDA(cudaEventRecord(l->alone[0], l->stream));
+  for (int i = 0; i < units; i++) cb_load_enqueue_unit(l);
+  CB_CUDA(cudaEventRecord(l->alone[1], l->stream));
+  cb_gpu_wait(l->stream, timeout_s, what);
+  const double us = elapsed_us(l->alone[0], l->alone[1]);
+  *unit_us = us / units;
+  return us > 0 ? units * l->work / (us * 1e-6) / cb_load_rate_scale(l->kind) : 0;
+}
+
+static void ensure_marks(cb_load *l, int n) {
+  if (n <= l->nmarks) return;
+  cudaEvent_t *m = realloc(l->marks, (size_t)n * sizeof *m);
+  if (!m) cb_fatal("out of host memory");
+  l->marks = m;
+  for (int i = l->nmarks; i < n; i++) CB_CUDA(cudaEventCreate(&l->marks[i]));
+  l->nmarks = n;
+}
+
+void cb_load_start(cb_load *l, int units) {
+  if (units < 1 || units > CB_LOAD_MAX_UNITS)
+    cb_fatal("a load of %d units: 1 to %d", units, CB_LOAD_MAX_UNITS);
+  ensure_marks(l, units + 1);
+  CB_CUDA(cudaEventRecord(l->marks[0], l->stream));
+  for (int i = 1; i <= units; i++) {
+    cb_load_enqueue_unit(l);
+    CB_CUDA(cudaEventRecord(l->marks[i], l->stream));
+  }
+  l->started = units;
+}
+
+void cb_load_finish(cb_load *l, cudaEvent_t begin, cudaEvent_t end, int timeout_s, const char *what,
+                    double *marks_us, double *begin_us, double *end_us) {
+  cb_gpu_wait(l->stream, timeout_s, what);
+  marks_us[0] = 0;
+  for (int i = 1; i <= l->started; i++) marks_us[i] = elapsed_us(l->marks[0], l->marks[i]);
+  *begin_us = elapsed_us(l->marks[0], begin);
+  *end_us = elapsed_us(l->marks[0], end);
+}
+
+void cb_load_wait(cb_load *l, int timeout_s, const char *what) {
+  cb_gpu_wait(l->stream, timeout_s, what);
+}

@@ -1,0 +1,108 @@
+/* A compute load that runs on a stream of its own beside a timed call
+ * (--overlap), so that a kernel is measured as it runs in training and
+ * inference: beside GEMMs, taking SMs, memory bandwidth and copy engines
+ * from them and slowed by them. docs/overlap.md says what is measured and
+ * how to read it.
+ *
+ * A load is a unit of work enqueued again and again on its stream:
+ *   gemm  a bf16 GEMM through cuBLAS (cublasGemmEx, fp32 accumulation),
+ *         M = N = K = size; 2 size^3 flop a unit. Listed unavailable, with
+ *         the reason, in a build without cuBLAS.
+ *   fma   our kernel: every thread of a grid that fills the GPU runs 8
+ *         independent chains of fp32 FMAs, size FMAs a thread; 2 flop an FMA.
+ *   mem   our kernel: a copy of size bytes within the GPU's memory, 16-byte
+ *         loads and stores over a grid that fills the GPU; 2 size bytes moved.
+ * Its rate is TFLOP/s (gemm, fma) or GB/s (mem). The operands are filled
+ * with values that are not zero (a GEMM of zeros draws less power and
+ * runs faster than one of real data).
+ *
+ * The collective and copy harnesses share it (coll/overlap_measure.c,
+ * copy's); the arithmetic of the window a load is measured in is
+ * load_window.h. */
+#ifndef CB_LOAD_H
+#define CB_LOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  CB_LOAD_NONE = 0,
+  CB_LOAD_GEMM,
+  CB_LOAD_FMA,
+  CB_LOAD_MEM,
+  CB_NUM_LOADS
+} cb_load_kind;
+
+/* "none", "gemm", "fma", "mem". */
+const char *cb_load_name(int kind);
+/* The kind named, or -1. */
+int cb_load_parse(const char *name);
+/* "gemm, fma, mem or none", for messages. */
+#define CB_LOAD_NAMES "gemm, fma, mem or none"
+/* Why this build cannot run the kind (gemm without cuBLAS), or NULL. */
+const char *cb_load_unavailable(int kind);
+/* The size a kind takes when --overlap_size is not given: a unit of about
+ * a millisecond on an H100 (docs/overlap.md). */
+uint64_t cb_load_default_size(int kind);
+/* Why size cannot serve the kind (the text in buf, len bytes), or NULL. */
+const char *cb_load_size_problem(int kind, uint64_t size, char *buf, size_t len);
+/* "TFLOP/s" or "GB/s", and what divides work per second into it. */
+const char *cb_load_rate_unit(int kind);
+double cb_load_rate_scale(int kind);
+/* One phrase: "cuBLAS bf16 GEMM, M=N=K=8192 (1.1 TFLOP a unit)". */
+void cb_load_describe(int kind, uint64_t size, char *buf, size_t len);
+
+/* --overlap's and --overlap_size's checks, shared by the programs' option
+ * parsers (no GPU needed): cb_load_option_kind takes --overlap's word into
+ * *kind; cb_load_options_check settles the size (size 0: not given, the
+ * kind's default then) and refuses a size without a load, a size the kind
+ * cannot take, and a kind this build cannot run. Each returns 0, or -1
+ * with one line in err. */
+int cb_load_option_kind(const char *word, int *kind, char *err, size_t len);
+int cb_load_options_check(int kind, uint64_t *size, char *err, size_t len);
+
+typedef struct cb_load cb_load;
+
+/* A load of the kind and size on the current device, with its own
+ * non-blocking stream and its operands allocated and filled; fails (one
+ * line) when the device lacks the memory. */
+cb_load *cb_load_create(int kind, uint64_t size);
+void cb_load_destroy(cb_load *l);
+int cb_load_kind_of(const cb_load *l);
+cudaStream_t cb_load_stream(const cb_load *l);
+/* Flop or bytes of one unit. */
+double cb_load_unit_work(const cb_load *l);
+/* Device memory the load holds, in bytes. */
+size_t cb_load_bytes(const cb_load *l);
+/* Enqueues one unit on the load's stream. */
+void cb_load_enqueue_unit(cb_load *l);
+
+/* The rate (TFLOP/s or GB/s) of `units` units back to back with nothing
+ * else on the GPU from this rank, after one unit of warm-up, and a unit's
+ * time in *unit_us. Waits for them (failing with `what` after timeout_s). */
+double cb_load_rate_alone(cb_load *l, int units, int timeout_s, const char *what, double *unit_us);
+
+/* Beside a call: enqueues a mark (an event) and then `units` units, each
+ * followed by its mark, on the load's stream (at most CB_LOAD_MAX_UNITS). */
+#define CB_LOAD_MAX_UNITS 1024
+void cb_load_start(cb_load *l, int units);
+/* Waits for the units started last, then gives the marks' times, in us
+ * from the first mark, into marks_us (units + 1 of them), and begin and
+ * end, events of another stream of the device, on the same clock. */
+void cb_load_finish(cb_load *l, cudaEvent_t begin, cudaEvent_t end, int timeout_s, const char *what,
+                    double *marks_us, double *begin_us, double *end_us);
+/* Waits for whatever the load's stream holds (after a start whose marks
+ * nobody reads). */
+void cb_load_wait(cb_load *l, int timeout_s, const char *what);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
