@@ -90,7 +90,7 @@ double cb_load_rate_alone(cb_load *l, int units, int timeout_s, const char *what
 
 /* Beside a call: enqueues a mark (an event) and then `units` units, each
  * followed by its mark, on the load's stream (at most CB_LOAD_MAX_UNITS). */
-#define CB_LOAD_MAX_UNITS 1024
+#define CB_LOAD_MAX_UNITS 512
 void cb_load_start(cb_load *l, int units);
 /* Waits for the units started last, then gives the marks' times, in us
  * from the first mark, into marks_us (units + 1 of them), and begin and
