@@ -31,9 +31,9 @@ const char *cb_load_unavailable(int kind) {
   return kind == CB_LOAD_GEMM ? cb_load_gemm_unavailable() : NULL;
 }
 
-/* About a millisecond a unit on an H100 (docs/overlap.md): a GEMM of
- * 8192^3 (1.1 TFLOP), 128 Ki FMAs a thread over a full grid, 512 MiB
- * copied (1 GiB moved). */
+/* Units long against a launch and short against a large message's timed
+ * window (docs/overlap.md, "Sizing the load"): a GEMM of 8192^3 (1.1 TFLOP),
+ * 128 Ki FMAs a thread over a full grid, 512 MiB copied (1 GiB moved). */
 uint64_t cb_load_default_size(int kind) {
   switch (kind) {
   case CB_LOAD_GEMM:

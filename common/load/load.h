@@ -47,8 +47,8 @@ int cb_load_parse(const char *name);
 #define CB_LOAD_NAMES "gemm, fma, mem or none"
 /* Why this build cannot run the kind (gemm without cuBLAS), or NULL. */
 const char *cb_load_unavailable(int kind);
-/* The size a kind takes when --overlap_size is not given: a unit of about
- * a millisecond on an H100 (docs/overlap.md). */
+/* The size a kind takes when --overlap_size is not given (docs/overlap.md,
+ * "Sizing the load"). */
 uint64_t cb_load_default_size(int kind);
 /* Why size cannot serve the kind (the text in buf, len bytes), or NULL. */
 const char *cb_load_size_problem(int kind, uint64_t size, char *buf, size_t len);

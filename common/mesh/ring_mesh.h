@@ -86,13 +86,16 @@ void cb_ring_resources(const cb_kernel_ctx *ctx, const cb_call *call, cb_kernel_
 
 /* The row (CB_KERNEL_ROW, collective.h) of a ring kernel of ours: peer
  * memory in the given placements, pointers aligned to 16 bytes (the FIFOs
- * move 16-byte words), its resources as cb_ring_resources says. */
-#define CB_RING_ROW(summary_, placements_, setup_, teardown_, launch_)                             \
+ * move 16-byte words), its resources as resources_ says (CB_RING_ROW:
+ * cb_ring_resources). */
+#define CB_RING_ROW_RESOURCES(summary_, placements_, setup_, teardown_, launch_, resources_)       \
   {                                                                                                \
     CB_KERNEL(RING), .summary = summary_,                                                          \
                      .limits = {CB_PEER_KERNEL_LIMITS(placements_), .align = 16}, .setup = setup_, \
-                     .teardown = teardown_, .launch = launch_, .resources = cb_ring_resources      \
+                     .teardown = teardown_, .launch = launch_, .resources = resources_             \
   }
+#define CB_RING_ROW(summary_, placements_, setup_, teardown_, launch_)                             \
+  CB_RING_ROW_RESOURCES(summary_, placements_, setup_, teardown_, launch_, cb_ring_resources)
 
 /* The kernel's view of st. */
 cb_ring_mesh cb_ring_mesh_for(const cb_kernel_ctx *ctx, const cb_ring_state *st);
