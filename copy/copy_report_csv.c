@@ -1,10 +1,11 @@
 /* copy_perf's CSV file (--csv): one row per measurement, RFC 4180 quoting. */
 #include "copy_report.h"
+#include "copy_report_overlap.h"
 #include "csv_writer.h"
 
 static const char csv_header[] =
     "program,kernel,kernel_name,direction,measurement,host_memory,size,copies,iterations,time_us,"
-    "p50_us,p99_us,algbw,wrong,skipped";
+    "p50_us,p99_us,algbw,wrong,skipped" CB_COPY_CSV_OVERLAP_HEADER;
 
 static void csv_measure(FILE *out, const cb_copy_report *r, const cb_copy_row *row, int m) {
   const cb_copy_kernel *k = &r->prog->kernels[row->kernel];
@@ -16,7 +17,7 @@ static void csv_measure(FILE *out, const cb_copy_report *r, const cb_copy_row *r
   if (row->skip[0]) {
     fputs(",,,,,,,", out);
     cb_csv_string(out, row->skip);
-    fputc('\n', out);
+    cb_copy_csv_row_end(out, r, row, m);
     return;
   }
   fprintf(out, "%d,%d,", x->copies, x->samples);
@@ -29,7 +30,7 @@ static void csv_measure(FILE *out, const cb_copy_report *r, const cb_copy_row *r
   }
   cb_csv_number(out, x->algbw);
   cb_csv_count(out, row->wrong);
-  fputc('\n', out);
+  cb_copy_csv_row_end(out, r, row, m);
 }
 
 static void csv_rows(FILE *out, const void *report) {

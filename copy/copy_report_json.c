@@ -2,6 +2,7 @@
  * the collective programs' documents where copy_perf has them, so one
  * reader (scripts/collbench_results.py) serves both. */
 #include "copy_report.h"
+#include "copy_report_overlap.h"
 #include "json_pieces.h"
 
 static void json_options(cb_json *j, const cb_copy_options *o) {
@@ -19,6 +20,7 @@ static void json_options(cb_json *j, const cb_copy_options *o) {
   cb_json_key(j, "host_memory"), cb_json_string(j, cb_copy_host_memory(o));
   cb_json_key(j, "osu"), cb_json_bool(j, o->osu);
   cb_json_key(j, "kernel"), cb_json_string(j, o->kernels);
+  cb_copy_json_overlap_options(j, o);
   cb_json_end_object(j);
 }
 
@@ -58,6 +60,7 @@ static void json_measure(cb_json *j, const cb_copy_report *r, const cb_copy_row 
     if (m == CB_COPY_LAT) cb_json_key(j, "p99_us"), cb_json_double(j, x->p99_us);
     /* One link: bus bandwidth = algorithm bandwidth. */
     cb_json_measure_tail(j, x->algbw, x->algbw, row->wrong, x->has_stats ? &x->stats : NULL);
+    cb_copy_json_overlap(j, r, row, m);
   }
   cb_json_end_object(j);
 }

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "load.h"
+#include "load_options.h"
 #include "option_parse.h"
 #include "peer_mapping.h"
 #include "types.h"

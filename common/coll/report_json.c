@@ -4,7 +4,7 @@
  * with collbench's own, richer document beside them under "collbench"
  * (what scripts/collbench_results.py reads). */
 #include "json_pieces.h"
-#include "load.h"
+#include "load_options.h"
 #include "load_report.h"
 #include "peer_mapping.h"
 #include "report.h"

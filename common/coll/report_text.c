@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "load.h"
+#include "load_options.h"
 #include "nccl_tests_env.h" /* cb_min_bw_failed */
 #include "peer_mapping.h"
 #include "report.h"

@@ -1,6 +1,7 @@
 /* The gemm load (load.h): C = A B of n x n bf16 matrices through cuBLAS,
  * fp32 accumulation, the GEMM of a transformer's layers. Without cuBLAS in
- * the build (CMake's CUDA::cublas), the kind is listed unavailable. */
+ * the build (CMake's CUDA::cublas), the kind is refused as unavailable
+ * (load_options.c) and these are never called. */
 #include <stdlib.h>
 
 #include "cuda_check.h"
@@ -22,10 +23,6 @@ struct cb_load_gemm {
   void *a, *b, *c;
   int n;
 };
-
-const char *cb_load_gemm_unavailable(void) {
-  return NULL;
-}
 
 cb_load_gemm *cb_load_gemm_create(int n, cudaStream_t s) {
   cb_load_gemm *g = calloc(1, sizeof *g);
@@ -62,10 +59,6 @@ void cb_load_gemm_destroy(cb_load_gemm *g) {
 struct cb_load_gemm {
   int unused;
 };
-
-const char *cb_load_gemm_unavailable(void) {
-  return "this build has no cuBLAS (CMake found no CUDA::cublas); fma and mem are our own kernels";
-}
 
 cb_load_gemm *cb_load_gemm_create(int n, cudaStream_t s) {
   (void)n, (void)s;

@@ -9,15 +9,14 @@
 
 #include <cuda_runtime_api.h>
 
+#include "load_options.h" /* CB_LOAD_FMA_CHAINS */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* Threads per block of our load kernels. */
 #define CB_LOAD_THREADS 256
-/* Independent FMA chains a thread of the fma kernel runs: enough to keep
- * the FMA pipes busy through their latency. */
-#define CB_LOAD_FMA_CHAINS 8
 
 /* Blocks of the fma (fma 1) or mem (fma 0) kernel one SM holds at once. */
 int cb_load_kernel_per_sm(int fma);
@@ -31,8 +30,7 @@ void cb_load_fma_launch(float *sink, unsigned blocks, uint64_t fmas, cudaStream_
 /* One unit of the mem kernel: bytes (a multiple of 16) from src to dst. */
 void cb_load_mem_launch(const void *src, void *dst, size_t bytes, unsigned blocks, cudaStream_t s);
 
-/* The GEMM: NULL when this build has cuBLAS, else why not. */
-const char *cb_load_gemm_unavailable(void);
+/* The GEMM (load_gemm.c; cb_load_unavailable says whether this build has it). */
 typedef struct cb_load_gemm cb_load_gemm;
 /* C = A B, n x n bf16 matrices (filled), on stream s. */
 cb_load_gemm *cb_load_gemm_create(int n, cudaStream_t s);

@@ -3,7 +3,7 @@
 #include <math.h>
 
 #include "csv_writer.h"
-#include "load.h"
+#include "load_options.h"
 
 static void json_rate(cb_json *j, const char *key, double v) {
   cb_json_key(j, key);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The source tree's layout, as docs/architecture.md states it (Layout): common/ holds
 # only the folders that name its parts; includes point one way (base <- peer
-# <- coll <- mesh <- src, base <- load <- coll, base <- peer <- copy); every quoted include of a file
+# <- coll <- mesh <- src, base <- load <- coll, base <- peer <- copy, base <- load <- copy); every quoted include of a file
 # resolves in its own folder or in a layer below it, never by climbing out with "../".
 # Usage: check_layout.sh REPO_ROOT. Exits non-zero naming each violation.
 set -u
@@ -28,7 +28,7 @@ roots_for() {
     common/load*) echo "common/load common/base" ;;
     common/coll*) echo "common/coll common/load common/peer common/base" ;;
     common/mesh*) echo "common/mesh common/coll common/load common/peer common/base" ;;
-    copy*) echo "copy common/peer common/base" ;;
+    copy*) echo "copy common/load common/peer common/base" ;;
     src* | tools*) echo "src common/mesh common/coll common/load common/peer common/base" ;;
   esac
 }

@@ -229,6 +229,8 @@ class ReportFiles(unittest.TestCase):
         self.assertEqual(doc["collective"], "copy")
         self.assertEqual(doc["options"]["window"], 64)
         self.assertEqual(doc["options"]["host_memory"], "pinned")
+        self.assertEqual((doc["options"]["overlap"], doc["options"]["overlap_size"]),
+                         ("none", None))
         self.assertEqual(doc["options"]["direction"], ["h2d", "d2h", "d2d"])
         self.assertEqual(doc["devices"][0]["host"], 'node"1')
         self.assertEqual(doc["skipped_directions"], {"d2d": "needs two GPUs"})
@@ -272,7 +274,10 @@ class ReportFiles(unittest.TestCase):
         header = rows[0]
         self.assertEqual(header, ["program", "kernel", "kernel_name", "direction", "measurement",
                                   "host_memory", "size", "copies", "iterations", "time_us",
-                                  "p50_us", "p99_us", "algbw", "wrong", "skipped"])
+                                  "p50_us", "p99_us", "algbw", "wrong", "skipped",
+                                  "overlap_load", "overlap_time_us", "call_slowdown",
+                                  "load_alone", "load_beside", "load_slowdown", "load_rate_unit",
+                                  "overlap_note"])
         body = [dict(zip(header, r)) for r in rows[1:]]
         self.assertTrue(all(len(r) == len(header) for r in rows), rows)
         self.assertEqual(len(body), 18)
@@ -283,6 +288,8 @@ class ReportFiles(unittest.TestCase):
         self.assertEqual(body[1]["copies"], "64")
         self.assertEqual(body[-1]["skipped"], "above a made-up limit")
         self.assertEqual(body[-1]["time_us"], "")
+        # No --overlap: its columns are empty.
+        self.assertTrue(all(r["overlap_load"] == "" and r["overlap_note"] == "" for r in body))
 
 
 if __name__ == "__main__":

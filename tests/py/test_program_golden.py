@@ -104,6 +104,8 @@ COPY_CASES = [
     (["-G", "1"], {}),
     (["-d", "float"], {}),
     (["--bogus"], {}),
+    (["--overlap", "fma", "--osu"], {}),
+    (["--overlap_size", "1M"], {}),
     (SIZES + ["-J", "/nonexistent-dir/x.json"], {}),
     (SIZES, {}),
     (SIZES, {"CB_LLHOST_BLOCKS": "0"}),

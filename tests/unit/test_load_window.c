@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "load.h"
+#include "load_options.h"
 #include "load_window.h"
 
 /* Units of 100 us back to back from 0: marks at 0, 100, ..., 100 n. */

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "load.h"
+#include "load_options.h"
 #include "options.h"
 #include "opts_check.h"
 #include "types.h"

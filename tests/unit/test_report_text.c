@@ -10,7 +10,7 @@
 #include "check.h"
 #include "collectives.h"
 #include "fixture.h"
-#include "load.h"
+#include "load_options.h"
 #include "options.h"
 #include "opts_check.h"
 #include "report.h"
