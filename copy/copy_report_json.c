@@ -20,7 +20,7 @@ static void json_options(cb_json *j, const cb_copy_options *o) {
   cb_json_key(j, "host_memory"), cb_json_string(j, cb_copy_host_memory(o));
   cb_json_key(j, "osu"), cb_json_bool(j, o->osu);
   cb_json_key(j, "kernel"), cb_json_string(j, o->kernels);
-  cb_copy_json_overlap_options(j, o);
+  cb_json_overlap_options(j, o->overlap, o->overlap_size); /* --overlap */
   cb_json_end_object(j);
 }
 

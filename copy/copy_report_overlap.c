@@ -3,16 +3,10 @@
 #include "load_options.h"
 
 void cb_copy_text_overlap_header(FILE *out, const cb_copy_report *r) {
-  const cb_copy_options *o = &r->opts;
-  if (o->overlap == CB_LOAD_NONE) return;
-  char what[160];
-  cb_load_describe(o->overlap, o->overlap_size, what, sizeof what);
-  fprintf(out,
-          "# Overlap: --overlap %s: %s, on a stream of its own beside the bandwidth copies of "
-          "every row, on the copying rank's GPU; under each row the copies' time with it (x: "
-          "over their time alone) and the load's rate alone and beside them (x: alone over "
-          "beside)\n",
-          cb_load_name(o->overlap), what);
+  cb_text_overlap_header(out, r->opts.overlap, r->opts.overlap_size,
+                         "the bandwidth copies of every row, on the copying rank's GPU",
+                         "the copies' time with it (x: over their time alone) and the load's "
+                         "rate alone and beside them (x: alone over beside)");
 }
 
 void cb_copy_text_overlap(FILE *out, const cb_copy_report *r, const cb_copy_row *row) {
@@ -34,15 +28,6 @@ void cb_copy_text_overlap(FILE *out, const cb_copy_report *r, const cb_copy_row 
             v->units_inside);
   else
     fprintf(out, ", beside not measured: %s\n", v->why);
-}
-
-void cb_copy_json_overlap_options(cb_json *j, const cb_copy_options *o) {
-  cb_json_key(j, "overlap"), cb_json_string(j, cb_load_name(o->overlap));
-  cb_json_key(j, "overlap_size");
-  if (o->overlap == CB_LOAD_NONE)
-    cb_json_null(j);
-  else
-    cb_json_int(j, (long long)o->overlap_size);
 }
 
 void cb_copy_json_overlap(cb_json *j, const cb_copy_report *r, const cb_copy_row *row, int m) {

@@ -20,8 +20,6 @@ void cb_copy_text_overlap_header(FILE *out, const cb_copy_report *r);
 /* Under a row, with --overlap: "#   beside gemm: bandwidth ...". */
 void cb_copy_text_overlap(FILE *out, const cb_copy_report *r, const cb_copy_row *row);
 
-/* "overlap" and "overlap_size" among the options. */
-void cb_copy_json_overlap_options(cb_json *j, const cb_copy_options *o);
 /* A measurement's "overlap" object: the bandwidth measurement's (m is
  * CB_COPY_BW) with --overlap, nothing else. */
 void cb_copy_json_overlap(cb_json *j, const cb_copy_report *r, const cb_copy_row *row, int m);

@@ -59,7 +59,7 @@ typedef struct {
   int peer_device;             /* its ordinal in this process */
   unsigned long long *counter; /* rank 0: device word for validation */
   char peer_what[160];         /* rank 0: "device 1 [...] of rank 1 (...)" */
-  cb_copy_overlap overlap;     /* rank 0: --overlap's load */
+  cb_load_beside beside;       /* rank 0: --overlap's load */
 } copy_rank;
 
 /* ---- before any GPU work --------------------------------------------------- */
@@ -284,18 +284,17 @@ static void measure(copy_rank *st, int kidx, cb_copy_ctx *ctx, cb_copy_dir d, si
   bw->samples = o->iters;
   bw->time_us = total_us / ((double)o->iters * o->window);
   bw->algbw = cb_copy_gbps(bytes, bw->time_us);
-  cb_copy_overlap_measure(&st->overlap, k, ctx, &c, st->stream, o, bw->time_us, what,
-                          &row->overlap);
+  cb_copy_overlap_measure(&st->beside, k, ctx, &c, st->stream, o, bw->time_us, what, &row->overlap);
 
   /* Validation, after timing: a single copy, and a window (whose copies all
    * move the same bytes, as osu_bw's do); beside the load too with --overlap. */
   row->wrong = o->check ? 0 : -1;
-  cb_copy_overlap_validation_begin(&st->overlap);
+  cb_load_beside_validation_begin(&st->beside);
   for (int r = 1; r <= o->check; r++) {
     row->wrong += validate(st, k, ctx, &c, 1, (uint32_t)(2 * r - 1), what);
     if (o->window > 1) row->wrong += validate(st, k, ctx, &c, o->window, (uint32_t)(2 * r), what);
   }
-  cb_copy_overlap_validation_end(&st->overlap, o, what);
+  cb_load_beside_validation_end(&st->beside, o->timeout_s, what);
 }
 
 /* ---- the sweep (rank 0) -------------------------------------------------------- */
@@ -378,7 +377,8 @@ static int rank_main(cb_rank_info *me, void *arg) {
   char why_buf[256];
   const char *d2d_why = NULL;
   if (me->rank == 0) {
-    cb_copy_overlap_open(&st.overlap, o); /* first: the buffers' check counts its memory */
+    cb_load_beside_open(&st.beside, o->overlap, o->overlap_size); /* first: the buffers' check
+                                                                     counts its memory */
     alloc_device(&st, o->sweep.max_bytes);
     alloc_host(&st, o->sweep.max_bytes, o->pageable);
     CB_CUDA(cudaMalloc((void **)&st.counter, sizeof *st.counter));
@@ -401,7 +401,7 @@ static int rank_main(cb_rank_info *me, void *arg) {
   cb_world_barrier(me);
   if (st.dev_base) CB_CUDA(cudaFree(st.dev_base));
   if (me->rank == 0) {
-    cb_copy_overlap_close(&st.overlap);
+    cb_load_beside_close(&st.beside);
     CB_CUDA(cudaFree(st.counter));
     CB_CUDA(cudaStreamDestroy(st.stream));
     if (o->pageable)

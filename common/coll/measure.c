@@ -122,7 +122,8 @@ void cb_measure_call(cb_rank_state *st, cb_launch *l, const cb_counts *c, cb_mea
   cb_timing t;
   /* With --overlap the window's events are recorded here too, so that
    * both timings do the same host work. */
-  const cb_timed_op op = {cb_enqueue_kernel, cb_bracket_kernel, l, {st->window[0], st->window[1]}};
+  const cb_timed_op op = {
+      cb_enqueue_kernel, cb_bracket_kernel, l, {st->beside.window[0], st->beside.window[1]}};
   cb_time_iterations(st->me, st->stream, &op, &st->timing, what, &t);
   /* Every group's ranks, as nccl-tests averages over the world. */
   int all_ranks = st->me->world_nranks;
@@ -144,9 +145,9 @@ void cb_measure_call(cb_rank_state *st, cb_launch *l, const cb_counts *c, cb_mea
   /* New inputs every round, none of them the timed one (round 0); beside
    * the load too with --overlap, which must change nothing the call computes. */
   if (run->opts.check) {
-    cb_overlap_validation_begin(st);
+    cb_load_beside_validation_begin(&st->beside);
     m->wrong = validate_rounds(st, l, c, what);
-    cb_overlap_validation_end(st, what);
+    cb_load_beside_validation_end(&st->beside, run->opts.timeout_s, what);
   } else {
     m->wrong = -1;
   }

@@ -5,31 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_check.h"
 #include "error.h"
 #include "load_window.h"
 #include "measure.h"
-
-#define ALONE_UNITS 3 /* units timed alone, after one of warm-up */
-#define TRIES       4 /* the first start, then up to three with four times the units */
-/* Host time a measurement adds to the window beyond its launches: the
- * ranks' meeting, a graph's capture and upload. */
-#define WINDOW_SLACK_US 2000.0
-
-void cb_overlap_open(cb_rank_state *st) {
-  const cb_options *o = &st->run->opts;
-  if (o->overlap == CB_LOAD_NONE) return;
-  st->load = cb_load_create(o->overlap, o->overlap_size);
-  for (int i = 0; i < 2; i++) CB_CUDA(cudaEventCreate(&st->window[i]));
-  st->load_units = 3;
-}
-
-void cb_overlap_close(cb_rank_state *st) {
-  if (!st->load) return;
-  for (int i = 0; i < 2; i++) CB_CUDA(cudaEventDestroy(st->window[i]));
-  cb_load_destroy(st->load);
-  st->load = NULL;
-}
 
 /* What one rank measured, gathered from every rank. */
 typedef struct {
@@ -42,28 +20,22 @@ typedef struct {
  * and the -G timed ones), and the host's part. */
 static double window_expected(const cb_timing_opts *o, double t_alone_us) {
   double timed = (double)o->iters * o->agg * (o->graph_launches ? o->graph_launches + 1 : 1);
-  return (o->warmup + timed) * t_alone_us + WINDOW_SLACK_US;
+  return (o->warmup + timed) * t_alone_us + CB_LOAD_WINDOW_SLACK_US;
 }
 
 /* This rank: the call timed once beside `units` units of the load. */
 static void time_beside(cb_rank_state *st, cb_launch *l, int units, const char *what,
                         rank_overlap *mine) {
-  const cb_options *o = &st->run->opts;
+  cb_load_beside *b = &st->beside;
   cb_timing_opts topts = st->timing;
   topts.per_iter = 0; /* -I's samples are the row's own measurement's */
-  cb_load_start(st->load, units);
-  const cb_timed_op op = {cb_enqueue_kernel, cb_bracket_kernel, l, {st->window[0], st->window[1]}};
+  cb_load_start(b->load, units);
+  const cb_timed_op op = {cb_enqueue_kernel, cb_bracket_kernel, l, {b->window[0], b->window[1]}};
   cb_timing t;
   cb_time_iterations(st->me, st->stream, &op, &topts, what, &t);
   free(t.samples);
-  double *marks = malloc(((size_t)units + 1) * sizeof *marks), begin, end;
-  if (!marks) cb_fatal("out of host memory");
-  cb_load_finish(st->load, st->window[0], st->window[1], o->timeout_s, what, marks, &begin, &end);
   cb_load_window w;
-  const int kind = cb_load_kind_of(st->load);
-  cb_load_window_of(marks, units, begin, end, cb_load_unit_work(st->load), cb_load_rate_scale(kind),
-                    &w);
-  free(marks);
+  cb_load_beside_read(b, units, st->run->opts.timeout_s, what, &w);
   mine->time_us = t.time_us;
   mine->beside = w.rate;
   mine->units_inside = w.units_inside;
@@ -114,16 +86,16 @@ void cb_overlap_measure(cb_rank_state *st, cb_launch *l, double t_alone_us, cons
                         cb_measure *m) {
   cb_overlap_result *out = &m->overlap;
   memset(out, 0, sizeof *out);
-  if (!st->load) return;
+  if (!st->beside.load) return;
   const int n = st->me->world_nranks; /* every group's ranks, as the row's time */
   rank_overlap mine = {0}, *all = malloc((size_t)n * sizeof *all);
   if (!all) cb_fatal("out of host memory");
-  mine.alone =
-      cb_load_rate_alone(st->load, ALONE_UNITS, st->run->opts.timeout_s, what, &mine.unit_us);
+  mine.alone = cb_load_rate_alone(st->beside.load, CB_LOAD_ALONE_UNITS, st->run->opts.timeout_s,
+                                  what, &mine.unit_us);
   int units =
       cb_load_units_for(window_expected(&st->timing, t_alone_us), mine.unit_us, CB_LOAD_MAX_UNITS);
   int bad = -1;
-  for (int attempt = 0; attempt < TRIES; attempt++) {
+  for (int attempt = 0; attempt < CB_LOAD_TRIES; attempt++) {
     time_beside(st, l, units, what, &mine);
     cb_world_allgather_all(st->me, &mine, sizeof mine, all);
     if ((bad = uncovered(all, n)) < 0) break;
@@ -132,7 +104,7 @@ void cb_overlap_measure(cb_rank_state *st, cb_launch *l, double t_alone_us, cons
     if (units == CB_LOAD_MAX_UNITS) break;
     units = units * 4 < CB_LOAD_MAX_UNITS ? units * 4 : CB_LOAD_MAX_UNITS;
   }
-  st->load_units = units;
+  st->beside.units = units;
   if (bad < 0)
     combine(st, all, n, out);
   else
@@ -141,12 +113,4 @@ void cb_overlap_measure(cb_rank_state *st, cb_launch *l, double t_alone_us, cons
              "(%.0f us a unit alone, a window of %.0f us): a larger --overlap_size",
              bad, all[bad].units, all[bad].unit_us, all[bad].window_us);
   free(all);
-}
-
-void cb_overlap_validation_begin(cb_rank_state *st) {
-  if (st->load) cb_load_start(st->load, st->load_units);
-}
-
-void cb_overlap_validation_end(cb_rank_state *st, const char *what) {
-  if (st->load) cb_load_wait(st->load, st->run->opts.timeout_s, what);
 }

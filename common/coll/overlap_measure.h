@@ -27,21 +27,12 @@
 extern "C" {
 #endif
 
-/* Per rank, before the buffers are allocated (so their check counts the
- * load's memory): the load of --overlap and its window events; nothing
- * without --overlap. cb_overlap_close frees them. */
-void cb_overlap_open(cb_rank_state *st);
-void cb_overlap_close(cb_rank_state *st);
-
 /* Collective: the call l, timed by cb_measure_call in t_alone_us on this
- * rank, timed again beside the load, into m->overlap. */
+ * rank, timed again beside the load (st->beside, opened per rank before
+ * the buffers, so that their check counts its memory), into m->overlap;
+ * nothing without --overlap. */
 void cb_overlap_measure(cb_rank_state *st, cb_launch *l, double t_alone_us, const char *what,
                         cb_measure *m);
-
-/* Around validation rounds: the load started as the last measurement
- * started it, then waited for. No-ops without --overlap. */
-void cb_overlap_validation_begin(cb_rank_state *st);
-void cb_overlap_validation_end(cb_rank_state *st, const char *what);
 
 #ifdef __cplusplus
 }

@@ -66,13 +66,7 @@ static void json_options(cb_json *j, const cb_report *r) {
   cb_json_key(j, "stream_null"), cb_json_int(j, o->stream_null);
   cb_json_key(j, "report_cputime"), cb_json_int(j, o->report_cputime);
   cb_json_key(j, "per_iter_skip"), cb_json_int(j, o->per_iter_skip);
-  /* --overlap: the load beside every timed call (none), its size (null: none). */
-  cb_json_key(j, "overlap"), cb_json_string(j, cb_load_name(o->overlap));
-  cb_json_key(j, "overlap_size");
-  if (o->overlap == CB_LOAD_NONE)
-    cb_json_null(j);
-  else
-    cb_json_int(j, (long long)o->overlap_size);
+  cb_json_overlap_options(j, o->overlap, o->overlap_size); /* --overlap */
   cb_json_end_object(j);
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "load_options.h"
+#include "load_report.h"
 #include "nccl_tests_env.h" /* cb_min_bw_failed */
 #include "peer_mapping.h"
 #include "report.h"
@@ -48,13 +49,9 @@ static void text_all_sizes_warmup(FILE *out, const cb_options *o) {
 static void text_overlap_header(FILE *out, const cb_report *r) {
   const cb_options *o = &r->opts;
   if (o->overlap == CB_LOAD_NONE) return;
-  char what[160];
-  cb_load_describe(o->overlap, o->overlap_size, what, sizeof what);
-  fprintf(out,
-          "# Overlap: --overlap %s: %s, on a stream of its own beside every timed call; under "
-          "each row the call's time with it (x: over its time alone) and the load's rate alone "
-          "and beside the call (x: alone over beside)\n",
-          cb_load_name(o->overlap), what);
+  cb_text_overlap_header(out, o->overlap, o->overlap_size, "every timed call",
+                         "the call's time with it (x: over its time alone) and the load's rate "
+                         "alone and beside the call (x: alone over beside)");
   if (r->times_void[0]) fprintf(out, "# Overlap: these times mean nothing: %s\n", r->times_void);
 }
 

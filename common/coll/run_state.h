@@ -48,12 +48,7 @@ typedef struct {
    * which takes ipc where cumem cannot serve); the text lives in the buffer. */
   const char *peer_mapping_why;
   char peer_mapping_buf[320];
-  /* --overlap (overlap_measure.h): this rank's load, the events of the
-   * timed window it is measured in, and the units the last measurement
-   * started (the validation's load starts as many). */
-  cb_load *load;
-  cudaEvent_t window[2];
-  int load_units;
+  cb_load_beside beside; /* --overlap (overlap_measure.h): this rank's load */
   /* The resources the text last printed for the kernel being swept
    * (world rank 0): a line is printed when a row's differ. */
   char shown_resources[640];

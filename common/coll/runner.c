@@ -13,7 +13,6 @@
 #include "nccl_kernels.h"
 #include "nccl_tests_env.h"
 #include "options.h"
-#include "overlap_measure.h"
 #include "peer_mapping.h"
 #include "placed_call.h"
 #include "placement.h"
@@ -354,7 +353,7 @@ static int rank_main(cb_rank_info *me, void *arg) {
   cb_device_info *devices = cb_gather_devices(me, device);
   if (devices) run->report.devices = devices;
   /* The load first: the buffers' check counts its memory, -M does not. */
-  cb_overlap_open(&st);
+  cb_load_beside_open(&st.beside, o->overlap, o->overlap_size);
   if (o->memory_report) st.mem.base_free = device_free();
   st.peer_mapping_why = peer_mapping_problem(&st, device);
   allocate_buffers(&st, device);
@@ -365,7 +364,7 @@ static int rank_main(cb_rank_info *me, void *arg) {
     if (run->runnable[k]) run_kernel(&st, k);
   if (o->memory_report) gather_memory(&st);
   if (st.stream) CB_CUDA(cudaStreamDestroy(st.stream));
-  cb_overlap_close(&st);
+  cb_load_beside_close(&st.beside);
   cb_buffers_free(&st.bufs);
   return 0;
 }

@@ -189,3 +189,37 @@ void cb_load_finish(cb_load *l, cudaEvent_t begin, cudaEvent_t end, int timeout_
 void cb_load_wait(cb_load *l, int timeout_s, const char *what) {
   cb_gpu_wait(l->stream, timeout_s, what);
 }
+
+void cb_load_beside_open(cb_load_beside *b, int kind, uint64_t size) {
+  memset(b, 0, sizeof *b);
+  if (kind == CB_LOAD_NONE) return;
+  b->load = cb_load_create(kind, size);
+  for (int i = 0; i < 2; i++) CB_CUDA(cudaEventCreate(&b->window[i]));
+  CB_CUDA(cudaStreamCreateWithFlags(&b->idle, cudaStreamNonBlocking));
+  b->units = 3;
+}
+
+void cb_load_beside_close(cb_load_beside *b) {
+  if (!b->load) return;
+  for (int i = 0; i < 2; i++) CB_CUDA(cudaEventDestroy(b->window[i]));
+  CB_CUDA(cudaStreamDestroy(b->idle));
+  cb_load_destroy(b->load);
+  b->load = NULL;
+}
+
+void cb_load_beside_read(cb_load_beside *b, int units, int timeout_s, const char *what,
+                         cb_load_window *w) {
+  double *marks = malloc(((size_t)units + 1) * sizeof *marks), begin, end;
+  if (!marks) cb_fatal("out of host memory");
+  cb_load_finish(b->load, b->window[0], b->window[1], timeout_s, what, marks, &begin, &end);
+  cb_load_window_of(marks, units, begin, end, b->load->work, cb_load_rate_scale(b->load->kind), w);
+  free(marks);
+}
+
+void cb_load_beside_validation_begin(cb_load_beside *b) {
+  if (b->load) cb_load_start(b->load, b->units);
+}
+
+void cb_load_beside_validation_end(cb_load_beside *b, int timeout_s, const char *what) {
+  if (b->load) cb_load_wait(b->load, timeout_s, what);
+}

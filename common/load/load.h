@@ -28,6 +28,7 @@
 #include <cuda_runtime_api.h>
 
 #include "load_options.h"
+#include "load_window.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,6 +67,42 @@ void cb_load_finish(cb_load *l, cudaEvent_t begin, cudaEvent_t end, int timeout_
 /* Waits for whatever the load's stream holds (after a start whose marks
  * nobody reads). */
 void cb_load_wait(cb_load *l, int timeout_s, const char *what);
+
+/* What a harness keeps for --overlap, per rank (coll/overlap_measure.c,
+ * copy/copy_overlap.c): the load (NULL: none), the two events that mark the
+ * timed window (on the call's stream, or on `idle`), the units the last
+ * measurement started, which the validation's load starts again, and a
+ * stream nothing else uses: an event recorded there completes as soon as it
+ * is recorded, so it marks a host time on the GPU's clock, for work that is
+ * not in one stream's order (copy_perf's CPU-driven paths, a resident
+ * kernel that runs for a whole session). */
+typedef struct {
+  cb_load *load;
+  cudaEvent_t window[2];
+  int units;
+  cudaStream_t idle;
+} cb_load_beside;
+
+/* How a harness measures beside the load: units timed alone (after one of
+ * warm-up); starts, the first and up to three more with four times the
+ * units; host time a measurement adds to its window beyond its launches
+ * (the ranks' meeting, a graph's capture and upload). */
+#define CB_LOAD_ALONE_UNITS     3
+#define CB_LOAD_TRIES           4
+#define CB_LOAD_WINDOW_SLACK_US 2000.0
+
+/* The load of kind (nothing for CB_LOAD_NONE) and its window events, on the
+ * current device; cb_load_beside_close frees them. */
+void cb_load_beside_open(cb_load_beside *b, int kind, uint64_t size);
+void cb_load_beside_close(cb_load_beside *b);
+/* After a measurement beside `units` started units: the load waited for and
+ * read against the window (load_window.h). */
+void cb_load_beside_read(cb_load_beside *b, int units, int timeout_s, const char *what,
+                         cb_load_window *w);
+/* Around validation rounds: the load started as the last measurement
+ * started it, then waited for. No-ops without a load. */
+void cb_load_beside_validation_begin(cb_load_beside *b);
+void cb_load_beside_validation_end(cb_load_beside *b, int timeout_s, const char *what);
 
 #ifdef __cplusplus
 }

@@ -65,3 +65,21 @@ void cb_csv_overlap(FILE *out, int kind, const cb_overlap_result *o, int ran,
   fputc(',', out);
   cb_csv_string(out, o->why);
 }
+
+void cb_json_overlap_options(cb_json *j, int kind, uint64_t size) {
+  cb_json_key(j, "overlap"), cb_json_string(j, cb_load_name(kind));
+  cb_json_key(j, "overlap_size");
+  if (kind == CB_LOAD_NONE)
+    cb_json_null(j);
+  else
+    cb_json_int(j, (long long)size);
+}
+
+void cb_text_overlap_header(FILE *out, int kind, uint64_t size, const char *beside,
+                            const char *rows) {
+  if (kind == CB_LOAD_NONE) return;
+  char what[160];
+  cb_load_describe(kind, size, what, sizeof what);
+  fprintf(out, "# Overlap: --overlap %s: %s, on a stream of its own beside %s; under each row %s\n",
+          cb_load_name(kind), what, beside, rows);
+}

@@ -4,6 +4,7 @@
 #ifndef CB_LOAD_REPORT_H
 #define CB_LOAD_REPORT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "json_writer.h"
@@ -18,6 +19,15 @@ extern "C" {
  * whose own time (without the load) is time_alone_us; {load, skipped} when
  * it was not measured beside the load. Nothing for --overlap none. */
 void cb_json_overlap(cb_json *j, int kind, const cb_overlap_result *o, double time_alone_us);
+
+/* "overlap" (the load's name, none without one) and "overlap_size" (null
+ * without one), among a document's options. */
+void cb_json_overlap_options(cb_json *j, int kind, uint64_t size);
+
+/* "# Overlap: --overlap KIND: <the load>, on a stream of its own beside
+ * <beside>; under each row <rows>" (nothing for CB_LOAD_NONE). */
+void cb_text_overlap_header(FILE *out, int kind, uint64_t size, const char *beside,
+                            const char *rows);
 
 /* The CSV columns, after a comma that the row's earlier columns end with:
  * empty for --overlap none and for a measurement that did not run. The last
