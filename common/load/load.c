@@ -105,23 +105,8 @@ void cb_load_destroy(cb_load *l) {
   free(l);
 }
 
-int cb_load_kind_of(const cb_load *l) {
-  return l->kind;
-}
-
-cudaStream_t cb_load_stream(const cb_load *l) {
-  return l->stream;
-}
-
-double cb_load_unit_work(const cb_load *l) {
-  return l->work;
-}
-
-size_t cb_load_bytes(const cb_load *l) {
-  return l->bytes;
-}
-
-void cb_load_enqueue_unit(cb_load *l) {
+/* One unit on the load's stream. */
+static void enqueue_unit(cb_load *l) {
   switch (l->kind) {
   case CB_LOAD_GEMM:
     cb_load_gemm_run(l->gemm);
@@ -135,10 +120,6 @@ void cb_load_enqueue_unit(cb_load *l) {
   }
 }
 
-double cb_load_rate_scale(int kind) {
-  return kind == CB_LOAD_MEM ? 1e9 : 1e12;
-}
-
 static double elapsed_us(cudaEvent_t a, cudaEvent_t b) {
   float ms = 0;
   CB_CUDA(cudaEventElapsedTime(&ms, a, b));
@@ -146,9 +127,9 @@ static double elapsed_us(cudaEvent_t a, cudaEvent_t b) {
 }
 
 double cb_load_rate_alone(cb_load *l, int units, int timeout_s, const char *what, double *unit_us) {
-  cb_load_enqueue_unit(l); /* warm-up: cuBLAS picks its kernel, clocks rise */
+  enqueue_unit(l); /* warm-up: cuBLAS picks its kernel, clocks rise */
   CB_CUDA(cudaEventRecord(l->alone[0], l->stream));
-  for (int i = 0; i < units; i++) cb_load_enqueue_unit(l);
+  for (int i = 0; i < units; i++) enqueue_unit(l);
   CB_CUDA(cudaEventRecord(l->alone[1], l->stream));
   cb_gpu_wait(l->stream, timeout_s, what);
   const double us = elapsed_us(l->alone[0], l->alone[1]);
@@ -171,23 +152,22 @@ void cb_load_start(cb_load *l, int units) {
   ensure_marks(l, units + 1);
   CB_CUDA(cudaEventRecord(l->marks[0], l->stream));
   for (int i = 1; i <= units; i++) {
-    cb_load_enqueue_unit(l);
+    enqueue_unit(l);
     CB_CUDA(cudaEventRecord(l->marks[i], l->stream));
   }
   l->started = units;
 }
 
-void cb_load_finish(cb_load *l, cudaEvent_t begin, cudaEvent_t end, int timeout_s, const char *what,
-                    double *marks_us, double *begin_us, double *end_us) {
+/* Waits for the units started last, then gives the marks' times, in us
+ * from the first mark, into marks_us (units + 1 of them), and begin and
+ * end, events of another stream of the device, on the same clock. */
+static void finish(cb_load *l, cudaEvent_t begin, cudaEvent_t end, int timeout_s, const char *what,
+                   double *marks_us, double *begin_us, double *end_us) {
   cb_gpu_wait(l->stream, timeout_s, what);
   marks_us[0] = 0;
   for (int i = 1; i <= l->started; i++) marks_us[i] = elapsed_us(l->marks[0], l->marks[i]);
   *begin_us = elapsed_us(l->marks[0], begin);
   *end_us = elapsed_us(l->marks[0], end);
-}
-
-void cb_load_wait(cb_load *l, int timeout_s, const char *what) {
-  cb_gpu_wait(l->stream, timeout_s, what);
 }
 
 void cb_load_beside_open(cb_load_beside *b, int kind, uint64_t size) {
@@ -211,7 +191,7 @@ void cb_load_beside_read(cb_load_beside *b, int units, int timeout_s, const char
                          cb_load_window *w) {
   double *marks = malloc(((size_t)units + 1) * sizeof *marks), begin, end;
   if (!marks) cb_fatal("out of host memory");
-  cb_load_finish(b->load, b->window[0], b->window[1], timeout_s, what, marks, &begin, &end);
+  finish(b->load, b->window[0], b->window[1], timeout_s, what, marks, &begin, &end);
   cb_load_window_of(marks, units, begin, end, b->load->work, cb_load_rate_scale(b->load->kind), w);
   free(marks);
 }
@@ -221,5 +201,5 @@ void cb_load_beside_validation_begin(cb_load_beside *b) {
 }
 
 void cb_load_beside_validation_end(cb_load_beside *b, int timeout_s, const char *what) {
-  if (b->load) cb_load_wait(b->load, timeout_s, what);
+  if (b->load) cb_gpu_wait(b->load->stream, timeout_s, what);
 }

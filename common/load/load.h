@@ -41,14 +41,6 @@ typedef struct cb_load cb_load;
  * line) when the device lacks the memory. */
 cb_load *cb_load_create(int kind, uint64_t size);
 void cb_load_destroy(cb_load *l);
-int cb_load_kind_of(const cb_load *l);
-cudaStream_t cb_load_stream(const cb_load *l);
-/* Flop or bytes of one unit. */
-double cb_load_unit_work(const cb_load *l);
-/* Device memory the load holds, in bytes. */
-size_t cb_load_bytes(const cb_load *l);
-/* Enqueues one unit on the load's stream. */
-void cb_load_enqueue_unit(cb_load *l);
 
 /* The rate (TFLOP/s or GB/s) of `units` units back to back with nothing
  * else on the GPU from this rank, after one unit of warm-up, and a unit's
@@ -59,14 +51,6 @@ double cb_load_rate_alone(cb_load *l, int units, int timeout_s, const char *what
  * followed by its mark, on the load's stream (at most CB_LOAD_MAX_UNITS). */
 #define CB_LOAD_MAX_UNITS 512
 void cb_load_start(cb_load *l, int units);
-/* Waits for the units started last, then gives the marks' times, in us
- * from the first mark, into marks_us (units + 1 of them), and begin and
- * end, events of another stream of the device, on the same clock. */
-void cb_load_finish(cb_load *l, cudaEvent_t begin, cudaEvent_t end, int timeout_s, const char *what,
-                    double *marks_us, double *begin_us, double *end_us);
-/* Waits for whatever the load's stream holds (after a start whose marks
- * nobody reads). */
-void cb_load_wait(cb_load *l, int timeout_s, const char *what);
 
 /* What a harness keeps for --overlap, per rank (coll/overlap_measure.c,
  * copy/copy_overlap.c): the load (NULL: none), the two events that mark the

@@ -109,6 +109,10 @@ const char *cb_load_rate_unit(int kind) {
   return kind == CB_LOAD_MEM ? "GB/s" : "TFLOP/s";
 }
 
+double cb_load_rate_scale(int kind) {
+  return kind == CB_LOAD_MEM ? 1e9 : 1e12;
+}
+
 void cb_load_describe(int kind, uint64_t size, char *buf, size_t len) {
   char bytes[32];
   switch (kind) {
