@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "load_options.h"
 #include "option_parse.h"
 
 static const char *const dir_names[CB_NUM_DIRS] = {"h2d", "d2h", "d2d"};
@@ -41,7 +42,7 @@ void cb_copy_options_defaults(cb_copy_options *o) {
   snprintf(o->kernels, sizeof o->kernels, "all");
 }
 
-enum { OPT_PAGEABLE = CB_OPT_CSV + 1, OPT_OSU };
+enum { OPT_PAGEABLE = CB_OPT_CSV + 1, OPT_OSU, OPT_OVERLAP, OPT_OVERLAP_SIZE };
 
 static const struct option long_opts[] = {
     CB_COMMON_LONG_OPTS,
@@ -51,6 +52,8 @@ static const struct option long_opts[] = {
     {"pageable", no_argument, 0, OPT_PAGEABLE},
     {"osu", no_argument, 0, OPT_OSU},
     {"cudagraph", required_argument, 0, 'G'},
+    {"overlap", required_argument, 0, OPT_OVERLAP},
+    {"overlap_size", required_argument, 0, OPT_OVERLAP_SIZE},
     {0, 0, 0, 0},
 };
 
@@ -60,6 +63,26 @@ static const cb_int_opt int_opts[] = {
     {'W', "window (-W: copies in flight per bandwidth iteration)", 1, CB_COPY_WINDOW_MAX,
      offsetof(cb_copy_options, window)},
 };
+
+/* --overlap and --overlap_size (load_options.h); --osu's layout has no place
+ * for the bandwidth beside the load. */
+static cb_opts_result overlap_opt(cb_copy_options *o, int kind, const char *arg, char *err,
+                                  size_t len) {
+  if (kind) return cb_load_option_kind(arg, &o->overlap, err, len) ? CB_OPTS_ERROR : CB_OPTS_RUN;
+  if (cb_parse_size(arg, &o->overlap_size) != CB_SIZE_OK || o->overlap_size == 0)
+    return cb_opts_fail(
+        err, len, "bad --overlap_size '%s': a positive whole number, K, M or G for bytes", arg);
+  return CB_OPTS_RUN;
+}
+
+static cb_opts_result check_overlap(cb_copy_options *o, char *err, size_t len) {
+  if (cb_load_options_check(o->overlap, &o->overlap_size, err, len)) return CB_OPTS_ERROR;
+  if (o->overlap != CB_LOAD_NONE && o->osu)
+    return cb_opts_fail(err, len,
+                        "--overlap cannot be combined with --osu: OSU's layout has no place for "
+                        "the copies' bandwidth beside the load (the table, -J and --csv have)");
+  return CB_OPTS_RUN;
+}
 
 static cb_opts_result check_combinations(cb_copy_options *o, const cb_common_opts *co, int f_given,
                                          int i_given, char *err, size_t len) {
@@ -72,6 +95,7 @@ static cb_opts_result check_combinations(cb_copy_options *o, const cb_common_opt
                         "one, or -f 1 with -i",
                         (unsigned long long)o->sweep.step_bytes,
                         (unsigned long long)o->sweep.step_factor);
+  if (check_overlap(o, err, len) != CB_OPTS_RUN) return CB_OPTS_ERROR;
   return cb_sweep_check(&o->sweep, co, err, len);
 }
 
@@ -97,6 +121,8 @@ cb_opts_result cb_copy_options_parse(int argc, char **argv, cb_copy_options *o, 
       o->pageable = 1;
     } else if (c == OPT_OSU) {
       o->osu = 1;
+    } else if (c == OPT_OVERLAP || c == OPT_OVERLAP_SIZE) {
+      if (overlap_opt(o, c == OPT_OVERLAP, optarg, err, len) != CB_OPTS_RUN) return CB_OPTS_ERROR;
     } else if (c == 'G') {
       /* Named so that a sweep passing -G gets a reason, not "unknown option". */
       return cb_opts_fail(err, len,
@@ -126,6 +152,10 @@ void cb_copy_options_usage(FILE *out, const char *prog) {
           "  -W, --window N         copies in flight per bandwidth iteration, as osu_bw (64)\n"
           "      --pageable         host buffers from malloc instead of pinned cudaHostAlloc\n"
           "      --osu              print osu_bw's and osu_latency's layout instead of the table\n"
+          "      --overlap LOAD     time the bandwidth copies again beside LOAD on a stream of\n"
+          "                         its own: gemm (cuBLAS bf16 GEMM), fma, mem, none (none)\n"
+          "      --overlap_size N   the load's unit: gemm M=N=K (8192), fma FMAs a thread\n"
+          "                         (128K), mem bytes copied (512M)\n"
           "  -g, --ngpus N          GPUs driven by this process; d2d needs 2 (-g 2, or mpirun\n"
           "                         -np 2): rank 0 copies to rank 1, other ranks idle (1)\n"
           "  -T, --timeout S        fail, naming what was waited for, after S seconds (300)\n"
@@ -138,9 +168,10 @@ void cb_copy_options_usage(FILE *out, const char *prog) {
 
 void cb_copy_options_canonical(const cb_copy_options *o, char *buf, size_t len) {
   snprintf(buf, len,
-           "b=%llu e=%llu i=%llu f=%llu n=%d w=%d c=%d g=%d T=%d D=%x W=%d pageable=%d osu=%d k=%s",
+           "b=%llu e=%llu i=%llu f=%llu n=%d w=%d c=%d g=%d T=%d D=%x W=%d pageable=%d osu=%d k=%s "
+           "overlap=%d:%llu",
            (unsigned long long)o->sweep.min_bytes, (unsigned long long)o->sweep.max_bytes,
            (unsigned long long)o->sweep.step_bytes, (unsigned long long)o->sweep.step_factor,
            o->iters, o->warmup, o->check, o->gpus, o->timeout_s, o->dirs, o->window, o->pageable,
-           o->osu, o->kernels);
+           o->osu, o->kernels, o->overlap, (unsigned long long)o->overlap_size);
 }

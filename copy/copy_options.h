@@ -30,18 +30,20 @@ unsigned cb_copy_dir_mask_parse(const char *list, char *bad, size_t bad_len);
 #define CB_COPY_WINDOW_MAX     65536
 
 typedef struct {
-  cb_sweep sweep;    /* -b -e -i -f */
-  int iters;         /* -n: timed iterations per size (latency samples, bandwidth windows) */
-  int warmup;        /* -w: warm-up iterations per size */
-  int check;         /* -c: validation rounds after timing (0 = off) */
-  int gpus;          /* -g: GPUs driven by this process, one host thread each */
-  int timeout_s;     /* -T: bound on any wait for a GPU or the CPU side of a copy */
-  unsigned dirs;     /* -D: mask of CB_DIR_BIT */
-  int dirs_named;    /* -D named directions (not "all"): one that cannot run is an error */
-  int window;        /* -W: copies in flight per bandwidth iteration */
-  int pageable;      /* --pageable: host buffers from malloc instead of cudaHostAlloc */
-  int osu;           /* --osu: print osu_bw's and osu_latency's layout instead of the table */
-  char kernels[256]; /* -k: as typed */
+  cb_sweep sweep;        /* -b -e -i -f */
+  int iters;             /* -n: timed iterations per size (latency samples, bandwidth windows) */
+  int warmup;            /* -w: warm-up iterations per size */
+  int check;             /* -c: validation rounds after timing (0 = off) */
+  int gpus;              /* -g: GPUs driven by this process, one host thread each */
+  int timeout_s;         /* -T: bound on any wait for a GPU or the CPU side of a copy */
+  unsigned dirs;         /* -D: mask of CB_DIR_BIT */
+  int dirs_named;        /* -D named directions (not "all"): one that cannot run is an error */
+  int window;            /* -W: copies in flight per bandwidth iteration */
+  int pageable;          /* --pageable: host buffers from malloc instead of cudaHostAlloc */
+  int osu;               /* --osu: print osu_bw's and osu_latency's layout instead of the table */
+  int overlap;           /* --overlap: a cb_load_kind beside every bandwidth measurement (load.h) */
+  uint64_t overlap_size; /* --overlap_size: the load's size (its default when not given) */
+  char kernels[256];     /* -k: as typed */
   char json_path[CB_PATH_MAX]; /* -J */
   char csv_path[CB_PATH_MAX];  /* --csv */
 } cb_copy_options;

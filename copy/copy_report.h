@@ -11,6 +11,7 @@
 #include "copy.h"
 #include "copy_floor.h"
 #include "device_info.h"
+#include "load_window.h"
 #include "rows.h"
 #include "sink.h"
 #include "text_pieces.h"
@@ -40,7 +41,8 @@ typedef struct {
   char skip[160];    /* non-empty: this size was skipped, and why */
   char protocol[16]; /* the kernel's protocol at this size, or empty (copy.h: protocol) */
   cb_copy_measure m[CB_COPY_NUM_MEASURES];
-  long long wrong; /* wrong bytes over every validation round; -1 = not checked */
+  long long wrong;           /* wrong bytes over every validation round; -1 = not checked */
+  cb_overlap_result overlap; /* --overlap: the bandwidth copies beside the load (copy_overlap.h) */
 } cb_copy_row;
 
 typedef struct {

@@ -2,11 +2,12 @@
  * the kernel's protocol at that size and, for a latency of a host path,
  * how far it is above the floor (copy_floor.h). */
 #include "copy_report.h"
+#include "copy_report_overlap.h"
 #include "csv_writer.h"
 
 static const char csv_header[] =
     "program,kernel,kernel_name,direction,measurement,host_memory,size,copies,iterations,time_us,"
-    "p50_us,p99_us,algbw,wrong,skipped,protocol,over_floor_us";
+    "p50_us,p99_us,algbw,wrong,skipped,protocol,over_floor_us" CB_COPY_CSV_OVERLAP_HEADER;
 
 static void csv_measure(FILE *out, const cb_copy_report *r, const cb_copy_row *row, int m) {
   const cb_copy_kernel *k = &r->prog->kernels[row->kernel];
@@ -20,7 +21,8 @@ static void csv_measure(FILE *out, const cb_copy_report *r, const cb_copy_row *r
     cb_csv_string(out, row->skip);
     fputc(',', out);
     cb_csv_string(out, row->protocol);
-    fputs(",\n", out);
+    fputc(',', out); /* no over_floor_us */
+    cb_copy_csv_row_end(out, r, row, m);
     return;
   }
   fprintf(out, "%d,%d,", x->copies, x->samples);
@@ -38,7 +40,7 @@ static void csv_measure(FILE *out, const cb_copy_report *r, const cb_copy_row *r
   fputc(',', out);
   double over;
   if (m == CB_COPY_LAT && cb_copy_over_floor(r, row, &over)) fprintf(out, "%.10g", over);
-  fputc('\n', out);
+  cb_copy_csv_row_end(out, r, row, m);
 }
 
 static void csv_rows(FILE *out, const void *report) {

@@ -3,6 +3,7 @@
  * reader (scripts/collbench_results.py) serves both; and its own: the
  * floor, each row's protocol and how far its latency is above the floor. */
 #include "copy_report.h"
+#include "copy_report_overlap.h"
 #include "json_pieces.h"
 
 static void json_options(cb_json *j, const cb_copy_options *o) {
@@ -20,6 +21,7 @@ static void json_options(cb_json *j, const cb_copy_options *o) {
   cb_json_key(j, "host_memory"), cb_json_string(j, cb_copy_host_memory(o));
   cb_json_key(j, "osu"), cb_json_bool(j, o->osu);
   cb_json_key(j, "kernel"), cb_json_string(j, o->kernels);
+  cb_json_overlap_options(j, o->overlap, o->overlap_size); /* --overlap */
   cb_json_end_object(j);
 }
 
@@ -79,6 +81,7 @@ static void json_measure(cb_json *j, const cb_copy_report *r, const cb_copy_row 
     if (m == CB_COPY_LAT) cb_json_key(j, "p99_us"), cb_json_double(j, x->p99_us);
     /* One link: bus bandwidth = algorithm bandwidth. */
     cb_json_measure_tail(j, x->algbw, x->algbw, row->wrong, x->has_stats ? &x->stats : NULL);
+    cb_copy_json_overlap(j, r, row, m);
   }
   cb_json_end_object(j);
 }

@@ -14,8 +14,10 @@
 #include "clock.h"
 #include "copy.h"
 #include "copy_floor.h"
+#include "copy_overlap.h"
 #include "copy_pattern.h"
 #include "copy_report.h"
+#include "copy_report_overlap.h"
 #include "cuda_check.h"
 #include "error.h"
 #include "gdrcopy.h" /* CB_GPU_PAGE_SIZE */
@@ -60,6 +62,7 @@ typedef struct {
   int peer_device;             /* its ordinal in this process */
   unsigned long long *counter; /* rank 0: device word for validation */
   char peer_what[160];         /* rank 0: "device 1 [...] of rank 1 (...)" */
+  cb_load_beside beside;       /* rank 0: --overlap's load */
 } copy_rank;
 
 /* ---- before any GPU work --------------------------------------------------- */
@@ -287,14 +290,17 @@ static void measure(copy_rank *st, int kidx, cb_copy_ctx *ctx, cb_copy_dir d, si
   bw->time_us = total_us / ((double)o->iters * o->window);
   bw->algbw = cb_copy_gbps(bytes, bw->time_us);
   if (k->protocol) snprintf(row->protocol, sizeof row->protocol, "%s", k->protocol(ctx, bytes));
+  cb_copy_overlap_measure(&st->beside, k, ctx, &c, st->stream, o, bw->time_us, what, &row->overlap);
 
   /* Validation, after timing: a single copy, and a window (whose copies all
-   * move the same bytes, as osu_bw's do). */
+   * move the same bytes, as osu_bw's do); beside the load too with --overlap. */
   row->wrong = o->check ? 0 : -1;
+  cb_load_beside_validation_begin(&st->beside);
   for (int r = 1; r <= o->check; r++) {
     row->wrong += validate(st, k, ctx, &c, 1, (uint32_t)(2 * r - 1), what);
     if (o->window > 1) row->wrong += validate(st, k, ctx, &c, o->window, (uint32_t)(2 * r), what);
   }
+  cb_load_beside_validation_end(&st->beside, o->timeout_s, what);
 }
 
 /* ---- the sweep (rank 0) -------------------------------------------------------- */
@@ -345,6 +351,7 @@ static void run_direction(copy_rank *st, cb_copy_dir d) {
       measure(st, k, &ctx, d, (size_t)cb_sweep_size(&o->sweep, i), &row);
       cb_copy_report_add(r, &row);
       if (out) cb_copy_text_row(out, &row);
+      if (out) cb_copy_text_overlap(out, r, &row);
       fflush(stdout);
     }
     if (kd->teardown) kd->teardown(&ctx);
@@ -378,6 +385,8 @@ static int rank_main(cb_rank_info *me, void *arg) {
   char why_buf[256];
   const char *d2d_why = NULL;
   if (me->rank == 0) {
+    cb_load_beside_open(&st.beside, o->overlap, o->overlap_size); /* first: the buffers' check
+                                                                     counts its memory */
     alloc_device(&st, o->sweep.max_bytes);
     alloc_host(&st, o->sweep.max_bytes, o->pageable);
     CB_CUDA(cudaMalloc((void **)&st.counter, sizeof *st.counter));
@@ -395,6 +404,7 @@ static int rank_main(cb_rank_info *me, void *arg) {
   cb_world_barrier(me);
   if (me->rank == 0) {
     cb_copy_text_header(stdout, &run->report);
+    cb_copy_text_overlap_header(stdout, &run->report);
     fflush(stdout);
     sweep(&st, d2d_why);
   }
@@ -403,6 +413,7 @@ static int rank_main(cb_rank_info *me, void *arg) {
   cb_world_barrier(me);
   if (st.dev_base) CB_CUDA(cudaFree(st.dev_base));
   if (me->rank == 0) {
+    cb_load_beside_close(&st.beside);
     CB_CUDA(cudaFree(st.counter));
     CB_CUDA(cudaStreamDestroy(st.stream));
     if (o->pageable)

@@ -23,6 +23,11 @@ one process (`-g`/`-t`), "mpi" when the ranks were spread over processes (mpirun
 The two launches of the same sweep measure the same (kernel, size, mode), so the
 launch is part of a row's identity (Row.key).
 
+A row measured with --overlap carries "overlap": {load, time_us, call_slowdown,
+load_alone, load_beside, load_slowdown, load_rate_unit, load_units_inside, why} (the
+call's time beside a load and both slowdowns; null where not measured), or {load,
+skipped} when it was not measured beside the load (Row.overlap, as the file has it).
+
 copy_perf writes the same document with collective "copy", and every row adds
 direction (h2d, d2h, d2d), measurement (latency, bandwidth) and host_memory (pinned,
 pageable): together they are the row's "variant" ("d2d bandwidth pinned"), part of its
@@ -86,6 +91,7 @@ class Row:
     skipped: str | None = None
     iter_stats: dict | None = None
     variant: str = ""  # copy_perf: "direction measurement host_memory"; "" otherwise
+    overlap: dict | None = None  # --overlap: the row's "overlap" object (None: no load)
 
     @property
     def is_copy(self) -> bool:
@@ -104,6 +110,31 @@ class Row:
     @property
     def is_wrong(self) -> bool:
         return self.wrong is not None and self.wrong > 0
+
+    def _overlap_number(self, key: str) -> float | None:
+        v = (self.overlap or {}).get(key)
+        return float(v) if is_number(v) else None
+
+    @property
+    def overlap_time_us(self) -> float | None:
+        """The call's time beside the load (µs), or None."""
+        return self._overlap_number("time_us")
+
+    @property
+    def call_slowdown(self) -> float | None:
+        """The call's time beside the load over its time alone, or None."""
+        return self._overlap_number("call_slowdown")
+
+    @property
+    def load_slowdown(self) -> float | None:
+        """The load's rate alone over its rate beside the call, or None."""
+        return self._overlap_number("load_slowdown")
+
+    @property
+    def overlap_measured(self) -> bool:
+        """Measured beside a load, with both slowdowns."""
+        return (self.overlap_time_us is not None and self.call_slowdown is not None
+                and self.load_slowdown is not None)
 
     @property
     def key(self) -> tuple:
@@ -242,7 +273,29 @@ def _parse_row(path: str, i: int, r: Any, collective: str, launch: str) -> Row:
     stats = r.get("iter_stats")
     if stats is not None and not isinstance(stats, dict):
         raise ResultsError(f"{where}: iter_stats must be an object, found {stats!r}")
-    return Row(**base, **values, wrong=wrong, iter_stats=stats)
+    return Row(**base, **values, wrong=wrong, iter_stats=stats,
+               overlap=_parse_overlap(where, r.get("overlap")))
+
+
+OVERLAP_NUMBERS = ("time_us", "call_slowdown", "load_alone", "load_beside", "load_slowdown")
+
+
+def _parse_overlap(where: str, ov: Any) -> dict | None:
+    """A row's "overlap" object, checked: a load's name, then {skipped} or numbers (or null)."""
+    if ov is None:
+        return None
+    if not isinstance(ov, dict):
+        raise ResultsError(f"{where}: overlap must be an object, found {ov!r}")
+    if not isinstance(ov.get("load"), str) or not ov["load"]:
+        raise ResultsError(f"{where}: overlap.load must be a non-empty string, "
+                           f"found {ov.get('load')!r}")
+    if "skipped" in ov:
+        return ov
+    for k in OVERLAP_NUMBERS:
+        v = ov.get(k)
+        if v is not None and not (is_number(v) and v >= 0):
+            raise ResultsError(f"{where}: overlap.{k} must be a number >= 0 or null, found {v!r}")
+    return ov
 
 
 def _parse_stress(path: str, i: int, s: Any, collective: str, launch: str) -> StressRow:

@@ -14,6 +14,10 @@ both one-process and mpirun runs), the fastest kernel, its speed-up over NCCL's
 fastest variant and the sizes where the fastest kernel changes; plots (PNG): busbw and
 latency (log-log), the speed-up of each of our kernels over NCCL's fastest variant per
 size (a line at 1.0), and large-message busbw on a linear axis; and every wrong value.
+Where the rows were measured beside a load (--overlap), per group a plot of each kernel's
+time beside the load against the load's slowdown, one point per kernel at a size, and a
+table of the kernels no other kernel dominates at each size (none both faster beside the
+load and slowing it less).
 A measurement with wrong > 0 is never counted as the fastest or the best. The
 copy-engine ceiling of the headline is run.json's ce_ceiling_gbps (scripts/sweep.sh
 measures it), or --ce-ceiling. copy_perf's results are refused (compare.py reads them):
@@ -393,9 +397,81 @@ def group_section(key, grows, out_dir, make_plots: bool, multi_launch: bool) -> 
                          f"{why}")
         lines.append("")
 
+    lines += overlap_section(grows, kernels, out_dir, make_plots, f"{coll} {typ} {redop}",
+                             plot_basename(coll, typ, redop), multi_launch)
     if make_plots:
         lines += group_plots(grows, kernels, out_dir, f"{coll} {typ} {redop}",
                              plot_basename(coll, typ, redop), placement)
+    return lines
+
+
+# --------------------------------------------------------------------------- beside a load
+
+def overlap_points(rows) -> list:
+    """The rows measured beside a load with both slowdowns, none of them wrong."""
+    return [r for r in rows if eligible(r) and r.overlap_measured]
+
+
+def dominates(a: cr.Row, b: cr.Row) -> bool:
+    """a is no slower beside the load and slows it no more than b, and better in one."""
+    ta, tb, sa, sb = a.overlap_time_us, b.overlap_time_us, a.load_slowdown, b.load_slowdown
+    return ta <= tb and sa <= sb and (ta < tb or sa < sb)
+
+
+def pareto_front(rows) -> list:
+    """The rows (of one size) that no other row dominates, fastest beside the load first."""
+    front = [r for r in rows if not any(dominates(o, r) for o in rows if o is not r)]
+    return sorted(front, key=lambda r: (r.overlap_time_us, r.load_slowdown, r.kernel_id))
+
+
+def overlap_fronts(rows) -> list:
+    """[((size, mode, launch), front)] of the measured rows, by size, mode, launch."""
+    points = {}
+    for r in overlap_points(rows):
+        points.setdefault((r.size, r.mode, r.launch), []).append(r)
+    order = lambda k: (k[0], MODE_ORDER.get(k[1], 9), LAUNCH_ORDER.get(k[2], 9), k[1], k[2])
+    return [(k, pareto_front(points[k])) for k in sorted(points, key=order)]
+
+
+def overlap_section(grows, kernels, out_dir, make_plots, what, base, multi_launch) -> list:
+    """The group's rows beside a load: the kernels on the front at each size, what was not
+    measured and why, and the plot."""
+    with_load = [r for r in grows if r.overlap is not None]
+    if not with_load:
+        return []
+    loads = ", ".join(sorted({r.overlap["load"] for r in with_load}))
+    lines = ["### Beside a load", "",
+             f"--overlap {loads}: per size, the kernels that no other kernel "
+             "dominates (none both faster beside the load and slowing it less). Call "
+             "slowdown: the call's time beside the load / its time alone; load slowdown: the "
+             "load's rate alone / its rate beside the call (docs/overlap.md).", ""]
+    header = ["size", "mode"] + (["launch"] if multi_launch else []) + [
+        "kernel", "time beside (µs)", "time alone (µs)", "call slowdown", "load slowdown"]
+    body = []
+    for (size, mode, launch), front in overlap_fronts(with_load):
+        for r in front:
+            body.append([cr.format_bytes(size), mode] + ([launch] if multi_launch else []) +
+                        [r.kernel_name, cr.format_value(r.overlap_time_us),
+                         cr.format_value(r.time_us), cr.format_ratio(r.call_slowdown),
+                         cr.format_ratio(r.load_slowdown)])
+    lines += (md_table(header, body) if body else
+              ["Nothing was measured beside the load with both slowdowns."]) + [""]
+    unmeasured = {}
+    for r in with_load:
+        if r.overlap_measured or r.skipped is not None:
+            continue
+        why = r.overlap.get("skipped") or r.overlap.get("why") or "not said why"
+        unmeasured.setdefault((r.kernel_name, why), set()).add(r.size)
+    if unmeasured:
+        lines += ["Not measured beside the load:", ""]
+        lines += [f"- {k} at {', '.join(cr.format_bytes(s) for s in sorted(sizes))}: {why}"
+                  for (k, why), sizes in sorted(unmeasured.items())]
+        lines.append("")
+    if make_plots and overlap_points(with_load):
+        name = f"{base}_overlap.png"
+        plot_overlap(with_load, kernels, os.path.join(out_dir, name),
+                     f"{what}, {with_load[0].placement}: time beside --overlap {loads}")
+        lines += [f"![{what} beside a load]({name})", ""]
     return lines
 
 
@@ -759,6 +835,47 @@ def plot_large_busbw(rows, kernels, _metric, path, title):
         ax.set_ylabel("bus bandwidth (GB/s)")
         fig.size_axis(ax, ser, vrows)
     fig.save(path, title)
+
+
+def plot_overlap(rows, kernels, path, title):
+    """Per (mode, launch) panel: each kernel's time beside the load (log) against the load's
+    slowdown, a point per size joined in size order, the sizes' fronts ringed in black."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    pts = overlap_points(rows)
+    panels = sorted({(r.mode, r.launch) for r in pts},
+                    key=lambda p: (MODE_ORDER.get(p[0], 9), LAUNCH_ORDER.get(p[1], 9)))
+    fig, axes = plt.subplots(1, len(panels), figsize=(7.5 * len(panels), 5.5), squeeze=False)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    on_front = {id(r) for _, front in overlap_fronts(pts) for r in front}
+    for ax, (mode, launch) in zip(axes[0], panels):
+        for i, k in enumerate(kernels):
+            mine = sorted((r for r in pts if r.kernel_name == k and r.mode == mode
+                           and r.launch == launch), key=lambda r: r.size)
+            if not mine:
+                continue
+            style = dict(color="black", linestyle=NCCL_LINES.get(k, "--")) if mine[0].is_nccl \
+                else dict(color=colors[i % len(colors)], linestyle="-")
+            xs, ys = [r.load_slowdown for r in mine], [r.overlap_time_us for r in mine]
+            ax.plot(xs, ys, marker="o", markersize=4, linewidth=1, label=k, **style)
+            for r in mine:
+                ax.annotate(cr.format_bytes(r.size), (r.load_slowdown, r.overlap_time_us),
+                            fontsize=6, xytext=(3, 3), textcoords="offset points")
+        front = [r for r in pts if id(r) in on_front and r.mode == mode and r.launch == launch]
+        ax.scatter([r.load_slowdown for r in front], [r.overlap_time_us for r in front],
+                   s=120, facecolors="none", edgecolors="black", linewidths=1.2,
+                   label="not dominated at its size", zorder=5)
+        ax.set_yscale("log")
+        ax.set_xlabel("load slowdown (load's rate alone / beside the call, ×)")
+        ax.set_ylabel("time beside the load (µs)")
+        ax.set_title(f"{mode} mode — {LAUNCH_TEXT.get(launch, launch)}")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
 
 
 # --------------------------------------------------------------------------- main

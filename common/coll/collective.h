@@ -14,6 +14,7 @@
 
 #include "catalogue.h"
 #include "coll_shape.h"
+#include "kernel_resources.h"
 #include "kernel_menu.h"
 #include "types.h"
 #include "world.h"
@@ -160,6 +161,15 @@ typedef struct cb_kernel {
    * (NCCL: ncclGroupStart/ncclGroupEnd, as nccl-tests' -m). NULL: they are
    * launched one after the other. */
   void (*aggregate)(cb_kernel_ctx *ctx, int begin);
+  /* Optional: what a call holds of the GPU beside its time
+   * (kernel_resources.h): the grids it launches, the side streams it forks
+   * and the copies it gives the copy engines, for the call's count, from
+   * what the setup decided. Host arithmetic only, not collective: the
+   * harness asks it on world rank 0, after setup, for every call shape it
+   * measures, and fills in what the CUDA runtime knows. One that knows
+   * nothing but a note (NCCL's rows) clears out->reported. NULL: "not
+   * reported". */
+  void (*resources)(const cb_kernel_ctx *ctx, const cb_call *call, cb_kernel_resources *out);
 } cb_kernel;
 
 /* A row of ours is defined beside its kernel, in src/kernels/<program>_<kernel>.cu,
@@ -196,6 +206,11 @@ int cb_kernels_select(const cb_collective *c, const char *spec, int *selected, i
  * runs asks here. */
 const char *cb_kernel_why_not(const cb_kernel *k, const cb_serve_question *q, char *buf,
                               size_t len);
+
+/* What kernel k holds of the GPU for call (kernel_resources.h): its row's
+ * resources, measured on ctx's device; "not reported" without one. */
+void cb_kernel_resources_of(const cb_kernel *k, const cb_kernel_ctx *ctx, const cb_call *call,
+                            cb_kernel_resources *out);
 
 /* For a setup: this kernel cannot serve the run, because of fmt... (one
  * line, no trailing period). */

@@ -401,3 +401,54 @@ void cb_hier_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream
     break;
   }
 }
+
+/* A part's resources into r: its grids after r's, the most side streams and copy streams of
+ * any part, every copy. */
+static void add_part_resources(const part_state *p, const cb_call *pc, cb_kernel_resources *r) {
+  cb_kernel_resources pr;
+  memset(&pr, 0, sizeof pr);
+  pr.reported = 1;
+  if (p->part->row->resources) p->part->row->resources(&p->ctx, pc, &pr);
+  if (!p->part->row->resources || !pr.reported) {
+    cb_res_note(r, "within the host, %s does not say", p->part->row->name);
+    return;
+  }
+  for (int i = 0; i < pr.ngrids; i++) {
+    cb_grid_use *g = cb_res_grid(r, pr.grids[i].role, pr.grids[i].func, pr.grids[i].blocks,
+                                 pr.grids[i].threads, pr.grids[i].dynamic_smem);
+    if (g) *g = pr.grids[i];
+  }
+  r->side_streams = pr.side_streams > r->side_streams ? pr.side_streams : r->side_streams;
+  r->copy_streams = pr.copy_streams > r->copy_streams ? pr.copy_streams : r->copy_streams;
+  r->copies += pr.copies;
+  if (pr.note[0]) cb_res_note(r, "%s", pr.note);
+}
+
+/* The copies reorder makes. */
+static int reorder_copies(int nhosts, int per_host, size_t block) {
+  return block * (size_t)per_host <= INT_MAX ? per_host : per_host * nhosts;
+}
+
+void cb_hier_resources(const cb_kernel_ctx *ctx, const cb_call *call, cb_kernel_resources *r) {
+  const hier_state *st = ctx->state;
+  if (st->per_host == 1) { /* the rail is the group */
+    cb_nccl_resources(&st->rail, call, r);
+    return;
+  }
+  if (call->count == 0) return;
+  const size_t bytes = call->count * cb_dtype_size(call->dtype);
+  for (int step = 0; step < CB_HIER_NSTEPS; step++) {
+    const part_state *p = &st->steps[step];
+    if (!p->part) continue;
+    const cb_call pc =
+        cb_hier_part_call(st->plan->form, step, call, st->nhosts, st->per_host, &st->b);
+    add_part_resources(p, &pc, r);
+  }
+  int own = 0; /* copies of the form's own, on the call's stream */
+  if (st->plan->form == CB_HIER_ALL_REDUCE) own = 2;
+  if (st->plan->form == CB_HIER_ALL_GATHER || st->plan->form == CB_HIER_REDUCE_SCATTER)
+    own = reorder_copies(st->nhosts, st->per_host, bytes);
+  r->copies += own;
+  if (own && !r->copy_streams) r->copy_streams = 1;
+  cb_res_note(r, "between the hosts, NCCL's call: CTAs not reported");
+}

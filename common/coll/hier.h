@@ -101,6 +101,10 @@ const char *cb_hier_why_not(const cb_serve_question *q, char *buf, size_t len);
 void cb_hier_teardown(cb_kernel_ctx *ctx);
 void cb_hier_prepare(cb_kernel_ctx *ctx, const cb_call *call);
 void cb_hier_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream);
+/* What the launch holds (collective.h): the parts' grids, streams and
+ * copies, one after the other on the call's stream, its own copies, and
+ * NCCL's note for the rail's call. */
+void cb_hier_resources(const cb_kernel_ctx *ctx, const cb_call *call, cb_kernel_resources *r);
 
 /* ---- the arithmetic of the forms (plain; tests/unit/test_hier.c) ---------- */
 
@@ -147,7 +151,8 @@ size_t cb_hier_host_order_block(int h, int l, int nhosts);
                                 .setup = row##_setup,                                              \
                                 .teardown = cb_hier_teardown,                                      \
                                 .prepare = cb_hier_prepare,                                        \
-                                .launch = cb_hier_launch}
+                                .launch = cb_hier_launch,                                          \
+                                .resources = cb_hier_resources}
 
 /* A program's four rows, hier_ring, hier_ll, hier_direct and hier_ce, from
  * plan_(kind), the cb_hier_plan of a kind of our kernels (ring, ll, direct,

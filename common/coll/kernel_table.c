@@ -178,3 +178,16 @@ void cb_kernels_print(FILE *out, const cb_collective *c) {
     print_limits(out, k);
   }
 }
+
+void cb_kernel_resources_of(const cb_kernel *k, const cb_kernel_ctx *ctx, const cb_call *call,
+                            cb_kernel_resources *out) {
+  memset(out, 0, sizeof *out);
+  out->reported = 1;
+  if (!k->resources) {
+    out->reported = 0;
+    cb_res_note(out, "the kernel's row does not say");
+    return;
+  }
+  k->resources(ctx, call, out);
+  if (out->reported) cb_resources_measure(out, ctx->device);
+}

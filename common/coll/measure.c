@@ -9,6 +9,7 @@
 #include "checked_calls.h"
 #include "error.h"
 #include "gpu.h"
+#include "overlap_measure.h"
 #include "sizes.h"
 
 /* Writes inputs (and poisons outputs) on every rank, and waits until all
@@ -20,7 +21,7 @@ static void prepare_data(cb_rank_state *st, const cb_data_spec *spec, const cb_c
   cb_world_barrier_all(st->me);
 }
 
-static double combine_times(const double *t, int n, int mode) {
+double cb_combine_times(const double *t, int n, int mode) {
   double v = t[0];
   for (int r = 1; r < n; r++) {
     if (mode == CB_AVG_MEAN) v += t[r];
@@ -111,11 +112,18 @@ void cb_measure_call(cb_rank_state *st, cb_launch *l, const cb_counts *c, cb_mea
     snprintf(m->skip, sizeof m->skip, "%s", skip);
     return;
   }
+  if (st->me->world_rank == 0) { /* the rank whose rows are printed */
+    cb_kernel_resources_of(l->kernel, l->ctx, call, &m->res);
+    m->has_res = 1;
+  }
   cb_data_spec spec = cb_spec_for(st, call, c, 0);
   prepare_data(st, &spec, call, c, what);
   if (l->kernel->prepare) l->kernel->prepare(l->ctx, call);
   cb_timing t;
-  const cb_timed_op op = {cb_enqueue_kernel, cb_bracket_kernel, l};
+  /* With --overlap the window's events are recorded here too, so that
+   * both timings do the same host work. */
+  const cb_timed_op op = {
+      cb_enqueue_kernel, cb_bracket_kernel, l, {st->beside.window[0], st->beside.window[1]}};
   cb_time_iterations(st->me, st->stream, &op, &st->timing, what, &t);
   /* Every group's ranks, as nccl-tests averages over the world. */
   int all_ranks = st->me->world_nranks;
@@ -124,7 +132,7 @@ void cb_measure_call(cb_rank_state *st, cb_launch *l, const cb_counts *c, cb_mea
   cb_world_allgather_all(st->me, mine, sizeof mine, times);
   for (int r = 0; r < all_ranks; r++) latency[r] = times[2 * r];
   m->ran = 1;
-  m->time_us = combine_times(latency, all_ranks, run->opts.average);
+  m->time_us = cb_combine_times(latency, all_ranks, run->opts.average);
   m->cpu_us = times[1]; /* rank 0's own, as nccl-tests prints its main thread's */
   free(latency);
   free(times);
@@ -133,6 +141,14 @@ void cb_measure_call(cb_rank_state *st, cb_launch *l, const cb_counts *c, cb_mea
   double bytes = (double)shape->algbw_bytes(c, elem, n);
   m->algbw = m->time_us > 0 ? bytes / 1e3 / m->time_us : 0.0; /* B/us / 1e3 = GB/s */
   m->busbw = m->algbw * shape->bus_factor(n);
-  /* New inputs every round, none of them the timed one (round 0). */
-  m->wrong = run->opts.check ? validate_rounds(st, l, c, what) : -1;
+  cb_overlap_measure(st, l, mine[0], what, m);
+  /* New inputs every round, none of them the timed one (round 0); beside
+   * the load too with --overlap, which must change nothing the call computes. */
+  if (run->opts.check) {
+    cb_load_beside_validation_begin(&st->beside);
+    m->wrong = validate_rounds(st, l, c, what);
+    cb_load_beside_validation_end(&st->beside, run->opts.timeout_s, what);
+  } else {
+    m->wrong = -1;
+  }
 }

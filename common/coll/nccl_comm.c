@@ -244,6 +244,7 @@ void cb_nccl_open(cb_kernel_ctx *ctx, const cb_nccl_config *cfg) {
   if (!st) cb_fatal("out of host memory");
   st->timeout_s = ctx->timeout_s;
   st->want_register = cfg->local_register;
+  st->cta_policy = cfg->cta_policy;
   snprintf(st->who, sizeof st->who, "kernel %d (%s) on rank %d", ctx->kernel_id, ctx->kernel_name,
            ctx->rank);
   ctx->state = st;

@@ -69,6 +69,7 @@ typedef struct {
   int local_register;        /* what is registered now: as cb_nccl_config */
   void *send_reg, *recv_reg; /* ncclCommRegister handles or ncclWindow_t */
   int timeout_s;             /* -T */
+  int cta_policy;            /* as cb_nccl_config: what the communicator was asked for */
   char who[96];              /* "kernel 6 (nccl-sym) on rank 1", for messages */
   int min_arch;              /* the run's oldest GPU, 10 * major + minor (nccl_kernels.c) */
 } cb_nccl_state;

@@ -190,6 +190,28 @@ void cb_nccl_rail_setup(cb_kernel_ctx *ctx, int ranks_per_host) {
   open_comm(ctx, &cfg);
 }
 
+void cb_nccl_resources(const cb_kernel_ctx *ctx, const cb_call *call, cb_kernel_resources *r) {
+  static const char *const bounds[] = {"NCCL_MIN_CTAS", "NCCL_MAX_CTAS", "NCCL_MIN_NCHANNELS",
+                                       "NCCL_MAX_NCHANNELS"};
+  static const char *const policies[3] = {"default", "efficiency", "zero"};
+  (void)call;
+  r->reported = 0;
+  cb_res_note(r, "NCCL does not report the CTAs it launches");
+#ifdef CB_HAVE_NCCL
+  const cb_nccl_state *st = (const cb_nccl_state *)ctx->state;
+  if (st && st->cta_policy >= 0 && st->cta_policy < 3)
+    cb_res_note(r, "CTA policy %s%s", policies[st->cta_policy],
+                st->cta_policy == CTA_POLICY_ZERO ? " (copy engines where NCCL has that path)"
+                                                  : "");
+#else
+  (void)ctx, (void)policies;
+#endif
+  for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++) {
+    const char *v = getenv(bounds[i]);
+    if (v && *v) cb_res_note(r, "%s=%s asked", bounds[i], v);
+  }
+}
+
 void cb_nccl_teardown(cb_kernel_ctx *ctx) {
   cb_nccl_close(ctx);
 }

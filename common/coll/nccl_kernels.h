@@ -83,6 +83,13 @@ const char *cb_nccl_ce_why_not(const cb_serve_question *q, char *buf, size_t len
 const char *cb_nccl_ce_scatter_why_not(const cb_serve_question *q, char *buf, size_t len);
 const char *cb_nccl_no_ce_why_not(const cb_serve_question *q, char *buf, size_t len);
 
+/* The rows' resources (collective.h): NCCL does not report the CTAs it
+ * launches, so what is known is a note: the communicator's CTA policy and
+ * the bounds asked of NCCL through its environment (NCCL_MIN_CTAS,
+ * NCCL_MAX_CTAS, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS), which NCCL may
+ * not reach. */
+void cb_nccl_resources(const cb_kernel_ctx *ctx, const cb_call *call, cb_kernel_resources *r);
+
 /* Setups, called on every rank together: the communicator of each variant. */
 void cb_nccl_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply);
 void cb_nccl_sym_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply);
@@ -111,7 +118,7 @@ void cb_nccl_aggregate(cb_kernel_ctx *ctx, int begin);
                                 .gpu_per_rank = 1},                                                \
                      .memory = CB_MEM_NCCL, .why_not = why_not_, .run_limits = run_limits_,        \
                      .setup = setup_, .teardown = cb_nccl_teardown, .launch = launch_,             \
-                     .aggregate = cb_nccl_aggregate                                                \
+                     .aggregate = cb_nccl_aggregate, .resources = cb_nccl_resources                \
   }
 
 /* Kernel 0: NCCL's call (summary_ says which) on -R/-x buffers. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "load_options.h"
 #include "option_parse.h"
 #include "peer_mapping.h"
 #include "types.h"
@@ -37,7 +38,14 @@ void cb_options_defaults(cb_options *o) {
   snprintf(o->kernels, sizeof o->kernels, "all");
 }
 
-enum { OPT_STRESS = CB_OPT_CSV + 1, OPT_DATA, OPT_TIMER, OPT_ALL_SIZES_WARMUP };
+enum {
+  OPT_STRESS = CB_OPT_CSV + 1,
+  OPT_DATA,
+  OPT_TIMER,
+  OPT_ALL_SIZES_WARMUP,
+  OPT_OVERLAP,
+  OPT_OVERLAP_SIZE
+};
 
 /* nccl-tests' -V: the CTAs of its device-API kernels (-D), which collbench
  * does not carry, so no value of it means anything here. */
@@ -67,6 +75,8 @@ static const struct option long_opts[] = {
     {"cta_policy", required_argument, 0, 'x'},
     {"timer", required_argument, 0, OPT_TIMER},
     {"all_sizes_warmup", required_argument, 0, OPT_ALL_SIZES_WARMUP},
+    {"overlap", required_argument, 0, OPT_OVERLAP},
+    {"overlap_size", required_argument, 0, OPT_OVERLAP_SIZE},
     {"agg_iters", required_argument, 0, 'm'},
     {"run_cycles", required_argument, 0, 'N'},
     {"parallel_init", required_argument, 0, 'p'},
@@ -147,6 +157,23 @@ static cb_opts_result check_per_iter_skip(const cb_options *o, char *err, size_t
   return CB_OPTS_RUN;
 }
 
+/* --overlap: a load this build runs, of a size it takes, beside timed calls
+ * that run back to back (the -z modes' waits would leave the load alone in
+ * the window it is measured in, docs/overlap.md). */
+static cb_opts_result check_overlap(cb_options *o, char *err, size_t len) {
+  if (cb_load_options_check(o->overlap, &o->overlap_size, err, len)) return CB_OPTS_ERROR;
+  if (o->overlap == CB_LOAD_NONE) return CB_OPTS_RUN;
+  if (o->stress)
+    return cb_opts_fail(err, len, "--overlap times calls beside a load, and --stress times none");
+  if (o->blocking)
+    return cb_opts_fail(err, len,
+                        "--overlap cannot be combined with -z %d: the load's rate beside the call "
+                        "is measured over the timed launches, which the host's waits would leave "
+                        "gaps in",
+                        o->blocking);
+  return CB_OPTS_RUN;
+}
+
 /* --stress times nothing and runs no sweep; -N 0 never ends. */
 static cb_opts_result check_run_shape(const cb_options *o, char *err, size_t len) {
   if (o->stress && o->run_cycles != 1)
@@ -165,10 +192,18 @@ static cb_opts_result check_combinations(cb_options *o, const cb_common_opts *co
                                          size_t len) {
   if (cb_sweep_check(&o->sweep, co, err, len) != CB_OPTS_RUN) return CB_OPTS_ERROR;
   if (check_graph(o, err, len) != CB_OPTS_RUN || check_per_iter_skip(o, err, len) != CB_OPTS_RUN ||
-      check_run_shape(o, err, len) != CB_OPTS_RUN)
+      check_run_shape(o, err, len) != CB_OPTS_RUN || check_overlap(o, err, len) != CB_OPTS_RUN)
     return CB_OPTS_ERROR;
   /* The default timer depends on the mode, whatever order the options came in. */
   if (!o->timer) o->timer = o->graph_launches > 0 || o->blocking ? CB_TIMER_EVENTS : CB_TIMER_HOST;
+  return CB_OPTS_RUN;
+}
+
+/* --overlap_size: a byte count (K, M, G), never 0. */
+static cb_opts_result overlap_size_opt(const char *arg, uint64_t *size, char *err, size_t len) {
+  if (cb_parse_size(arg, size) != CB_SIZE_OK || *size == 0)
+    return cb_opts_fail(
+        err, len, "bad --overlap_size '%s': a positive whole number, K, M or G for bytes", arg);
   return CB_OPTS_RUN;
 }
 
@@ -213,6 +248,10 @@ cb_opts_result cb_options_parse(int argc, char **argv, cb_options *o, char *err,
     } else if (c == 'V') {
       return cb_opts_fail(err, len, "-V %s is refused: it sets the CTAs of " NO_DEVICE_API_KERNELS,
                           optarg);
+    } else if (c == OPT_OVERLAP) {
+      if (cb_load_option_kind(optarg, &o->overlap, err, len)) return CB_OPTS_ERROR;
+    } else if (c == OPT_OVERLAP_SIZE) {
+      if (overlap_size_opt(optarg, &o->overlap_size, err, len) != CB_OPTS_RUN) return CB_OPTS_ERROR;
     } else if (c == OPT_TIMER) {
       if (strcmp(optarg, "host") == 0)
         o->timer = CB_TIMER_HOST;
@@ -282,6 +321,12 @@ void cb_options_usage(FILE *out, const char *prog) {
           "      --data KIND        exact: small integers, every result bit for bit (default);\n"
           "                         random: random values, floating reductions checked against\n"
           "                         a float64 reference within a tolerance\n"
+          "      --overlap LOAD     run LOAD on a stream of its own beside every timed call\n"
+          "                         and report the call's time with it and the load's rate\n"
+          "                         alone and beside the call: gemm (cuBLAS bf16 GEMM), fma\n"
+          "                         (FMA-bound kernel), mem (memory-bound kernel), none (none)\n"
+          "      --overlap_size N   the load's unit: gemm M=N=K (8192), fma FMAs a thread\n"
+          "                         (128K), mem bytes copied (512M)\n"
           "  -k, --kernel K         kernel id or name, a comma list, all, or list (all)\n"
           "  -h, --help             this text\n",
           prog);
@@ -291,7 +336,7 @@ void cb_options_canonical(const cb_options *o, char *buf, size_t len) {
   snprintf(buf, len,
            "b=%llu e=%llu i=%llu f=%llu n=%d w=%d c=%d d=%x o=%x r=%d t=%d g=%d G=%d a=%d z=%d "
            "T=%d I=%d k=%s stress=%d u=%d data=%s R=%d x=%d timer=%d m=%d N=%d y=%d C=%d S=%d M=%d "
-           "K=%d p=%d peer_mapping=%s asw=%d",
+           "K=%d p=%d peer_mapping=%s asw=%d overlap=%s:%llu",
            (unsigned long long)o->sweep.min_bytes, (unsigned long long)o->sweep.max_bytes,
            (unsigned long long)o->sweep.step_bytes, (unsigned long long)o->sweep.step_factor,
            o->iters, o->warmup, o->check, o->dtypes, o->ops, o->root, o->threads, o->gpus,
@@ -299,5 +344,6 @@ void cb_options_canonical(const cb_options *o, char *buf, size_t len) {
            o->stress, o->unalign, cb_data_kind_name(o->data), o->local_register, o->cta_policy,
            o->timer, o->agg_iters, o->run_cycles, o->stream_null, o->report_cputime,
            o->report_timestamps, o->memory_report, o->per_iter_skip, o->parallel_init,
-           cb_peer_mapping_name((cb_peer_mapping)o->peer_mapping), o->all_sizes_warmup);
+           cb_peer_mapping_name((cb_peer_mapping)o->peer_mapping), o->all_sizes_warmup,
+           cb_load_name(o->overlap), (unsigned long long)o->overlap_size);
 }

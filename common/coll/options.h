@@ -76,6 +76,8 @@ typedef struct {
   int timer;             /* --timer: a cb_timer (resolved from the mode when not given) */
   int peer_mapping;      /* CB_PEER_MAPPING (environment, not argv): a cb_peer_mapping, as
                              asked (auto by default; what auto resolved to is the report's) */
+  int overlap;           /* --overlap: a cb_load_kind run beside every timed call (load.h) */
+  uint64_t overlap_size; /* --overlap_size: the load's size (its default when not given) */
   char kernels[256];     /* -k: as typed; resolved against the collective's table */
   char json_path[CB_PATH_MAX]; /* -J */
   char csv_path[CB_PATH_MAX];  /* --csv */
@@ -85,7 +87,8 @@ void cb_options_defaults(cb_options *o);
 
 /* Parses argv into o. On CB_OPTS_ERROR, err (err_len bytes) says what is wrong.
  * Checks everything that needs no GPU: ranges, -b <= -e, a sweep that advances,
- * -G with -z, names of datatypes, ops and timers. */
+ * -G with -z, names of datatypes, ops, timers and loads, and the loads this
+ * build cannot run. */
 cb_opts_result cb_options_parse(int argc, char **argv, cb_options *o, char *err, size_t err_len);
 
 void cb_options_usage(FILE *out, const char *prog);

@@ -10,6 +10,7 @@
 #include "collective.h"
 #include "device_info.h"
 #include "json_writer.h"
+#include "load_window.h"
 #include "options.h"
 #include "peer_mapping.h"
 #include "rows.h"
@@ -43,6 +44,9 @@ typedef struct {
   int has_stats;       /* -I */
   cb_iter_stats stats; /* of iter.times, the -K first left out */
   cb_iter_times iter;  /* owned: cb_measure_free */
+  int has_res;         /* res holds what the call held of world rank 0's GPU */
+  cb_kernel_resources res;
+  cb_overlap_result overlap; /* --overlap: the call beside a load (overlap.h) */
 } cb_measure;
 
 /* Frees what a measurement owns (its -I samples). */
@@ -140,6 +144,15 @@ cb_peer_mapping cb_report_peer_mapping(const cb_report *r);
 void cb_text_header(FILE *out, const cb_report *r);
 void cb_text_kernel_header(FILE *out, const cb_report *r, int kernel);
 void cb_text_row(FILE *out, const cb_report *r, const cb_row *row);
+/* Before a row: "#   resources: ..." (kernel_resources.h), what its call
+ * holds of the GPU (world rank 0's), when it differs from what the
+ * kernel's rows showed last: shown (len bytes) holds that text, "" before a
+ * kernel's first row, and is updated; a second line for the in-place call
+ * where it differs from the out-of-place one. */
+void cb_text_resources(FILE *out, const cb_report *r, const cb_row *row, char *shown, size_t len);
+/* After a row, with --overlap: "#   beside gemm: ...", each placement's
+ * time with the load and the load's rate alone and beside it. */
+void cb_text_overlap(FILE *out, const cb_report *r, const cb_row *row);
 /* Out of bounds values, Avg bus bandwidth, the kernel summary, the end line. */
 void cb_text_footer(FILE *out, const cb_report *r);
 void cb_text_stress(FILE *out, const cb_report *r, const cb_stress_result *s);

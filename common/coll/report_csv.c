@@ -2,18 +2,24 @@
 #include <math.h>
 
 #include "csv_writer.h"
+#include "load_report.h"
 #include "report.h"
 
 static const char csv_header[] =
     "collective,kernel,kernel_name,type,redop,root,size,count,placement,mode,time_us,algbw,"
     "busbw,wrong,skipped,iter_samples,iter_min_us,iter_p50_us,iter_p99_us,iter_max_us,"
-    "iter_cv_pct,timer,local_register,cta_policy";
+    "iter_cv_pct,timer,local_register,cta_policy," CB_CSV_RESOURCES_HEADER
+    "," CB_CSV_OVERLAP_HEADER;
 
 /* The run's timer and kernel 0's -R and -x (cta_policy empty when not given),
- * the last three columns of every row. */
-static void csv_run_flags(FILE *out, const cb_options *o) {
+ * then what the call held of the GPU and how it fared beside --overlap's
+ * load: the last columns of every row. */
+static void csv_row_tail(FILE *out, const cb_options *o, const cb_measure *m) {
   fprintf(out, ",%s,%d,", cb_timer_name(o->timer), o->local_register);
   if (o->cta_policy != CB_CTA_POLICY_UNSET) fprintf(out, "%d", o->cta_policy);
+  fputc(',', out);
+  cb_csv_resources(out, m->ran && m->has_res ? &m->res : NULL);
+  cb_csv_overlap(out, o->overlap, &m->overlap, m->ran, m->time_us);
   fputc('\n', out);
 }
 
@@ -29,7 +35,7 @@ static void csv_measure(FILE *out, const cb_report *r, const cb_row *row, int p)
     fputs(",,,,", out);
     cb_csv_string(out, m->skip);
     fputs(",,,,,,", out);
-    csv_run_flags(out, &r->opts);
+    csv_row_tail(out, &r->opts, m);
     return;
   }
   cb_csv_number(out, m->time_us);
@@ -47,7 +53,7 @@ static void csv_measure(FILE *out, const cb_report *r, const cb_row *row, int p)
   } else {
     fputs(",,,,,", out);
   }
-  csv_run_flags(out, &r->opts);
+  csv_row_tail(out, &r->opts, m);
 }
 
 static void csv_rows(FILE *out, const void *report) {

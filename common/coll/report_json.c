@@ -4,6 +4,8 @@
  * with collbench's own, richer document beside them under "collbench"
  * (what scripts/collbench_results.py reads). */
 #include "json_pieces.h"
+#include "load_options.h"
+#include "load_report.h"
 #include "peer_mapping.h"
 #include "report.h"
 
@@ -64,6 +66,7 @@ static void json_options(cb_json *j, const cb_report *r) {
   cb_json_key(j, "stream_null"), cb_json_int(j, o->stream_null);
   cb_json_key(j, "report_cputime"), cb_json_int(j, o->report_cputime);
   cb_json_key(j, "per_iter_skip"), cb_json_int(j, o->per_iter_skip);
+  cb_json_overlap_options(j, o->overlap, o->overlap_size); /* --overlap */
   cb_json_end_object(j);
 }
 
@@ -79,6 +82,8 @@ static void json_measure(cb_json *j, const cb_report *r, const cb_row *row, int 
   } else {
     cb_json_key(j, "time_us"), cb_json_double(j, m->time_us);
     cb_json_measure_tail(j, m->algbw, m->busbw, m->wrong, m->has_stats ? &m->stats : NULL);
+    if (m->has_res) cb_json_resources(j, &m->res);
+    cb_json_overlap(j, r->opts.overlap, &m->overlap, m->time_us);
   }
   cb_json_end_object(j);
 }

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "load_options.h"
+#include "load_report.h"
 #include "nccl_tests_env.h" /* cb_min_bw_failed */
 #include "peer_mapping.h"
 #include "report.h"
@@ -40,6 +42,17 @@ static void text_all_sizes_warmup(FILE *out, const cb_options *o) {
   fprintf(out,
           "# Warm-up for all sizes off (--all_sizes_warmup 0): a size is warmed up only by its "
           "own -w calls, just before it is timed\n");
+}
+
+/* --overlap: the load, and how the rows under it read; with ranks sharing
+ * a GPU or hosts simulated on one machine, that none of it means anything. */
+static void text_overlap_header(FILE *out, const cb_report *r) {
+  const cb_options *o = &r->opts;
+  if (o->overlap == CB_LOAD_NONE) return;
+  cb_text_overlap_header(out, o->overlap, o->overlap_size, "every timed call",
+                         "the call's time with it (x: over its time alone) and the load's rate "
+                         "alone and beside the call (x: alone over beside)");
+  if (r->times_void[0]) fprintf(out, "# Overlap: these times mean nothing: %s\n", r->times_void);
 }
 
 /* How our kernels mapped their peers' memory. Unsaid when CB_PEER_MAPPING
@@ -105,6 +118,7 @@ static void text_collbench_lines(FILE *out, const cb_report *r) {
   text_timer_and_nccl_flags(out, o);
   text_all_sizes_warmup(out, o);
   text_peer_mapping(out, r);
+  text_overlap_header(out, r);
 }
 
 void cb_text_header(FILE *out, const cb_report *r) {
@@ -217,6 +231,61 @@ void cb_text_row(FILE *out, const cb_report *r, const cb_row *row) {
   if (r->opts.report_timestamps) fprintf(out, "%21s", row->stamp);
   for (int p = 0; p < 2; p++)
     if (!m[p].ran) fprintf(out, "  # %s: %s", p ? "in-place" : "out-of-place", m[p].skip);
+  fputc('\n', out);
+}
+
+/* One placement's resources, or "" when it holds none known (skipped). */
+static void resources_text(const cb_measure *m, char *buf, size_t len) {
+  buf[0] = '\0';
+  if (m->ran && m->has_res) cb_resources_format(&m->res, buf, len);
+}
+
+void cb_text_resources(FILE *out, const cb_report *r, const cb_row *row, char *shown, size_t len) {
+  (void)r;
+  char oop[320], inp[320], both[640];
+  resources_text(&row->m[CB_OOP], oop, sizeof oop);
+  resources_text(&row->m[CB_INP], inp, sizeof inp);
+  if (!oop[0] && !inp[0]) return;
+  if (!oop[0] || !inp[0] || strcmp(oop, inp) == 0)
+    snprintf(both, sizeof both, "#   resources: %s\n", oop[0] ? oop : inp);
+  else
+    snprintf(both, sizeof both, "#   resources: %s\n#   resources in place: %s\n", oop, inp);
+  if (strcmp(both, shown) == 0) return;
+  fputs(both, out);
+  snprintf(shown, len, "%s", both);
+}
+
+/* One placement beside the load: the call's time with it and its
+ * slowdown, the load's rate alone and beside and its slowdown. */
+static void overlap_cell(FILE *out, const cb_options *o, const cb_measure *m) {
+  const cb_overlap_result *v = &m->overlap;
+  if (!m->ran) {
+    fprintf(out, "skipped");
+    return;
+  }
+  if (!v->ran) {
+    fprintf(out, "not measured: %s", v->why);
+    return;
+  }
+  const char *unit = cb_load_rate_unit(o->overlap);
+  const double slower = cb_overlap_call_slowdown(v, m->time_us);
+  fprintf(out, "time %.2f us", v->time_us);
+  if (slower > 0) fprintf(out, " x%.2f", slower);
+  fprintf(out, ", load %.4g %s alone", v->alone, unit);
+  if (v->beside > 0)
+    fprintf(out, ", %.4g beside x%.2f (%d units inside)", v->beside, cb_overlap_load_slowdown(v),
+            v->units_inside);
+  else
+    fprintf(out, ", beside not measured: %s", v->why);
+}
+
+void cb_text_overlap(FILE *out, const cb_report *r, const cb_row *row) {
+  const cb_measure *m = row->m;
+  if (r->opts.overlap == CB_LOAD_NONE || (!m[CB_OOP].ran && !m[CB_INP].ran)) return;
+  fprintf(out, "#   beside %s: out-of-place ", cb_load_name(r->opts.overlap));
+  overlap_cell(out, &r->opts, &m[CB_OOP]);
+  fprintf(out, "; in-place ");
+  overlap_cell(out, &r->opts, &m[CB_INP]);
   fputc('\n', out);
 }
 

@@ -7,6 +7,7 @@
 
 #include "buffers.h"
 #include "collective.h"
+#include "load.h"
 #include "options.h"
 #include "report.h"
 #include "timing.h"
@@ -47,6 +48,10 @@ typedef struct {
    * which takes ipc where cumem cannot serve); the text lives in the buffer. */
   const char *peer_mapping_why;
   char peer_mapping_buf[320];
+  cb_load_beside beside; /* --overlap (overlap_measure.h): this rank's load */
+  /* The resources the text last printed for the kernel being swept
+   * (world rank 0): a line is printed when a row's differ. */
+  char shown_resources[640];
 } cb_rank_state;
 
 #ifdef __cplusplus

@@ -134,7 +134,10 @@ static void sweep_size(cb_rank_state *st, int kidx, const cb_launch *proto, uint
   }
   if (st->me->world_rank == 0) {
     if (o->report_timestamps) cb_local_time(row.stamp, sizeof row.stamp); /* -S */
-    cb_text_row(stdout, &run->report, keep ? cb_report_add(&run->report, &row) : &row);
+    const cb_row *shown = keep ? cb_report_add(&run->report, &row) : &row;
+    cb_text_resources(stdout, &run->report, shown, st->shown_resources, sizeof st->shown_resources);
+    cb_text_row(stdout, &run->report, shown);
+    cb_text_overlap(stdout, &run->report, shown);
     fflush(stdout);
   }
   if (!keep || st->me->world_rank != 0)
@@ -170,6 +173,7 @@ static void sweep_cases(cb_rank_state *st, int kidx, cb_kernel_ctx *ctx) {
   const int first = o->root == CB_ROOT_ALL ? 0 : o->root;
   const int last = every_root ? st->me->nranks - 1 : first;
   if (st->me->world_rank == 0) cb_text_kernel_header(stdout, &run->report, kidx);
+  st->shown_resources[0] = '\0'; /* the kernel's first row shows its resources */
   for (int t = 0; t < CB_NUM_DTYPES; t++) {
     if (!(o->dtypes & CB_DTYPE_BIT(t))) continue;
     for (int op = 0; op < CB_NUM_OPS; op++) {
@@ -348,6 +352,8 @@ static int rank_main(cb_rank_info *me, void *arg) {
                                .lockstep = run->share_gpus && cb_options_ranks_per_proc(o) > 1};
   cb_device_info *devices = cb_gather_devices(me, device);
   if (devices) run->report.devices = devices;
+  /* The load first: the buffers' check counts its memory, -M does not. */
+  cb_load_beside_open(&st.beside, o->overlap, o->overlap_size);
   if (o->memory_report) st.mem.base_free = device_free();
   st.peer_mapping_why = peer_mapping_problem(&st, device);
   allocate_buffers(&st, device);
@@ -358,6 +364,7 @@ static int rank_main(cb_rank_info *me, void *arg) {
     if (run->runnable[k]) run_kernel(&st, k);
   if (o->memory_report) gather_memory(&st);
   if (st.stream) CB_CUDA(cudaStreamDestroy(st.stream));
+  cb_load_beside_close(&st.beside);
   cb_buffers_free(&st.bufs);
   return 0;
 }

@@ -145,6 +145,7 @@ static void time_launches(const timed *t, cb_timing *out) {
   double *samples = o->per_iter ? make_samples(n) : NULL;
   double between_meetings = 0, event_us = 0; /* -z 3's host time, the pairs' sum */
   cb_world_barrier_all(t->me);
+  if (t->op->window[0]) CB_CUDA(cudaEventRecord(t->op->window[0], t->s)); /* before the clock */
   double t0 = cb_monotonic_s();
   if (ev.marks) CB_CUDA(cudaEventRecord(ev.marks[0], t->s));
   for (int i = 0; i < n; i++) {
@@ -164,6 +165,7 @@ static void time_launches(const timed *t, cb_timing *out) {
     }
   }
   if (ev.marks) CB_CUDA(cudaEventRecord(ev.marks[ev.nmarks - 1], t->s));
+  if (t->op->window[1]) CB_CUDA(cudaEventRecord(t->op->window[1], t->s));
   double launched_us = host_us_since(t0);
   /* nccl-tests skips its final sync when each operation was waited for. */
   int waited_each = z != CB_BLOCK_NONE && o->agg <= 1;
@@ -196,6 +198,7 @@ static void time_graph(const timed *t, cb_timing *out) {
   int events = !o->host_timer || o->per_iter;
   cudaEvent_t *marks = events ? make_events(nmarks) : NULL;
   cb_world_barrier_all(t->me);
+  if (t->op->window[0]) CB_CUDA(cudaEventRecord(t->op->window[0], t->s)); /* before the clock */
   double t0 = cb_monotonic_s(); /* nccl-tests starts its clock here, after its barrier */
   if (events) CB_CUDA(cudaEventRecord(marks[0], t->s));
   for (int u = 0; u < units; u++) {
@@ -203,6 +206,7 @@ static void time_graph(const timed *t, cb_timing *out) {
     if (o->per_iter) CB_CUDA(cudaEventRecord(marks[u + 1], t->s));
   }
   if (events && !o->per_iter) CB_CUDA(cudaEventRecord(marks[1], t->s));
+  if (t->op->window[1]) CB_CUDA(cudaEventRecord(t->op->window[1], t->s));
   /* As nccl-tests: the time to launch the graphs over -n x -m, not over -G too. */
   out->cpu_us = host_us_since(t0) / ops_per_launch;
   cb_gpu_wait(t->s, o->timeout_s, t->what);

@@ -34,11 +34,15 @@ typedef void (*cb_enqueue_fn)(void *arg, cudaStream_t stream);
 typedef void (*cb_bracket_fn)(void *arg, int begin);
 
 /* What is timed: one operation, and its bracket (NULL: the -m operations
- * are launched one after the other). */
+ * are launched one after the other). window, when set (--overlap): events
+ * recorded on the stream where the timed launches start, after the ranks
+ * meet, and after the last of them, whatever the timer: the window a load
+ * beside them is measured in (load_window.h). */
 typedef struct {
   cb_enqueue_fn enqueue;
   cb_bracket_fn bracket;
   void *arg;
+  cudaEvent_t window[2];
 } cb_timed_op;
 
 typedef struct {

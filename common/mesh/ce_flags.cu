@@ -38,6 +38,11 @@ extern "C" void cb_ce_flags_launch(const cb_kernel_ctx *ctx, const cb_ce_flags *
   CB_CUDA(cudaGetLastError());
 }
 
+extern "C" void cb_ce_flags_resources(cb_kernel_resources *r, int launches) {
+  cb_grid_use *g = cb_res_grid(r, "handshake", (const void *)ce_flag_kernel, 1, FLAG_THREADS, 0);
+  if (g) g->launches = launches;
+}
+
 extern "C" unsigned cb_ce_every_peer(int nranks) {
   unsigned every = 0;
   for (int p = 1; p < nranks; p++) every |= CB_HS_OFFSET(p);

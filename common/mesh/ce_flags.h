@@ -44,6 +44,10 @@ void cb_ce_flags_free(cb_kernel_ctx *ctx, cb_ce_flags *f);
  * device/handshake.cuh; both ranks of a pair name each other). */
 void cb_ce_flags_launch(const cb_kernel_ctx *ctx, const cb_ce_flags *f, unsigned partners, int end,
                         cudaStream_t stream);
+/* Resources (collective.h): the flag kernel's grid, launched `launches`
+ * times per call on the call's stream. */
+void cb_ce_flags_resources(cb_kernel_resources *r, int launches);
+
 /* `partners` naming every other rank. */
 unsigned cb_ce_every_peer(int nranks);
 

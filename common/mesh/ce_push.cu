@@ -78,6 +78,26 @@ extern "C" void cb_ce_push_teardown(cb_kernel_ctx *ctx) {
   if (st) cb_ce_side_teardown(ctx, &st->io); /* NULL: the setup refused the run */
 }
 
+extern "C" void cb_ce_push_resources(const cb_kernel_ctx *ctx, size_t bytes, int own_copy,
+                                     cb_kernel_resources *r) {
+  const cb_ce_push_state *st = (const cb_ce_push_state *)ctx->state;
+  const int n = ctx->nranks;
+  if (bytes == 0) return;
+  cb_ce_flags_resources(r, 2);
+  const int side = st->parallel && n > 1;
+  r->side_streams = side ? n - 1 : 0;
+  r->copies = n - 1;
+  r->copy_streams = side ? n - 1 : n > 1;
+  if (!own_copy) return;
+  if (st->own_by_sm) {
+    cb_res_grid(r, "own copy", (const void *)ce_own_copy_kernel, OWN_COPY_BLOCKS, CB_DIRECT_THREADS,
+                0);
+    return;
+  }
+  r->copies++;
+  if (side || n == 1) r->copy_streams++; /* the call's stream, beside the side streams */
+}
+
 extern "C" void cb_ce_push_launch(cb_kernel_ctx *ctx, const char *src, size_t src_stride,
                                   char *mine, size_t bytes, cudaStream_t stream) {
   const cb_ce_push_state *st = (const cb_ce_push_state *)ctx->state;

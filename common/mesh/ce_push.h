@@ -39,6 +39,13 @@ void cb_ce_push_teardown(cb_kernel_ctx *ctx);
 void cb_ce_push_launch(cb_kernel_ctx *ctx, const char *src, size_t src_stride, char *mine,
                        size_t bytes, cudaStream_t stream);
 
+/* Resources (collective.h) of a call of `bytes` bytes a run: the two flag
+ * kernels, the copies to the peers (on a side stream each, or on the call's
+ * stream) and our own run's copy when own_copy (by the copy engine, or a
+ * kernel with CB_CE_OWN_COPY=sm); nothing for 0 bytes. */
+void cb_ce_push_resources(const cb_kernel_ctx *ctx, size_t bytes, int own_copy,
+                          cb_kernel_resources *r);
+
 #ifdef __cplusplus
 }
 #endif

@@ -317,6 +317,12 @@ static void push_piece(const cb_ce_reduce_state *st, cb_kernel_ctx *ctx, const c
   CB_CUDA(cudaEventRecord(st->signalled[k % CB_CE_MAX_EVENTS], st->sig));
 }
 
+/* The reduce's grid for a piece of `bytes` bytes: a thread a 16-byte
+ * vector, at most the blocks fitted at setup. */
+static int reduce_blocks_for(const cb_ce_reduce_state *st, size_t bytes) {
+  return (int)min_size(ceil_div(ceil_div(bytes, 16), CE_THREADS), (size_t)st->reduce_blocks);
+}
+
 extern "C" void cb_ce_reduce_begin(cb_kernel_ctx *ctx, const cb_call *call,
                                    const cb_ce_parts *parts, cudaStream_t s) {
   const cb_ce_reduce_state *st = (const cb_ce_reduce_state *)ctx->state;
@@ -354,8 +360,7 @@ extern "C" cudaEvent_t cb_ce_reduce_piece(cb_kernel_ctx *ctx, const cb_call *cal
   for (int p = 0; p < n; p++)
     a.pulled[p] =
         p == me ? NULL : (const char *)st->scratch.ptr[me] + (size_t)p * st->part_cap + at * esz;
-  int blocks =
-      (int)min_size(ceil_div(ceil_div(len * esz, 16), CE_THREADS), (size_t)st->reduce_blocks);
+  int blocks = reduce_blocks_for(st, len * esz);
   /* Our signal k before our reduce k, in any graph (see the top). */
   CB_CUDA(cudaStreamWaitEvent(s, st->signalled[k % CB_CE_MAX_EVENTS], 0));
   CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_reduce, &a, blocks, CE_THREADS, s);
@@ -375,4 +380,43 @@ extern "C" void cb_ce_reduce_end(cb_kernel_ctx *ctx, int done_handshake, cudaStr
   if (!done_handshake) return;
   ce_handshake<<<1, 32, 0, s>>>(make_flag_args(st, ctx), W_DONE, 0);
   CB_CUDA(cudaGetLastError());
+}
+
+/* ---- resources ----------------------------------------------------------- */
+
+/* The reduce instance a launch for (dtype, op) picks. */
+template <typename T, int OP> static void reduce_func(const void **f) {
+  *f = (const void *)ce_reduce<T, OP>;
+}
+
+extern "C" void cb_ce_reduce_resources(const cb_kernel_ctx *ctx, const cb_call *call,
+                                       const cb_ce_parts *parts, int push_results,
+                                       int done_handshake, cb_kernel_resources *r) {
+  const cb_ce_reduce_state *st = (const cb_ce_reduce_state *)ctx->state;
+  const int n = ctx->nranks, me = ctx->rank;
+  const size_t esz = cb_dtype_size(call->dtype);
+  int reduces = 0, most = 0, pushes = 0, results = 0;
+  for (size_t k = 0; k < parts->pieces; k++) {
+    size_t off, len = cb_ce_piece(parts, parts->len[me], k, &off);
+    for (int p = 0; p < n; p++)
+      if (p != me && cb_ce_piece(parts, parts->len[p], k, &off)) pushes++;
+    if (!len || reduces < (int)k) continue; /* as the launch: up to our part's first empty piece */
+    reduces++;
+    results += push_results ? n - 1 : 0;
+    int blocks = reduce_blocks_for(st, len * esz);
+    most = blocks > most ? blocks : most;
+  }
+  cb_grid_use *g = cb_res_grid(r, "handshake", (const void *)ce_handshake, 1, 32, 0);
+  if (g) g->launches = done_handshake ? 2 : 1;
+  const void *func = NULL;
+  CB_DISPATCH_TYPE_OP(call->dtype, call->op, reduce_func, &func);
+  if ((g = cb_res_grid(r, "reduce", func, (unsigned)most, CE_THREADS, 0)) != NULL)
+    g->launches = reduces;
+  if ((g = cb_res_grid(r, "signal", (const void *)ce_signal_landed, 1, 32, 0)) != NULL) {
+    g->launches = (int)parts->pieces;
+    g->beside = 1;
+  }
+  r->side_streams = push_results ? 3 : 2;
+  r->copies = pushes + results;
+  r->copy_streams = (pushes > 0) + (results > 0);
 }

@@ -66,6 +66,15 @@ cudaEvent_t cb_ce_reduce_piece(cb_kernel_ctx *ctx, const cb_call *call, const cb
  * pushed into the peers' outputs, see ce_reduce.cu). */
 void cb_ce_reduce_end(cb_kernel_ctx *ctx, int done_handshake, cudaStream_t s);
 
+/* Resources (collective.h) of a call cut as parts says: the entry
+ * handshake (and, with done_handshake, the exit one), the reduce of each
+ * piece of our part on the call's stream, the landed signal of each piece
+ * beside it on the signal stream, the pushes of every piece to every peer on
+ * the push stream and, with push_results, our reduced pieces into every
+ * peer's output on a third (all_reduce). */
+void cb_ce_reduce_resources(const cb_kernel_ctx *ctx, const cb_call *call, const cb_ce_parts *parts,
+                            int push_results, int done_handshake, cb_kernel_resources *r);
+
 #ifdef __cplusplus
 }
 #endif

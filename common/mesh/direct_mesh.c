@@ -40,6 +40,8 @@ void cb_direct_fit(cb_kernel_ctx *ctx, cb_setup_reply *reply, const void *const 
    * count everywhere, or a block would wait for a peer block never launched. */
   st->max_blocks =
       cb_fit_grid_agreed(ctx, reply, funcs, nfuncs, CB_DIRECT_THREADS, 0, 0, st->max_blocks, 1);
+  st->nfuncs = nfuncs <= CB_NUM_DTYPES * CB_NUM_OPS ? nfuncs : 0;
+  for (int i = 0; i < st->nfuncs; i++) st->funcs[i] = funcs[i];
 }
 
 void cb_direct_teardown(cb_kernel_ctx *ctx) {
@@ -56,6 +58,19 @@ int cb_direct_blocks(const cb_direct_state *st, size_t traffic) {
   size_t want = (traffic + st->block_bytes - 1) / st->block_bytes;
   if (want == 0) want = 1;
   return want < (size_t)st->max_blocks ? (int)want : st->max_blocks;
+}
+
+void cb_direct_resources_for(const cb_kernel_ctx *ctx, const cb_call *call, size_t traffic,
+                             cb_kernel_resources *r) {
+  const cb_direct_state *st = (const cb_direct_state *)ctx->state;
+  if (traffic == 0) return;
+  cb_res_grid(r, "direct", cb_func_for(st->funcs, st->nfuncs, call->dtype, call->op),
+              (unsigned)cb_direct_blocks(st, traffic), CB_DIRECT_THREADS, 0);
+}
+
+void cb_direct_resources(const cb_kernel_ctx *ctx, const cb_call *call, cb_kernel_resources *r) {
+  const size_t bytes = call->count * cb_dtype_size(call->dtype);
+  cb_direct_resources_for(ctx, call, cb_direct_run_traffic(ctx->nranks, bytes), r);
 }
 
 void *cb_direct_peer_ptr(const cb_kernel_ctx *ctx, const cb_direct_state *st, int r,

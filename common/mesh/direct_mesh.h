@@ -28,7 +28,9 @@ typedef struct {
   cb_peer_buffer flags;   /* handshake words, CB_HS_AREA_BYTES(max_blocks) per rank */
   uint64_t *epochs;       /* ours, one per block */
   int max_blocks;
-  size_t block_bytes; /* peer traffic per block */
+  size_t block_bytes;                            /* peer traffic per block */
+  const void *funcs[CB_NUM_DTYPES * CB_NUM_OPS]; /* cb_direct_fit's, for the resources */
+  int nfuncs;
 } cb_direct_state;
 
 /* Collective: a cb_direct_state in ctx->state. Tunables <prefix>_BLOCKS
@@ -47,6 +49,23 @@ void cb_direct_teardown(cb_kernel_ctx *ctx);
 /* Blocks for a call whose rank moves `traffic` bytes to or from its peers:
  * the same on every rank for the same call. */
 int cb_direct_blocks(const cb_direct_state *st, size_t traffic);
+/* The traffic that sets the blocks of a call whose rank stores or loads a
+ * run of `bytes` to or from each of its peers (one run at 1 rank). */
+static inline size_t cb_direct_run_traffic(int nranks, size_t bytes) {
+  return bytes * (size_t)(nranks > 1 ? nranks - 1 : 1);
+}
+
+/* Resources (collective.h) of a direct kernel's call whose rank moves
+ * `traffic` bytes to or from its peers: one grid of cb_direct_blocks, of
+ * the instance for the call's datatype and op among those cb_direct_fit
+ * was given; none for no traffic, which launches nothing. */
+void cb_direct_resources_for(const cb_kernel_ctx *ctx, const cb_call *call, size_t traffic,
+                             cb_kernel_resources *r);
+
+/* The resources of a direct row whose call moves runs of its count
+ * elements (cb_direct_run_traffic): every direct kernel of ours but
+ * all_reduce's (chunks) and sendrecv's (one run). */
+void cb_direct_resources(const cb_kernel_ctx *ctx, const cb_call *call, cb_kernel_resources *r);
 
 /* The address on rank r of local_ptr (in our send or receive buffer);
  * fails naming the kernel if it is in neither. */

@@ -83,3 +83,11 @@ int cb_fit_grid_agreed(cb_kernel_ctx *ctx, cb_setup_reply *reply, const void *co
   int mine = cb_resident_blocks_all(ctx, funcs, nfuncs, threads, smem, reserve_sms);
   return decide(ctx, reply, over_ranks(ctx, mine, 1), threads, want, min_blocks);
 }
+
+const void *cb_func_for(const void *const *funcs, int nfuncs, cb_dtype dtype, cb_redop op) {
+  if (nfuncs == 1) return funcs[0];
+  if (nfuncs == CB_NUM_DTYPES * CB_NUM_OPS && (unsigned)dtype < CB_NUM_DTYPES &&
+      (unsigned)op < CB_NUM_OPS)
+    return funcs[(int)dtype * CB_NUM_OPS + (int)op];
+  return NULL;
+}

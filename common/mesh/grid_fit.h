@@ -71,6 +71,12 @@ int cb_fit_grid_agreed(cb_kernel_ctx *ctx, cb_setup_reply *reply, const void *co
                        int nfuncs, int threads, size_t smem, int reserve_sms, int want,
                        int min_blocks);
 
+/* The instance a launch for (dtype, op) picks among funcs, as a setup
+ * passes them to the fits above: every (datatype, op) in the order of
+ * CB_DEFINE_TYPE_OP_FUNCS (device/type_op_funcs.cuh), or one for all;
+ * NULL for any other count. For the kernels' resources (collective.h). */
+const void *cb_func_for(const void *const *funcs, int nfuncs, cb_dtype dtype, cb_redop op);
+
 /* Collective: the most ranks that share one GPU, over every rank (1
  * unless CB_SHARE_GPUS); the same answer on every rank. */
 int cb_most_ranks_on_a_gpu(cb_kernel_ctx *ctx);

@@ -66,6 +66,8 @@ void cb_ll_fit(cb_kernel_ctx *ctx, cb_setup_reply *reply, const void *const *fun
     return;
   }
   st->warp_cap = cap;
+  st->nfuncs = nfuncs <= CB_NUM_DTYPES * CB_NUM_OPS ? nfuncs : 0;
+  for (int i = 0; i < st->nfuncs; i++) st->funcs[i] = funcs[i];
   if (cap < budget)
     cb_kernel_note(reply,
                    "its warps wait on each other and this GPU holds %d of them at once (%d "
@@ -141,4 +143,17 @@ cb_ll_grid cb_ll_grid_for(const cb_ll_state *st, size_t packets) {
   g.threads = (unsigned)(block_warps * 32);
   g.blocks = (unsigned)((warps + block_warps - 1) / block_warps);
   return g;
+}
+
+void cb_ll_resources_for(const cb_kernel_ctx *ctx, const cb_call *call, size_t packets,
+                         const void *func, cb_kernel_resources *r) {
+  const cb_ll_state *st = (const cb_ll_state *)ctx->state;
+  if (packets == 0) return;
+  if (!func) func = cb_func_for(st->funcs, st->nfuncs, call->dtype, call->op);
+  const cb_ll_grid g = cb_ll_grid_for(st, packets);
+  cb_res_grid(r, "LL", func, g.blocks, g.threads, 0);
+}
+
+void cb_ll_resources(const cb_kernel_ctx *ctx, const cb_call *call, cb_kernel_resources *r) {
+  cb_ll_resources_for(ctx, call, (call->count * cb_dtype_size(call->dtype) + 7) / 8, NULL, r);
 }

@@ -48,13 +48,17 @@ extern "C" {
 #define CB_LL_MAX_BYTES (1ull << 20)
 
 /* The row of an LL kernel of ours (CB_KERNEL_ROW, collective.h): peer
- * memory in the given placements, up to CB_LL_MAX_BYTES, cb_ll_teardown. */
-#define CB_LL_ROW(kind, summary_, placements_, setup_, launch_)                                    \
+ * memory in the given placements, up to CB_LL_MAX_BYTES, cb_ll_teardown,
+ * its resources as resources_ says (CB_LL_ROW: cb_ll_resources). */
+#define CB_LL_ROW_RESOURCES(kind, summary_, placements_, setup_, launch_, resources_)              \
   {                                                                                                \
     CB_KERNEL(kind), .summary = summary_,                                                          \
                      .limits = {CB_PEER_KERNEL_LIMITS(placements_), .max_bytes = CB_LL_MAX_BYTES}, \
-                     .setup = setup_, .teardown = cb_ll_teardown, .launch = launch_                \
+                     .setup = setup_, .teardown = cb_ll_teardown, .launch = launch_,               \
+                     .resources = resources_                                                       \
   }
+#define CB_LL_ROW(kind, summary_, placements_, setup_, launch_)                                    \
+  CB_LL_ROW_RESOURCES(kind, summary_, placements_, setup_, launch_, cb_ll_resources)
 
 /* The kernel's view (passed by value in its arguments). Scratch pointers
  * are in ring order from this rank (device/ll_tiles.cuh reads them). */
@@ -89,6 +93,8 @@ typedef struct {
   size_t slot_packets, tiles;
   int block_warps, max_warps; /* from CB_LL_BLOCK_WARPS / CB_LL_MAX_WARPS; 0: by size */
   int warp_cap;               /* warps that can all be resident at once (cb_ll_fit); 0: none */
+  const void *funcs[CB_NUM_DTYPES * CB_NUM_OPS]; /* cb_ll_fit's, for the resources */
+  int nfuncs;
 } cb_ll_state;
 
 /* Collective: a cb_ll_state in ctx->state, with scratch for messages of
@@ -128,6 +134,16 @@ typedef struct {
   unsigned blocks, threads;
 } cb_ll_grid;
 cb_ll_grid cb_ll_grid_for(const cb_ll_state *st, size_t packets);
+
+/* Resources (collective.h) of one LL grid for runs of `packets` packets
+ * per source: the grid cb_ll_grid_for gives, of func, or of the instance
+ * for the call's datatype and op among those cb_ll_fit was given when func
+ * is NULL; none for 0 packets, which launch nothing. */
+void cb_ll_resources_for(const cb_kernel_ctx *ctx, const cb_call *call, size_t packets,
+                         const void *func, cb_kernel_resources *r);
+/* An LL row's resources (CB_LL_ROW): runs of the call's count elements,
+ * what every LL kernel of ours but the two-shot one sends. */
+void cb_ll_resources(const cb_kernel_ctx *ctx, const cb_call *call, cb_kernel_resources *r);
 
 #ifdef __cplusplus
 }

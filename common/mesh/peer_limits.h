@@ -24,5 +24,12 @@
     CB_KERNEL(kind), .summary = summary_, .limits = {CB_PEER_KERNEL_LIMITS(placements_)},          \
                      .setup = setup_, .teardown = teardown_, .launch = launch_                     \
   }
+/* The same with its resources (collective.h: what a call holds of the GPU). */
+#define CB_PEER_ROW_RESOURCES(kind, summary_, placements_, setup_, teardown_, launch_, resources_) \
+  {                                                                                                \
+    CB_KERNEL(kind), .summary = summary_, .limits = {CB_PEER_KERNEL_LIMITS(placements_)},          \
+                     .setup = setup_, .teardown = teardown_, .launch = launch_,                    \
+                     .resources = resources_                                                       \
+  }
 
 #endif

@@ -29,6 +29,7 @@ void cb_ring_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply, const cb_ring_spec
   cb_ring_state *st = (cb_ring_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
   ctx->state = st;
+  st->spec = *spec;
   /* Checked at start and equal on every rank (tunables.c, which holds the
    * defaults and why): a sender indexes the receiver's FIFO with them. */
   int want = (int)cb_tunable("CB_RING_CHANNELS");
@@ -70,6 +71,13 @@ cb_ring_mesh cb_ring_mesh_for(const cb_kernel_ctx *ctx, const cb_ring_state *st)
   m.rank = ctx->rank;
   m.nranks = ctx->nranks;
   return m;
+}
+
+void cb_ring_resources(const cb_kernel_ctx *ctx, const cb_call *call, cb_kernel_resources *r) {
+  const cb_ring_state *st = (const cb_ring_state *)ctx->state;
+  if (call->count == 0) return;
+  cb_res_grid(r, "ring", st->spec.kernel_of(call->dtype, call->op), (unsigned)st->channels,
+              (unsigned)st->spec.threads, 0);
 }
 
 void cb_ring_check_aligned(const cb_kernel_ctx *ctx, const cb_call *call) {

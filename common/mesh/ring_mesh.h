@@ -59,7 +59,8 @@ typedef struct {
   uint64_t *counters;   /* ours: [link][channel] {sent, received} */
   int links, channels, slots;
   size_t slice_bytes;
-  void *extra; /* the kernel's own state beside the FIFOs (NULL: none), its to free */
+  void *extra;       /* the kernel's own state beside the FIFOs (NULL: none), its to free */
+  cb_ring_spec spec; /* the kernel's, for cb_ring_resources */
 } cb_ring_state;
 
 /* The kernel's view (passed by value in its arguments); device/ring_fifo.cuh
@@ -78,15 +79,23 @@ void cb_ring_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply, const cb_ring_spec
 /* Collective: frees ctx->state; a ring kernel's teardown in its table. */
 void cb_ring_teardown(cb_kernel_ctx *ctx);
 
+/* A ring kernel's resources (collective.h): one grid of the setup's
+ * channels, one block each, of the kernel's instance for the call's
+ * datatype and op; none for a count of 0, which launches nothing. */
+void cb_ring_resources(const cb_kernel_ctx *ctx, const cb_call *call, cb_kernel_resources *r);
+
 /* The row (CB_KERNEL_ROW, collective.h) of a ring kernel of ours: peer
  * memory in the given placements, pointers aligned to 16 bytes (the FIFOs
- * move 16-byte words). */
-#define CB_RING_ROW(summary_, placements_, setup_, teardown_, launch_)                             \
+ * move 16-byte words), its resources as resources_ says (CB_RING_ROW:
+ * cb_ring_resources). */
+#define CB_RING_ROW_RESOURCES(summary_, placements_, setup_, teardown_, launch_, resources_)       \
   {                                                                                                \
     CB_KERNEL(RING), .summary = summary_,                                                          \
                      .limits = {CB_PEER_KERNEL_LIMITS(placements_), .align = 16}, .setup = setup_, \
-                     .teardown = teardown_, .launch = launch_                                      \
+                     .teardown = teardown_, .launch = launch_, .resources = resources_             \
   }
+#define CB_RING_ROW(summary_, placements_, setup_, teardown_, launch_)                             \
+  CB_RING_ROW_RESOURCES(summary_, placements_, setup_, teardown_, launch_, cb_ring_resources)
 
 /* The kernel's view of st. */
 cb_ring_mesh cb_ring_mesh_for(const cb_kernel_ctx *ctx, const cb_ring_state *st);

@@ -22,8 +22,16 @@ static void cb_ag_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
   cb_ce_push_launch(ctx, (const char *)call->send, 0, mine, bytes, stream);
 }
 
-CB_KERNEL_ROW(cb_all_gather_ce) =
-    CB_PEER_ROW(CE,
-                "copy engines: cudaMemcpyAsync of every rank's block into every peer's "
-                "output, between two one-block flag kernels",
-                CB_BOTH_PLACEMENTS, cb_ag_ce_setup, cb_ce_push_teardown, cb_ag_ce_launch);
+/* Our own block is copied unless it is in place already. */
+static void cb_ag_ce_resources(const cb_kernel_ctx *ctx, const cb_call *call,
+                               cb_kernel_resources *r) {
+  size_t bytes = call->count * cb_dtype_size(call->dtype);
+  const char *mine = (const char *)call->recv + (size_t)ctx->rank * bytes;
+  cb_ce_push_resources(ctx, bytes, (const char *)call->send != mine, r);
+}
+
+CB_KERNEL_ROW(cb_all_gather_ce) = CB_PEER_ROW_RESOURCES(
+    CE,
+    "copy engines: cudaMemcpyAsync of every rank's block into every peer's "
+    "output, between two one-block flag kernels",
+    CB_BOTH_PLACEMENTS, cb_ag_ce_setup, cb_ce_push_teardown, cb_ag_ce_launch, cb_ag_ce_resources);

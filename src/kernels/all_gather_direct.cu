@@ -25,7 +25,8 @@ static void cb_ag_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
 }
 
 CB_KERNEL_ROW(cb_all_gather_direct) =
-    CB_PEER_ROW(DIRECT,
-                "every rank stores its block with 16-byte stores straight into every "
-                "peer's output, start and end flag handshakes per block",
-                CB_BOTH_PLACEMENTS, cb_ag_direct_setup, cb_direct_teardown, cb_ag_direct_launch);
+    CB_PEER_ROW_RESOURCES(DIRECT,
+                          "every rank stores its block with 16-byte stores straight into every "
+                          "peer's output, start and end flag handshakes per block",
+                          CB_BOTH_PLACEMENTS, cb_ag_direct_setup, cb_direct_teardown,
+                          cb_ag_direct_launch, cb_direct_resources);

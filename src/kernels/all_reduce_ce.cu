@@ -32,14 +32,23 @@ static void cb_ar_ce_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
   cb_ce_reduce_setup(ctx, reply, &ar_schedule);
 }
 
+/* Part p of a call is chunk p of the message, cut as the setup's tunables say. */
+static void ar_ce_parts(const cb_kernel_ctx *ctx, const cb_call *call, cb_ce_parts *parts) {
+  const cb_ce_reduce_state *st = (const cb_ce_reduce_state *)ctx->state;
+  const int n = ctx->nranks;
+  const size_t esz = cb_dtype_size(call->dtype);
+  for (int p = 0; p < n; p++)
+    cb_rank_chunk(call->count, n, esz, p, &parts->first[p], &parts->len[p]);
+  cb_ce_plan(&st->cut, n, esz, parts);
+}
+
 static void cb_ar_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t s) {
   const cb_ce_reduce_state *st = (const cb_ce_reduce_state *)ctx->state;
   if (call->count == 0) return;
   const int n = ctx->nranks, me = ctx->rank;
   const size_t esz = cb_dtype_size(call->dtype);
   cb_ce_parts parts;
-  for (int p = 0; p < n; p++) cb_rank_chunk(call->count, n, esz, p, &parts.first[p], &parts.len[p]);
-  cb_ce_plan(&st->cut, n, esz, &parts);
+  ar_ce_parts(ctx, call, &parts);
   char *out = (char *)call->recv + parts.first[me] * esz; /* our chunk of our output */
   cb_ce_reduce_begin(ctx, call, &parts, s);
   size_t at, len;
@@ -57,8 +66,18 @@ static void cb_ar_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
   cb_ce_reduce_end(ctx, 1, s);
 }
 
-CB_KERNEL_ROW(cb_all_reduce_ce) =
-    CB_PEER_ROW(CE,
-                "copy engines push every byte (reduce-scatter pieces into the peers' "
-                "scratch, then the results into the peers' outputs); SMs only reduce",
-                CB_BOTH_PLACEMENTS, cb_ar_ce_setup, cb_ce_reduce_teardown, cb_ar_ce_launch);
+/* The reduce-scatter of ce_reduce.cu, our results pushed into the peers' outputs, the exit
+ * handshake. */
+static void cb_ar_ce_resources(const cb_kernel_ctx *ctx, const cb_call *call,
+                               cb_kernel_resources *r) {
+  if (call->count == 0) return;
+  cb_ce_parts parts;
+  ar_ce_parts(ctx, call, &parts);
+  cb_ce_reduce_resources(ctx, call, &parts, 1, 1, r);
+}
+
+CB_KERNEL_ROW(cb_all_reduce_ce) = CB_PEER_ROW_RESOURCES(
+    CE,
+    "copy engines push every byte (reduce-scatter pieces into the peers' "
+    "scratch, then the results into the peers' outputs); SMs only reduce",
+    CB_BOTH_PLACEMENTS, cb_ar_ce_setup, cb_ce_reduce_teardown, cb_ar_ce_launch, cb_ar_ce_resources);

@@ -27,12 +27,19 @@ static void cb_ar_direct_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
   cb_direct_reduce_setup(ctx, reply, "CB_AR_DIRECT");
 }
 
+/* The bytes a rank loads from its peers for a whole chunk, which set the blocks: the same on
+ * every rank, whichever chunk is short. */
+static size_t ar_direct_traffic(const cb_kernel_ctx *ctx, const cb_call *call) {
+  const int n = ctx->nranks;
+  const size_t elem = cb_dtype_size(call->dtype);
+  return cb_direct_run_traffic(n, cb_chunk_elems(call->count, n, elem) * elem);
+}
+
 static void cb_ar_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const cb_direct_state *st = (const cb_direct_state *)ctx->state;
   const int n = ctx->nranks, rank = ctx->rank;
   const size_t elem = cb_dtype_size(call->dtype);
   if (call->count == 0) return; /* on every rank alike: nothing to reduce, no epoch */
-  const size_t per = cb_chunk_elems(call->count, n, elem);
   size_t first, len;
   cb_rank_chunk(call->count, n, elem, rank, &first, &len);
   cb_direct_reduce_args a;
@@ -51,15 +58,19 @@ static void cb_ar_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
     same &= cb_same_mod16(in, a.in[k]) & cb_same_mod16(in, a.out[k]);
   }
   a.split = cb_vec_split_make(in, same, a.bytes, elem);
-  /* Blocks by the bytes a rank loads from its peers for a whole chunk: the
-   * same on every rank, whichever chunk is short. */
-  cb_direct_reduce_enqueue(ctx, &a, call,
-                           cb_direct_blocks(st, per * elem * (size_t)(n > 1 ? n - 1 : 1)), stream);
+  cb_direct_reduce_enqueue(ctx, &a, call, cb_direct_blocks(st, ar_direct_traffic(ctx, call)),
+                           stream);
+}
+
+static void cb_ar_direct_resources(const cb_kernel_ctx *ctx, const cb_call *call,
+                                   cb_kernel_resources *r) {
+  if (call->count) cb_direct_resources_for(ctx, call, ar_direct_traffic(ctx, call), r);
 }
 
 CB_KERNEL_ROW(cb_all_reduce_direct) =
-    CB_PEER_ROW(DIRECT,
-                "all-pairs in one pass: each rank loads its chunk of every peer's input "
-                "over NVLink, reduces, and stores the result into every peer's output; "
-                "a flag handshake before and after",
-                CB_BOTH_PLACEMENTS, cb_ar_direct_setup, cb_direct_teardown, cb_ar_direct_launch);
+    CB_PEER_ROW_RESOURCES(DIRECT,
+                          "all-pairs in one pass: each rank loads its chunk of every peer's input "
+                          "over NVLink, reduces, and stores the result into every peer's output; "
+                          "a flag handshake before and after",
+                          CB_BOTH_PLACEMENTS, cb_ar_direct_setup, cb_direct_teardown,
+                          cb_ar_direct_launch, cb_ar_direct_resources);

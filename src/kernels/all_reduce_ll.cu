@@ -22,6 +22,7 @@
 #include "device/pack8.cuh"
 #include "device/reduce.cuh"
 #include "device/type_op_funcs.cuh"
+#include "grid_fit.h"
 #include "ll_mesh.h"
 
 typedef struct {
@@ -79,6 +80,13 @@ static void cb_ar_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
   const cb_ll_grid g = cb_ll_grid_for(st, packets);
   CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_typed, &a, g.blocks, g.threads, stream);
   CB_CUDA(cudaGetLastError());
+}
+
+/* The instance a launch for (dtype, op) runs: the two-shot kernel's resources at 2 ranks,
+ * where it launches this one (all_reduce_ll2.cu). */
+extern "C" const void *cb_all_reduce_ll_kernel_of(cb_dtype dtype, cb_redop op) {
+  const void *funcs[CB_TYPE_OP_FUNCS];
+  return cb_func_for(funcs, ll_funcs(funcs), dtype, op);
 }
 
 CB_KERNEL_ROW(cb_all_reduce_ll) =

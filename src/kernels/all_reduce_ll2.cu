@@ -179,9 +179,23 @@ static void cb_ar_ll2_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream
   CB_CUDA(cudaGetLastError());
 }
 
-CB_KERNEL_ROW(cb_all_reduce_ll2) =
-    CB_LL_ROW(LL2,
-              "two-shot LL16: reduce-scatter in packets (each rank reduces its chunk in "
-              "rank order), then all-gather of the results in packets; for 3-8 ranks (at 2 "
-              "ranks it is the one-shot ll)",
-              CB_BOTH_PLACEMENTS, cb_ar_ll2_setup, cb_ar_ll2_launch);
+extern "C" const void *cb_all_reduce_ll_kernel_of(cb_dtype dtype, cb_redop op);
+
+/* What the launch above launches: at 2 ranks the one-shot kernel over the whole message,
+ * else this one over a chunk a source. */
+static void cb_ar_ll2_resources(const cb_kernel_ctx *ctx, const cb_call *call,
+                                cb_kernel_resources *r) {
+  const size_t bytes = call->count * cb_dtype_size(call->dtype);
+  if (ctx->nranks == 2)
+    cb_ll_resources_for(ctx, call, (bytes + 7) / 8,
+                        cb_all_reduce_ll_kernel_of(call->dtype, call->op), r);
+  else
+    cb_ll_resources_for(ctx, call, chunk_packets(bytes, ctx->nranks), NULL, r);
+}
+
+CB_KERNEL_ROW(cb_all_reduce_ll2) = CB_LL_ROW_RESOURCES(
+    LL2,
+    "two-shot LL16: reduce-scatter in packets (each rank reduces its chunk in "
+    "rank order), then all-gather of the results in packets; for 3-8 ranks (at 2 "
+    "ranks it is the one-shot ll)",
+    CB_BOTH_PLACEMENTS, cb_ar_ll2_setup, cb_ar_ll2_launch, cb_ar_ll2_resources);

@@ -23,8 +23,14 @@ static void cb_a2a_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream
   cb_ce_push_launch(ctx, (const char *)call->send, bytes, mine, bytes, stream);
 }
 
-CB_KERNEL_ROW(cb_alltoall_ce) =
-    CB_PEER_ROW(CE,
-                "copy engines: cudaMemcpyAsync of block q of every rank's input into block r "
-                "of rank q's output, between two one-block flag kernels; out of place only",
-                CB_OUT_OF_PLACE, cb_a2a_ce_setup, cb_ce_push_teardown, cb_a2a_ce_launch);
+/* Out of place: block r of our input always goes into block r of our output. */
+static void cb_a2a_ce_resources(const cb_kernel_ctx *ctx, const cb_call *call,
+                                cb_kernel_resources *r) {
+  cb_ce_push_resources(ctx, call->count * cb_dtype_size(call->dtype), 1, r);
+}
+
+CB_KERNEL_ROW(cb_alltoall_ce) = CB_PEER_ROW_RESOURCES(
+    CE,
+    "copy engines: cudaMemcpyAsync of block q of every rank's input into block r "
+    "of rank q's output, between two one-block flag kernels; out of place only",
+    CB_OUT_OF_PLACE, cb_a2a_ce_setup, cb_ce_push_teardown, cb_a2a_ce_launch, cb_a2a_ce_resources);

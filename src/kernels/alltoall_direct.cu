@@ -28,9 +28,10 @@ static void cb_a2a_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaSt
   cb_direct_store_launch<false>(ctx, (const char *)call->send, bytes, mine, bytes, elem, 0, stream);
 }
 
-CB_KERNEL_ROW(cb_alltoall_direct) =
-    CB_PEER_ROW(DIRECT,
-                "every rank stores block q of its input with 16-byte stores straight into "
-                "block r of rank q's output, start and end flag handshakes per block; out of "
-                "place only (in place would overwrite blocks not yet sent)",
-                CB_OUT_OF_PLACE, cb_a2a_direct_setup, cb_direct_teardown, cb_a2a_direct_launch);
+CB_KERNEL_ROW(cb_alltoall_direct) = CB_PEER_ROW_RESOURCES(
+    DIRECT,
+    "every rank stores block q of its input with 16-byte stores straight into "
+    "block r of rank q's output, start and end flag handshakes per block; out of "
+    "place only (in place would overwrite blocks not yet sent)",
+    CB_OUT_OF_PLACE, cb_a2a_direct_setup, cb_direct_teardown, cb_a2a_direct_launch,
+    cb_direct_resources);

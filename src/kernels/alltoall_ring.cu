@@ -183,10 +183,22 @@ static void cb_a2a_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStre
   if (o) CB_CUDA(cudaStreamWaitEvent(stream, o->join, 0));
 }
 
-CB_KERNEL_ROW(cb_alltoall_ring) =
-    CB_RING_ROW("n-1 ring-ordered steps (step d sends block r+d to rank r+d, receives rank "
-                "r-d's), pipelined slice by slice through FIFOs in the receivers' memory, our own "
-                "block copied by the channels (CB_A2A_RING_OWN_COPY=sm, the default) or by a "
-                "copy engine beside them (=ce); out of place only (in place would overwrite "
-                "blocks not yet sent)",
-                CB_OUT_OF_PLACE, cb_a2a_ring_setup, cb_a2a_ring_teardown, cb_a2a_ring_launch);
+/* The channels, and with CB_A2A_RING_OWN_COPY=ce our own block's copy on its side stream. */
+static void cb_a2a_ring_resources(const cb_kernel_ctx *ctx, const cb_call *call,
+                                  cb_kernel_resources *r) {
+  const cb_ring_state *st = (const cb_ring_state *)ctx->state;
+  cb_ring_resources(ctx, call, r);
+  if (!st->extra || call->count == 0) return;
+  r->side_streams = 1;
+  r->copies = 1;
+  r->copy_streams = 1;
+}
+
+CB_KERNEL_ROW(cb_alltoall_ring) = CB_RING_ROW_RESOURCES(
+    "n-1 ring-ordered steps (step d sends block r+d to rank r+d, receives rank "
+    "r-d's), pipelined slice by slice through FIFOs in the receivers' memory, our own "
+    "block copied by the channels (CB_A2A_RING_OWN_COPY=sm, the default) or by a "
+    "copy engine beside them (=ce); out of place only (in place would overwrite "
+    "blocks not yet sent)",
+    CB_OUT_OF_PLACE, cb_a2a_ring_setup, cb_a2a_ring_teardown, cb_a2a_ring_launch,
+    cb_a2a_ring_resources);

@@ -48,12 +48,13 @@ static void cb_bc_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
     if (rank == root || peer == root) p.partners |= CB_HS_OFFSET(k);
   }
   if (rank == root && call->send != call->recv) p.to[p.count++] = (char *)call->recv;
-  p.traffic = p.bytes * (size_t)(n > 1 ? n - 1 : 1); /* what the root sends */
+  p.traffic = cb_direct_run_traffic(n, p.bytes); /* what the root sends */
   cb_direct_push_launch(ctx, &p, stream);
 }
 
-CB_KERNEL_ROW(cb_broadcast_direct) =
-    CB_PEER_ROW(DIRECT,
-                "the root stores its input with 16-byte stores straight into every peer's "
-                "output, start and end flag handshakes per block between the root and each peer",
-                CB_BOTH_PLACEMENTS, cb_bc_direct_setup, cb_direct_teardown, cb_bc_direct_launch);
+CB_KERNEL_ROW(cb_broadcast_direct) = CB_PEER_ROW_RESOURCES(
+    DIRECT,
+    "the root stores its input with 16-byte stores straight into every peer's "
+    "output, start and end flag handshakes per block between the root and each peer",
+    CB_BOTH_PLACEMENTS, cb_bc_direct_setup, cb_direct_teardown, cb_bc_direct_launch,
+    cb_direct_resources);

@@ -33,8 +33,9 @@ static void cb_ga_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   cb_direct_store_launch_to<true>(ctx, src, 0, dst, bytes, elem, stream);
 }
 
-CB_KERNEL_ROW(cb_gather_direct) =
-    CB_PEER_ROW(DIRECT,
-                "every rank stores its block with 16-byte stores straight into the root's "
-                "output; start and end flag handshakes per block",
-                CB_BOTH_PLACEMENTS, cb_ga_direct_setup, cb_direct_teardown, cb_ga_direct_launch);
+CB_KERNEL_ROW(cb_gather_direct) = CB_PEER_ROW_RESOURCES(
+    DIRECT,
+    "every rank stores its block with 16-byte stores straight into the root's "
+    "output; start and end flag handshakes per block",
+    CB_BOTH_PLACEMENTS, cb_ga_direct_setup, cb_direct_teardown, cb_ga_direct_launch,
+    cb_direct_resources);

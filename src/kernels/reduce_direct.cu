@@ -43,12 +43,13 @@ static void cb_rd_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   }
   a.split = cb_vec_split_make(ours, same, a.bytes, elem);
   /* Blocks by the bytes the root loads from its peers: the same on every rank. */
-  cb_direct_reduce_enqueue(ctx, &a, call, cb_direct_blocks(st, bytes * (size_t)(n > 1 ? n - 1 : 1)),
+  cb_direct_reduce_enqueue(ctx, &a, call, cb_direct_blocks(st, cb_direct_run_traffic(n, bytes)),
                            stream);
 }
 
-CB_KERNEL_ROW(cb_reduce_direct) =
-    CB_PEER_ROW(DIRECT,
-                "the root loads every rank's input with 16-byte loads over NVLink and reduces in "
-                "rank order; start and end flag handshakes per block",
-                CB_BOTH_PLACEMENTS, cb_rd_direct_setup, cb_direct_teardown, cb_rd_direct_launch);
+CB_KERNEL_ROW(cb_reduce_direct) = CB_PEER_ROW_RESOURCES(
+    DIRECT,
+    "the root loads every rank's input with 16-byte loads over NVLink and reduces in "
+    "rank order; start and end flag handshakes per block",
+    CB_BOTH_PLACEMENTS, cb_rd_direct_setup, cb_direct_teardown, cb_rd_direct_launch,
+    cb_direct_resources);

@@ -25,16 +25,20 @@ static void cb_rs_ce_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
   cb_ce_reduce_setup(ctx, reply, &rs_schedule);
 }
 
-static void cb_rs_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t s) {
+/* Part p of a call is block p of the input, cut as the setup's tunables say. */
+static void rs_ce_parts(const cb_kernel_ctx *ctx, const cb_call *call, cb_ce_parts *parts) {
   const cb_ce_reduce_state *st = (const cb_ce_reduce_state *)ctx->state;
-  if (call->count == 0) return;
-  const int n = ctx->nranks;
-  cb_ce_parts parts;
-  for (int p = 0; p < n; p++) {
-    parts.first[p] = (size_t)p * call->count;
-    parts.len[p] = call->count;
+  for (int p = 0; p < ctx->nranks; p++) {
+    parts->first[p] = (size_t)p * call->count;
+    parts->len[p] = call->count;
   }
-  cb_ce_plan(&st->cut, n, cb_dtype_size(call->dtype), &parts);
+  cb_ce_plan(&st->cut, ctx->nranks, cb_dtype_size(call->dtype), parts);
+}
+
+static void cb_rs_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t s) {
+  if (call->count == 0) return;
+  cb_ce_parts parts;
+  rs_ce_parts(ctx, call, &parts);
   cb_ce_reduce_begin(ctx, call, &parts, s);
   size_t at;
   for (size_t k = 0; k < parts.pieces && cb_ce_piece(&parts, call->count, k, &at); k++)
@@ -42,8 +46,17 @@ static void cb_rs_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
   cb_ce_reduce_end(ctx, 0, s);
 }
 
-CB_KERNEL_ROW(cb_reduce_scatter_ce) =
-    CB_PEER_ROW(CE,
-                "copy engines push block q of every rank's input, piece by piece, into rank "
-                "q's scratch with a landed flag per piece; SMs only reduce, in rank order",
-                CB_BOTH_PLACEMENTS, cb_rs_ce_setup, cb_ce_reduce_teardown, cb_rs_ce_launch);
+/* The reduce-scatter of ce_reduce.cu alone: no results pushed, no exit handshake. */
+static void cb_rs_ce_resources(const cb_kernel_ctx *ctx, const cb_call *call,
+                               cb_kernel_resources *r) {
+  if (call->count == 0) return;
+  cb_ce_parts parts;
+  rs_ce_parts(ctx, call, &parts);
+  cb_ce_reduce_resources(ctx, call, &parts, 0, 0, r);
+}
+
+CB_KERNEL_ROW(cb_reduce_scatter_ce) = CB_PEER_ROW_RESOURCES(
+    CE,
+    "copy engines push block q of every rank's input, piece by piece, into rank "
+    "q's scratch with a landed flag per piece; SMs only reduce, in rank order",
+    CB_BOTH_PLACEMENTS, cb_rs_ce_setup, cb_ce_reduce_teardown, cb_rs_ce_launch, cb_rs_ce_resources);

@@ -42,12 +42,13 @@ static void cb_rs_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   }
   a.split = cb_vec_split_make(ours, same, a.bytes, elem);
   /* Blocks by the bytes a rank loads from its peers. */
-  cb_direct_reduce_enqueue(ctx, &a, call,
-                           cb_direct_blocks(st, a.bytes * (size_t)(n > 1 ? n - 1 : 1)), stream);
+  cb_direct_reduce_enqueue(ctx, &a, call, cb_direct_blocks(st, cb_direct_run_traffic(n, a.bytes)),
+                           stream);
 }
 
 CB_KERNEL_ROW(cb_reduce_scatter_direct) =
-    CB_PEER_ROW(DIRECT,
-                "every rank loads its block of every peer's input with 16-byte loads and "
-                "reduces in rank order, start and end flag handshakes per block",
-                CB_BOTH_PLACEMENTS, cb_rs_direct_setup, cb_direct_teardown, cb_rs_direct_launch);
+    CB_PEER_ROW_RESOURCES(DIRECT,
+                          "every rank loads its block of every peer's input with 16-byte loads and "
+                          "reduces in rank order, start and end flag handshakes per block",
+                          CB_BOTH_PLACEMENTS, cb_rs_direct_setup, cb_direct_teardown,
+                          cb_rs_direct_launch, cb_direct_resources);

@@ -36,8 +36,9 @@ static void cb_sc_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   cb_direct_store_launch_to<false>(ctx, src, bytes, dst, bytes, elem, stream);
 }
 
-CB_KERNEL_ROW(cb_scatter_direct) =
-    CB_PEER_ROW(DIRECT,
-                "the root stores block q of its input with 16-byte stores straight into rank "
-                "q's output; start and end flag handshakes per block",
-                CB_BOTH_PLACEMENTS, cb_sc_direct_setup, cb_direct_teardown, cb_sc_direct_launch);
+CB_KERNEL_ROW(cb_scatter_direct) = CB_PEER_ROW_RESOURCES(
+    DIRECT,
+    "the root stores block q of its input with 16-byte stores straight into rank "
+    "q's output; start and end flag handshakes per block",
+    CB_BOTH_PLACEMENTS, cb_sc_direct_setup, cb_direct_teardown, cb_sc_direct_launch,
+    cb_direct_resources);

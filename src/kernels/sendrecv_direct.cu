@@ -39,9 +39,16 @@ static void cb_sr_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
   cb_direct_push_launch(ctx, &p, stream);
 }
 
-CB_KERNEL_ROW(cb_sendrecv_direct) =
-    CB_PEER_ROW(DIRECT,
-                "every rank stores its input with 16-byte stores straight into the next rank's "
-                "output, start and end flag handshakes per block with its two neighbours (out "
-                "of place: in place it would overwrite what the next rank still sends)",
-                CB_OUT_OF_PLACE, cb_sr_direct_setup, cb_direct_teardown, cb_sr_direct_launch);
+/* One run, to the next rank: its bytes set the blocks. */
+static void cb_sr_direct_resources(const cb_kernel_ctx *ctx, const cb_call *call,
+                                   cb_kernel_resources *r) {
+  cb_direct_resources_for(ctx, call, call->count * cb_dtype_size(call->dtype), r);
+}
+
+CB_KERNEL_ROW(cb_sendrecv_direct) = CB_PEER_ROW_RESOURCES(
+    DIRECT,
+    "every rank stores its input with 16-byte stores straight into the next rank's "
+    "output, start and end flag handshakes per block with its two neighbours (out "
+    "of place: in place it would overwrite what the next rank still sends)",
+    CB_OUT_OF_PLACE, cb_sr_direct_setup, cb_direct_teardown, cb_sr_direct_launch,
+    cb_sr_direct_resources);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The source tree's layout, as docs/architecture.md states it (Layout): common/ holds
 # only the folders that name its parts; includes point one way (base <- peer
-# <- coll <- mesh <- src, base <- peer <- copy); every quoted include of a file
+# <- coll <- mesh <- src, base <- load <- coll, base <- peer <- copy, base <- load <- copy); every quoted include of a file
 # resolves in its own folder or in a layer below it, never by climbing out with "../".
 # Usage: check_layout.sh REPO_ROOT. Exits non-zero naming each violation.
 set -u
@@ -14,9 +14,9 @@ fail() { echo "layout: $*" >&2; bad=1; }
 # (git does not keep one; a checkout moved from an older layout may leave it).
 for f in common/*; do
   case "$f" in
-    common/base | common/peer | common/coll | common/mesh) ;;
+    common/base | common/peer | common/load | common/coll | common/mesh) ;;
     *) [ -d "$f" ] && [ -z "$(find "$f" -type f | head -1)" ] ||
-      fail "$f: common/ holds only base/, peer/, coll/ and mesh/" ;;
+      fail "$f: common/ holds only base/, peer/, load/, coll/ and mesh/" ;;
   esac
 done
 
@@ -25,10 +25,11 @@ roots_for() {
   case "$1" in
     common/base*) echo "common/base" ;;
     common/peer*) echo "common/peer common/base" ;;
-    common/coll*) echo "common/coll common/peer common/base" ;;
-    common/mesh*) echo "common/mesh common/coll common/peer common/base" ;;
-    copy*) echo "copy common/peer common/base" ;;
-    src* | tools*) echo "src common/mesh common/coll common/peer common/base" ;;
+    common/load*) echo "common/load common/base" ;;
+    common/coll*) echo "common/coll common/load common/peer common/base" ;;
+    common/mesh*) echo "common/mesh common/coll common/load common/peer common/base" ;;
+    copy*) echo "copy common/load common/peer common/base" ;;
+    src* | tools*) echo "src common/mesh common/coll common/load common/peer common/base" ;;
   esac
 }
 

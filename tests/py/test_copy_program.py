@@ -244,6 +244,8 @@ class ReportFiles(unittest.TestCase):
         self.assertEqual(doc["collective"], "copy")
         self.assertEqual(doc["options"]["window"], 64)
         self.assertEqual(doc["options"]["host_memory"], "pinned")
+        self.assertEqual((doc["options"]["overlap"], doc["options"]["overlap_size"]),
+                         ("none", None))
         self.assertEqual(doc["options"]["direction"], ["h2d", "d2h", "d2d"])
         self.assertEqual(doc["devices"][0]["host"], 'node"1')
         self.assertEqual(doc["skipped_directions"], {"d2d": "needs two GPUs"})
@@ -297,7 +299,9 @@ class ReportFiles(unittest.TestCase):
         self.assertEqual(header, ["program", "kernel", "kernel_name", "direction", "measurement",
                                   "host_memory", "size", "copies", "iterations", "time_us",
                                   "p50_us", "p99_us", "algbw", "wrong", "skipped", "protocol",
-                                  "over_floor_us"])
+                                  "over_floor_us", "overlap_load", "overlap_time_us",
+                                  "call_slowdown", "load_alone", "load_beside", "load_slowdown",
+                                  "load_rate_unit", "overlap_note"])
         body = [dict(zip(header, r)) for r in rows[1:]]
         self.assertTrue(all(len(r) == len(header) for r in rows), rows)
         self.assertEqual(len(body), 18)
@@ -312,6 +316,8 @@ class ReportFiles(unittest.TestCase):
         self.assertEqual(body[1]["over_floor_us"], "")
         self.assertEqual([r["protocol"] for r in body if r["kernel_name"] == "llhost"],
                          ["ll16", "ll16", "flag-direct", "flag-direct", "ll16", "ll16", "", ""])
+        # No --overlap: its columns are empty.
+        self.assertTrue(all(r["overlap_load"] == "" and r["overlap_note"] == "" for r in body))
 
 
 if __name__ == "__main__":

@@ -236,10 +236,11 @@ def kernel_tables():
     _, kinds = catalogue()
     ours = {}
     for cu in sorted(glob.glob(os.path.join(REPO, "src", "kernels", "*.cu"))):
-        # {CB_KERNEL(KIND), ...}, or a row maker: CB_LL_ROW(KIND, ...), CB_PEER_ROW(KIND, ...),
-        # CB_RING_ROW(...) (the ring's).
-        for m in re.finditer(r"CB_KERNEL_ROW\((\w+)\) =\s*(?:\{\s*CB_KERNEL\(|CB_(?:LL|PEER)_ROW\(\s*)"
-                             r"(\w+)|CB_KERNEL_ROW\((\w+)\) =\s*CB_RING_ROW\(", read(cu)):
+        # {CB_KERNEL(KIND), ...}, or a row maker: CB_LL_ROW(KIND, ...), CB_PEER_ROW(KIND, ...)
+        # (or their _RESOURCES forms), CB_RING_ROW(...) or CB_RING_ROW_RESOURCES(...) (the ring's).
+        for m in re.finditer(r"CB_KERNEL_ROW\((\w+)\) =\s*(?:\{\s*CB_KERNEL\(|"
+                             r"CB_(?:LL|PEER)_ROW(?:_RESOURCES)?\(\s*)"
+                             r"(\w+)|CB_KERNEL_ROW\((\w+)\) =\s*CB_RING_ROW(?:_RESOURCES)?\(", read(cu)):
             ours[m.group(1) or m.group(3)] = kinds[m.group(2) or "RING"]
     tables = {}
     for prog in programs():

@@ -29,6 +29,51 @@ CSV_COLUMNS = [
     "placement", "mode", "time_us", "algbw", "busbw", "wrong", "skipped", "iter_samples",
     "iter_min_us", "iter_p50_us", "iter_p99_us", "iter_max_us", "iter_cv_pct",
     "timer", "local_register", "cta_policy",
+    "res_grids", "res_regs", "res_smem", "res_sms_at_once", "res_gpu_sms", "res_side_streams",
+    "res_copies", "res_copy_streams", "res_note",
+    "overlap_load", "overlap_time_us", "call_slowdown", "load_alone", "load_beside",
+    "load_slowdown", "load_rate_unit", "overlap_note",
+]
+RES_COLUMNS = [c for c in CSV_COLUMNS if c.startswith("res_")]
+OVERLAP_COLUMNS = CSV_COLUMNS[CSV_COLUMNS.index("overlap_load"):]
+NCCL_NOTE = "NCCL does not report the CTAs it launches"
+NOT_COVERED = "the load did not run over the whole timed window on rank 1"
+NO_UNIT = 'no whole unit of the load fit, "so"'
+
+# What emit_report.c gives each measurement that ran (in the order written), under
+# --overlap fma: its "resources" and "overlap" objects.
+NCCL_RESOURCES = {"reported": False, "note": NCCL_NOTE}
+OURS_RESOURCES = {
+    "reported": True, "sms_at_once": 67, "gpu_sms": 132, "side_streams": 3, "copies": 14,
+    "copy_streams": 2, "note": None,
+    "grids": [
+        {"role": "handshake", "blocks": 1, "threads": 32, "registers": None,
+         "static_smem": None, "dynamic_smem": 0, "blocks_per_sm": None, "sms": 1,
+         "launches": 2, "beside": False},
+        {"role": "reduce", "blocks": 66, "threads": 512, "registers": 40,
+         "static_smem": 16, "dynamic_smem": 0, "blocks_per_sm": 4, "sms": 66,
+         "launches": 4, "beside": False},
+        {"role": "signal", "blocks": 1, "threads": 32, "registers": None,
+         "static_smem": None, "dynamic_smem": 0, "blocks_per_sm": None, "sms": 1,
+         "launches": 1, "beside": True},
+    ]}
+
+
+def beside(t, slowdown, alone, beside_rate, load_slowdown, units, why=None):
+    return {"load": "fma", "time_us": t, "call_slowdown": slowdown, "load_alone": alone,
+            "load_beside": beside_rate, "load_slowdown": load_slowdown,
+            "load_rate_unit": "TFLOP/s", "load_units_inside": units, "why": why}
+
+
+EXTRAS = [
+    (NCCL_RESOURCES, beside(15.0, 1.2, 40.0, 30.0, 40.0 / 30.0, 5)),
+    (NCCL_RESOURCES, {"load": "fma", "skipped": NOT_COVERED}),
+    None,
+    (OURS_RESOURCES, beside(20.0, None, 40.0, None, None, 0, NO_UNIT)),
+    (NCCL_RESOURCES, beside(2469.1356, 2.0, 40.0, 20.0, 2.0, 9)),
+    (NCCL_RESOURCES, beside(1300.125, 1.0, 40.0, 40.0, 1.0, 9)),
+    None,
+    None,
 ]
 
 ODD_NAME = 'we"ird\\name'
@@ -37,7 +82,7 @@ BF16_REASON = "bfloat16 not supported"
 
 BASE_KEYS = {"kernel", "kernel_name", "type", "redop", "root", "size", "count", "placement",
              "mode"}
-RAN_KEYS = BASE_KEYS | {"time_us", "algbw", "busbw", "wrong"}
+RAN_KEYS = BASE_KEYS | {"time_us", "algbw", "busbw", "wrong", "resources", "overlap"}
 SKIP_KEYS = BASE_KEYS | {"skipped"}
 
 
@@ -164,12 +209,13 @@ class ReportFilesBase:
                 "ngpus": 2, "cudagraph": 5 if self.GRAPH else 0, "average": 2, "blocking": 0,
                 "timeout": 60, "per_iter_timing": 1, "stress": 0, "unalign": 3,
                 "local_register": 0 if self.GRAPH else 2, "agg_iters": 1, "run_cycles": 1,
-                "stream_null": 0, "report_cputime": 0, "per_iter_skip": 0,
+                "stream_null": 0, "report_cputime": 0, "per_iter_skip": 0, "overlap_size": 1024,
                 # --all_sizes_warmup 0 in stream mode, the default (1) in graph mode.
                 "all_sizes_warmup": 1 if self.GRAPH else 0}
         self.assertEqual(set(opts),
                          set(want) | {"kernel", "data", "timer", "cta_policy", "peer_mapping",
-                                      "peer_mapping_requested", "peer_mapping_why"})
+                                      "peer_mapping_requested", "peer_mapping_why", "overlap"})
+        self.assertEqual(opts["overlap"], "fma")
         # CB_PEER_MAPPING unset (auto): the mapping used, cumem in graph mode; in
         # stream mode ipc, and why cumem could not serve.
         self.assertEqual(opts["peer_mapping_requested"], "auto")
@@ -253,6 +299,67 @@ class ReportFilesBase:
                     self.assertInt(got[key], value, w)
                 else:
                     self.assertEqual(got[key], value, w)
+
+    def assertSameTree(self, got, want, where):
+        """want's values (numbers within a tolerance, None as null) in got, key for key."""
+        if isinstance(want, dict):
+            self.assertEqual(set(got), set(want), where)
+            for k, v in want.items():
+                self.assertSameTree(got[k], v, f"{where}.{k}")
+        elif isinstance(want, list):
+            self.assertEqual(len(got), len(want), where)
+            for i, (g, v) in enumerate(zip(got, want)):
+                self.assertSameTree(g, v, f"{where}[{i}]")
+        elif isinstance(want, bool) or want is None or isinstance(want, str):
+            self.assertEqual(got, want, where)
+        elif isinstance(want, float):
+            self.assertNumber(got, want, where)
+        else:
+            self.assertInt(got, want, where)
+
+    def test_json_resources_and_overlap(self):
+        """What each measurement held of the GPU and how it fared beside the load."""
+        results = self.doc()["results"]
+        for i, (got, extra) in enumerate(zip(results, EXTRAS)):
+            where = f"results[{i}]"
+            if extra is None:
+                self.assertNotIn("resources", got, where)
+                self.assertNotIn("overlap", got, where)
+                continue
+            self.assertSameTree(got["resources"], extra[0], f"{where}.resources")
+            self.assertSameTree(got["overlap"], extra[1], f"{where}.overlap")
+
+    def test_csv_resources_and_overlap(self):
+        rows = self.csv_rows()
+        for i, (row, extra) in enumerate(zip(rows, EXTRAS)):
+            where = f"CSV row {i + 1}"
+            if extra is None:
+                for c in RES_COLUMNS + OVERLAP_COLUMNS:
+                    self.assertEqual(row[c], "", f"{where}.{c}")
+                continue
+            res, ov = extra
+            if res["reported"]:
+                self.assertEqual(row["res_grids"],
+                                 "handshake 1x32 x2;reduce 66x512 x4;signal 1x32 beside", where)
+                self.assertEqual([row[c] for c in RES_COLUMNS[1:-1]],
+                                 ["40", "16", "67", "132", "3", "14", "2"], where)
+            else:
+                self.assertEqual([row[c] for c in RES_COLUMNS[:-1]], [""] * 8, where)
+            self.assertEqual(row["res_note"], res["note"] or "", where)
+            self.assertEqual(row["overlap_load"], "fma", where)
+            if "skipped" in ov:
+                self.assertEqual(row["overlap_note"], ov["skipped"], where)
+                self.assertEqual([row[c] for c in OVERLAP_COLUMNS[1:-1]], [""] * 6, where)
+                continue
+            for col, key in (("overlap_time_us", "time_us"), ("call_slowdown", "call_slowdown"),
+                             ("load_alone", "load_alone"), ("load_beside", "load_beside"),
+                             ("load_slowdown", "load_slowdown")):
+                if ov[key] is None:
+                    self.assertEqual(row[col], "", f"{where}.{col}")
+                else:
+                    self.assertNumber(float(row[col]), ov[key], f"{where}.{col}")
+            self.assertEqual(row["load_rate_unit"], "TFLOP/s", where)
+            self.assertEqual(row["overlap_note"], ov["why"] or "", where)
 
     def test_json_escaping_is_literal(self):
         text = self.json_bytes.decode("utf-8")

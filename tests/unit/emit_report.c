@@ -35,6 +35,24 @@ static cb_measure ran(double t, double algbw, double busbw, long long wrong) {
   return m;
 }
 
+/* What NCCL's rows say of their resources. */
+static void nccl_resources(cb_measure *m) {
+  m->has_res = 1;
+  cb_res_note(&m->res, "NCCL does not report the CTAs it launches");
+}
+
+/* Beside the load: the call's time, the load's rates (beside 0: not
+ * measured, why says why). */
+static void beside(cb_measure *m, double t, double alone, double besides, int units,
+                   const char *why) {
+  m->overlap.ran = 1;
+  m->overlap.time_us = t;
+  m->overlap.alone = alone;
+  m->overlap.beside = besides;
+  m->overlap.units_inside = units;
+  snprintf(m->overlap.why, sizeof m->overlap.why, "%s", why);
+}
+
 static cb_measure skipped(const char *why) {
   cb_measure m;
   memset(&m, 0, sizeof m);
@@ -66,8 +84,13 @@ static int write_text(const char *path, const cb_report *r) {
   for (int k = 0; k < r->coll->nkernels; k++) {
     if (!r->kernels_run[k]) continue;
     cb_text_kernel_header(f, r, k);
-    for (size_t i = 0; i < r->nrows; i++)
-      if (r->rows[i].kernel == k) cb_text_row(f, r, &r->rows[i]);
+    char shown[640] = "";
+    for (size_t i = 0; i < r->nrows; i++) {
+      if (r->rows[i].kernel != k) continue;
+      cb_text_resources(f, r, &r->rows[i], shown, sizeof shown);
+      cb_text_row(f, r, &r->rows[i]);
+      cb_text_overlap(f, r, &r->rows[i]);
+    }
   }
   cb_text_footer(f, r);
   return fclose(f) != 0;
@@ -88,12 +111,48 @@ int main(int argc, char **argv) {
   /* -G picks the timer: events in graph mode, the host clock in stream mode.
    * Kernel 0's -R 2 -x 1 and --all_sizes_warmup 0 in stream mode; in graph
    * mode none of them (-x unset, the warm-up of every size on). */
-  char *opt_argv[] = {
-      "emit_report", "-b", "8",      "-e",     "1M", "-f", "4",   "-n", "7",
-      "-w",          "2",  "-c",     "3",      "-g", "2",  "-a",  "2",  "-T",
-      "60",          "-I", "1",      "-r",     "1",  "-k", "0,3", "-G", graph ? "5" : "0",
-      "-u",          "3",  "--data", "random", "-R", "2",  "-x",  "1",  "--all_sizes_warmup",
-      "0",           NULL};
+  char *opt_argv[] = {"emit_report",
+                      "-b",
+                      "8",
+                      "-e",
+                      "1M",
+                      "-f",
+                      "4",
+                      "-n",
+                      "7",
+                      "-w",
+                      "2",
+                      "-c",
+                      "3",
+                      "-g",
+                      "2",
+                      "-a",
+                      "2",
+                      "-T",
+                      "60",
+                      "-I",
+                      "1",
+                      "-r",
+                      "1",
+                      "-k",
+                      "0,3",
+                      "-G",
+                      graph ? "5" : "0",
+                      "--overlap",
+                      "fma",
+                      "--overlap_size",
+                      "1024",
+                      "-u",
+                      "3",
+                      "--data",
+                      "random",
+                      "-R",
+                      "2",
+                      "-x",
+                      "1",
+                      "--all_sizes_warmup",
+                      "0",
+                      NULL};
   int opt_argc = (int)(sizeof opt_argv / sizeof opt_argv[0]) - 1 - (graph ? 6 : 0);
   if (cb_options_parse(opt_argc, opt_argv, &r.opts, err, sizeof err) != CB_OPTS_RUN) {
     fprintf(stderr, "emit_report: options: %s\n", err);
@@ -162,6 +221,12 @@ int main(int argc, char **argv) {
   row.m[CB_OOP].stats = (cb_iter_stats){7, 10.25, 12.0, 20.5, 20.5, 15.5, 12.5, 20.5, 3.5};
   row.m[CB_OOP].iter = (cb_iter_times){7, 0, 0, (double *)oop_times, NULL};
   row.m[CB_INP] = ran(13.25, 0.000603774, 0.000603774, -1);
+  /* --overlap fma: out of place measured beside it; in place not, and why. */
+  nccl_resources(&row.m[CB_OOP]);
+  nccl_resources(&row.m[CB_INP]);
+  beside(&row.m[CB_OOP], 15.0, 40.0, 30.0, 5, "");
+  snprintf(row.m[CB_INP].overlap.why, sizeof row.m[CB_INP].overlap.why,
+           "the load did not run over the whole timed window on rank 1");
   cb_report_add(&r, &row);
 
   /* 2. kernel 3 (the odd name), float sum 1 MiB: out-of-place skipped with
@@ -175,6 +240,24 @@ int main(int argc, char **argv) {
   row.count = 262144;
   row.m[CB_OOP] = skipped("above the kernel's 1 MiB limit, \"really\"");
   row.m[CB_INP] = ran(NAN, 0.0, 0.0, 3);
+  /* A kernel of ours: two grids on the call's stream, one beside them,
+   * copies on side streams (as the runtime would have filled in). */
+  cb_kernel_resources *res = &row.m[CB_INP].res;
+  row.m[CB_INP].has_res = 1;
+  res->reported = 1;
+  cb_res_grid(res, "handshake", NULL, 1, 32, 0)->launches = 2;
+  static const char reduce_kernel = 0; /* stands for the __global__ function */
+  cb_grid_use *g = cb_res_grid(res, "reduce", &reduce_kernel, 66, 512, 0);
+  g->launches = 4;
+  g->regs = 40;
+  g->static_smem = 16;
+  g->per_sm = 4;
+  cb_res_grid(res, "signal", NULL, 1, 32, 0)->beside = 1;
+  res->side_streams = 3;
+  res->copies = 14;
+  res->copy_streams = 2;
+  cb_res_sms_at_once(res, 132);
+  beside(&row.m[CB_INP], 20.0, 40.0, 0.0, 0, "no whole unit of the load fit, \"so\"");
   cb_report_add(&r, &row);
 
   /* 3. kernel 0, double max, large values. */
@@ -191,6 +274,10 @@ int main(int argc, char **argv) {
   row.m[CB_INP].stats =
       (cb_iter_stats){5, 1200.0, 1300.0, 1400.5, 1400.5, 6.25, 1240.0, 1300.0, 77.5};
   row.m[CB_INP].iter = (cb_iter_times){5, 1, 2, (double *)inp_times, (double *)inp_proc_times};
+  nccl_resources(&row.m[CB_OOP]);
+  nccl_resources(&row.m[CB_INP]);
+  beside(&row.m[CB_OOP], 2469.1356, 40.0, 20.0, 9, "");
+  beside(&row.m[CB_INP], 1300.125, 40.0, 40.0, 9, "");
   cb_report_add(&r, &row);
 
   /* 4. kernel 3, bfloat16 avg: both skipped for one reason. */

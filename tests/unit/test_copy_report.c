@@ -278,11 +278,14 @@ static void test_files(const cb_copy_report *r, const char *json, const char *cs
   char *c = render(csv_sink, r);
   CHECK(strncmp(c, cb_copy_report_csv.header, strlen(cb_copy_report_csv.header)) == 0);
   /* llhost's 8 B h2d latency: its protocol, and 2.50 - 2.25 over the floor;
-   * its bandwidth row has no distance to the floor. */
-  CHECK_CONTAINS(c,
-                 "\ncopy_perf,4,llhost,h2d,latency,pinned,8,1,10,2.5,2.5,3,0.0032,0,,ll16,0.25\n");
-  CHECK_CONTAINS(c, "\ncopy_perf,4,llhost,h2d,bandwidth,pinned,8,64,10,0.4,,,0.02,0,,ll16,\n");
-  CHECK_CONTAINS(c, "\ncopy_perf,0,ce,h2d,latency,pinned,8,1,10,7,7,9,0.001142857143,0,,,4.75\n");
+   * its bandwidth row has no distance to the floor; no --overlap: the eight
+   * overlap columns empty. */
+  CHECK_CONTAINS(c, "\ncopy_perf,4,llhost,h2d,latency,pinned,8,1,10,2.5,2.5,3,0.0032,0,,ll16,0.25"
+                    ",,,,,,,,\n");
+  CHECK_CONTAINS(c, "\ncopy_perf,4,llhost,h2d,bandwidth,pinned,8,64,10,0.4,,,0.02,0,,ll16,"
+                    ",,,,,,,,\n");
+  CHECK_CONTAINS(c, "\ncopy_perf,0,ce,h2d,latency,pinned,8,1,10,7,7,9,0.001142857143,0,,,4.75"
+                    ",,,,,,,,\n");
   free(c);
   if (json) {
     FILE *f = fopen(json, "w");

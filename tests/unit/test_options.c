@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "load_options.h"
 #include "options.h"
 #include "opts_check.h"
 #include "types.h"
@@ -622,6 +623,55 @@ static void test_canonical(void) {
   CHECK(memchr(tiny, '\0', sizeof tiny) != NULL);
 }
 
+/* --overlap and --overlap_size: the load, its default size, and what is
+ * refused before any GPU work. */
+static void test_overlap(void) {
+  cb_options o;
+  CHECK_RUN("", &o);
+  CHECK_EQ_INT(o.overlap, CB_LOAD_NONE);
+  CHECK_EQ_U64(o.overlap_size, 0);
+  CHECK_RUN("--overlap fma", &o);
+  CHECK_EQ_INT(o.overlap, CB_LOAD_FMA);
+  CHECK_EQ_U64(o.overlap_size, 128u << 10);
+  CHECK_RUN("--overlap mem --overlap_size 64M", &o);
+  CHECK_EQ_INT(o.overlap, CB_LOAD_MEM);
+  CHECK_EQ_U64(o.overlap_size, 64u << 20);
+  /* The size may come first; none takes no size. */
+  CHECK_RUN("--overlap_size=2M --overlap=mem -G 2", &o);
+  CHECK_EQ_U64(o.overlap_size, 2u << 20);
+  CHECK_RUN("--overlap none", &o);
+  CHECK_EQ_INT(o.overlap, CB_LOAD_NONE);
+  check_error_is("--overlap heavy", "unknown --overlap 'heavy' (it takes gemm, fma, mem or none)");
+  check_error_is("--overlap_size 1M", "--overlap_size 1048576 sizes a load, and --overlap gives "
+                                      "none");
+  check_error_is("--overlap none --overlap_size 8", "--overlap_size 8 sizes a load, and "
+                                                    "--overlap gives none");
+  check_error_is("--overlap fma --overlap_size 0",
+                 "bad --overlap_size '0': a positive whole number, K, M or G for bytes");
+  check_error("--overlap fma --overlap_size 12", "multiple of 8");
+  check_error("--overlap mem --overlap_size 1000", "from 1M to 64G");
+  check_error_is("--overlap fma --stress 5",
+                 "--overlap times calls beside a load, and --stress times none");
+  check_error("--overlap mem -z 1", "cannot be combined with -z 1");
+  check_error("--overlap mem -z 3", "cannot be combined with -z 3");
+  /* Ranks started with another load, or another size of it, run something else. */
+  char none[1024], fma[1024], mem[1024], small[1024];
+  canonical_of("", none, sizeof none);
+  canonical_of("--overlap fma", fma, sizeof fma);
+  canonical_of("--overlap mem", mem, sizeof mem);
+  canonical_of("--overlap fma --overlap_size 64", small, sizeof small);
+  CHECK(strcmp(none, fma) != 0 && strcmp(fma, mem) != 0 && strcmp(fma, small) != 0);
+  canonical_of("--overlap fma --overlap_size 128K", mem, sizeof mem);
+  CHECK_STR(fma, mem); /* the default, typed */
+  if (cb_load_unavailable(CB_LOAD_GEMM)) {
+    check_error("--overlap gemm", "--overlap gemm is unavailable: this build has no cuBLAS");
+  } else {
+    CHECK_RUN("--overlap gemm", &o);
+    CHECK_EQ_U64(o.overlap_size, 8192);
+    check_error("--overlap gemm --overlap_size 100", "from 128 to 32768");
+  }
+}
+
 /* -u (nccl-tests' unalign, in elements) and --data. */
 static void test_unalign_and_data(void) {
   cb_options o;
@@ -898,6 +948,7 @@ int main(void) {
   test_parse_twice();
   test_canonical();
   test_unalign_and_data();
+  test_overlap();
   test_root_all();
   test_usage();
   test_types_and_ops_tables();

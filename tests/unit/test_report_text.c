@@ -10,6 +10,7 @@
 #include "check.h"
 #include "collectives.h"
 #include "fixture.h"
+#include "load_options.h"
 #include "options.h"
 #include "opts_check.h"
 #include "report.h"
@@ -629,6 +630,151 @@ static void test_header_all_sizes_warmup(void) {
   }
 }
 
+/* --overlap: one header line naming the load, and one more saying the
+ * times mean nothing where ranks share a GPU; nothing without a load. */
+static void test_header_overlap(void) {
+  char *s = header_for("");
+  CHECK(strstr(s, "# Overlap") == NULL);
+  free(s);
+  s = header_for("--overlap mem --overlap_size 64M");
+  CHECK_EQ_INT(count_of(s, "# Overlap: --overlap mem: copy kernel, 64 MiB copied within the "
+                           "GPU's memory a unit, on a stream of its own beside every timed call; "),
+               1);
+  CHECK(strstr(s, "mean nothing") == NULL);
+  free(s);
+  static const cb_collective coll = {&cb_shape_all_reduce, fixture_rows, 1};
+  static const int run[] = {1};
+  cb_report r = basic_report(&coll, run);
+  char *argv[8], err[256];
+  int argc = opts_argv("prog", "--overlap fma", argv, 8);
+  CHECK(cb_options_parse(argc, argv, &r.opts, err, sizeof err) == CB_OPTS_RUN);
+  snprintf(r.times_void, sizeof r.times_void, "ranks share GPUs (CB_SHARE_GPUS=1)");
+  cb_device_info dev = {.rank = 0, .pid = 7, .device = 0, .host = "h", .pci = "p", .name = "n"};
+  r.devices = &dev;
+  r.nranks = 1;
+  FILE *f = check_tmpfile();
+  cb_text_header(f, &r);
+  s = check_slurp(f);
+  fclose(f);
+  CHECK_EQ_INT(count_of(s, "# Overlap: these times mean nothing: ranks share GPUs "
+                           "(CB_SHARE_GPUS=1)\n"),
+               1);
+  free(s);
+}
+
+/* A row's resources and overlap lines, as cb_text_resources and
+ * cb_text_overlap print them around it. */
+static char *around_row(const cb_report *r, const cb_row *row, char *shown, size_t len) {
+  FILE *f = check_tmpfile();
+  cb_text_resources(f, r, row, shown, len);
+  cb_text_row(f, r, row);
+  cb_text_overlap(f, r, row);
+  char *s = check_slurp(f);
+  fclose(f);
+  return s;
+}
+
+static cb_kernel_resources one_grid(unsigned blocks) {
+  cb_kernel_resources res;
+  memset(&res, 0, sizeof res);
+  res.reported = 1;
+  cb_res_grid(&res, "ring", NULL, blocks, 512, 0);
+  cb_res_sms_at_once(&res, 132);
+  return res;
+}
+
+/* Resources: printed above the kernel's first row, again only where they
+ * change, with an in-place line where the placements differ; the row
+ * itself stays nccl-tests' line. */
+static void test_resources_lines(void) {
+  static const cb_collective coll = {&cb_shape_all_reduce, fixture_rows, 1};
+  static const int run[] = {1};
+  cb_report r = basic_report(&coll, run);
+  char shown[640] = "";
+  cb_row row = ran_row(0, 1048576, 20.5, 102.3);
+  for (int p = 0; p < 2; p++) {
+    row.m[p].has_res = 1;
+    row.m[p].res = one_grid(16);
+  }
+  char *s = around_row(&r, &row, shown, sizeof shown);
+  CHECK_EQ_INT(count_of(s, "#   resources: 16 of 132 SMs at once: ring 16x512 (16 SMs)\n"), 1);
+  CHECK_EQ_INT(count_of(s, "\n"), 2);
+  CHECK(strstr(s, "in place") == NULL);
+  free(s);
+  /* The same again: the row alone. */
+  s = around_row(&r, &row, shown, sizeof shown);
+  CHECK_EQ_INT(count_of(s, "\n"), 1);
+  CHECK(s[0] != '#');
+  free(s);
+  /* In place differs: both lines. */
+  row.m[CB_INP].res = one_grid(8);
+  s = around_row(&r, &row, shown, sizeof shown);
+  CHECK_CONTAINS(s, "#   resources: 16 of 132 SMs at once: ring 16x512 (16 SMs)\n#   resources "
+                    "in place: 8 of 132 SMs at once: ring 8x512 (8 SMs)\n");
+  free(s);
+  /* Not reported: the note. */
+  shown[0] = '\0';
+  for (int p = 0; p < 2; p++) {
+    memset(&row.m[p].res, 0, sizeof row.m[p].res);
+    cb_res_note(&row.m[p].res, "NCCL does not report the CTAs it launches");
+  }
+  s = around_row(&r, &row, shown, sizeof shown);
+  CHECK_CONTAINS(s, "#   resources: not reported (NCCL does not report the CTAs it launches)\n");
+  free(s);
+  /* A row skipped whole has no resources line. */
+  cb_row skipped = row;
+  for (int p = 0; p < 2; p++) {
+    skipped.m[p].ran = 0;
+    snprintf(skipped.m[p].skip, sizeof skipped.m[p].skip, "too big");
+  }
+  shown[0] = '\0';
+  s = around_row(&r, &skipped, shown, sizeof shown);
+  CHECK(strstr(s, "resources") == NULL);
+  free(s);
+}
+
+/* --overlap: a line under each row with both placements' time beside the
+ * load, its slowdown, and the load's rates and slowdown, or why not. */
+static void test_overlap_lines(void) {
+  static const cb_collective coll = {&cb_shape_all_reduce, fixture_rows, 1};
+  static const int run[] = {1};
+  cb_report r = basic_report(&coll, run);
+  char shown[640] = "";
+  cb_row row = ran_row(0, 1048576, 20.0, 102.3);
+  char *s = around_row(&r, &row, shown, sizeof shown);
+  CHECK(strstr(s, "beside") == NULL); /* no --overlap: no line */
+  free(s);
+  r.opts.overlap = CB_LOAD_GEMM;
+  r.opts.overlap_size = 8192;
+  cb_overlap_result *o = &row.m[CB_OOP].overlap;
+  o->ran = 1;
+  o->time_us = 30.0;
+  o->alone = 600.0;
+  o->beside = 480.0;
+  o->units_inside = 7;
+  cb_overlap_result *i = &row.m[CB_INP].overlap;
+  i->ran = 1;
+  i->time_us = 25.0;
+  i->alone = 600.0;
+  snprintf(i->why, sizeof i->why, "no whole unit fit");
+  s = around_row(&r, &row, shown, sizeof shown);
+  CHECK_CONTAINS(s, "\n#   beside gemm: out-of-place time 30.00 us x1.50, load 600 TFLOP/s alone, "
+                    "480 beside x1.25 (7 units inside); in-place time 25.00 us x1.25, load 600 "
+                    "TFLOP/s alone, beside not measured: no whole unit fit\n");
+  free(s);
+  i->ran = 0;
+  snprintf(i->why, sizeof i->why, "the load did not run over the whole timed window");
+  row.m[CB_INP].ran = 0;
+  snprintf(row.m[CB_INP].skip, sizeof row.m[CB_INP].skip, "in place not supported");
+  s = around_row(&r, &row, shown, sizeof shown);
+  CHECK_CONTAINS(s, "; in-place skipped\n");
+  row.m[CB_INP].ran = 1;
+  free(s);
+  s = around_row(&r, &row, shown, sizeof shown);
+  CHECK_CONTAINS(s, "; in-place not measured: the load did not run over the whole timed window\n");
+  free(s);
+}
+
 /* The header of a one-rank report whose CB_PEER_MAPPING was asked, and
  * auto (when asked) resolved as pick says. */
 static char *peer_header(int asked, const cb_peer_mapping_auto *pick) {
@@ -1237,6 +1383,9 @@ int main(int argc, char **argv) {
     test_header_peer_mapping();
     test_json_peer_mapping();
     test_header_all_sizes_warmup();
+    test_header_overlap();
+    test_resources_lines();
+    test_overlap_lines();
     test_column_headers();
     test_optional_row_columns();
     test_header_nccl_tests_modes();

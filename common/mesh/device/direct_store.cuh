@@ -158,7 +158,7 @@ static void cb_direct_store_launch_to(cb_kernel_ctx *ctx, const char *src, size_
   a.sync = cb_direct_sync_of(ctx);
   /* Blocks by the bytes a rank sends (a run to each of n-1 peers): the same
    * on every rank for the same call. */
-  int blocks = cb_direct_blocks(st, bytes * (size_t)(n > 1 ? n - 1 : 1));
+  int blocks = cb_direct_blocks(st, cb_direct_run_traffic(n, bytes));
   cb_direct_store_kernel<ONE_RUN><<<blocks, CB_DIRECT_THREADS, 0, stream>>>(a);
   CB_CUDA(cudaGetLastError());
 }

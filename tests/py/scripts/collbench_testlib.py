@@ -29,6 +29,7 @@ REAL_KERNEL0 = os.path.join(FIXTURES, "real_kernel0", "all_reduce_perf_mpi_graph
 REAL_ALL_GATHER_DIR = os.path.join(FIXTURES, "real_all_gather")
 EDGE_DIR = os.path.join(FIXTURES, "handmade_edge")
 VARIANTS_DIR = os.path.join(FIXTURES, "handmade_variants")
+OVERLAP_DIR = os.path.join(FIXTURES, "handmade_overlap")
 EMPTY = os.path.join(FIXTURES, "handmade_empty.json")
 TRUNCATED = os.path.join(FIXTURES, "handmade_truncated.json")
 MISSING_KEYS = os.path.join(FIXTURES, "handmade_missing_keys.json")

@@ -14,7 +14,8 @@ import pytest
 
 import collbench_results as cr
 import report
-from collbench_testlib import (EDGE_DIR, EMPTY, MISSING_KEYS, PNG_SIGNATURE, VARIANTS_DIR,
+from collbench_testlib import (EDGE_DIR, EMPTY, MISSING_KEYS, OVERLAP_DIR, PNG_SIGNATURE,
+                               VARIANTS_DIR,
                                REAL_ALL_GATHER_DIR, REAL_DIR, REAL_GRAPH, REAL_KERNEL0, REAL_STREAM,
                                REPO, SCRIPTS, TRUNCATED, fmt, load_json, md_table_after,
                                run_script, section, write_json)
@@ -629,3 +630,95 @@ def test_error_copy_perf_results_are_refused(tmp_path):
     err = expect_failure(tmp_path, words=[tmp_path / "d2d_1GiB.json", "a copy_perf result"])
     assert "compare.py" in err
     assert not (tmp_path / "report.md").exists()
+
+
+# --------------------------------------------------------------------------- beside a load
+
+OVERLAP_FILE = os.path.join(OVERLAP_DIR, "handmade_all_reduce_overlap.json")
+
+
+def raw_front(results, size):
+    """The fixture's non-dominated kernels at size, straight from the JSON: measured beside
+    the load with both slowdowns, not wrong, and no other such row both faster beside the
+    load and slowing it less."""
+    pts = [r for r in results if r["size"] == size and "skipped" not in r
+           and not (r["wrong"] or 0) > 0 and "skipped" not in r.get("overlap", {})
+           and r.get("overlap", {}).get("load_slowdown") is not None]
+
+    def better(a, b):
+        ta, tb = a["overlap"]["time_us"], b["overlap"]["time_us"]
+        sa, sb = a["overlap"]["load_slowdown"], b["overlap"]["load_slowdown"]
+        return ta <= tb and sa <= sb and (ta < tb or sa < sb)
+    front = [r for r in pts if not any(better(o, r) for o in pts if o is not r)]
+    return [r["kernel_name"] for r in sorted(front, key=lambda r: r["overlap"]["time_us"])]
+
+
+def test_pareto_front_of_rows():
+    def row(k, t, sd, size=1 << 20):
+        return cr.Row(source="x", collective="all_reduce", launch="single", kernel_id=k,
+                      kernel_name=f"k{k}", type="float", redop="sum", root=-1, size=size,
+                      count=size // 4, placement="out-of-place", mode="stream", time_us=t,
+                      wrong=0, overlap={"load": "gemm", "time_us": t, "call_slowdown": 1.0,
+                                        "load_slowdown": sd})
+    a, b, c, d = row(1, 10, 1.5), row(2, 20, 1.1), row(3, 25, 1.2), row(4, 10, 1.5)
+    # c is dominated by b (faster and slowing the load less); a and d tie: neither dominates.
+    assert [r.kernel_id for r in report.pareto_front([a, b, c, d])] == [1, 4, 2]
+    assert report.dominates(b, c) and not report.dominates(c, b)
+    assert not report.dominates(a, d) and not report.dominates(a, b)
+    assert report.pareto_front([]) == []
+
+
+@pytest.fixture(scope="module")
+def overlap_run(tmp_path_factory):
+    return report_of(tmp_path_factory.mktemp("overlap_report"), OVERLAP_DIR)
+
+
+def test_overlap_front_table(overlap_run):
+    _, text = overlap_run
+    results = load_json(OVERLAP_FILE)["results"]
+    sec = section(text, "### Beside a load")
+    assert sec.startswith("\n--overlap gemm: per size, the kernels that no other kernel")
+    body = md_table_after(sec + "\n", sec.splitlines()[1])
+    assert list(body[0]) == ["size", "mode", "kernel", "time beside (µs)", "time alone (µs)",
+                             "call slowdown", "load slowdown"]
+    got = {}
+    for cells in body:
+        got.setdefault(cells["size"], []).append(cells["kernel"])
+    assert got == {"1 MiB": raw_front(results, 1 << 20), "64 MiB": raw_front(results, 64 << 20)}
+    # The fixture's README states the fronts; the wrong ll2, fastest of all, is not on it.
+    assert got == {"1 MiB": ["direct", "ring", "ce"], "64 MiB": ["ring", "nccl"]}
+    ce = next(c for c in body if c["size"] == "1 MiB" and c["kernel"] == "ce")
+    assert [ce[k] for k in ("time beside (µs)", "time alone (µs)", "call slowdown",
+                            "load slowdown")] == ["55.00", "50.00", "1.10×", "1.05×"]
+
+
+def test_overlap_not_measured_listed(overlap_run):
+    _, text = overlap_run
+    sec = section(text, "### Beside a load")
+    assert ("- nccl at 8 B: no whole unit of the load fit in the timed window on rank 0"
+            in sec)
+    assert "- ce at 64 MiB: the load did not run over the whole timed window on rank 0" in sec
+    # A size a kernel skips is no overlap measurement: not listed there.
+    assert "- ll at" not in sec
+
+
+def test_overlap_plot_written_and_linked(overlap_run):
+    out, text = overlap_run
+    name = "all_reduce_float_sum_overlap.png"
+    assert f"({name})" in text
+    assert png_ok(out / name)
+
+
+def test_no_overlap_section_without_a_load(real_run):
+    out, text = real_run
+    assert "Beside a load" not in text
+    assert not list(out.glob("*_overlap.png"))
+
+
+def test_error_bad_overlap_object(tmp_path):
+    doc = load_json(OVERLAP_FILE)
+    doc["results"][1]["overlap"]["load_slowdown"] = "fast"
+    write_json(tmp_path / "bad.json", doc)
+    proc = run_script("report.py", tmp_path, "-o", tmp_path / "out")
+    assert proc.returncode == 2
+    assert "results[1]: overlap.load_slowdown must be a number >= 0 or null" in proc.stderr

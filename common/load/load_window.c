@@ -1,0 +1,35 @@
+#include "load_window.h"
+
+#include <math.h>
+
+void cb_load_window_of(const double *marks_us, int units, double begin_us, double end_us,
+                       double work_per_unit, double scale, cb_load_window *out) {
+  out->window_us = end_us - begin_us;
+  out->covered = units > 0 && marks_us[0] <= begin_us && marks_us[units] >= end_us;
+  out->units_inside = 0;
+  out->rate = 0;
+  int first = -1, last = -1; /* units i (1..units) run from marks_us[i - 1] to marks_us[i] */
+  for (int i = 1; i <= units; i++) {
+    if (marks_us[i - 1] < begin_us || marks_us[i] > end_us) continue;
+    if (first < 0) first = i;
+    last = i;
+  }
+  if (first < 0) return;
+  out->units_inside = last - first + 1;
+  const double span_us = marks_us[last] - marks_us[first - 1];
+  if (span_us > 0) out->rate = out->units_inside * work_per_unit / (span_us * 1e-6) / scale;
+}
+
+int cb_load_units_for(double window_us, double unit_us, int max_units) {
+  double want = unit_us > 0 ? ceil(2 * window_us / unit_us) + 2 : max_units;
+  if (want < 3) want = 3;
+  return want > max_units ? max_units : (int)want;
+}
+
+double cb_overlap_call_slowdown(const cb_overlap_result *o, double time_alone_us) {
+  return o->ran && time_alone_us > 0 ? o->time_us / time_alone_us : 0;
+}
+
+double cb_overlap_load_slowdown(const cb_overlap_result *o) {
+  return o->ran && o->beside > 0 ? o->alone / o->beside : 0;
+}
