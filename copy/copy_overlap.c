@@ -9,10 +9,11 @@
 #include "clock.h"
 #include "cuda_check.h"
 
-/* The path's warm-up window and -n timed windows, as the row's bandwidth
- * is measured; the window's events recorded on the idle stream where the
- * host clock starts and stops (load.h: whatever drives the copies, and
- * llhost's resident kernel holds s from its start to its stop). Returns the time per
+/* The path's warm-up window and -n timed windows, in a session of their
+ * own sized for the window, as the row's bandwidth is measured; the
+ * window's events recorded on the idle stream where the host clock starts
+ * and stops (load.h: whatever drives the copies, and llhost's resident
+ * kernel holds s from a session's start to its stop). Returns the time per
  * copy. */
 static double time_windows(const cb_copy_kernel *k, cb_copy_ctx *ctx, const cb_copy_call *c,
                            cudaStream_t s, const cb_copy_options *o, const cb_load_beside *b) {

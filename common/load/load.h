@@ -59,7 +59,7 @@ void cb_load_start(cb_load *l, int units);
  * stream nothing else uses: an event recorded there completes as soon as it
  * is recorded, so it marks a host time on the GPU's clock, for work that is
  * not in one stream's order (copy_perf's CPU-driven paths, a resident
- * kernel that runs from a size's start to its stop). */
+ * kernel that runs from a session's start to its stop). */
 typedef struct {
   cb_load *load;
   cudaEvent_t window[2];
