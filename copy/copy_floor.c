@@ -11,25 +11,19 @@
 #include "cuda_check.h"
 #include "error.h"
 #include "gpu.h" /* cb_gpu_wait */
+#include "host_poll.h"
 #include "stats.h"
 
-/* Polls pong until it holds trip; every 65536 polls checks that the kernel
- * still runs and the time (a little longer than the GPU's own bound, so a
- * GPU that gave up says why first). */
+/* Polls pong until it holds trip, bounded (cb_host_poll_tick). */
 static void wait_echo(const cb_floor_words *w, uint32_t trip, cudaStream_t s, int device,
                       int timeout_s) {
-  double start = 0;
+  cb_host_poll poll = {0, 0};
   /* Acquire, as llhost's CPU side polls; on x86 a plain load. */
-  for (uint32_t iters = 1; __atomic_load_n(&w->pong, __ATOMIC_ACQUIRE) != trip; iters++) {
-    if ((iters & 65535u) != 0) continue;
-    double now = cb_monotonic_s();
-    if (start == 0) start = now;
-    cudaError_t rc = cudaStreamQuery(s);
-    if (rc == cudaSuccess)
+  while (__atomic_load_n(&w->pong, __ATOMIC_ACQUIRE) != trip) {
+    cb_poll_state state = cb_host_poll_tick(&poll, s, timeout_s);
+    if (state == CB_POLL_KERNEL_ENDED)
       cb_fatal("the floor's echo kernel on device %d ended before trip %u", device, trip);
-    if (rc != cudaErrorNotReady)
-      cb_die(__FILE__, __LINE__, "cudaStreamQuery", cudaGetErrorString(rc));
-    if (now - start > timeout_s + 2)
+    if (state == CB_POLL_TIMED_OUT)
       cb_fatal("the floor's echo kernel on device %d: timed out after %d s waiting for trip %u",
                device, timeout_s, trip);
   }

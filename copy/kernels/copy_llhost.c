@@ -20,7 +20,6 @@
  *  - words the CPU writes (ready, consumed, go, stop) are release stores,
  *    words it reads (consumed, ready) acquire loads: the comments say what
  *    each orders. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,12 +29,12 @@
 #include <emmintrin.h> /* _mm_stream_si128, _mm_sfence */
 #endif
 
-#include "clock.h"
 #include "copy_kernels.h"
 #include "copy_llhost.h"
 #include "cuda_check.h"
 #include "error.h"
 #include "gpu.h" /* cb_gpu_wait */
+#include "host_poll.h"
 #include "tunables.h"
 
 typedef struct {
@@ -70,29 +69,17 @@ const char *cb_llh_protocol_name(int p) {
 
 /* ---- bounded waits ------------------------------------------------------------ */
 
-typedef struct {
-  uint32_t iters;
-  double start;
-} cpu_spin;
-
-/* Every 65536 polls (a poll hits the CPU's cache until the GPU writes the
- * line: some 100 us): is the resident kernel still there, and is the time
- * up? Rare enough that a wait of a few microseconds never pays for it. */
-static void cpu_tick(cpu_spin *s, const cb_copy_ctx *ctx, const llh_state *st, const char *what,
+/* One poll of a bounded wait (cb_host_poll_tick): is the resident kernel
+ * still there, and is the time up? */
+static void cpu_tick(cb_host_poll *s, const cb_copy_ctx *ctx, const llh_state *st, const char *what,
                      uint32_t chunk) {
-  if ((++s->iters & 65535u) != 0) return;
-  double now = cb_monotonic_s();
-  if (s->start == 0) s->start = now;
-  cudaError_t rc = cudaStreamQuery(st->stream);
-  if (rc == cudaSuccess)
+  cb_poll_state state = cb_host_poll_tick(s, st->stream, ctx->timeout_s);
+  if (state == CB_POLL_KERNEL_ENDED)
     cb_fatal("kernel %d (%s) %s: the resident GPU kernel ended while the CPU waited for %s "
              "(chunk %u of session %u)",
              ctx->kernel_id, ctx->kernel_name, cb_copy_dir_name(ctx->dir), what, chunk,
              st->session);
-  if (rc != cudaErrorNotReady)
-    cb_die(__FILE__, __LINE__, "cudaStreamQuery", cudaGetErrorString(rc));
-  /* A little longer than the GPU's own bound, so a GPU that gave up says why first. */
-  if (now - s->start > ctx->timeout_s + 2)
+  if (state == CB_POLL_TIMED_OUT)
     cb_fatal("kernel %d (%s) %s %zu B: timed out after %d s waiting for %s (chunk %u of session "
              "%u)",
              ctx->kernel_id, ctx->kernel_name, cb_copy_dir_name(ctx->dir), st->call.bytes,
@@ -267,7 +254,7 @@ static void count_chunks(const cb_copy_ctx *ctx, const llh_state *st, uint64_t n
 static void wait_slot_free(const cb_copy_ctx *ctx, llh_state *st, uint32_t g) {
   if (g < CB_LLH_RING_CHUNKS || g - CB_LLH_RING_CHUNKS < st->known_consumed) return;
   const uint32_t r = g % CB_LLH_RING_CHUNKS;
-  cpu_spin spin = {0, 0};
+  cb_host_poll spin = {0, 0};
   while (!cb_llh_reached(load_acquire(&st->ctrl->consumed[r]), g + 1 - CB_LLH_RING_CHUNKS))
     cpu_tick(&spin, ctx, st, "the GPU to free a ring slot", g);
 }
@@ -329,7 +316,7 @@ static void read_packets(const cb_copy_ctx *ctx, llh_state *st, uint32_t g, uint
   const uint64_t *slot = st->ring + 2 * (size_t)r * CB_LLH_CHUNK_PACKETS;
   uint32_t n = cb_llh_chunk_packets(bytes, j);
   uint64_t off = (uint64_t)j * CB_LLH_CHUNK_DATA;
-  cpu_spin spin = {0, 0};
+  cb_host_poll spin = {0, 0};
   for (uint32_t i = 0; i < n; i++, off += CB_LLH_PACKET_DATA) {
     uint64_t lo, hi;
     for (;;) {
@@ -347,7 +334,7 @@ static void read_packets(const cb_copy_ctx *ctx, llh_state *st, uint32_t g, uint
  * staging slot where it was staged. */
 static void take_chunk(const cb_copy_ctx *ctx, llh_state *st, uint32_t g, uint32_t j) {
   const uint32_t r = g % CB_LLH_RING_CHUNKS;
-  cpu_spin spin = {0, 0};
+  cb_host_poll spin = {0, 0};
   /* Equality: flags are unique in a setup, so no older word matches. */
   while (load_acquire(&st->ctrl->ready[r]) != g + 1)
     cpu_tick(&spin, ctx, st, "the GPU's d2h flag", g);
@@ -404,7 +391,7 @@ void cb_copy_llh_complete(cb_copy_ctx *ctx, cudaStream_t s) {
   uint32_t posted = st->next_chunk - st->first_chunk;
   uint32_t n = posted < (uint32_t)st->blocks ? posted : (uint32_t)st->blocks;
   for (uint32_t g = st->next_chunk - n; g != st->next_chunk; g++) {
-    cpu_spin spin = {0, 0};
+    cb_host_poll spin = {0, 0};
     while (!cb_llh_reached(load_acquire(&st->ctrl->consumed[g % CB_LLH_RING_CHUNKS]), g + 1))
       cpu_tick(&spin, ctx, st, "the GPU to consume the copy's last chunks", g);
   }
