@@ -48,23 +48,16 @@ void cb_copy_overlap_measure(cb_load_beside *b, const cb_copy_kernel *k, cb_copy
     time_us = time_windows(k, ctx, c, s, o, b);
     cb_load_beside_read(b, units, o->timeout_s, what, &w);
     if (w.covered || units == CB_LOAD_MAX_UNITS) break;
-    units = units * 4 < CB_LOAD_MAX_UNITS ? units * 4 : CB_LOAD_MAX_UNITS;
+    units = cb_load_units_retry(units, CB_LOAD_MAX_UNITS);
   }
   b->units = units;
   if (!w.covered) {
-    snprintf(out->why, sizeof out->why,
-             "the load did not run over the whole timed window with %d units (%.0f us a unit "
-             "alone, a window of %.0f us): a larger --overlap_size",
-             units, unit_us, w.window_us);
+    cb_overlap_why_uncovered(out, "", units, unit_us, w.window_us);
     return;
   }
   out->ran = 1;
   out->time_us = time_us;
   out->units_inside = w.units_inside;
   out->beside = w.rate;
-  if (!w.units_inside)
-    snprintf(out->why, sizeof out->why,
-             "no whole unit of the load fit in the timed window (%.0f us; a unit takes %.0f us "
-             "alone): a smaller --overlap_size or a larger -n",
-             w.window_us, unit_us);
+  if (!w.units_inside) cb_overlap_why_no_unit(out, "", unit_us, w.window_us);
 }

@@ -22,12 +22,8 @@ void cb_copy_text_overlap(FILE *out, const cb_copy_report *r, const cb_copy_row 
   fprintf(out, "bandwidth %.2f us a copy (%.2f GB/s)", v->time_us,
           cb_copy_gbps(row->bytes, v->time_us));
   if (slower > 0) fprintf(out, " x%.2f", slower);
-  fprintf(out, ", load %.4g %s alone", v->alone, cb_load_rate_unit(o->overlap));
-  if (v->beside > 0)
-    fprintf(out, ", %.4g beside x%.2f (%d units inside)\n", v->beside, cb_overlap_load_slowdown(v),
-            v->units_inside);
-  else
-    fprintf(out, ", beside not measured: %s\n", v->why);
+  cb_text_overlap_load(out, o->overlap, v);
+  fputc('\n', out);
 }
 
 void cb_copy_json_overlap(cb_json *j, const cb_copy_report *r, const cb_copy_row *row, int m) {

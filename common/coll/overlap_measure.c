@@ -75,11 +75,9 @@ static void combine(const cb_rank_state *st, const rank_overlap *all, int n,
     out->beside = beside / n;
     return;
   }
-  const rank_overlap *x = &all[none_inside];
-  snprintf(out->why, sizeof out->why,
-           "no whole unit of the load fit in the timed window on rank %d (%.0f us; a unit takes "
-           "%.0f us alone): a smaller --overlap_size or a larger -n",
-           none_inside, x->window_us, x->unit_us);
+  char where[32];
+  snprintf(where, sizeof where, " on rank %d", none_inside);
+  cb_overlap_why_no_unit(out, where, all[none_inside].unit_us, all[none_inside].window_us);
 }
 
 void cb_overlap_measure(cb_rank_state *st, cb_launch *l, double t_alone_us, const char *what,
@@ -102,15 +100,15 @@ void cb_overlap_measure(cb_rank_state *st, cb_launch *l, double t_alone_us, cons
     /* The most units any rank started, so every rank retries alike. */
     for (int r = 0; r < n; r++) units = all[r].units > units ? all[r].units : units;
     if (units == CB_LOAD_MAX_UNITS) break;
-    units = units * 4 < CB_LOAD_MAX_UNITS ? units * 4 : CB_LOAD_MAX_UNITS;
+    units = cb_load_units_retry(units, CB_LOAD_MAX_UNITS);
   }
   st->beside.units = units;
-  if (bad < 0)
+  if (bad < 0) {
     combine(st, all, n, out);
-  else
-    snprintf(out->why, sizeof out->why,
-             "the load did not run over the whole timed window on rank %d with %d units "
-             "(%.0f us a unit alone, a window of %.0f us): a larger --overlap_size",
-             bad, all[bad].units, all[bad].unit_us, all[bad].window_us);
+  } else {
+    char where[32];
+    snprintf(where, sizeof where, " on rank %d", bad);
+    cb_overlap_why_uncovered(out, where, all[bad].units, all[bad].unit_us, all[bad].window_us);
+  }
   free(all);
 }

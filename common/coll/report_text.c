@@ -267,16 +267,10 @@ static void overlap_cell(FILE *out, const cb_options *o, const cb_measure *m) {
     fprintf(out, "not measured: %s", v->why);
     return;
   }
-  const char *unit = cb_load_rate_unit(o->overlap);
   const double slower = cb_overlap_call_slowdown(v, m->time_us);
   fprintf(out, "time %.2f us", v->time_us);
   if (slower > 0) fprintf(out, " x%.2f", slower);
-  fprintf(out, ", load %.4g %s alone", v->alone, unit);
-  if (v->beside > 0)
-    fprintf(out, ", %.4g beside x%.2f (%d units inside)", v->beside, cb_overlap_load_slowdown(v),
-            v->units_inside);
-  else
-    fprintf(out, ", beside not measured: %s", v->why);
+  cb_text_overlap_load(out, o->overlap, v);
 }
 
 void cb_text_overlap(FILE *out, const cb_report *r, const cb_row *row) {

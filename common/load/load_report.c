@@ -66,6 +66,15 @@ void cb_csv_overlap(FILE *out, int kind, const cb_overlap_result *o, int ran,
   cb_csv_string(out, o->why);
 }
 
+void cb_text_overlap_load(FILE *out, int kind, const cb_overlap_result *v) {
+  fprintf(out, ", load %.4g %s alone", v->alone, cb_load_rate_unit(kind));
+  if (v->beside > 0)
+    fprintf(out, ", %.4g beside x%.2f (%d units inside)", v->beside, cb_overlap_load_slowdown(v),
+            v->units_inside);
+  else
+    fprintf(out, ", beside not measured: %s", v->why);
+}
+
 void cb_json_overlap_options(cb_json *j, int kind, uint64_t size) {
   cb_json_key(j, "overlap"), cb_json_string(j, cb_load_name(kind));
   cb_json_key(j, "overlap_size");

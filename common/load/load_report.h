@@ -29,6 +29,11 @@ void cb_json_overlap_options(cb_json *j, int kind, uint64_t size);
 void cb_text_overlap_header(FILE *out, int kind, uint64_t size, const char *beside,
                             const char *rows);
 
+/* The load's part of a row's "beside" line, the same in every program:
+ * ", load R UNIT alone", then ", R beside xS (N units inside)" or ", beside
+ * not measured: <why>". */
+void cb_text_overlap_load(FILE *out, int kind, const cb_overlap_result *v);
+
 /* The CSV columns, after a comma that the row's earlier columns end with:
  * empty for --overlap none and for a measurement that did not run. The last
  * column ends the row (no comma after it). */

@@ -1,6 +1,7 @@
 #include "load_window.h"
 
 #include <math.h>
+#include <stdio.h>
 
 void cb_load_window_of(const double *marks_us, int units, double begin_us, double end_us,
                        double work_per_unit, double scale, cb_load_window *out) {
@@ -26,10 +27,30 @@ int cb_load_units_for(double window_us, double unit_us, int max_units) {
   return want > max_units ? max_units : (int)want;
 }
 
+int cb_load_units_retry(int units, int max_units) {
+  return units * 4 < max_units ? units * 4 : max_units;
+}
+
 double cb_overlap_call_slowdown(const cb_overlap_result *o, double time_alone_us) {
   return o->ran && time_alone_us > 0 ? o->time_us / time_alone_us : 0;
 }
 
 double cb_overlap_load_slowdown(const cb_overlap_result *o) {
   return o->ran && o->beside > 0 ? o->alone / o->beside : 0;
+}
+
+void cb_overlap_why_uncovered(cb_overlap_result *o, const char *where, int units, double unit_us,
+                              double window_us) {
+  snprintf(o->why, sizeof o->why,
+           "the load did not run over the whole timed window%s with %d units (%.0f us a unit "
+           "alone, a window of %.0f us): a larger --overlap_size",
+           where, units, unit_us, window_us);
+}
+
+void cb_overlap_why_no_unit(cb_overlap_result *o, const char *where, double unit_us,
+                            double window_us) {
+  snprintf(o->why, sizeof o->why,
+           "no whole unit of the load fit in the timed window%s (%.0f us; a unit takes %.0f us "
+           "alone): a smaller --overlap_size or a larger -n",
+           where, window_us, unit_us);
 }

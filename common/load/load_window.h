@@ -42,6 +42,10 @@ void cb_load_window_of(const double *marks_us, int units, double begin_us, doubl
  * and two more; at least 3, at most max_units. */
 int cb_load_units_for(double window_us, double unit_us, int max_units);
 
+/* The units of the next start after a window the load did not cover: four
+ * times as many, at most max_units. */
+int cb_load_units_retry(int units, int max_units);
+
 /* One measurement beside a load, as a row reports it (per placement). */
 typedef struct {
   int ran;          /* 0: not measured, why says why ("" when --overlap is none) */
@@ -57,6 +61,15 @@ typedef struct {
  * over its rate beside the call; 0 when either figure is missing. */
 double cb_overlap_call_slowdown(const cb_overlap_result *o, double time_alone_us);
 double cb_overlap_load_slowdown(const cb_overlap_result *o);
+
+/* Why a measurement beside the load has no result (into o->why), in the
+ * same words in every program; where is "" or " on rank N". The load did
+ * not run over the whole window with `units` units, or no whole unit fit in
+ * it. */
+void cb_overlap_why_uncovered(cb_overlap_result *o, const char *where, int units, double unit_us,
+                              double window_us);
+void cb_overlap_why_no_unit(cb_overlap_result *o, const char *where, double unit_us,
+                            double window_us);
 
 #ifdef __cplusplus
 }

@@ -74,6 +74,31 @@ static void test_units_for(void) {
   CHECK_EQ_INT(cb_load_units_for(100, 0, 64), 64);
 }
 
+/* Four times the units, up to the bound. */
+static void test_units_retry(void) {
+  CHECK_EQ_INT(cb_load_units_retry(3, 512), 12);
+  CHECK_EQ_INT(cb_load_units_retry(127, 512), 508);
+  CHECK_EQ_INT(cb_load_units_retry(128, 512), 512);
+  CHECK_EQ_INT(cb_load_units_retry(200, 512), 512);
+}
+
+/* The same words in every program, with where the rank is named. */
+static void test_why(void) {
+  cb_overlap_result o = {0};
+  cb_overlap_why_uncovered(&o, " on rank 2", 48, 1500.4, 90000);
+  CHECK_STR(o.why, "the load did not run over the whole timed window on rank 2 with 48 units "
+                   "(1500 us a unit alone, a window of 90000 us): a larger --overlap_size");
+  cb_overlap_why_uncovered(&o, "", 3, 10, 20);
+  CHECK_STR(o.why, "the load did not run over the whole timed window with 3 units (10 us a unit "
+                   "alone, a window of 20 us): a larger --overlap_size");
+  cb_overlap_why_no_unit(&o, " on rank 0", 700, 350);
+  CHECK_STR(o.why, "no whole unit of the load fit in the timed window on rank 0 (350 us; a unit "
+                   "takes 700 us alone): a smaller --overlap_size or a larger -n");
+  cb_overlap_why_no_unit(&o, "", 700, 350);
+  CHECK_STR(o.why, "no whole unit of the load fit in the timed window (350 us; a unit takes 700 "
+                   "us alone): a smaller --overlap_size or a larger -n");
+}
+
 static void test_slowdowns(void) {
   cb_overlap_result o;
   memset(&o, 0, sizeof o);
@@ -155,6 +180,8 @@ int main(void) {
   test_window_slower_units();
   test_window_not_covered();
   test_units_for();
+  test_units_retry();
+  test_why();
   test_slowdowns();
   test_options();
   test_names();
