@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Qualifies a GPU node in one command: the GPU checks (tests/gpu/validate_all.sh),
-# a sweep of every program (scripts/sweep.sh) and its report (scripts/report.py),
-# written as one record, results/<machine>/<date>-<commit>/. See --help and
-# docs/qualify.md.
+# copy_perf's recorded runs (tests/gpu/copy_perf_runs.sh), a sweep of every
+# program (scripts/sweep.sh) and its report (scripts/report.py), written as one
+# record, results/<machine>/<date>-<commit>/. See --help and docs/qualify.md.
 set -uo pipefail
 
 usage() {
   cat <<'USAGE'
 usage: scripts/qualify.sh [options]
-  --steps LIST        the steps to run, from checks, sweep, report (comma or space separated;
-                      default all three); they run in that order whatever the order given
-  --cap SECONDS       the time cap of every step (defaults: checks 7200, sweep 3600, report 600)
-  --cap-checks S, --cap-sweep S, --cap-report S
+  --steps LIST        the steps to run, from checks, copy, sweep, report (comma or space
+                      separated; default all four); they run in that order whatever the
+                      order given
+  --cap SECONDS       the time cap of every step (defaults: checks 7200, copy 1800, sweep 3600,
+                      report 600)
+  --cap-checks S, --cap-copy S, --cap-sweep S, --cap-report S
                       the cap of one step (after --cap, whatever the order)
   --build DIR         where the programs are (build)
   --out DIR           the record (default results/<machine>/<date>-<commit>, <machine> being
@@ -23,11 +25,13 @@ usage: scripts/qualify.sh [options]
                       --allow-run-as-root")
   --checks "LIST"     the steps of validate_all.sh (default: all of them; headline only when
                       OLD_BUILD is set)
+  --copy-runs "LIST"  the runs of copy_perf_runs.sh (its RUNS, comma or space separated;
+                      default: all of them)
   --sweep-args "ARGS" more options for scripts/sweep.sh (e.g. "-e 256M --programs all_reduce_perf")
   -h, --help          this text
 Writes, into the record (--out), manifest.md (the command lines run, the machine, its GPUs
 and topology, driver, CUDA, NCCL and MPI versions, commit, date), raw/ (each step's raw
-output: raw/checks/, raw/sweep/, raw/<step>.txt, raw/machine/) and report.md with its
+output: raw/checks/, raw/copy/, raw/sweep/, raw/<step>.txt, raw/machine/) and report.md with its
 plots. The checkout's path becomes ., its parent folder .., $HOME ~ and an --out outside
 the checkout <record>, in every file written. Exit status: 0 every step passed; 1 a step
 failed or was cut at its cap, or no GPU is visible; 2 bad input (one line, before any GPU
@@ -44,8 +48,9 @@ die() {
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 PY=${PYTHON:-python3}
 SMI=${NVIDIA_SMI:-nvidia-smi}
-STEPS_ARG="checks,sweep,report" CAP_ALL="" BUILD=build REC="" COMMIT="" NGPUS="" LAUNCHER=""
-CHECKS="" CHECKS_SET=0 SWEEP_ARGS="" CAP_CHECKS="" CAP_SWEEP="" CAP_REPORT=""
+STEPS_ARG="checks,copy,sweep,report" CAP_ALL="" BUILD=build REC="" COMMIT="" NGPUS="" LAUNCHER=""
+CHECKS="" CHECKS_SET=0 SWEEP_ARGS="" CAP_CHECKS="" CAP_COPY="" CAP_SWEEP="" CAP_REPORT=""
+COPY_RUNS=""
 ARGV=("$@")
 
 need() { [ "$2" -ge 2 ] || die "$1 needs a value"; }
@@ -54,6 +59,7 @@ while [ $# -gt 0 ]; do
   --steps) need "$1" $#; STEPS_ARG=$2; shift 2 ;;
   --cap) need "$1" $#; CAP_ALL=$2; shift 2 ;;
   --cap-checks) need "$1" $#; CAP_CHECKS=$2; shift 2 ;;
+  --cap-copy) need "$1" $#; CAP_COPY=$2; shift 2 ;;
   --cap-sweep) need "$1" $#; CAP_SWEEP=$2; shift 2 ;;
   --cap-report) need "$1" $#; CAP_REPORT=$2; shift 2 ;;
   --build) need "$1" $#; BUILD=$2; shift 2 ;;
@@ -62,6 +68,7 @@ while [ $# -gt 0 ]; do
   -g) need "$1" $#; NGPUS=$2; shift 2 ;;
   --mpirun) need "$1" $#; LAUNCHER=$2; shift 2 ;;
   --checks) need "$1" $#; CHECKS=$2; CHECKS_SET=1; shift 2 ;;
+  --copy-runs) need "$1" $#; COPY_RUNS=$2; shift 2 ;;
   --sweep-args) need "$1" $#; SWEEP_ARGS=$2; shift 2 ;;
   -h | --help) usage; exit 0 ;;
   *) die "unknown option '$1' (-h lists the options)" ;;
@@ -71,11 +78,11 @@ done
 # The steps, in their own order.
 WANT=" $(echo "$STEPS_ARG" | tr ',' ' ') "
 for s in $WANT; do
-  case $s in checks | sweep | report) ;; *) die "--steps: unknown step '$s' (checks, sweep, report)" ;; esac
+  case $s in checks | copy | sweep | report) ;; *) die "--steps: unknown step '$s' (checks, copy, sweep, report)" ;; esac
 done
 STEPS=()
-for s in checks sweep report; do [[ $WANT == *" $s "* ]] && STEPS+=("$s"); done
-[ ${#STEPS[@]} -gt 0 ] || die "--steps names no step (checks, sweep, report)"
+for s in checks copy sweep report; do [[ $WANT == *" $s "* ]] && STEPS+=("$s"); done
+[ ${#STEPS[@]} -gt 0 ] || die "--steps names no step (checks, copy, sweep, report)"
 has() { [[ " ${STEPS[*]} " == *" $1 "* ]]; }
 
 seconds() { # seconds NAME VALUE: VALUE, a whole number of seconds >= 1
@@ -84,12 +91,20 @@ seconds() { # seconds NAME VALUE: VALUE, a whole number of seconds >= 1
 }
 [ -z "$CAP_ALL" ] || CAP_ALL=$(seconds --cap "$CAP_ALL") || exit 2
 CAP_CHECKS=$(seconds --cap-checks "${CAP_CHECKS:-${CAP_ALL:-7200}}") || exit 2
+CAP_COPY=$(seconds --cap-copy "${CAP_COPY:-${CAP_ALL:-1800}}") || exit 2
 CAP_SWEEP=$(seconds --cap-sweep "${CAP_SWEEP:-${CAP_ALL:-3600}}") || exit 2
 CAP_REPORT=$(seconds --cap-report "${CAP_REPORT:-${CAP_ALL:-600}}") || exit 2
+COPY_RUNS=$(echo "$COPY_RUNS" | tr ',' ' ')
+if [ -n "${COPY_RUNS// /}" ]; then
+  COPY_RUN_NAMES=$(bash "$REPO/tests/gpu/copy_perf_runs.sh" --list)
+  for r in $COPY_RUNS; do
+    grep -qx -- "$r" <<<"$COPY_RUN_NAMES" || die "--copy-runs: unknown run '$r' ($(echo $COPY_RUN_NAMES))"
+  done
+fi
 [ -z "$NGPUS" ] || [[ $NGPUS =~ ^[1-9][0-9]*$ ]] || die "-g '$NGPUS': expected a whole number of GPUs >= 1"
 
 # A report alone, into an earlier record, names that record's commit.
-if [ -z "$COMMIT" ] && ! has checks && ! has sweep && [ -n "$REC" ] && [ -f "$REC/raw/commit.txt" ]; then
+if [ -z "$COMMIT" ] && ! has checks && ! has copy && ! has sweep && [ -n "$REC" ] && [ -f "$REC/raw/commit.txt" ]; then
   COMMIT=$(cat "$REC/raw/commit.txt")
 fi
 if [ -n "$COMMIT" ]; then
@@ -100,8 +115,11 @@ else
   GIT_MODIFIED=$(git -C "$REPO" status --porcelain --untracked-files=no 2>/dev/null | cut -c4- | tr '\n' ' ')
 fi
 
-if has checks || has sweep; then
+if has checks || has copy || has sweep; then
   ls "$BUILD"/*_perf >/dev/null 2>&1 || die "--build '$BUILD': no *_perf programs there (build them first: make BUILD=$BUILD)"
+fi
+if has copy && [ ! -x "$BUILD/copy_perf" ]; then
+  die "--build '$BUILD': no copy_perf there for the copy step (build it first: make BUILD=$BUILD)"
 fi
 [ ! -d "$BUILD" ] || BUILD=$(cd "$BUILD" && pwd)
 if has report && ! has sweep && [ -z "$REC" ]; then
@@ -111,7 +129,7 @@ fi
 # The GPUs: what nvidia-smi lists. Needed by checks and sweep, and to name the record.
 GPU_LIST=$("$SMI" --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | grep . || true)
 GPU_COUNT=$(echo "$GPU_LIST" | grep -c . || true)
-if has checks || has sweep || [ -z "$REC" ]; then
+if has checks || has copy || has sweep || [ -z "$REC" ]; then
   [ "$GPU_COUNT" -gt 0 ] || {
     echo "qualify.sh: no GPU visible ($SMI lists none): run it on a GPU node" >&2
     exit 1
@@ -126,7 +144,7 @@ DATE=$(date -u +%Y-%m-%d)
 REC=${REC:-$REPO/results/$MACHINE/$DATE-$COMMIT}
 
 # A step's raw output is written once: a second run into the same record would mix two runs.
-for s in checks sweep; do
+for s in checks copy sweep; do
   if has $s && [ -e "$REC/raw/$s" ]; then
     die "--out $REC already holds raw/$s (an earlier $s): give a new --out, or remove it first"
   fi
@@ -206,6 +224,11 @@ if has checks; then
   margin=$((CAP_CHECKS / 10 < 60 ? CAP_CHECKS / 10 : 60))
   step checks "$CAP_CHECKS" env STEPS="$CHECKS" tests/gpu/validate_all.sh \
     $((CAP_CHECKS - margin > 1 ? CAP_CHECKS - margin : 1)) "$RAW/checks" "$BUILD" "$NGPUS"
+fi
+
+if has copy; then
+  step copy "$CAP_COPY" env COLLBENCH_COMMIT="$COMMIT" RUNS="$COPY_RUNS" tests/gpu/copy_perf_runs.sh \
+    "$RAW/copy" "$BUILD" "$NGPUS"
 fi
 
 if has sweep; then
@@ -312,7 +335,8 @@ for name, res, _rc, secs, cap, started, cmd in steps:
     L.append(f"| {name} | `{cmd}` | {res} | {secs} | {cap} | {started} |")
 L += ["", "Each step's output is `raw/<step>.txt`; the checks' logs are in `raw/checks/` "
       "(`summary.txt`: one line a check; `<check>.txt` its output, `<check>.tar.gz` the log of "
-      "each of its runs), the sweep's files in `raw/sweep/` (`run.json`: "
+      "each of its runs), copy_perf's runs in `raw/copy/` (each run's output headed by its "
+      "command line, and its JSON), the sweep's files in `raw/sweep/` (`run.json`: "
       "every program's command line), the report in `report.md` and its PNGs.", ""]
 if topo:
     L += ["## Topology", "", "```", topo, "```", ""]
@@ -323,6 +347,7 @@ L += ["## Contents", "", "| path | what |", "| --- | --- |",
       "| `raw/commit.txt` | the commit the record names |",
       "| `raw/machine/` | `nvidia-smi -L`, `nvidia-smi topo -m`, `nvidia-smi`, the versions found |",
       "| `raw/checks.txt`, `raw/checks/` | tests/gpu/validate_all.sh: its output, `summary.txt`, each check's output and its runs' logs (`<check>.tar.gz`) |",
+      "| `raw/copy.txt`, `raw/copy/` | tests/gpu/copy_perf_runs.sh: its output and digest of the targets, each run's `.txt` and `.json` |",
       "| `raw/sweep.txt`, `raw/sweep/` | scripts/sweep.sh: its progress, every program's `.txt` and `.json`, `run.json` |",
       "| `raw/report.txt` | scripts/report.py's output |"]
 with open(os.path.join(out, "manifest.md"), "w", encoding="utf-8") as f:

@@ -19,7 +19,8 @@ usage: scripts/sweep.sh [options] [-- ARGS passed to every program]
   -G N               graph launches in graph mode (100)
   -n N, -w N         timed and warm-up iterations (20, 5)
   --build DIR        where the programs are (build)
-  --programs "LIST"  programs to run (default: every DIR/*_perf but copy_perf)
+  --programs "LIST"  programs to run, comma or space separated (default: every DIR/*_perf
+                     but copy_perf)
   --machine NAME     results/<NAME>/... (default: <gpu>x<count>, e.g. h200x8)
   --out DIR          output directory (default: results/<machine>/<YYYY-MM-DD>)
   --no-ce-ceiling    do not measure the copy-engine ceiling
@@ -99,7 +100,8 @@ sizes() {
 }
 
 [ -d "$BUILD" ] || die "--build '$BUILD': no such directory (run make first, or give --build DIR)"
-if [ -z "$PROGRAMS" ]; then
+PROGRAMS=${PROGRAMS//,/ }
+if [ -z "${PROGRAMS// /}" ]; then
   # The collective tests; copy_perf (host<->device paths) has its own runs.
   PROGRAMS=$(find "$BUILD" -maxdepth 1 -name '*_perf' ! -name copy_perf -type f -printf '%f ' 2>/dev/null | tr ' ' '\n' | sort | tr '\n' ' ')
   [ -n "$PROGRAMS" ] || die "no *_perf programs in '$BUILD' (run make first, or give --build)"

@@ -149,7 +149,7 @@ void cb_text_row(FILE *out, const cb_report *r, const cb_row *row);
  * kernel's rows showed last: shown (len bytes) holds that text, "" before a
  * kernel's first row, and is updated; a second line for the in-place call
  * where it differs from the out-of-place one. */
-void cb_text_resources(FILE *out, const cb_report *r, const cb_row *row, char *shown, size_t len);
+void cb_text_resources(FILE *out, const cb_row *row, char *shown, size_t len);
 /* After a row, with --overlap: "#   beside gemm: ...", each placement's
  * time with the load and the load's rate alone and beside it. */
 void cb_text_overlap(FILE *out, const cb_report *r, const cb_row *row);

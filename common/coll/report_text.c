@@ -240,8 +240,7 @@ static void resources_text(const cb_measure *m, char *buf, size_t len) {
   if (m->ran && m->has_res) cb_resources_format(&m->res, buf, len);
 }
 
-void cb_text_resources(FILE *out, const cb_report *r, const cb_row *row, char *shown, size_t len) {
-  (void)r;
+void cb_text_resources(FILE *out, const cb_row *row, char *shown, size_t len) {
   char oop[320], inp[320], both[640];
   resources_text(&row->m[CB_OOP], oop, sizeof oop);
   resources_text(&row->m[CB_INP], inp, sizeof inp);

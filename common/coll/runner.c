@@ -135,7 +135,7 @@ static void sweep_size(cb_rank_state *st, int kidx, const cb_launch *proto, uint
   if (st->me->world_rank == 0) {
     if (o->report_timestamps) cb_local_time(row.stamp, sizeof row.stamp); /* -S */
     const cb_row *shown = keep ? cb_report_add(&run->report, &row) : &row;
-    cb_text_resources(stdout, &run->report, shown, st->shown_resources, sizeof st->shown_resources);
+    cb_text_resources(stdout, shown, st->shown_resources, sizeof st->shown_resources);
     cb_text_row(stdout, &run->report, shown);
     cb_text_overlap(stdout, &run->report, shown);
     fflush(stdout);

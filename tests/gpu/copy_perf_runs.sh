@@ -6,13 +6,39 @@
 #   ce_large        ce, pinned, 64 MiB..1 GiB, h2d and d2h   (target >= 53 GB/s both ways)
 #   small_latency   every kernel, 1 B..4 KiB, h2d and d2h, 1000 samples
 #                   (target: best kernel <= 0.5 x ce's latency)
+#   host_paths      every kernel, pinned, 8 B..256 KiB by factors of 2, 200 samples, the
+#                   floor in the header (llhost's targets: latency <= 0.6 x ce's to 4 KiB,
+#                   <= ce's to 256 KiB, <= floor + 0.5 us at 8 B, window bandwidth at
+#                   4 KiB >= 2 x ce's)
+#   host_paths_large  the same from 512 KiB to 64 MiB, 20 samples
+#   host_paths_pageable  host_paths with --pageable
+#   llhost_ll16, llhost_flag  ce and llhost, 8 B..256 KiB, llhost with one protocol at
+#                   every size (CB_LLHOST_LL_MAX 1 TiB, then 0): the crossover
+#   llhost_blocks   llhost, 8 B..64 KiB, with CB_LLHOST_BLOCKS 1, 8, 32 and 128
+#                   (llhost_blocks_<N>)
+#   overlap_gemm    every kernel's bandwidth copies beside a cuBLAS GEMM, 4 KiB..64 MiB
+#                   (both slowdowns; a build without cuBLAS refuses it, and the run fails)
 #   osu_h2d_d2h     every kernel, 1 B..4 MiB, --osu (osu_bw's layout, to set beside osu_bw H D)
 #   pageable        every kernel that can use --pageable host memory, 1 B..16 MiB
 #   d2d_1GiB        ce, batch, sm, 1 GiB to the peer GPU, one process (-g 2)  (target ce >= 390 GB/s)
 #   d2d_1GiB_mpi    the same under mpirun -np 2 (CUDA IPC), when mpirun exists
-# A short digest of the targets is printed at the end (python3, when present).
-# About 3 minutes on 2 x H200.
+# RUNS (default: all of them, in that order) picks some, by name (--list
+# prints the names). A digest of
+# the targets is printed at the end (tests/gpu/copy_perf_digest.py, when
+# python3 is there). Exit 1 when a run failed, 2 for bad input. About 4
+# minutes on one H200 (the d2d runs need two GPUs).
 set -uo pipefail
+ALL_RUNS="ce_large small_latency host_paths host_paths_large host_paths_pageable llhost_ll16
+llhost_flag llhost_blocks overlap_gemm osu_h2d_d2h pageable d2d_1GiB d2d_1GiB_mpi"
+if [ "${1:-}" = --list ]; then # the runs' names, one a line
+  printf '%s\n' $ALL_RUNS
+  exit 0
+fi
+RUNS=${RUNS:-$ALL_RUNS}
+for r in $RUNS; do
+  [[ " $(echo $ALL_RUNS) " == *" $r "* ]] ||
+    { echo "copy_perf_runs.sh: RUNS: unknown run '$r' ($(echo $ALL_RUNS))" >&2; exit 2; }
+done
 DEST=${1:?usage: $0 OUTDIR [BUILD_DIR] [NGPUS]}
 BUILD=${2:-build-gpu}
 NGPUS=${3:-$(nvidia-smi -L 2>/dev/null | wc -l)}
@@ -25,9 +51,12 @@ GPU=$(nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheade
 COMMIT=${COLLBENCH_COMMIT:-$(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo unknown)}
 status=0
 
-record() { # name command...
+wanted() { [[ " $(echo $RUNS) " == *" $1 "* ]]; }
+
+record() { # name command...: the run, when RUNS names it (llhost_blocks_<N>: llhost_blocks)
   local name=$1
   shift
+  wanted "${name%_[0-9]*}" || wanted "$name" || return 0
   local f="$DEST/$name.txt"
   echo "[copy_perf_runs] $name: $*" >&2
   {
@@ -41,8 +70,21 @@ record() { # name command...
   [ "$rc" = 0 ] || { echo "copy_perf_runs.sh: $name failed; see $f" >&2; status=1; }
 }
 
+# llhost's protocols one at a time: LL16 at every size (a bound above any size), then flag.
+LL16_ALWAYS=1099511627776
+SMALL=(-D h2d,d2h -b 8 -e 256K -f 2 -n 200 -w 20 -W 64)
 record ce_large "$PROG" -k ce -D h2d,d2h -b 64M -e 1G -f 2 -n 10 -w 2 -W 8
 record small_latency "$PROG" -k all -D h2d,d2h -b 1 -e 4K -f 2 -n 1000 -w 100 -W 64
+record host_paths "$PROG" -k all "${SMALL[@]}"
+record host_paths_large "$PROG" -k all -D h2d,d2h -b 512K -e 64M -f 2 -n 20 -w 5 -W 64
+record host_paths_pageable "$PROG" --pageable -k all "${SMALL[@]}"
+record llhost_ll16 env CB_LLHOST_LL_MAX=$LL16_ALWAYS "$PROG" -k ce,llhost "${SMALL[@]}"
+record llhost_flag env CB_LLHOST_LL_MAX=0 "$PROG" -k ce,llhost "${SMALL[@]}"
+for b in 1 8 32 128; do
+  record "llhost_blocks_$b" env CB_LLHOST_BLOCKS=$b "$PROG" -k llhost -D h2d,d2h -b 8 -e 64K -f 2 \
+    -n 200 -w 20 -W 64
+done
+record overlap_gemm "$PROG" -k all -D h2d,d2h -b 4K -e 64M -f 4 -n 20 -w 5 -W 64 --overlap gemm
 record osu_h2d_d2h "$PROG" --osu -k all -D h2d,d2h -b 1 -e 4M -f 2 -n 20 -w 5 -W 64
 # -k all: sm (needs pinned memory) and an absent gdrcopy are listed as skipped;
 # named with -k, an unavailable kernel is an error.
@@ -54,44 +96,12 @@ if [ "$NGPUS" -ge 2 ]; then
     record d2d_1GiB_mpi mpirun --allow-run-as-root -np 2 -x NCCL_NVLS_ENABLE "$PROG" \
       -k ce,batch,sm -D d2d -b 1G -e 1G -n 10 -w 2 -W 4
   fi
-else
+elif wanted d2d_1GiB || wanted d2d_1GiB_mpi; then
   echo "copy_perf_runs.sh: one GPU visible: no d2d run" >&2
 fi
 
-# The targets, read back from the JSON files.
+# The targets, read back from the JSON files (tests/gpu/copy_perf_digest.py).
 if command -v python3 >/dev/null; then
-  python3 - "$DEST" <<'PY'
-import json, os, sys
-out = sys.argv[1]
-def rows(name):
-    p = os.path.join(out, name + ".json")
-    if not os.path.exists(p):
-        return []
-    try:
-        return [r for r in json.load(open(p))["results"] if "skipped" not in r]
-    except (OSError, ValueError) as e:
-        print(f"{p}: unreadable ({e})")
-        return []
-print("\n== ce, pinned, >= 64 MiB (target >= 53 GB/s) ==")
-for r in rows("ce_large"):
-    if r["measurement"] == "bandwidth":
-        print(f"  {r['direction']} {r['size']:>11} B  {r['algbw']:7.2f} GB/s")
-print("\n== <= 4 KiB latency: best kernel / ce (target <= 0.5) ==")
-lat = [r for r in rows("small_latency") if r["measurement"] == "latency"]
-for d in ("h2d", "d2h"):
-    for size in sorted({r["size"] for r in lat if r["direction"] == d}):
-        here = [r for r in lat if r["direction"] == d and r["size"] == size]
-        ce = [r for r in here if r["kernel_name"] == "ce"]
-        best = min(here, key=lambda r: r["time_us"])
-        if ce:
-            print(f"  {d} {size:>5} B  ce {ce[0]['time_us']:6.2f} us  best {best['kernel_name']:8}"
-                  f" {best['time_us']:6.2f} us (p99 {best['p99_us']:6.2f})  ratio "
-                  f"{best['time_us'] / ce[0]['time_us']:.2f}")
-print("\n== d2d, 1 GiB (target ce >= 390 GB/s) ==")
-for name in ("d2d_1GiB", "d2d_1GiB_mpi"):
-    for r in rows(name):
-        if r["measurement"] == "bandwidth":
-            print(f"  {name:13} {r['kernel_name']:6} {r['algbw']:7.2f} GB/s")
-PY
+  python3 "$(dirname "$0")/copy_perf_digest.py" "$DEST" || status=1
 fi
 exit $status

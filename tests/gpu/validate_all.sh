@@ -16,6 +16,8 @@
 #   lost       lost_peer.sh: a rank that never launches
 #   exact      check.sh with the default exact data, both launches
 #   paths      check.sh's paths pass: large-message and opt-in paths forced at every size
+#   copy       copy_check.sh: copy_perf's every direction x kernel x size, llhost's
+#              protocols one at a time, pinned and pageable, 0 wrong bytes
 #   headline   headline_ab.sh OLD_BUILD BUILD_DIR, when OLD_BUILD is set
 #   programs   new_programs.sh: reduce, gather, scatter, alltoallv, hypercube, every root
 #   fp8        fp8_mulsum.sh: f8e4m3, f8e5m2 and mulsum in every program
@@ -33,7 +35,7 @@ export DEADLINE=$((START + $1))
 LOGDIR=$2
 BUILD=${3:-build-gpu}
 NGPUS=${4:-$(nvidia-smi -L 2>/dev/null | wc -l)}
-STEPS=${STEPS:-random stress mutation unaligned shared stopped lost exact paths headline programs fp8 dropin mapping}
+STEPS=${STEPS:-random stress mutation unaligned shared stopped lost exact paths copy headline programs fp8 dropin mapping}
 mkdir -p "$LOGDIR"
 LOGDIR=$(cd "$LOGDIR" && pwd)
 cd "$HERE/../.." || exit 2
@@ -76,6 +78,7 @@ for s in $STEPS; do
     lost) step lost 300 "$HERE/lost_peer.sh" "$BUILD" "$NGPUS" ;;
     exact) step exact 1200 env PASSES=exact LOGDIR="$LOGDIR/exact" "$HERE/check.sh" "$BUILD" "$NGPUS" ;;
     paths) step paths 1200 env PASSES=paths LOGDIR="$LOGDIR/paths" "$HERE/check.sh" "$BUILD" "$NGPUS" ;;
+    copy) step copy 900 env LOGDIR="$LOGDIR/copy" "$HERE/copy_check.sh" "$BUILD" "$NGPUS" ;;
     headline)
       if [ -n "${OLD_BUILD:-}" ]; then
         step headline 600 "$HERE/headline_ab.sh" "$OLD_BUILD" "$BUILD"

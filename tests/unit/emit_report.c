@@ -87,7 +87,7 @@ static int write_text(const char *path, const cb_report *r) {
     char shown[640] = "";
     for (size_t i = 0; i < r->nrows; i++) {
       if (r->rows[i].kernel != k) continue;
-      cb_text_resources(f, r, &r->rows[i], shown, sizeof shown);
+      cb_text_resources(f, &r->rows[i], shown, sizeof shown);
       cb_text_row(f, r, &r->rows[i]);
       cb_text_overlap(f, r, &r->rows[i]);
     }

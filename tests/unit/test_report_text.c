@@ -666,7 +666,7 @@ static void test_header_overlap(void) {
  * cb_text_overlap print them around it. */
 static char *around_row(const cb_report *r, const cb_row *row, char *shown, size_t len) {
   FILE *f = check_tmpfile();
-  cb_text_resources(f, r, row, shown, len);
+  cb_text_resources(f, row, shown, len);
   cb_text_row(f, r, row);
   cb_text_overlap(f, r, row);
   char *s = check_slurp(f);

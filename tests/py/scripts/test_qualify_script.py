@@ -114,8 +114,10 @@ def full(tmp_path_factory):
     return n
 
 
-# The checks' step list: one check of validate_all.sh, so the test stays short.
+# The checks' step list: one check of validate_all.sh, two of copy_perf_runs.sh's runs, so
+# the test stays short.
 QUICK = ["--commit", COMMIT, "--build", "build", "--checks", "exact",
+         "--copy-runs", "host_paths,llhost_blocks",
          "--sweep-args", "-b 8 -e 64K --programs all_reduce_perf"]
 
 
@@ -140,7 +142,9 @@ def test_one_command_writes_the_record(full):
         ["manifest.md", "raw", "report.md"]
     assert list(rec.glob("*.png")), "report.py's plots beside report.md"
     raw = rec / "raw"
-    for path in ("checks.txt", "checks/summary.txt", "checks/exact.txt", "sweep.txt",
+    for path in ("checks.txt", "checks/summary.txt", "checks/exact.txt", "copy.txt",
+                 "copy/host_paths.txt", "copy/host_paths.json", "copy/llhost_blocks_128.json",
+                 "sweep.txt",
                  "sweep/run.json", "sweep/all_reduce_perf_single_graph.json",
                  "sweep/all_reduce_perf_single_graph.txt", "report.txt", "steps.tsv",
                  "machine/gpus.txt", "machine/topo.txt", "machine/versions.txt"):
@@ -149,6 +153,12 @@ def test_one_command_writes_the_record(full):
     assert "# collbench report" in (rec / "report.md").read_text()
     # the checks ran the stand-ins without -J, the sweep with it
     assert any("-J" not in c and c.startswith("all_reduce_perf") for c in node.ran())
+    # copy_perf's runs: only those --copy-runs names, each headed by its command line
+    assert sorted(p.name for p in (raw / "copy").glob("*.txt")) == [
+        "host_paths.txt"] + [f"llhost_blocks_{b}.txt" for b in (1, 128, 32, 8)]
+    head = (raw / "copy" / "llhost_blocks_8.txt").read_text().splitlines()[0]
+    assert head.startswith("# command: NCCL_NVLS_ENABLE=0 env CB_LLHOST_BLOCKS=8 ")
+    assert "== llhost by CB_LLHOST_BLOCKS" in (raw / "copy.txt").read_text()
 
 
 def test_manifest_fields(full):
@@ -165,10 +175,11 @@ def test_manifest_fields(full):
     assert f["date"].startswith(TODAY)
     # the command lines run: the invocation, then one row a step with its result
     assert "The invocation: `scripts/qualify.sh --commit abc1234" in text
-    rows = [l for l in text.splitlines() if l.startswith(("| checks |", "| sweep |", "| report |"))]
-    assert len(rows) == 3 and all(" | PASS | " in r for r in rows), rows
-    assert "tests/gpu/validate_all.sh" in rows[0] and "scripts/sweep.sh" in rows[1] and \
-        "scripts/report.py" in rows[2]
+    rows = [l for l in text.splitlines()
+            if l.startswith(("| checks |", "| copy |", "| sweep |", "| report |"))]
+    assert len(rows) == 4 and all(" | PASS | " in r for r in rows), rows
+    assert "tests/gpu/validate_all.sh" in rows[0] and "tests/gpu/copy_perf_runs.sh" in rows[1] \
+        and "scripts/sweep.sh" in rows[2] and "scripts/report.py" in rows[3]
 
 
 def test_nccl_named_without_a_sweep(node):
@@ -229,8 +240,9 @@ def test_out_outside_the_checkout_is_named_record(node):
 
 
 @pytest.mark.parametrize("steps, made, absent", [
-    ("sweep", ["sweep.txt", "sweep"], ["checks.txt", "checks", "report.txt"]),
-    ("checks", ["checks.txt", "checks"], ["sweep.txt", "sweep", "report.txt"]),
+    ("sweep", ["sweep.txt", "sweep"], ["checks.txt", "checks", "copy", "report.txt"]),
+    ("checks", ["checks.txt", "checks"], ["copy", "sweep.txt", "sweep", "report.txt"]),
+    ("copy", ["copy.txt", "copy/host_paths.json"], ["checks", "sweep", "report.txt"]),
     ("report,sweep", ["sweep", "report.txt"], ["checks"]),  # run in their own order
 ])
 def test_steps_choose_what_runs(node, steps, made, absent):
@@ -242,7 +254,7 @@ def test_steps_choose_what_runs(node, steps, made, absent):
     for a in absent:
         assert not (raw / a).exists(), a
     names = [l.split("\t")[0] for l in (raw / "steps.tsv").read_text().splitlines()]
-    assert names == [s for s in ("checks", "sweep", "report") if s in steps]
+    assert names == [s for s in ("checks", "copy", "sweep", "report") if s in steps]
     assert (node.record() / "report.md").exists() == ("report" in steps)
 
 
@@ -267,11 +279,11 @@ def test_a_step_past_its_cap_is_cut_and_named(node):
 
 
 def test_one_cap_for_every_step_and_per_step_caps(node):
-    r = node.run(*QUICK, "--cap", "100", "--cap-report", "50")
+    r = node.run(*QUICK, "--cap", "100", "--cap-report", "50", "--cap-copy", "70")
     assert r.returncode == 0, r.stderr
     caps = {l.split("\t")[0]: l.split("\t")[4]
             for l in (node.record() / "raw" / "steps.tsv").read_text().splitlines()}
-    assert caps == {"checks": "100", "sweep": "100", "report": "50"}
+    assert caps == {"checks": "100", "copy": "70", "sweep": "100", "report": "50"}
     # validate_all.sh gets a deadline inside the cap (its summary must fit)
     assert "validate_all.sh 90 " in (node.record() / "raw" / "checks.txt").read_text()
 
@@ -288,8 +300,13 @@ def test_a_failed_check_fails_the_run_and_the_rest_still_runs(node):
 @pytest.mark.parametrize("args, line", [
     (["--bogus"], "qualify.sh: unknown option '--bogus' (-h lists the options)"),
     (["--steps", "checks,bench"],
-     "qualify.sh: --steps: unknown step 'bench' (checks, sweep, report)"),
-    (["--steps", ","], "qualify.sh: --steps names no step (checks, sweep, report)"),
+     "qualify.sh: --steps: unknown step 'bench' (checks, copy, sweep, report)"),
+    (["--steps", ","], "qualify.sh: --steps names no step (checks, copy, sweep, report)"),
+    (["--cap-copy", "-1"], "qualify.sh: --cap-copy '-1': expected a whole number of seconds >= 1"),
+    (["--copy-runs", "host_paths,fastest"],
+     "qualify.sh: --copy-runs: unknown run 'fastest' (ce_large small_latency host_paths "
+     "host_paths_large host_paths_pageable llhost_ll16 llhost_flag llhost_blocks overlap_gemm "
+     "osu_h2d_d2h pageable d2d_1GiB d2d_1GiB_mpi)"),
     (["--cap", "0"], "qualify.sh: --cap '0': expected a whole number of seconds >= 1"),
     (["--cap-sweep", "ten"],
      "qualify.sh: --cap-sweep 'ten': expected a whole number of seconds >= 1"),
@@ -309,6 +326,16 @@ def test_bad_input_one_line_exit_2_nothing_run_or_written(node, args, line):
     assert r.stderr.strip().splitlines() == [line]
     assert not node.ran(), "no program may run"
     assert not (node.checkout / "results").exists()
+
+
+def test_copy_without_copy_perf_is_refused(node):
+    os.remove(node.build / "copy_perf")
+    r = node.run(*QUICK, "--steps", "copy")
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [
+        "qualify.sh: --build 'build': no copy_perf there for the copy step (build it first: "
+        "make BUILD=build)"]
+    assert not node.ran() and not (node.checkout / "results").exists()
 
 
 def test_an_earlier_sweep_in_out_is_refused(node):
@@ -333,5 +360,6 @@ def test_without_a_gpu_one_line_and_non_zero(node):
 def test_help(node):
     r = node.run("-h")
     assert r.returncode == 0 and r.stdout.startswith("usage: scripts/qualify.sh")
-    for opt in ("--steps", "--cap", "--cap-checks", "--build", "--out", "--commit"):
+    for opt in ("--steps", "--cap", "--cap-checks", "--cap-copy", "--copy-runs", "--build",
+                "--out", "--commit"):
         assert opt in r.stdout

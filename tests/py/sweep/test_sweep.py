@@ -74,6 +74,16 @@ def test_collbench_commit_names_a_copied_tree(fake):
     assert m["collbench_commit"] == "b60f372" and m["modified_files"] == []
 
 
+def test_programs_comma_or_space_separated(fake):
+    for i, programs in enumerate(("all_reduce_perf,all_gather_perf",
+                                  "all_reduce_perf all_gather_perf")):
+        out = fake[0] / f"o{i}"
+        r = sweep(fake, "-b", "8", "-e", "8", "--programs", programs, "--out", str(out))
+        assert r.returncode == 0, r.stderr
+        assert sorted(p.name for p in out.glob("*_graph.json")) == [
+            "all_gather_perf_single_graph.json", "all_reduce_perf_single_graph.json"]
+
+
 def test_default_output_directory_is_machine_and_date(fake):
     r = sweep(fake, "-b", "8", "-e", "64", "--programs", "all_reduce_perf")
     assert r.returncode == 0, r.stderr

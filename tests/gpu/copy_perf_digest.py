@@ -1,0 +1,330 @@
+#!/usr/bin/env python3
+"""The digest of copy_perf's recorded runs: what each run says against its target.
+
+    tests/gpu/copy_perf_digest.py OUTDIR
+
+Reads the JSON files that tests/gpu/copy_perf_runs.sh writes into OUTDIR (<run>.json) and
+prints one section per run found (a run absent or without rows is left out):
+
+  ce_large             ce's bandwidth from 64 MiB, pinned (target >= 53 GB/s both ways)
+  small_latency        the fastest kernel's latency over ce's, up to 4 KiB (target <= 0.5)
+  host_paths(_large)   llhost against ce and the floor, pinned memory, with its four targets:
+                       latency <= 0.6 x ce's from 8 B to 4 KiB, <= ce's up to 256 KiB,
+                       <= the floor + 0.5 us at 8 B, windowed bandwidth at 4 KiB >= 2 x ce's
+  host_paths_pageable  the same rows with --pageable (flag-staged above the crossover)
+  llhost_ll16, llhost_flag
+                       llhost's two protocols size by size (CB_LLHOST_LL_MAX huge and 0), and
+                       the crossover they argue for: the largest size up to which LL16's
+                       latency is at most the flag protocol's at every size, per direction
+  llhost_blocks_<N>    llhost's latency and bandwidth for each CB_LLHOST_BLOCKS=N
+  overlap_gemm         each kernel's bandwidth copies beside a GEMM: the copy's slowdown and
+                       the GEMM's
+  d2d_1GiB(_mpi)       ce, batch and sm to the peer GPU (target ce >= 390 GB/s)
+
+A target line says "meets" or "MISSES"; the counts close each section. Exit 0 whatever the
+targets (they are measurements to read, not checks), 1 when a row reports wrong bytes,
+2 when a file cannot be read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+
+KIB = 1024
+
+
+class Unreadable(Exception):
+    pass
+
+
+def load(outdir: str, name: str) -> dict | None:
+    """The run's JSON document, or None when the run left none."""
+    path = os.path.join(outdir, name + ".json")
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        raise Unreadable(f"{path}: unreadable ({e})") from e
+    if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
+        raise Unreadable(f"{path}: no \"results\" list (not a copy_perf -J document)")
+    return doc
+
+
+def rows(doc: dict | None, measurement: str | None = None) -> list:
+    """The measured rows (skipped ones left out), of one measurement when named."""
+    if not doc:
+        return []
+    return [r for r in doc["results"] if isinstance(r, dict) and "skipped" not in r
+            and "time_us" in r and (measurement is None or r.get("measurement") == measurement)]
+
+
+def cell(rs: list, kernel: str, direction: str, size: int, measurement: str) -> dict | None:
+    for r in rs:
+        if (r.get("kernel_name") == kernel and r.get("direction") == direction
+                and r.get("size") == size and r.get("measurement") == measurement):
+            return r
+    return None
+
+
+def size_text(n: int) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}"
+    return f"{n} B"
+
+
+class Tally:
+    def __init__(self) -> None:
+        self.met = 0
+        self.missed = 0
+
+    def verdict(self, ok: bool) -> str:
+        if ok:
+            self.met += 1
+            return "meets"
+        self.missed += 1
+        return "MISSES"
+
+    def line(self) -> str:
+        return f"  targets: {self.met} met, {self.missed} missed"
+
+
+def sizes_of(rs: list, direction: str) -> list:
+    return sorted({r["size"] for r in rs if r.get("direction") == direction})
+
+
+def floor_of(doc: dict | None) -> float | None:
+    fl = (doc or {}).get("floor")
+    return fl.get("p50_us") if isinstance(fl, dict) else None
+
+
+def ce_large(doc: dict | None) -> list:
+    t = Tally()
+    out = ["== ce, pinned, >= 64 MiB (target >= 53 GB/s) =="]
+    for r in rows(doc, "bandwidth"):
+        if r.get("kernel_name") == "ce":
+            out.append(f"  {r['direction']} {size_text(r['size']):>8}  {r['algbw']:7.2f} GB/s  "
+                       f"{t.verdict(r['algbw'] >= 53)}")
+    return out + [t.line()]
+
+
+def small_latency(doc: dict | None) -> list:
+    t = Tally()
+    out = ["== <= 4 KiB latency: the fastest kernel over ce (target <= 0.5) =="]
+    lat = rows(doc, "latency")
+    for d in ("h2d", "d2h"):
+        for size in sizes_of(lat, d):
+            here = [r for r in lat if r["direction"] == d and r["size"] == size]
+            ce = cell(here, "ce", d, size, "latency")
+            best = min(here, key=lambda r: r["time_us"])
+            if not ce:
+                continue
+            ratio = best["time_us"] / ce["time_us"]
+            out.append(f"  {d} {size_text(size):>8}  ce {ce['time_us']:6.2f} us  fastest "
+                       f"{best['kernel_name']:8} {best['time_us']:6.2f} us (p99 "
+                       f"{best['p99_us']:6.2f})  {ratio:.2f}  {t.verdict(ratio <= 0.5)}")
+    return out + [t.line()]
+
+
+def llhost_targets(size: int) -> list:
+    """(what, test on (latency ratio, over floor, bandwidth ratio)) for one size."""
+    targets = []
+    if size <= 4 * KIB:
+        targets.append(("latency <= 0.6 x ce", lambda lr, of, br: lr is not None and lr <= 0.6))
+    elif size <= 256 * KIB:
+        targets.append(("latency <= ce", lambda lr, of, br: lr is not None and lr <= 1.0))
+    if size == 8:
+        targets.append(("<= floor + 0.5 us", lambda lr, of, br: of is not None and of <= 0.5))
+    if size == 4 * KIB:
+        targets.append(("window bw >= 2 x ce", lambda lr, of, br: br is not None and br >= 2.0))
+    return targets
+
+
+def host_paths(title: str, docs: list, with_targets: bool) -> list:
+    """llhost beside ce, size by size: latency, over the floor, windowed bandwidth."""
+    all_rows = [r for doc in docs for r in rows(doc)]
+    if not all_rows:
+        return []
+    fl = next((floor_of(doc) for doc in docs if floor_of(doc) is not None), None)
+    out = [f"== {title} ==",
+           f"  floor (CPU -> resident kernel -> CPU flag round trip): "
+           + (f"p50 {fl:.2f} us" if fl is not None else "not measured"),
+           f"  {'dir':4} {'size':>8}  {'protocol':12} {'ce us':>7} {'llhost':>7} {'ratio':>5} "
+           f"{'+floor':>6}  {'ce GB/s':>7} {'llhost':>7} {'ratio':>5}  targets"]
+    t = Tally()
+    for d in ("h2d", "d2h"):
+        for size in sizes_of(all_rows, d):
+            ce_l, ll_l = (cell(all_rows, k, d, size, "latency") for k in ("ce", "llhost"))
+            ce_b, ll_b = (cell(all_rows, k, d, size, "bandwidth") for k in ("ce", "llhost"))
+            if not ll_l:
+                continue
+            lr = ll_l["time_us"] / ce_l["time_us"] if ce_l and ce_l["time_us"] > 0 else None
+            of = ll_l.get("over_floor_us")
+            br = ll_b["algbw"] / ce_b["algbw"] if ll_b and ce_b and ce_b["algbw"] > 0 else None
+            verdicts = [f"{what}: {t.verdict(test(lr, of, br))}"
+                        for what, test in (llhost_targets(size) if with_targets else [])]
+            out.append(
+                f"  {d:4} {size_text(size):>8}  {ll_l.get('protocol', '-'):12} "
+                f"{ce_l['time_us'] if ce_l else float('nan'):7.2f} {ll_l['time_us']:7.2f} "
+                f"{lr if lr is not None else float('nan'):5.2f} "
+                f"{of if of is not None else float('nan'):+6.2f}  "
+                f"{ce_b['algbw'] if ce_b else float('nan'):7.3f} "
+                f"{ll_b['algbw'] if ll_b else float('nan'):7.3f} "
+                f"{br if br is not None else float('nan'):5.2f}  " + "; ".join(verdicts))
+    if with_targets:
+        out.append(t.line())
+    return out
+
+
+def crossover(ll16: dict | None, flag: dict | None) -> list:
+    """LL16 against the flag protocol at each size, and the crossover they argue for."""
+    a, b = rows(ll16, "latency"), rows(flag, "latency")
+    if not a or not b:
+        return []
+    ab, bb = rows(ll16, "bandwidth"), rows(flag, "bandwidth")
+    out = ["== llhost's protocols: LL16 (llhost_ll16) against flag (llhost_flag) ==",
+           f"  {'dir':4} {'size':>8}  {'LL16 us':>8} {'flag us':>8}  {'LL16 GB/s':>9} "
+           f"{'flag GB/s':>9}  faster latency"]
+    ends = {}
+    for d in ("h2d", "d2h"):
+        last_ll16 = 0
+        ll16_ahead = True
+        for size in sizes_of(a, d):
+            x, y = cell(a, "llhost", d, size, "latency"), cell(b, "llhost", d, size, "latency")
+            if not x or not y:
+                continue
+            xb, yb = cell(ab, "llhost", d, size, "bandwidth"), cell(bb, "llhost", d, size,
+                                                                    "bandwidth")
+            faster = "LL16" if x["time_us"] <= y["time_us"] else "flag"
+            if faster == "LL16" and ll16_ahead:
+                last_ll16 = size
+            else:
+                ll16_ahead = False
+            out.append(f"  {d:4} {size_text(size):>8}  {x['time_us']:8.2f} {y['time_us']:8.2f}  "
+                       f"{xb['algbw'] if xb else float('nan'):9.3f} "
+                       f"{yb['algbw'] if yb else float('nan'):9.3f}  {faster}")
+        ends[d] = last_ll16
+    for d, end in ends.items():
+        out.append(f"  {d}: LL16's latency is at most flag's at every size up to "
+                   f"{size_text(end) if end else 'none (flag from the smallest size)'}")
+    if len(ends) == 2:
+        out.append(f"  crossover for both directions (CB_LLHOST_LL_MAX): {min(ends.values())}")
+    return out
+
+
+def blocks(outdir: str) -> list:
+    """llhost's latency and bandwidth for each CB_LLHOST_BLOCKS run found."""
+    found = []
+    for name in os.listdir(outdir):
+        m = re.fullmatch(r"llhost_blocks_(\d+)\.json", name)
+        if m:
+            found.append((int(m.group(1)), load(outdir, name[:-5])))
+    found.sort(key=lambda x: x[0])
+    if not found:
+        return []
+    counts = [n for n, _ in found]
+    out = ["== llhost by CB_LLHOST_BLOCKS: latency us / window GB/s ==",
+           f"  {'dir':4} {'size':>8}  " + "  ".join(f"{'B=' + str(n):>15}" for n in counts)]
+    sizes = sorted({(r["direction"], r["size"]) for _, doc in found for r in rows(doc)},
+                   key=lambda x: (x[0] != "h2d", x[1]))
+    for d, size in sizes:
+        cells = []
+        for _, doc in found:
+            lat = cell(rows(doc), "llhost", d, size, "latency")
+            bw = cell(rows(doc), "llhost", d, size, "bandwidth")
+            cells.append(f"{lat['time_us'] if lat else float('nan'):6.2f} / "
+                         f"{bw['algbw'] if bw else float('nan'):6.2f}")
+        out.append(f"  {d:4} {size_text(size):>8}  " + "  ".join(f"{c:>15}" for c in cells))
+    return out
+
+
+def overlap(doc: dict | None) -> list:
+    rs = [r for r in rows(doc, "bandwidth") if isinstance(r.get("overlap"), dict)]
+    if not rs:
+        return []
+    load_name = rs[0]["overlap"].get("load", "?")
+    out = [f"== bandwidth copies beside {load_name}: the copy's slowdown and the load's ==",
+           f"  {'dir':4} {'size':>8}  {'kernel':8} {'alone us':>9} {'beside us':>9} "
+           f"{'copy x':>7} {'load x':>7}"]
+    for r in sorted(rs, key=lambda r: (r["direction"] != "h2d", r["size"], r["kernel_name"])):
+        ov = r["overlap"]
+        if "skipped" in ov or ov.get("time_us") is None:
+            why = ov.get("skipped") or ov.get("why") or "not measured"
+            out.append(f"  {r['direction']:4} {size_text(r['size']):>8}  {r['kernel_name']:8} "
+                       f"not measured: {why}")
+            continue
+        cs, ls = ov.get("call_slowdown"), ov.get("load_slowdown")
+        out.append(f"  {r['direction']:4} {size_text(r['size']):>8}  {r['kernel_name']:8} "
+                   f"{r['time_us']:9.2f} {ov['time_us']:9.2f} "
+                   f"{cs if cs is not None else float('nan'):7.3f} "
+                   f"{ls if ls is not None else float('nan'):7.3f}")
+    return out
+
+
+def d2d(docs: dict) -> list:
+    t = Tally()
+    out = ["== d2d, 1 GiB (target ce >= 390 GB/s) =="]
+    for name, doc in docs.items():
+        for r in rows(doc, "bandwidth"):
+            ok = t.verdict(r["algbw"] >= 390) if r.get("kernel_name") == "ce" else ""
+            out.append(f"  {name:13} {r['kernel_name']:6} {r['algbw']:7.2f} GB/s  {ok}".rstrip())
+    return out + [t.line()] if len(out) > 1 else []
+
+
+def wrong_rows(outdir: str) -> list:
+    bad = []
+    for name in sorted(os.listdir(outdir)):
+        if name.endswith(".json"):
+            doc = load(outdir, name[:-5])
+            for r in rows(doc):
+                if isinstance(r.get("wrong"), int) and r["wrong"] > 0:
+                    bad.append(f"{name}: {r['kernel_name']} {r['direction']} {r['size']} B: "
+                               f"{r['wrong']} wrong")
+    return bad
+
+
+def digest(outdir: str) -> tuple:
+    docs = {n: load(outdir, n) for n in (
+        "ce_large", "small_latency", "host_paths", "host_paths_large", "host_paths_pageable",
+        "llhost_ll16", "llhost_flag", "overlap_gemm", "d2d_1GiB", "d2d_1GiB_mpi")}
+    sections = [
+        ce_large(docs["ce_large"]) if rows(docs["ce_large"]) else [],
+        small_latency(docs["small_latency"]) if rows(docs["small_latency"]) else [],
+        host_paths("llhost against ce and the floor, pinned (host_paths)",
+                   [docs["host_paths"], docs["host_paths_large"]], True),
+        host_paths("llhost against ce and the floor, pageable (host_paths_pageable)",
+                   [docs["host_paths_pageable"]], False),
+        crossover(docs["llhost_ll16"], docs["llhost_flag"]),
+        blocks(outdir),
+        overlap(docs["overlap_gemm"]),
+        d2d({k: docs[k] for k in ("d2d_1GiB", "d2d_1GiB_mpi")}),
+    ]
+    text = "\n\n".join("\n".join(s) for s in sections if s)
+    return text or "no copy_perf run with rows in " + outdir, wrong_rows(outdir)
+
+
+def main(argv: list) -> int:
+    if len(argv) != 2 or argv[1] in ("-h", "--help"):
+        print(__doc__.strip(), file=sys.stderr if len(argv) != 2 else sys.stdout)
+        return 0 if len(argv) == 2 else 2
+    if not os.path.isdir(argv[1]):
+        print(f"copy_perf_digest.py: {argv[1]}: no such directory", file=sys.stderr)
+        return 2
+    try:
+        text, wrong = digest(argv[1])
+    except Unreadable as e:
+        print(f"copy_perf_digest.py: {e}", file=sys.stderr)
+        return 2
+    print(text)
+    for w in wrong:
+        print(f"WRONG: {w}")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
