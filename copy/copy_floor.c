@@ -43,6 +43,8 @@ void cb_copy_floor_measure(int device, int rank, int trips, int warmup, int time
   double *samples = malloc((size_t)trips * sizeof *samples);
   if (!samples) cb_fatal("out of host memory");
   cb_copy_floor_launch(w_dev, rank, (uint64_t)timeout_s * 1000000000ull, s);
+  /* One untimed trip even with -w 0: the first waits for the kernel's start. */
+  if (warmup < 1) warmup = 1;
   for (int i = 0; i < warmup + trips; i++) {
     uint32_t trip = (uint32_t)i + 1;
     double t0 = cb_monotonic_s();

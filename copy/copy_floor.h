@@ -33,7 +33,7 @@ typedef struct {
 #define CB_FLOOR_STOP 0xffffffffu
 
 /* Measures the floor on the current device (`device`, for messages):
- * `warmup` round trips, then `trips` timed ones; every wait is bounded by
+ * `warmup` round trips (at least one), then `trips` timed ones; every wait is bounded by
  * timeout_s. */
 void cb_copy_floor_measure(int device, int rank, int trips, int warmup, int timeout_s,
                            cb_copy_floor *out);

@@ -155,7 +155,7 @@ void cb_copy_options_usage(FILE *out, const char *prog) {
           "      --overlap LOAD     time the bandwidth copies again beside LOAD on a stream of\n"
           "                         its own: gemm (cuBLAS bf16 GEMM), fma, mem, none (none)\n"
           "      --overlap_size N   the load's unit: gemm M=N=K (8192), fma FMAs a thread\n"
-          "                         (128K), mem bytes copied (512M)\n"
+          "                         (16K), mem bytes copied (512M)\n"
           "  -g, --ngpus N          GPUs driven by this process; d2d needs 2 (-g 2, or mpirun\n"
           "                         -np 2): rank 0 copies to rank 1, other ranks idle (1)\n"
           "  -T, --timeout S        fail, naming what was waited for, after S seconds (300)\n"

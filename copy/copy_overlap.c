@@ -38,7 +38,8 @@ void cb_copy_overlap_measure(cb_load_beside *b, const cb_copy_kernel *k, cb_copy
   memset(out, 0, sizeof *out);
   if (!b->load) return;
   double unit_us = 0;
-  out->alone = cb_load_rate_alone(b->load, CB_LOAD_ALONE_UNITS, o->timeout_s, what, &unit_us);
+  const double alone_before =
+      cb_load_rate_alone(b->load, CB_LOAD_ALONE_UNITS, o->timeout_s, what, &unit_us);
   const double expected = (o->iters + 1.0) * o->window * bw_us + CB_LOAD_WINDOW_SLACK_US;
   int units = cb_load_units_for(expected, unit_us, CB_LOAD_MAX_UNITS);
   cb_load_window w = {0};
@@ -47,10 +48,11 @@ void cb_copy_overlap_measure(cb_load_beside *b, const cb_copy_kernel *k, cb_copy
     cb_load_start(b->load, units);
     time_us = time_windows(k, ctx, c, s, o, b);
     cb_load_beside_read(b, units, o->timeout_s, what, &w);
+    b->units = units; /* the last measurement's, which validation starts again */
     if (w.covered || units == CB_LOAD_MAX_UNITS) break;
     units = cb_load_units_retry(units, CB_LOAD_MAX_UNITS);
   }
-  b->units = units;
+  out->alone = cb_load_alone_of(&w, alone_before, CB_LOAD_ALONE_UNITS);
   if (!w.covered) {
     cb_overlap_why_uncovered(out, "", units, unit_us, w.window_us);
     return;

@@ -14,6 +14,7 @@
 #include "clock.h"
 #include "copy.h"
 #include "copy_floor.h"
+#include "load_options.h"
 #include "copy_overlap.h"
 #include "copy_pattern.h"
 #include "copy_report.h"
@@ -256,9 +257,12 @@ static void measure(copy_rank *st, int kidx, cb_copy_ctx *ctx, cb_copy_dir d, si
   row->bytes = bytes;
   double *samples = malloc((size_t)o->iters * sizeof *samples);
   if (!samples) cb_fatal("out of host memory");
-  /* Latency: after -w single copies, one copy then wait for it, -n times. */
+  /* Latency: after -w single copies, one copy then wait for it, -n times.
+   * A path with a session (a resident kernel, started asynchronously) gets
+   * one untimed copy even with -w 0, so that no sample waits for its start. */
+  const int warm = o->warmup > 0 ? o->warmup : k->start != NULL;
   if (k->start) k->start(ctx, &c, 1, st->stream);
-  for (int i = 0; i < o->warmup; i++) post_complete(k, ctx, &c, 1, st->stream);
+  for (int i = 0; i < warm; i++) post_complete(k, ctx, &c, 1, st->stream);
   for (int i = 0; i < o->iters; i++) {
     double t0 = cb_monotonic_s();
     post_complete(k, ctx, &c, 1, st->stream);
@@ -295,6 +299,7 @@ static void measure(copy_rank *st, int kidx, cb_copy_ctx *ctx, cb_copy_dir d, si
   /* Validation, after timing: a single copy, and a window (whose copies all
    * move the same bytes, as osu_bw's do); beside the load too with --overlap. */
   row->wrong = o->check ? 0 : -1;
+  if (!o->check) return;
   cb_load_beside_validation_begin(&st->beside);
   for (int r = 1; r <= o->check; r++) {
     row->wrong += validate(st, k, ctx, &c, 1, (uint32_t)(2 * r - 1), what);
@@ -447,6 +452,7 @@ int cb_copy_main(const cb_copy_program *prog, int argc, char **argv) {
   const char *program = "copy_perf";
   char err[512];
   cb_error_set_program(program);
+  cb_load_env_defaults(argc, argv); /* before anything can initialise CUDA (MPI_Init may) */
   cb_world *w = cb_world_init(&argc, &argv);
   int lead = cb_world_proc(w) == 0;
   copy_run run = {.prog = prog};

@@ -326,7 +326,7 @@ void cb_options_usage(FILE *out, const char *prog) {
           "                         alone and beside the call: gemm (cuBLAS bf16 GEMM), fma\n"
           "                         (FMA-bound kernel), mem (memory-bound kernel), none (none)\n"
           "      --overlap_size N   the load's unit: gemm M=N=K (8192), fma FMAs a thread\n"
-          "                         (128K), mem bytes copied (512M)\n"
+          "                         (16K), mem bytes copied (512M)\n"
           "  -k, --kernel K         kernel id or name, a comma list, all, or list (all)\n"
           "  -h, --help             this text\n",
           prog);

@@ -11,7 +11,7 @@
 
 /* What one rank measured, gathered from every rank. */
 typedef struct {
-  double time_us, alone, beside, unit_us, window_us;
+  double time_us, alone_before, alone, beside, unit_us, window_us;
   int units_inside, covered, units;
 } rank_overlap;
 
@@ -37,6 +37,7 @@ static void time_beside(cb_rank_state *st, cb_launch *l, int units, const char *
   cb_load_window w;
   cb_load_beside_read(b, units, st->run->opts.timeout_s, what, &w);
   mine->time_us = t.time_us;
+  mine->alone = cb_load_alone_of(&w, mine->alone_before, CB_LOAD_ALONE_UNITS);
   mine->beside = w.rate;
   mine->units_inside = w.units_inside;
   mine->covered = w.covered;
@@ -88,8 +89,12 @@ void cb_overlap_measure(cb_rank_state *st, cb_launch *l, double t_alone_us, cons
   const int n = st->me->world_nranks; /* every group's ranks, as the row's time */
   rank_overlap mine = {0}, *all = malloc((size_t)n * sizeof *all);
   if (!all) cb_fatal("out of host memory");
-  mine.alone = cb_load_rate_alone(st->beside.load, CB_LOAD_ALONE_UNITS, st->run->opts.timeout_s,
-                                  what, &mine.unit_us);
+  mine.alone_before = cb_load_rate_alone(st->beside.load, CB_LOAD_ALONE_UNITS,
+                                         st->run->opts.timeout_s, what, &mine.unit_us);
+  /* Every rank's load alone has ended before any rank's warm-up call
+   * (cb_time_iterations launches them before its own barrier) writes into
+   * a peer's memory or, on a shared GPU, runs beside a peer's "alone". */
+  cb_world_barrier_all(st->me);
   int units =
       cb_load_units_for(window_expected(&st->timing, t_alone_us), mine.unit_us, CB_LOAD_MAX_UNITS);
   int bad = -1;
@@ -102,7 +107,7 @@ void cb_overlap_measure(cb_rank_state *st, cb_launch *l, double t_alone_us, cons
     if (units == CB_LOAD_MAX_UNITS) break;
     units = cb_load_units_retry(units, CB_LOAD_MAX_UNITS);
   }
-  st->beside.units = units;
+  st->beside.units = mine.units; /* the last measurement's, which validation starts again */
   if (bad < 0) {
     combine(st, all, n, out);
   } else {

@@ -92,19 +92,22 @@ static const char *span_problem(const device_span *all, int n, char *why, size_t
 /* Why the device's hardware queues cannot give every stream of ranks that
  * share a GPU in this process one of its own (CUDA_DEVICE_MAX_CONNECTIONS,
  * which cb_run_env_cuda_defaults sets to 32 when unset), or NULL. Ranks take GPUs round
- * robin, so one GPU holds at most ceil(rpp / visible) of a process's. */
+ * robin, so one GPU holds at most ceil(rpp / visible) of a process's; each
+ * has its call's stream, and with --overlap the load's and the one whose
+ * events mark host times (load.h). */
 static const char *queues_problem(const cb_run *run, int rpp) {
-  static char why[256];
+  static char why[320];
   const char *text = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
   if (!run->share_gpus || !text || run->visible_gpus < 1) return NULL;
   int most = (rpp + run->visible_gpus - 1) / run->visible_gpus;
+  int streams = most * (run->opts.overlap ? 3 : 1);
   long queues = strtol(text, NULL, 10);
-  if (most < 2 || queues >= most) return NULL;
+  if (most < 2 || queues >= streams) return NULL;
   snprintf(why, sizeof why,
            "CUDA_DEVICE_MAX_CONNECTIONS=%s gives the %d ranks that share a GPU in a process "
-           "fewer hardware queues than streams, and a rank's kernel can then wait forever "
-           "behind another's: unset it, or give it %d or more",
-           text, most, most);
+           "fewer hardware queues than their %d streams, and a rank's kernel can then wait "
+           "forever behind another's: unset it, or give it %d or more",
+           text, most, streams, streams);
   return why;
 }
 

@@ -9,6 +9,7 @@
 #include "cuda_check.h"
 #include "error.h"
 #include "liveness.h"
+#include "load_options.h"
 #include "measure.h"
 #include "nccl_kernels.h"
 #include "nccl_tests_env.h"
@@ -410,6 +411,7 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
   snprintf(program, sizeof program, "%s_perf", coll->shape->name);
   cb_error_set_program(program);
   cb_run_env_cuda_defaults(); /* before anything can initialise CUDA (MPI_Init may) */
+  cb_load_env_defaults(argc, argv);
   const char *bad_table = cb_kernels_check_catalogue(coll, err, sizeof err);
   if (bad_table) cb_fatal("the kernel table disagrees with the catalogue: %s", bad_table);
   cb_world *w = cb_world_init(&argc, &argv);

@@ -21,7 +21,7 @@ struct cb_load {
   cudaStream_t stream;
   cb_load_gemm *gemm;
   void *src, *dst; /* mem: the copy's; fma: dst is the sink */
-  unsigned blocks; /* fma, mem: a grid that fills the GPU */
+  unsigned blocks; /* fma, mem: CB_LOAD_WAVES times the blocks the GPU holds at once */
   double work;     /* flop or bytes a unit */
   size_t bytes;    /* device memory held */
   cudaEvent_t alone[2];
@@ -67,7 +67,7 @@ cb_load *cb_load_create(int kind, uint64_t size) {
   l->kind = kind;
   l->size = size;
   if (kind != CB_LOAD_GEMM)
-    l->blocks = (unsigned)(sms * cb_load_kernel_per_sm(kind == CB_LOAD_FMA));
+    l->blocks = (unsigned)(sms * cb_load_kernel_per_sm(kind == CB_LOAD_FMA) * CB_LOAD_WAVES);
   l->bytes = bytes_needed(kind, size, l->blocks);
   check_memory(kind, size, l->bytes, device);
   CB_CUDA(cudaStreamCreateWithFlags(&l->stream, cudaStreamNonBlocking));

@@ -7,11 +7,13 @@
  * A load is a unit of work enqueued again and again on its stream:
  *   gemm  a bf16 GEMM through cuBLAS (cublasGemmEx, fp32 accumulation),
  *         M = N = K = size; 2 size^3 flop a unit. Listed unavailable, with
- *         the reason, in a build without cuBLAS.
- *   fma   our kernel: every thread of a grid that fills the GPU runs 8
- *         independent chains of fp32 FMAs, size FMAs a thread; 2 flop an FMA.
+ *         the reason, where cuBLAS is not in the build or does not load.
+ *   fma   our kernel: every thread runs 8 independent chains of fp32 FMAs,
+ *         size FMAs a thread; 2 flop an FMA.
  *   mem   our kernel: a copy of size bytes within the GPU's memory, 16-byte
- *         loads and stores over a grid that fills the GPU; 2 size bytes moved.
+ *         loads and stores; 2 size bytes moved.
+ * Each of our kernels is CB_LOAD_WAVES times the blocks the GPU holds at
+ * once (load_options.h).
  * Its rate is TFLOP/s (gemm, fma) or GB/s (mem). The operands are filled
  * with values that are not zero (a GEMM of zeros draws less power and
  * runs faster than one of real data).
@@ -48,8 +50,13 @@ void cb_load_destroy(cb_load *l);
 double cb_load_rate_alone(cb_load *l, int units, int timeout_s, const char *what, double *unit_us);
 
 /* Beside a call: enqueues a mark (an event) and then `units` units, each
- * followed by its mark, on the load's stream (at most CB_LOAD_MAX_UNITS). */
-#define CB_LOAD_MAX_UNITS 512
+ * followed by its mark, on the load's stream (at most CB_LOAD_MAX_UNITS).
+ * A stream holds about a thousand pending launches and event records before
+ * a launch blocks the host until room is made: 256 units (a GEMM may be two
+ * kernels), and their marks, stay well below, so that enqueueing them never
+ * waits for the GPU (a rank thread waiting there can hold a lock of the
+ * driver that another rank's launch needs, run_env.c). */
+#define CB_LOAD_MAX_UNITS 256
 void cb_load_start(cb_load *l, int units);
 
 /* What a harness keeps for --overlap, per rank (coll/overlap_measure.c,

@@ -1,5 +1,6 @@
 /* Our two loads (load.h): an FMA-bound kernel and a memory-bound one, each
- * over a grid that fills the GPU, as a GEMM's does. */
+ * a grid of CB_LOAD_WAVES times the blocks the GPU holds at once (short
+ * blocks, as a GEMM's tiles; load_options.h says why). */
 #include "load_parts.h"
 
 #include <cuda_bf16.h>

@@ -1,7 +1,10 @@
+#define _GNU_SOURCE /* getopt_long, setenv */
 #include "load_options.h"
 
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sizes.h"
@@ -19,25 +22,45 @@ int cb_load_parse(const char *name) {
 }
 
 const char *cb_load_unavailable(int kind) {
-#ifdef CB_HAVE_CUBLAS
-  (void)kind;
-  return NULL;
-#else
-  return kind == CB_LOAD_GEMM ? "this build has no cuBLAS (CMake found no CUDA::cublas); fma and "
-                                "mem are our own kernels"
-                              : NULL;
-#endif
+  return kind == CB_LOAD_GEMM ? cb_load_gemm_unavailable() : NULL;
+}
+
+int cb_load_named_in_args(int argc, char *const *argv) {
+  static const struct option opts[] = {{"overlap", required_argument, NULL, 'o'},
+                                       {"overlap_size", required_argument, NULL, 's'},
+                                       {NULL, 0, NULL, 0}};
+  char **copy = malloc(((size_t)argc + 1) * sizeof *copy);
+  if (!copy) return 0;
+  memcpy(copy, argv, (size_t)argc * sizeof *copy);
+  copy[argc] = NULL;
+  const int quiet = opterr;
+  opterr = 0;
+  optind = 0; /* glibc's full re-initialisation, as the programs' parsers do */
+  int named = 0, c;
+  /* "-": every other word comes back in order as 1, so nothing is permuted
+   * and the last --overlap wins, as in the programs' parsers. */
+  while ((c = getopt_long(argc, copy, "-", opts, NULL)) != -1)
+    if (c == 'o') named = cb_load_parse(optarg) > CB_LOAD_NONE;
+  optind = 0;
+  opterr = quiet;
+  free(copy);
+  return named;
+}
+
+void cb_load_env_defaults(int argc, char *const *argv) {
+  if (cb_load_named_in_args(argc, argv)) setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
 }
 
 /* Units long against a launch and short against a large message's timed
  * window (docs/overlap.md, "Sizing the load"): a GEMM of 8192^3 (1.1 TFLOP),
- * 128 Ki FMAs a thread over a full grid, 512 MiB copied (1 GiB moved). */
+ * 16 Ki FMAs a thread over CB_LOAD_WAVES grids' worth of blocks, 512 MiB
+ * copied (1 GiB moved). */
 uint64_t cb_load_default_size(int kind) {
   switch (kind) {
   case CB_LOAD_GEMM:
     return 8192;
   case CB_LOAD_FMA:
-    return 128u << 10;
+    return 16u << 10;
   case CB_LOAD_MEM:
     return 512ull << 20;
   default:
@@ -57,10 +80,11 @@ const char *cb_load_size_problem(int kind, uint64_t size, char *buf, size_t len)
       return NULL;
     return buf;
   case CB_LOAD_FMA:
-    if (size < CB_LOAD_FMA_CHAINS || size > (1ull << 32) || size % CB_LOAD_FMA_CHAINS)
+    /* 16M: a unit of some 1000 times the default's, a second or so. */
+    if (size < CB_LOAD_FMA_CHAINS || size > (16u << 20) || size % CB_LOAD_FMA_CHAINS)
       snprintf(buf, len,
                "--overlap_size %" PRIu64 " for fma: FMAs a thread must be a multiple of %d from "
-               "%d to 4G",
+               "%d to 16M",
                size, CB_LOAD_FMA_CHAINS, CB_LOAD_FMA_CHAINS);
     else
       return NULL;
@@ -121,8 +145,9 @@ void cb_load_describe(int kind, uint64_t size, char *buf, size_t len) {
              2.0 * (double)size * (double)size * (double)size / 1e12);
     return;
   case CB_LOAD_FMA:
-    snprintf(buf, len, "fp32 FMA kernel, %" PRIu64 " FMAs a thread over a grid that fills the GPU",
-             size);
+    snprintf(buf, len,
+             "fp32 FMA kernel, %" PRIu64 " FMAs a thread, %d times the blocks that fill the GPU",
+             size, CB_LOAD_WAVES);
     return;
   case CB_LOAD_MEM:
     cb_format_bytes(size, bytes, sizeof bytes);

@@ -30,7 +30,8 @@ void cb_load_fma_launch(float *sink, unsigned blocks, uint64_t fmas, cudaStream_
 /* One unit of the mem kernel: bytes (a multiple of 16) from src to dst. */
 void cb_load_mem_launch(const void *src, void *dst, size_t bytes, unsigned blocks, cudaStream_t s);
 
-/* The GEMM (load_gemm.c; cb_load_unavailable says whether this build has it). */
+/* The GEMM (load_gemm.c; cb_load_gemm_unavailable, load_options.h, says
+ * whether it can run here). */
 typedef struct cb_load_gemm cb_load_gemm;
 /* C = A B, n x n bf16 matrices (filled), on stream s. */
 cb_load_gemm *cb_load_gemm_create(int n, cudaStream_t s);

@@ -9,16 +9,29 @@ void cb_load_window_of(const double *marks_us, int units, double begin_us, doubl
   out->covered = units > 0 && marks_us[0] <= begin_us && marks_us[units] >= end_us;
   out->units_inside = 0;
   out->rate = 0;
-  int first = -1, last = -1; /* units i (1..units) run from marks_us[i - 1] to marks_us[i] */
+  out->units_after = 0;
+  out->rate_after = 0;
+  /* Unit i (1..units) runs from marks_us[i - 1] to marks_us[i]. */
+  int first = -1, last = -1, after = -1;
   for (int i = 1; i <= units; i++) {
+    if (after < 0 && marks_us[i - 1] >= end_us) after = i;
     if (marks_us[i - 1] < begin_us || marks_us[i] > end_us) continue;
     if (first < 0) first = i;
     last = i;
+  }
+  if (after > 0) {
+    out->units_after = units - after + 1;
+    const double span_us = marks_us[units] - marks_us[after - 1];
+    if (span_us > 0) out->rate_after = out->units_after * work_per_unit / (span_us * 1e-6) / scale;
   }
   if (first < 0) return;
   out->units_inside = last - first + 1;
   const double span_us = marks_us[last] - marks_us[first - 1];
   if (span_us > 0) out->rate = out->units_inside * work_per_unit / (span_us * 1e-6) / scale;
+}
+
+double cb_load_alone_of(const cb_load_window *w, double alone_before, int min_units) {
+  return w->units_after >= min_units && w->rate_after > 0 ? w->rate_after : alone_before;
 }
 
 int cb_load_units_for(double window_us, double unit_us, int max_units) {

@@ -13,7 +13,11 @@
  * only if the load was running over the whole window: its first unit
  * started before the window opened, its last ended after it closed;
  * otherwise part of the call ran alone, and its time with the load would
- * be too short. */
+ * be too short. The units wholly after the window ran alone right after
+ * running beside the call, at the clocks and temperature the GPU had
+ * there: where there are enough of them (cb_load_alone_of), their rate is
+ * the load's rate alone, so that a GPU that slows as it heats does not
+ * count as a slowdown the call caused. */
 #ifndef CB_LOAD_WINDOW_H
 #define CB_LOAD_WINDOW_H
 
@@ -24,10 +28,12 @@ extern "C" {
 #endif
 
 typedef struct {
-  int covered;      /* the load ran over the whole window */
-  int units_inside; /* units wholly within it */
-  double rate;      /* their work per second over their span, scaled (0: none inside) */
-  double window_us; /* end - begin */
+  int covered;       /* the load ran over the whole window */
+  int units_inside;  /* units wholly within it */
+  double rate;       /* their work per second over their span, scaled (0: none inside) */
+  double window_us;  /* end - begin */
+  int units_after;   /* units wholly after the window: alone, as warm as beside it */
+  double rate_after; /* their work per second over their span, scaled (0: none after) */
 } cb_load_window;
 
 /* marks_us: units + 1 marks (the first before the first unit), begin_us
@@ -36,6 +42,11 @@ typedef struct {
  * 1e9: GB/s). */
 void cb_load_window_of(const double *marks_us, int units, double begin_us, double end_us,
                        double work_per_unit, double scale, cb_load_window *out);
+
+/* The load's rate alone: that of the units after the window (w) where at
+ * least min_units ran there, else alone_before (timed before the load
+ * started, after an idle moment). */
+double cb_load_alone_of(const cb_load_window *w, double alone_before, int min_units);
 
 /* Units to start before a call so that they outlast it: the window
  * expected (us) twice over, for a call the load slows, in units of unit_us,

@@ -174,11 +174,12 @@ void cb_copy_llh_describe(const cb_copy_ctx *ctx, char *buf, size_t len) {
 
 /* ---- a session: one size ---------------------------------------------------------- */
 
-/* The host end of the call as the GPU addresses it (flag-direct). */
-static void *mapped_host(const cb_copy_ctx *ctx, const void *p) {
+/* The host end of the call as the GPU addresses it (flag-direct): all of
+ * its bytes inside the mapped buffer, or the GPU would touch what is not. */
+static void *mapped_host(const cb_copy_ctx *ctx, const void *p, size_t bytes) {
   const char *h = ctx->host, *q = p;
-  if (q < h || q > h + ctx->max_bytes)
-    cb_fatal("kernel %d (%s): the call's host buffer is not the mapped one", ctx->kernel_id,
+  if (q < h || bytes > ctx->max_bytes || (size_t)(q - h) > ctx->max_bytes - bytes)
+    cb_fatal("kernel %d (%s): the call's host buffer is not inside the mapped one", ctx->kernel_id,
              ctx->kernel_name);
   return (char *)ctx->host_mapped + (q - h);
 }
@@ -189,6 +190,10 @@ void cb_copy_llh_start(cb_copy_ctx *ctx, const cb_copy_call *call, int copies, c
   const void *host = st->h2d ? call->src : call->dst;
   if (st->running)
     cb_fatal("kernel %d (%s): a session started while one runs", ctx->kernel_id, ctx->kernel_name);
+  /* An empty copy would have chunks that no thread waits on (LL16 h2d: a
+   * block would release them all without stopping); the sweep never asks. */
+  if (call->bytes == 0)
+    cb_fatal("kernel %d (%s): a copy of 0 bytes", ctx->kernel_id, ctx->kernel_name);
   st->protocol = protocol_of(ctx, st, call->bytes);
   /* LL16 moves 8-byte halves; the flag protocol 16-byte vectors. */
   uintptr_t align = st->protocol == CB_LLH_LL16 ? 8 : 16;
@@ -208,7 +213,7 @@ void cb_copy_llh_start(cb_copy_ctx *ctx, const cb_copy_call *call, int copies, c
   memset(&a, 0, sizeof a);
   a.ring = st->ring_dev;
   a.stage = st->stage_dev;
-  a.host = st->protocol == CB_LLH_FLAG_DIRECT ? mapped_host(ctx, host) : NULL;
+  a.host = st->protocol == CB_LLH_FLAG_DIRECT ? mapped_host(ctx, host, call->bytes) : NULL;
   a.ctrl = st->ctrl_dev;
   a.dev = (void *)dev;
   a.bytes = call->bytes;
@@ -231,6 +236,12 @@ void cb_copy_llh_stop(cb_copy_ctx *ctx, cudaStream_t s) {
   llh_state *st = ctx->state;
   if (!st->h2d && st->read_chunk != st->next_chunk)
     cb_fatal("kernel %d (%s): stopped with d2h chunks unread", ctx->kernel_id, ctx->kernel_name);
+  /* h2d: a block reads a chunk's flag, then the stop word; one that saw a
+   * stale flag but the stop would leave with a posted chunk unread. The
+   * runner completes every post first: this keeps it so. */
+  if (st->h2d && st->known_consumed != st->next_chunk)
+    cb_fatal("kernel %d (%s): stopped with h2d chunks not yet consumed", ctx->kernel_id,
+             ctx->kernel_name);
   /* Release: every access of the session (all complete by now) precedes
    * the stop in the order the GPU observes. */
   store_release(&st->ctrl->stop, st->session);

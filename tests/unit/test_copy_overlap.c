@@ -30,7 +30,7 @@ static void test_options(void) {
   CHECK_EQ_INT(o.overlap, CB_LOAD_MEM);
   CHECK_EQ_U64(o.overlap_size, 2u << 20);
   CHECK(parse("--overlap fma", &o) == CB_OPTS_RUN);
-  CHECK_EQ_U64(o.overlap_size, 128u << 10);
+  CHECK_EQ_U64(o.overlap_size, 16u << 10);
   cb_opts_result r = parse("--overlap fma --osu", &o);
   check_refused("--overlap fma --osu", r, err, "--overlap cannot be combined with --osu");
   r = parse("--overlap_size 64M", &o);

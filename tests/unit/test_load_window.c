@@ -2,7 +2,10 @@
  * loads' option checks (load.h): which units count as beside the call, the
  * rate they give, when the load did not cover the window, how many units
  * are started, the slowdowns, and the sizes and kinds refused. */
+#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv, strtok */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -40,6 +43,27 @@ static void test_window_slower_units(void) {
   CHECK(w.covered);
   CHECK_EQ_INT(w.units_inside, 3); /* 200-500, 500-800, 800-1100 */
   CHECK_NEAR(w.rate, 3.0 / 900e-6, 1e-6);
+}
+
+/* The units wholly after the window: the load alone, as warm as beside the
+ * call; their rate stands for the load alone where there are enough. */
+static void test_units_after(void) {
+  /* 100 us a unit before, 300 us within [150, 1150], 110 us after. */
+  double marks[] = {0, 100, 200, 500, 800, 1100, 1210, 1320, 1430, 1540};
+  cb_load_window w;
+  cb_load_window_of(marks, 9, 150, 1150, 1.0, 1.0, &w);
+  CHECK_EQ_INT(w.units_after, 3); /* 1210-1320, 1320-1430, 1430-1540; 1100-1210 straddles */
+  CHECK_NEAR(w.rate_after, 3.0 / 330e-6, 1e-6);
+  CHECK_NEAR(cb_load_alone_of(&w, 1e4, 3), 3.0 / 330e-6, 1e-6);
+  CHECK_NEAR(cb_load_alone_of(&w, 1e4, 4), 1e4, 1e-9); /* too few: the rate timed before */
+  /* A unit starting on the window's end counts as after. */
+  cb_load_window_of(marks, 9, 150, 1210, 1.0, 1.0, &w);
+  CHECK_EQ_INT(w.units_after, 3);
+  /* None after: the load ended with the window. */
+  cb_load_window_of(marks, 9, 150, 1540, 1.0, 1.0, &w);
+  CHECK_EQ_INT(w.units_after, 0);
+  CHECK(w.rate_after == 0);
+  CHECK_NEAR(cb_load_alone_of(&w, 7.0, 1), 7.0, 1e-12);
 }
 
 static void test_window_not_covered(void) {
@@ -127,7 +151,7 @@ static void test_options(void) {
   /* The defaults, when no size is given. */
   uint64_t size = 0;
   CHECK_EQ_INT(cb_load_options_check(CB_LOAD_FMA, &size, err, sizeof err), 0);
-  CHECK_EQ_U64(size, 128u << 10);
+  CHECK_EQ_U64(size, 16u << 10);
   size = 0;
   CHECK_EQ_INT(cb_load_options_check(CB_LOAD_MEM, &size, err, sizeof err), 0);
   CHECK_EQ_U64(size, 512ull << 20);
@@ -144,6 +168,11 @@ static void test_options(void) {
   CHECK_CONTAINS(err, "multiple of 8");
   size = 8;
   CHECK_EQ_INT(cb_load_options_check(CB_LOAD_FMA, &size, err, sizeof err), 0);
+  size = 16u << 20;
+  CHECK_EQ_INT(cb_load_options_check(CB_LOAD_FMA, &size, err, sizeof err), 0);
+  size = (16u << 20) + 8;
+  CHECK_EQ_INT(cb_load_options_check(CB_LOAD_FMA, &size, err, sizeof err), -1);
+  CHECK_CONTAINS(err, "from 8 to 16M");
   size = (1u << 20) - 16;
   CHECK_EQ_INT(cb_load_options_check(CB_LOAD_MEM, &size, err, sizeof err), -1);
   CHECK_CONTAINS(err, "from 1M to 64G");
@@ -155,7 +184,8 @@ static void test_options(void) {
   size = 100;
   CHECK_EQ_INT(cb_load_options_check(CB_LOAD_GEMM, &size, err, sizeof err), -1);
   if (cb_load_unavailable(CB_LOAD_GEMM)) {
-    CHECK_CONTAINS(err, "--overlap gemm is unavailable: this build has no cuBLAS");
+    CHECK_CONTAINS(err, "--overlap gemm is unavailable: ");
+    CHECK_CONTAINS(err, cb_load_unavailable(CB_LOAD_GEMM));
   } else {
     CHECK_CONTAINS(err, "M = N = K must be a multiple of 8 from 128 to 32768");
     size = 0;
@@ -175,15 +205,65 @@ static void test_names(void) {
   CHECK_STR(buf, "copy kernel, 512 MiB copied within the GPU's memory a unit");
 }
 
-int main(void) {
+/* --overlap read before CUDA starts: the last one wins, none names no
+ * load, its = form and a program's other options are read as getopt does;
+ * with a load, CUDA_DEVICE_MAX_CONNECTIONS 32 unless the user set it. */
+static int named(const char *words) {
+  char buf[256], *argv[32];
+  int argc = 0;
+  snprintf(buf, sizeof buf, "prog %s", words);
+  for (char *t = strtok(buf, " "); t && argc < 31; t = strtok(NULL, " ")) argv[argc++] = t;
+  argv[argc] = NULL;
+  return cb_load_named_in_args(argc, argv);
+}
+
+static void test_named_in_args(void) {
+  CHECK_EQ_INT(named("--overlap gemm"), 1);
+  CHECK_EQ_INT(named("-b 8 -e 1G --overlap=fma -J out.json"), 1);
+  CHECK_EQ_INT(named("--overlap mem --overlap none"), 0);
+  CHECK_EQ_INT(named("--overlap none --overlap mem"), 1);
+  CHECK_EQ_INT(named("-b 8 --overlap_size 64"), 0);
+  CHECK_EQ_INT(named("--overlap nonsense"), 0);
+  CHECK_EQ_INT(named(""), 0);
+  char *argv[] = {"prog", "--overlap", "mem", NULL};
+  unsetenv("CUDA_DEVICE_MAX_CONNECTIONS");
+  cb_load_env_defaults(1, argv);
+  CHECK(getenv("CUDA_DEVICE_MAX_CONNECTIONS") == NULL);
+  cb_load_env_defaults(3, argv);
+  CHECK_STR(getenv("CUDA_DEVICE_MAX_CONNECTIONS"), "32");
+  setenv("CUDA_DEVICE_MAX_CONNECTIONS", "4", 1);
+  cb_load_env_defaults(3, argv);
+  CHECK_STR(getenv("CUDA_DEVICE_MAX_CONNECTIONS"), "4");
+  unsetenv("CUDA_DEVICE_MAX_CONNECTIONS");
+}
+
+/* cuBLAS opened at run time (load_gemm.c), run with CB_CUBLAS_LIB set: a
+ * path that does not load, or a library without cuBLAS's functions, makes
+ * gemm unavailable with the reason, before any GPU work. */
+static int test_cublas_forced(const char *want) {
+  const char *why = cb_load_unavailable(CB_LOAD_GEMM);
+  CHECKF(why != NULL, "CB_CUBLAS_LIB=%s: gemm should be unavailable", getenv("CB_CUBLAS_LIB"));
+  if (why && !strstr(why, "this build has no cuBLAS")) CHECK_CONTAINS(why, want);
+  char err[512];
+  uint64_t size = 0;
+  CHECK_EQ_INT(cb_load_options_check(CB_LOAD_GEMM, &size, err, sizeof err), -1);
+  CHECK_CONTAINS(err, "--overlap gemm is unavailable: ");
+  CHECK_EQ_INT(cb_load_unavailable(CB_LOAD_FMA) == NULL, 1);
+  return check_summary();
+}
+
+int main(int argc, char **argv) {
+  if (argc == 3 && strcmp(argv[1], "--cublas-forced") == 0) return test_cublas_forced(argv[2]);
   test_window_inside();
   test_window_slower_units();
   test_window_not_covered();
+  test_units_after();
   test_units_for();
   test_units_retry();
   test_why();
   test_slowdowns();
   test_options();
   test_names();
+  test_named_in_args();
   return check_summary();
 }

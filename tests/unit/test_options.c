@@ -632,7 +632,7 @@ static void test_overlap(void) {
   CHECK_EQ_U64(o.overlap_size, 0);
   CHECK_RUN("--overlap fma", &o);
   CHECK_EQ_INT(o.overlap, CB_LOAD_FMA);
-  CHECK_EQ_U64(o.overlap_size, 128u << 10);
+  CHECK_EQ_U64(o.overlap_size, 16u << 10);
   CHECK_RUN("--overlap mem --overlap_size 64M", &o);
   CHECK_EQ_INT(o.overlap, CB_LOAD_MEM);
   CHECK_EQ_U64(o.overlap_size, 64u << 20);
@@ -661,10 +661,10 @@ static void test_overlap(void) {
   canonical_of("--overlap mem", mem, sizeof mem);
   canonical_of("--overlap fma --overlap_size 64", small, sizeof small);
   CHECK(strcmp(none, fma) != 0 && strcmp(fma, mem) != 0 && strcmp(fma, small) != 0);
-  canonical_of("--overlap fma --overlap_size 128K", mem, sizeof mem);
+  canonical_of("--overlap fma --overlap_size 16K", mem, sizeof mem);
   CHECK_STR(fma, mem); /* the default, typed */
   if (cb_load_unavailable(CB_LOAD_GEMM)) {
-    check_error("--overlap gemm", "--overlap gemm is unavailable: this build has no cuBLAS");
+    check_error("--overlap gemm", "--overlap gemm is unavailable: ");
   } else {
     CHECK_RUN("--overlap gemm", &o);
     CHECK_EQ_U64(o.overlap_size, 8192);
