@@ -21,28 +21,16 @@
 
 #include "copy_llhost.h"
 #include "cuda_check.h"
-#include "device/spin.cuh" /* cb_globaltimer_ns */
+#include "device/spin.cuh" /* cb_spin_expired, cb_spin_first_reporter */
 
 namespace {
-
-/* A bounded wait: the timer is read every 1024 polls; after 4096 polls the
- * poller sleeps a little between reads, so a long idle wait (the CPU busy
- * elsewhere) does not flood PCIe with reads, while a wait of a few
- * microseconds (the latency path) never sleeps. */
-struct llh_spin {
-  uint32_t iters;
-  uint64_t start_ns;
-};
-
-__device__ int llh_reported; /* the first thread to time out prints; the others wait for its trap */
 
 /* Scalars only: taking the address of the kernel's parameters (to print the
  * name from them) would copy the whole parameter block to local memory. */
 __device__ __noinline__ void llh_timeout(int rank, int kernel_id, uint64_t name0, uint64_t name1,
                                          uint64_t timeout_ns, const char *what, uint32_t chunk,
                                          uint32_t session) {
-  if (atomicExch(&llh_reported, 1) != 0)
-    for (;;) __nanosleep(1000000);
+  cb_spin_first_reporter();
   uint64_t name[3] = {name0, name1, 0};
   printf("copy_perf: rank %d: kernel %d (%s) timed out after %llu s waiting for %s (chunk %u of "
          "session %u), block %d thread %d\n",
@@ -51,15 +39,14 @@ __device__ __noinline__ void llh_timeout(int rank, int kernel_id, uint64_t name0
   __trap();
 }
 
-__device__ __forceinline__ void llh_tick(llh_spin &s, const cb_llh_args &a, const char *what,
+/* A bounded wait (device/spin.cuh); after 4096 polls the poller sleeps a
+ * little between reads, so a long idle wait (the CPU busy elsewhere) does
+ * not flood PCIe with reads, while a wait of a few microseconds (the
+ * latency path) never sleeps. */
+__device__ __forceinline__ void llh_tick(cb_spin &s, const cb_llh_args &a, const char *what,
                                          uint32_t chunk) {
-  ++s.iters;
-  if (s.iters > 4096) __nanosleep(256);
-  if ((s.iters & 1023u) != 0) return;
-  uint64_t now = cb_globaltimer_ns();
-  if (s.start_ns == 0)
-    s.start_ns = now;
-  else if (now - s.start_ns > a.timeout_ns)
+  if (s.iters >= 4096) __nanosleep(256);
+  if (cb_spin_expired(&s, a.timeout_ns))
     llh_timeout(a.rank, a.kernel_id, a.name[0], a.name[1], a.timeout_ns, what, chunk, a.session);
 }
 
@@ -92,7 +79,7 @@ __device__ __forceinline__ bool stop_requested(const cb_llh_args &a) {
 /* h2d: polls one packet until both flags are flag; false if the CPU stopped the session. */
 __device__ __forceinline__ bool poll_packet(const uint4 *slot, uint32_t flag, const cb_llh_args &a,
                                             uint32_t chunk, uint2 *out) {
-  llh_spin s = {0, 0};
+  cb_spin s = {0, 0};
   for (;;) {
     uint32_t d0, f0, d1, f1;
     asm volatile("ld.volatile.global.v4.u32 {%0,%1,%2,%3}, [%4];"
@@ -162,7 +149,7 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_h2d_ll_kernel(cb_llh_args 
  * together, one PCIe round trip per poll. */
 __device__ __forceinline__ bool wait_go_and_slot(const cb_llh_args &a, uint32_t copy, uint32_t r,
                                                  uint32_t flag, uint32_t g) {
-  llh_spin s = {0, 0};
+  cb_spin s = {0, 0};
   bool slot_free = false;
   for (;;) {
     const uint32_t go = load_volatile_u32(&a.ctrl->go);
@@ -222,7 +209,7 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_d2h_ll_kernel(cb_llh_args 
  * setup, so no word left by an older chunk matches. */
 __device__ __forceinline__ bool wait_ready(const cb_llh_args &a, uint32_t r, uint32_t flag,
                                            uint32_t g) {
-  llh_spin s = {0, 0};
+  cb_spin s = {0, 0};
   while (load_volatile_u32(&a.ctrl->ready[r]) != flag) {
     if ((s.iters & 255u) == 255u && stop_requested(a)) return false;
     llh_tick(s, a, "the CPU's h2d flag", g);

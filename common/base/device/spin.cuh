@@ -1,7 +1,9 @@
 /* Bounded waiting on the GPU. Every spin loop in collbench's kernels goes
  * through cb_spin_tick: past the timeout it prints which rank, kernel and
  * peer it was waiting for, and traps, so a lost peer is an error the host
- * reports, never a hang. */
+ * reports, never a hang. copy_perf's resident kernels wait on the CPU, not
+ * on a peer, and name what they wait for: they take the same bound from
+ * cb_spin_expired and the same single report from cb_spin_first_reporter. */
 #ifndef CB_DEVICE_SPIN_CUH
 #define CB_DEVICE_SPIN_CUH
 
@@ -59,11 +61,29 @@ __device__ __forceinline__ void cb_spin_init(cb_spin *s) {
  * would end it before the line is printed. */
 static __device__ int cb_spin_reported;
 
+/* Returns in the first thread to time out, which then prints its line and
+ * traps; never returns in the others. */
+__device__ __forceinline__ void cb_spin_first_reporter() {
+  if (atomicExch(&cb_spin_reported, 1) != 0)
+    for (;;) __nanosleep(1000000);
+}
+
+/* Whether the wait s has lasted more than timeout_ns; call it once a poll.
+ * The timer is read every 1024 calls, the first read starting the clock. */
+__device__ __forceinline__ bool cb_spin_expired(cb_spin *s, uint64_t timeout_ns) {
+  if ((++s->iters & 1023u) != 0) return false;
+  uint64_t now = cb_globaltimer_ns();
+  if (s->start_ns == 0) {
+    s->start_ns = now;
+    return false;
+  }
+  return now - s->start_ns > timeout_ns;
+}
+
 /* Takes its arguments by value (scalars): see cb_spin_info. */
 static __device__ __noinline__ void cb_spin_timeout(int rank, int kernel_id, uint64_t name0,
                                                     uint64_t name1, int peer, uint32_t want) {
-  if (atomicExch(&cb_spin_reported, 1) != 0)
-    for (;;) __nanosleep(1000000);
+  cb_spin_first_reporter();
   uint64_t name[3] = {name0, name1, 0};
   printf("collbench: rank %d: kernel %d (%s) timed out waiting for rank %d (epoch %u), "
          "block %d thread %d\n",
@@ -73,11 +93,7 @@ static __device__ __noinline__ void cb_spin_timeout(int rank, int kernel_id, uin
 
 __device__ __forceinline__ void cb_spin_tick(cb_spin *s, const cb_spin_info &info, int peer,
                                              uint32_t want) {
-  if ((++s->iters & 1023u) != 0) return;
-  uint64_t now = cb_globaltimer_ns();
-  if (s->start_ns == 0)
-    s->start_ns = now;
-  else if (now - s->start_ns > info.timeout_ns)
+  if (cb_spin_expired(s, info.timeout_ns))
     cb_spin_timeout(info.rank, info.kernel_id, info.name[0], info.name[1], peer, want);
 }
 
