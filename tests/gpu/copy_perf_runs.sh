@@ -23,10 +23,11 @@
 #   d2d_1GiB        ce, batch, sm, 1 GiB to the peer GPU, one process (-g 2)  (target ce >= 390 GB/s)
 #   d2d_1GiB_mpi    the same under mpirun -np 2 (CUDA IPC), when mpirun exists
 # RUNS (default: all of them, in that order) picks some, by name (--list
-# prints the names). A digest of
-# the targets is printed at the end (tests/gpu/copy_perf_digest.py, when
-# python3 is there). Exit 1 when a run failed, 2 for bad input. About 4
-# minutes on one H200 (the d2d runs need two GPUs).
+# prints the names). A digest of the targets is printed at the end
+# (tests/gpu/copy_perf_digest.py, when python3 is there). Exit 1 when a run
+# failed, 2 for bad input. The d2d runs need two GPUs. How long the whole
+# set takes is not yet measured: the runs other than host_paths*, llhost_*
+# and overlap_gemm took about 3 minutes on 2 x H200.
 set -uo pipefail
 ALL_RUNS="ce_large small_latency host_paths host_paths_large host_paths_pageable llhost_ll16
 llhost_flag llhost_blocks overlap_gemm osu_h2d_d2h pageable d2d_1GiB d2d_1GiB_mpi"
