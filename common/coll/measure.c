@@ -21,16 +21,6 @@ static void prepare_data(cb_rank_state *st, const cb_data_spec *spec, const cb_c
   cb_world_barrier_all(st->me);
 }
 
-double cb_combine_times(const double *t, int n, int mode) {
-  double v = t[0];
-  for (int r = 1; r < n; r++) {
-    if (mode == CB_AVG_MEAN) v += t[r];
-    if (mode == CB_AVG_MIN && t[r] < v) v = t[r];
-    if (mode == CB_AVG_MAX && t[r] > v) v = t[r];
-  }
-  return mode == CB_AVG_MEAN ? v / n : v;
-}
-
 /* The slowest of ranks [first, first + count) of all (k samples per rank)
  * at each sample, into out (k). */
 static void slowest_of(const double *all, int k, int first, int count, double *out) {

@@ -14,9 +14,6 @@ extern "C" {
 /* Collective: times and validates one (kernel, call) as the table shows it. */
 void cb_measure_call(cb_rank_state *st, cb_launch *l, const cb_counts *c, cb_measure *m);
 
-/* The ranks' times (n) combined as -a says (a cb_average). */
-double cb_combine_times(const double *t, int n, int mode);
-
 #ifdef __cplusplus
 }
 #endif

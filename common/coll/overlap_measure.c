@@ -7,7 +7,7 @@
 
 #include "error.h"
 #include "load_window.h"
-#include "measure.h"
+#include "timing.h"
 
 /* What one rank measured, gathered from every rank. */
 typedef struct {

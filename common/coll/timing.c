@@ -7,7 +7,7 @@
 #include "cuda_check.h"
 #include "error.h"
 #include "gpu.h"
-#include "options.h" /* cb_blocking */
+#include "options.h" /* cb_blocking, cb_average */
 
 /* What a capture enqueues: body(ctx, stream). */
 typedef void (*capture_body)(void *ctx, cudaStream_t s);
@@ -256,4 +256,14 @@ void cb_run_replayed(cb_rank_info *me, cudaStream_t s, cb_enqueue_fn fn, void *a
     for (int i = 0; i < replays; i++) fn(arg, s);
     cb_gpu_wait(s, o->timeout_s, what);
   }
+}
+
+double cb_combine_times(const double *t, int n, int mode) {
+  double v = t[0];
+  for (int r = 1; r < n; r++) {
+    if (mode == CB_AVG_MEAN) v += t[r];
+    if (mode == CB_AVG_MIN && t[r] < v) v = t[r];
+    if (mode == CB_AVG_MAX && t[r] > v) v = t[r];
+  }
+  return mode == CB_AVG_MEAN ? v / n : v;
 }

@@ -60,6 +60,10 @@ typedef struct {
 void cb_time_iterations(cb_rank_info *me, cudaStream_t stream, const cb_timed_op *op,
                         const cb_timing_opts *o, const char *what, cb_timing *out);
 
+/* The ranks' times (n) combined as -a says (a cb_average): the row's time,
+ * and the time beside a load (overlap_measure.c). */
+double cb_combine_times(const double *t, int n, int mode);
+
 /* Enqueues fn `replays` times back to back, with no wait in between: in
  * graph mode fn is captured once into a graph that is launched `replays`
  * times (so validation runs the kernel as it was timed); then waits for
