@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # Qualifies a GPU node in one command: the GPU checks (tests/gpu/validate_all.sh),
-# copy_perf's recorded runs (tests/gpu/copy_perf_runs.sh), a sweep of every
-# program (scripts/sweep.sh) and its report (scripts/report.py), written as one
-# record, results/<machine>/<date>-<commit>/. See --help and docs/qualify.md.
+# copy_perf's recorded runs (tests/gpu/copy_perf_runs.sh), the tunables' defaults
+# measured when asked (tests/gpu/tunables_ab.sh), a sweep of every program
+# (scripts/sweep.sh) and its report (scripts/report.py), written as one record,
+# results/<machine>/<date>-<commit>/. See --help and docs/qualify.md.
 set -uo pipefail
 
 usage() {
   cat <<'USAGE'
 usage: scripts/qualify.sh [options]
-  --steps LIST        the steps to run, from checks, copy, sweep, report (comma or space
-                      separated; default all four); they run in that order whatever the
-                      order given
-  --cap SECONDS       the time cap of every step (defaults: checks 7200, copy 1800, sweep 3600,
-                      report 600)
-  --cap-checks S, --cap-copy S, --cap-sweep S, --cap-report S
+  --steps LIST        the steps to run, from checks, copy, tunables, sweep, report (comma or
+                      space separated; default checks, copy, sweep, report: tunables, 180
+                      runs of up to 1 GiB, only when named); they run in that order whatever
+                      the order given
+  --cap SECONDS       the time cap of every step (defaults: checks 7200, copy 1800, tunables
+                      14400, sweep 3600, report 600)
+  --cap-checks S, --cap-copy S, --cap-tunables S, --cap-sweep S, --cap-report S
                       the cap of one step (after --cap, whatever the order)
   --build DIR         where the programs are (build)
   --out DIR           the record (default results/<machine>/<date>-<commit>, <machine> being
@@ -27,11 +29,16 @@ usage: scripts/qualify.sh [options]
                       OLD_BUILD is set)
   --copy-runs "LIST"  the runs of copy_perf_runs.sh (its RUNS, comma or space separated;
                       default: all of them)
+  --tunables-cases "LIST"
+                      the cases of tunables_ab.sh (its CASES, comma or space separated;
+                      default: all of them; its REPS, SIZES and LAUNCH come from the
+                      environment)
   --sweep-args "ARGS" more options for scripts/sweep.sh (e.g. "-e 256M --programs all_reduce_perf")
   -h, --help          this text
 Writes, into the record (--out), manifest.md (the command lines run, the machine, its GPUs
 and topology, driver, CUDA, NCCL and MPI versions, commit, date), raw/ (each step's raw
-output: raw/checks/, raw/copy/, raw/sweep/, raw/<step>.txt, raw/machine/) and report.md with its
+output: raw/checks/, raw/copy/, raw/tunables/, raw/sweep/, raw/<step>.txt, raw/machine/)
+and report.md with its
 plots. The checkout's path becomes ., its parent folder .., $HOME ~ and an --out outside
 the checkout <record>, in every file written. Exit status: 0 every step passed; 1 a step
 failed or was cut at its cap, or no GPU is visible; 2 bad input (one line, before any GPU
@@ -49,8 +56,8 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 PY=${PYTHON:-python3}
 SMI=${NVIDIA_SMI:-nvidia-smi}
 STEPS_ARG="checks,copy,sweep,report" CAP_ALL="" BUILD=build REC="" COMMIT="" NGPUS="" LAUNCHER=""
-CHECKS="" CHECKS_SET=0 SWEEP_ARGS="" CAP_CHECKS="" CAP_COPY="" CAP_SWEEP="" CAP_REPORT=""
-COPY_RUNS=""
+CHECKS="" CHECKS_SET=0 SWEEP_ARGS="" CAP_CHECKS="" CAP_COPY="" CAP_TUNABLES="" CAP_SWEEP=""
+CAP_REPORT="" COPY_RUNS="" TUNABLES_CASES=""
 ARGV=("$@")
 
 need() { [ "$2" -ge 2 ] || die "$1 needs a value"; }
@@ -60,6 +67,7 @@ while [ $# -gt 0 ]; do
   --cap) need "$1" $#; CAP_ALL=$2; shift 2 ;;
   --cap-checks) need "$1" $#; CAP_CHECKS=$2; shift 2 ;;
   --cap-copy) need "$1" $#; CAP_COPY=$2; shift 2 ;;
+  --cap-tunables) need "$1" $#; CAP_TUNABLES=$2; shift 2 ;;
   --cap-sweep) need "$1" $#; CAP_SWEEP=$2; shift 2 ;;
   --cap-report) need "$1" $#; CAP_REPORT=$2; shift 2 ;;
   --build) need "$1" $#; BUILD=$2; shift 2 ;;
@@ -69,6 +77,7 @@ while [ $# -gt 0 ]; do
   --mpirun) need "$1" $#; LAUNCHER=$2; shift 2 ;;
   --checks) need "$1" $#; CHECKS=$2; CHECKS_SET=1; shift 2 ;;
   --copy-runs) need "$1" $#; COPY_RUNS=$2; shift 2 ;;
+  --tunables-cases) need "$1" $#; TUNABLES_CASES=$2; shift 2 ;;
   --sweep-args) need "$1" $#; SWEEP_ARGS=$2; shift 2 ;;
   -h | --help) usage; exit 0 ;;
   *) die "unknown option '$1' (-h lists the options)" ;;
@@ -78,11 +87,11 @@ done
 # The steps, in their own order.
 WANT=" $(echo "$STEPS_ARG" | tr ',' ' ') "
 for s in $WANT; do
-  case $s in checks | copy | sweep | report) ;; *) die "--steps: unknown step '$s' (checks, copy, sweep, report)" ;; esac
+  case $s in checks | copy | tunables | sweep | report) ;; *) die "--steps: unknown step '$s' (checks, copy, tunables, sweep, report)" ;; esac
 done
 STEPS=()
-for s in checks copy sweep report; do [[ $WANT == *" $s "* ]] && STEPS+=("$s"); done
-[ ${#STEPS[@]} -gt 0 ] || die "--steps names no step (checks, copy, sweep, report)"
+for s in checks copy tunables sweep report; do [[ $WANT == *" $s "* ]] && STEPS+=("$s"); done
+[ ${#STEPS[@]} -gt 0 ] || die "--steps names no step (checks, copy, tunables, sweep, report)"
 has() { [[ " ${STEPS[*]} " == *" $1 "* ]]; }
 
 seconds() { # seconds NAME VALUE: VALUE, a whole number of seconds >= 1
@@ -92,19 +101,25 @@ seconds() { # seconds NAME VALUE: VALUE, a whole number of seconds >= 1
 [ -z "$CAP_ALL" ] || CAP_ALL=$(seconds --cap "$CAP_ALL") || exit 2
 CAP_CHECKS=$(seconds --cap-checks "${CAP_CHECKS:-${CAP_ALL:-7200}}") || exit 2
 CAP_COPY=$(seconds --cap-copy "${CAP_COPY:-${CAP_ALL:-1800}}") || exit 2
+CAP_TUNABLES=$(seconds --cap-tunables "${CAP_TUNABLES:-${CAP_ALL:-14400}}") || exit 2
 CAP_SWEEP=$(seconds --cap-sweep "${CAP_SWEEP:-${CAP_ALL:-3600}}") || exit 2
 CAP_REPORT=$(seconds --cap-report "${CAP_REPORT:-${CAP_ALL:-600}}") || exit 2
-COPY_RUNS=$(echo "$COPY_RUNS" | tr ',' ' ')
-if [ -n "${COPY_RUNS// /}" ]; then
-  COPY_RUN_NAMES=$(bash "$REPO/tests/gpu/copy_perf_runs.sh" --list)
-  for r in $COPY_RUNS; do
-    grep -qx -- "$r" <<<"$COPY_RUN_NAMES" || die "--copy-runs: unknown run '$r' ($(echo $COPY_RUN_NAMES))"
+# names OPTION NOUN "LIST" SCRIPT: LIST's words (commas or spaces), each one that
+# tests/gpu/SCRIPT --list names.
+names() {
+  local known w
+  known=$(bash "$REPO/tests/gpu/$4" --list)
+  for w in ${3//,/ }; do
+    grep -qx -- "$w" <<<"$known" || die "$1: unknown $2 '$w' ($(echo $known))"
   done
-fi
+  echo ${3//,/ }
+}
+COPY_RUNS=$(names --copy-runs run "$COPY_RUNS" copy_perf_runs.sh) || exit 2
+TUNABLES_CASES=$(names --tunables-cases case "$TUNABLES_CASES" tunables_ab.sh) || exit 2
 [ -z "$NGPUS" ] || [[ $NGPUS =~ ^[1-9][0-9]*$ ]] || die "-g '$NGPUS': expected a whole number of GPUs >= 1"
 
 # A report alone, into an earlier record, names that record's commit.
-if [ -z "$COMMIT" ] && ! has checks && ! has copy && ! has sweep && [ -n "$REC" ] && [ -f "$REC/raw/commit.txt" ]; then
+if [ -z "$COMMIT" ] && ! has checks && ! has copy && ! has tunables && ! has sweep && [ -n "$REC" ] && [ -f "$REC/raw/commit.txt" ]; then
   COMMIT=$(cat "$REC/raw/commit.txt")
 fi
 if [ -n "$COMMIT" ]; then
@@ -115,7 +130,7 @@ else
   GIT_MODIFIED=$(git -C "$REPO" status --porcelain --untracked-files=no 2>/dev/null | cut -c4- | tr '\n' ' ')
 fi
 
-if has checks || has copy || has sweep; then
+if has checks || has copy || has tunables || has sweep; then
   ls "$BUILD"/*_perf >/dev/null 2>&1 || die "--build '$BUILD': no *_perf programs there (build them first: make BUILD=$BUILD)"
 fi
 if has copy && [ ! -x "$BUILD/copy_perf" ]; then
@@ -129,7 +144,7 @@ fi
 # The GPUs: what nvidia-smi lists. Needed by checks and sweep, and to name the record.
 GPU_LIST=$("$SMI" --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | grep . || true)
 GPU_COUNT=$(echo "$GPU_LIST" | grep -c . || true)
-if has checks || has copy || has sweep || [ -z "$REC" ]; then
+if has checks || has copy || has tunables || has sweep || [ -z "$REC" ]; then
   [ "$GPU_COUNT" -gt 0 ] || {
     echo "qualify.sh: no GPU visible ($SMI lists none): run it on a GPU node" >&2
     exit 1
@@ -144,7 +159,7 @@ DATE=$(date -u +%Y-%m-%d)
 REC=${REC:-$REPO/results/$MACHINE/$DATE-$COMMIT}
 
 # A step's raw output is written once: a second run into the same record would mix two runs.
-for s in checks copy sweep; do
+for s in checks copy tunables sweep; do
   if has $s && [ -e "$REC/raw/$s" ]; then
     die "--out $REC already holds raw/$s (an earlier $s): give a new --out, or remove it first"
   fi
@@ -229,6 +244,13 @@ fi
 if has copy; then
   step copy "$CAP_COPY" env COLLBENCH_COMMIT="$COMMIT" RUNS="$COPY_RUNS" tests/gpu/copy_perf_runs.sh \
     "$RAW/copy" "$BUILD" "$NGPUS"
+fi
+
+if has tunables; then
+  # Its own deadline ends its runs a little before the cap, so that its digest is written.
+  margin=$((CAP_TUNABLES / 10 < 120 ? CAP_TUNABLES / 10 : 120))
+  step tunables "$CAP_TUNABLES" env CASES="$TUNABLES_CASES" DEADLINE=$(($(date +%s) + CAP_TUNABLES - margin)) \
+    tests/gpu/tunables_ab.sh "$RAW/tunables" "$BUILD" "$NGPUS"
 fi
 
 if has sweep; then
@@ -336,7 +358,7 @@ for name, res, _rc, secs, cap, started, cmd in steps:
 L += ["", "Each step's output is `raw/<step>.txt`; the checks' logs are in `raw/checks/` "
       "(`summary.txt`: one line a check; `<check>.txt` its output, `<check>.tar.gz` the log of "
       "each of its runs), copy_perf's runs in `raw/copy/` (each run's output headed by its "
-      "command line, and its JSON), the sweep's files in `raw/sweep/` (`run.json`: "
+      "command line, and its JSON), the tunables' runs in `raw/tunables/`, the sweep's files in `raw/sweep/` (`run.json`: "
       "every program's command line), the report in `report.md` and its PNGs.", ""]
 if topo:
     L += ["## Topology", "", "```", topo, "```", ""]
@@ -348,6 +370,7 @@ L += ["## Contents", "", "| path | what |", "| --- | --- |",
       "| `raw/machine/` | `nvidia-smi -L`, `nvidia-smi topo -m`, `nvidia-smi`, the versions found |",
       "| `raw/checks.txt`, `raw/checks/` | tests/gpu/validate_all.sh: its output, `summary.txt`, each check's output and its runs' logs (`<check>.tar.gz`) |",
       "| `raw/copy.txt`, `raw/copy/` | tests/gpu/copy_perf_runs.sh: its output and digest of the targets, each run's `.txt` and `.json` |",
+      "| `raw/tunables.txt`, `raw/tunables/` | tests/gpu/tunables_ab.sh: its progress and digest (the value of each tunable to keep), each run's `.txt` and `.json` |",
       "| `raw/sweep.txt`, `raw/sweep/` | scripts/sweep.sh: its progress, every program's `.txt` and `.json`, `run.json` |",
       "| `raw/report.txt` | scripts/report.py's output |"]
 with open(os.path.join(out, "manifest.md"), "w", encoding="utf-8") as f:

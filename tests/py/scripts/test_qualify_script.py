@@ -86,7 +86,8 @@ class Node:
         full = dict(os.environ, PATH=f"{self.bin}:{os.environ['PATH']}",
                     NVIDIA_SMI=str(self.bin / "nvidia-smi"), FAKE_LOG=str(self.log),
                     PYTHON=str(self.bin / "python-mpl"), HOME=str(self.home), LAUNCH="single")
-        for var in ("STEPS", "OLD_BUILD", "DEADLINE", "COLLBENCH_COMMIT", "CB_PEER_MAPPING"):
+        for var in ("STEPS", "OLD_BUILD", "DEADLINE", "COLLBENCH_COMMIT", "CB_PEER_MAPPING", "RUNS",
+                    "CASES", "REPS", "SIZES", "ITERS"):
             full.pop(var, None)
         full.update({k: str(v) for k, v in env.items()})
         return subprocess.run(["bash", str(self.checkout / "scripts" / "qualify.sh"), *args],
@@ -243,10 +244,13 @@ def test_out_outside_the_checkout_is_named_record(node):
     ("sweep", ["sweep.txt", "sweep"], ["checks.txt", "checks", "copy", "report.txt"]),
     ("checks", ["checks.txt", "checks"], ["copy", "sweep.txt", "sweep", "report.txt"]),
     ("copy", ["copy.txt", "copy/host_paths.json"], ["checks", "sweep", "report.txt"]),
+    ("tunables", ["tunables.txt", "tunables/cases.txt",
+                  "tunables/ring_slice_ar_single_262144_r2.json"],
+     ["checks", "copy", "sweep", "report.txt"]),
     ("report,sweep", ["sweep", "report.txt"], ["checks"]),  # run in their own order
 ])
 def test_steps_choose_what_runs(node, steps, made, absent):
-    r = node.run(*QUICK, "--steps", steps)
+    r = node.run(*QUICK, "--steps", steps, "--tunables-cases", "ring_slice_ar", REPS=2)
     assert r.returncode == 0, r.stderr
     raw = node.record() / "raw"
     for m in made:
@@ -254,7 +258,7 @@ def test_steps_choose_what_runs(node, steps, made, absent):
     for a in absent:
         assert not (raw / a).exists(), a
     names = [l.split("\t")[0] for l in (raw / "steps.tsv").read_text().splitlines()]
-    assert names == [s for s in ("checks", "copy", "sweep", "report") if s in steps]
+    assert names == [s for s in ("checks", "copy", "tunables", "sweep", "report") if s in steps]
     assert (node.record() / "report.md").exists() == ("report" in steps)
 
 
@@ -300,9 +304,14 @@ def test_a_failed_check_fails_the_run_and_the_rest_still_runs(node):
 @pytest.mark.parametrize("args, line", [
     (["--bogus"], "qualify.sh: unknown option '--bogus' (-h lists the options)"),
     (["--steps", "checks,bench"],
-     "qualify.sh: --steps: unknown step 'bench' (checks, copy, sweep, report)"),
-    (["--steps", ","], "qualify.sh: --steps names no step (checks, copy, sweep, report)"),
+     "qualify.sh: --steps: unknown step 'bench' (checks, copy, tunables, sweep, report)"),
+    (["--steps", ","], "qualify.sh: --steps names no step (checks, copy, tunables, sweep, report)"),
     (["--cap-copy", "-1"], "qualify.sh: --cap-copy '-1': expected a whole number of seconds >= 1"),
+    (["--tunables-cases", "ring_slice_rs nope"],
+     "qualify.sh: --tunables-cases: unknown case 'nope' (a2a_ring_own_copy ce_own_copy_ag "
+     "ce_own_copy_a2a ring_slice_rs ring_slice_a2a ring_slice_ar ce_min_piece_rs)"),
+    (["--cap-tunables", "1.5"],
+     "qualify.sh: --cap-tunables '1.5': expected a whole number of seconds >= 1"),
     (["--copy-runs", "host_paths,fastest"],
      "qualify.sh: --copy-runs: unknown run 'fastest' (ce_large small_latency host_paths "
      "host_paths_large host_paths_pageable llhost_ll16 llhost_flag llhost_blocks overlap_gemm "
@@ -360,6 +369,6 @@ def test_without_a_gpu_one_line_and_non_zero(node):
 def test_help(node):
     r = node.run("-h")
     assert r.returncode == 0 and r.stdout.startswith("usage: scripts/qualify.sh")
-    for opt in ("--steps", "--cap", "--cap-checks", "--cap-copy", "--copy-runs", "--build",
-                "--out", "--commit"):
+    for opt in ("--steps", "--cap", "--cap-checks", "--cap-copy", "--copy-runs", "--cap-tunables",
+                "--tunables-cases", "--build", "--out", "--commit"):
         assert opt in r.stdout

@@ -74,6 +74,7 @@ FAKE_PROGRAM = textwrap.dedent("""\
                 s *= f
         print("# kernel 4 (direct): fake")
         print("#  4194304  1048576  float  sum  skipped: above the kernel's 1 MiB limit")
+    print("# Out of bounds values : 0 OK")
     json.dump(doc, open(opt("-J"), "w"))
     sys.exit(int(os.environ.get("FAKE_EXIT", "0")))
     """)
