@@ -38,8 +38,7 @@ usage: scripts/qualify.sh [options]
 Writes, into the record (--out), manifest.md (the command lines run, the machine, its GPUs
 and topology, driver, CUDA, NCCL and MPI versions, commit, date), raw/ (each step's raw
 output: raw/checks/, raw/copy/, raw/tunables/, raw/sweep/, raw/<step>.txt, raw/machine/)
-and report.md with its
-plots. The checkout's path becomes ., its parent folder .., $HOME ~ and an --out outside
+and report.md with its plots. The checkout's path becomes ., its parent folder .., $HOME ~ and an --out outside
 the checkout <record>, in every file written. Exit status: 0 every step passed; 1 a step
 failed or was cut at its cap, or no GPU is visible; 2 bad input (one line, before any GPU
 work). NVIDIA_SMI (default nvidia-smi) is the command asked for the GPUs; PYTHON (default
@@ -152,6 +151,9 @@ if has checks || has copy || has tunables || has sweep || [ -z "$REC" ]; then
   [ -z "$NGPUS" ] || [ "$NGPUS" -le "$GPU_COUNT" ] || die "-g $NGPUS: only $GPU_COUNT GPU(s) visible"
 fi
 NGPUS=${NGPUS:-$GPU_COUNT}
+if has tunables && [ "$NGPUS" -lt 2 ]; then
+  die "--steps tunables measures between GPUs: it needs 2 or more (-g $NGPUS)"
+fi
 GPU_MODEL=$(echo "$GPU_LIST" | sed -n 1p | cut -d, -f1 | sed 's/^ *//; s/ *$//')
 GPU_DRIVER=$(echo "$GPU_LIST" | sed -n 1p | cut -d, -f2 | sed 's/^ *//; s/ *$//')
 MACHINE=$(echo "${GPU_MODEL:-gpu}" | awk '{print tolower($NF)}' | tr -c 'a-z0-9\n' '-')x$NGPUS

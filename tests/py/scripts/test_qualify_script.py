@@ -337,6 +337,14 @@ def test_bad_input_one_line_exit_2_nothing_run_or_written(node, args, line):
     assert not (node.checkout / "results").exists()
 
 
+def test_tunables_on_one_gpu_is_refused(node):
+    r = node.run(*QUICK, "--steps", "tunables", "-g", "1")
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [
+        "qualify.sh: --steps tunables measures between GPUs: it needs 2 or more (-g 1)"]
+    assert not node.ran() and not (node.checkout / "results").exists()
+
+
 def test_copy_without_copy_perf_is_refused(node):
     os.remove(node.build / "copy_perf")
     r = node.run(*QUICK, "--steps", "copy")
