@@ -73,7 +73,7 @@ record() { # name command...: the run, when RUNS names it (llhost_blocks_<N>: ll
 
 # llhost's protocols one at a time: LL16 at every size (a bound above any size), then flag.
 LL16_ALWAYS=1099511627776
-SMALL=(-D h2d,d2h -b 8 -e 256K -f 2 -n 200 -w 20 -W 64)
+SMALL=(-D "h2d,d2h" -b 8 -e 256K -f 2 -n 200 -w 20 -W 64)
 record ce_large "$PROG" -k ce -D h2d,d2h -b 64M -e 1G -f 2 -n 10 -w 2 -W 8
 record small_latency "$PROG" -k all -D h2d,d2h -b 1 -e 4K -f 2 -n 1000 -w 100 -W 64
 record host_paths "$PROG" -k all "${SMALL[@]}"
