@@ -25,6 +25,8 @@ struct cb_load {
   double work;     /* flop or bytes a unit */
   size_t bytes;    /* device memory held */
   cudaEvent_t alone[2];
+  double unit_us;     /* a unit's time alone, once cb_load_rate_alone has run */
+  int timeout_s;      /* -T, from cb_load_rate_alone */
   cudaEvent_t *marks; /* cb_load_start's, nmarks created */
   int nmarks, started;
 };
@@ -134,6 +136,8 @@ double cb_load_rate_alone(cb_load *l, int units, int timeout_s, const char *what
   cb_gpu_wait(l->stream, timeout_s, what);
   const double us = elapsed_us(l->alone[0], l->alone[1]);
   *unit_us = us / units;
+  l->unit_us = *unit_us;
+  l->timeout_s = timeout_s;
   return us > 0 ? units * l->work / (us * 1e-6) / cb_load_rate_scale(l->kind) : 0;
 }
 
@@ -149,6 +153,9 @@ static void ensure_marks(cb_load *l, int n) {
 void cb_load_start(cb_load *l, int units) {
   if (units < 1 || units > CB_LOAD_MAX_UNITS)
     cb_fatal("a load of %d units: 1 to %d", units, CB_LOAD_MAX_UNITS);
+  char why[256];
+  if (cb_load_span_problem(l->kind, units, l->unit_us, l->timeout_s, why, sizeof why))
+    cb_fatal("%s", why);
   ensure_marks(l, units + 1);
   CB_CUDA(cudaEventRecord(l->marks[0], l->stream));
   for (int i = 1; i <= units; i++) {

@@ -3,6 +3,8 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "load_options.h" /* cb_load_name */
+
 void cb_load_window_of(const double *marks_us, int units, double begin_us, double end_us,
                        double work_per_unit, double scale, cb_load_window *out) {
   out->window_us = end_us - begin_us;
@@ -66,4 +68,14 @@ void cb_overlap_why_no_unit(cb_overlap_result *o, const char *where, double unit
            "no whole unit of the load fit in the timed window%s (%.0f us; a unit takes %.0f us "
            "alone): a smaller --overlap_size or a larger -n",
            where, window_us, unit_us);
+}
+
+const char *cb_load_span_problem(int kind, int units, double unit_us, int timeout_s, char *buf,
+                                 size_t len) {
+  if (!(units * unit_us > 0.5e6 * timeout_s)) return NULL;
+  snprintf(buf, len,
+           "--overlap %s: %d units of %.0f us each (a unit's time alone) would take more than "
+           "half of -T %d s: give a smaller --overlap_size or a larger -T",
+           cb_load_name(kind), units, unit_us, timeout_s);
+  return buf;
 }

@@ -82,6 +82,13 @@ void cb_overlap_why_uncovered(cb_overlap_result *o, const char *where, int units
 void cb_overlap_why_no_unit(cb_overlap_result *o, const char *where, double unit_us,
                             double window_us);
 
+/* Why `units` units of unit_us each (a unit's time alone) cannot be started
+ * beside a call bounded by -T (timeout_s): they would take more than half
+ * of it, and the wait for them would end the run as a timeout that does
+ * not say why (the text in buf, len bytes); or NULL. */
+const char *cb_load_span_problem(int kind, int units, double unit_us, int timeout_s, char *buf,
+                                 size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -45,6 +45,17 @@ static void test_window_slower_units(void) {
   CHECK_NEAR(w.rate, 3.0 / 900e-6, 1e-6);
 }
 
+/* Units that would outlast half of -T are refused with the reason. */
+static void test_span_problem(void) {
+  char buf[256];
+  CHECK(cb_load_span_problem(CB_LOAD_GEMM, 256, 1500, 300, buf, sizeof buf) == NULL);
+  CHECK(cb_load_span_problem(CB_LOAD_GEMM, 100, 1.5e6, 300, buf, sizeof buf) == NULL); /* 150 s */
+  CHECK(cb_load_span_problem(CB_LOAD_FMA, 101, 1.5e6, 300, buf, sizeof buf) != NULL);
+  CHECK_STR(buf, "--overlap fma: 101 units of 1500000 us each (a unit's time alone) would take "
+                 "more than half of -T 300 s: give a smaller --overlap_size or a larger -T");
+  CHECK(cb_load_span_problem(CB_LOAD_MEM, 3, 0, 300, buf, sizeof buf) == NULL); /* not timed yet */
+}
+
 /* The units wholly after the window: the load alone, as warm as beside the
  * call; their rate stands for the load alone where there are enough. */
 static void test_units_after(void) {
@@ -258,6 +269,7 @@ int main(int argc, char **argv) {
   test_window_slower_units();
   test_window_not_covered();
   test_units_after();
+  test_span_problem();
   test_units_for();
   test_units_retry();
   test_why();
