@@ -14,7 +14,6 @@
 #include "clock.h"
 #include "copy.h"
 #include "copy_floor.h"
-#include "load_options.h"
 #include "copy_overlap.h"
 #include "copy_pattern.h"
 #include "copy_report.h"
@@ -23,6 +22,7 @@
 #include "error.h"
 #include "gdrcopy.h" /* CB_GPU_PAGE_SIZE */
 #include "gpu.h"
+#include "load_options.h" /* cb_load_env_defaults */
 #include "peer_memory.h"
 #include "run_steps.h"
 #include "sizes.h"
