@@ -123,7 +123,10 @@ LAUNCHES=()
 [ -n "$NGPUS" ] && LAUNCHES+=(single)
 [ -n "$LAUNCHER" ] && LAUNCHES+=(mpi)
 if [ -z "$MACHINE" ]; then
-  short=$(echo "${GPU_MODEL:-gpu}" | awk '{print tolower($NF)}' | tr -c 'a-z0-9\n' '-')
+  # The model's first word such as H100, GH200 or A100 ("NVIDIA H100 80GB HBM3"), else its last.
+  short=$(echo "${GPU_MODEL:-gpu}" | awk '{ for (i = 1; i <= NF; i++) { w = $i; sub(/-.*/, "", w)
+      if (w ~ /^[A-Za-z][A-Za-z]?[0-9][0-9][0-9]?[0-9]?$/) { print tolower(w); exit } }
+    print tolower($NF) }' | tr -c 'a-z0-9\n' '-')
   if [ -n "$NGPUS" ]; then MACHINE=${short}x${NGPUS}; else MACHINE=${short}; fi
 fi
 OUT=${OUT:-results/$MACHINE/$(date -u +%Y-%m-%d)}

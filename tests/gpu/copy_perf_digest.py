@@ -291,7 +291,8 @@ def wrong_rows(outdir: str) -> list:
 def digest(outdir: str) -> tuple:
     docs = {n: load(outdir, n) for n in (
         "ce_large", "small_latency", "host_paths", "host_paths_large", "host_paths_pageable",
-        "llhost_ll16", "llhost_flag", "overlap_gemm", "d2d_1GiB", "d2d_1GiB_mpi")}
+        "llhost_ll16", "llhost_flag", "overlap_gemm", "overlap_gemm_large", "d2d_1GiB",
+        "d2d_1GiB_mpi")}
     sections = [
         ce_large(docs["ce_large"]) if rows(docs["ce_large"]) else [],
         small_latency(docs["small_latency"]) if rows(docs["small_latency"]) else [],
@@ -302,6 +303,7 @@ def digest(outdir: str) -> tuple:
         crossover(docs["llhost_ll16"], docs["llhost_flag"]),
         blocks(outdir),
         overlap(docs["overlap_gemm"]),
+        overlap(docs["overlap_gemm_large"]),
         d2d({k: docs[k] for k in ("d2d_1GiB", "d2d_1GiB_mpi")}),
     ]
     text = "\n\n".join("\n".join(s) for s in sections if s)

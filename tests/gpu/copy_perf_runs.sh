@@ -16,8 +16,11 @@
 #                   every size (CB_LLHOST_LL_MAX 1 TiB, then 0): the crossover
 #   llhost_blocks   llhost, 8 B..64 KiB, with CB_LLHOST_BLOCKS 1, 8, 32 and 128
 #                   (llhost_blocks_<N>)
-#   overlap_gemm    every kernel's bandwidth copies beside a cuBLAS GEMM, 4 KiB..64 MiB
-#                   (both slowdowns; a build without cuBLAS refuses it, and the run fails)
+#   overlap_gemm    every kernel's bandwidth copies beside a cuBLAS GEMM, 4 KiB..1 MiB
+#                   (both slowdowns; where cuBLAS cannot run, it is refused and the run fails)
+#   overlap_gemm_large  the same 4 MiB..64 MiB, beside GEMMs of 16384^3 and with windows
+#                   of 16 copies, -n 10, so that the 256 units the load may queue outlast
+#                   the windows of the slowest path
 #   osu_h2d_d2h     every kernel, 1 B..4 MiB, --osu (osu_bw's layout, to set beside osu_bw H D)
 #   pageable        every kernel that can use --pageable host memory, 1 B..16 MiB
 #   d2d_1GiB        ce, batch, sm, 1 GiB to the peer GPU, one process (-g 2)  (target ce >= 390 GB/s)
@@ -30,7 +33,8 @@
 # and overlap_gemm took about 3 minutes on 2 x H200.
 set -uo pipefail
 ALL_RUNS="ce_large small_latency host_paths host_paths_large host_paths_pageable llhost_ll16
-llhost_flag llhost_blocks overlap_gemm osu_h2d_d2h pageable d2d_1GiB d2d_1GiB_mpi"
+llhost_flag llhost_blocks overlap_gemm overlap_gemm_large osu_h2d_d2h pageable d2d_1GiB
+d2d_1GiB_mpi"
 if [ "${1:-}" = --list ]; then # the runs' names, one a line
   printf '%s\n' $ALL_RUNS
   exit 0
@@ -85,7 +89,9 @@ for b in 1 8 32 128; do
   record "llhost_blocks_$b" env CB_LLHOST_BLOCKS=$b "$PROG" -k llhost -D h2d,d2h -b 8 -e 64K -f 2 \
     -n 200 -w 20 -W 64
 done
-record overlap_gemm "$PROG" -k all -D h2d,d2h -b 4K -e 64M -f 4 -n 20 -w 5 -W 64 --overlap gemm
+record overlap_gemm "$PROG" -k all -D h2d,d2h -b 4K -e 1M -f 4 -n 20 -w 5 -W 64 --overlap gemm
+record overlap_gemm_large "$PROG" -k all -D h2d,d2h -b 4M -e 64M -f 4 -n 10 -w 2 -W 16 \
+  --overlap gemm --overlap_size 16384
 record osu_h2d_d2h "$PROG" --osu -k all -D h2d,d2h -b 1 -e 4M -f 2 -n 20 -w 5 -W 64
 # -k all: sm (needs pinned memory) and an absent gdrcopy are listed as skipped;
 # named with -k, an unavailable kernel is an error.
