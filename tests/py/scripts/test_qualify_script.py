@@ -43,11 +43,12 @@ echo "# Out of bounds values : 0 OK"
 """
 
 SMI = r"""#!/usr/bin/env bash
-# nvidia-smi's stand-in: $STANDIN_GPUS (2) H200s.
+# nvidia-smi's stand-in: $STANDIN_GPUS (2) GPUs named $STANDIN_GPU_NAME (NVIDIA H200).
 n=${STANDIN_GPUS:-2}
+name=${STANDIN_GPU_NAME:-NVIDIA H200}
 case "$*" in
-  *--query-gpu*) for i in $(seq 1 "$n"); do echo "NVIDIA H200, 580.159.04"; done ;;
-  -L) for i in $(seq 0 $((n - 1))); do echo "GPU $i: NVIDIA H200 (UUID: GPU-0000000$i)"; done ;;
+  *--query-gpu*) for i in $(seq 1 "$n"); do echo "$name, 580.159.04"; done ;;
+  -L) for i in $(seq 0 $((n - 1))); do echo "GPU $i: $name (UUID: GPU-0000000$i)"; done ;;
   "topo -m") printf '\tGPU0\tGPU1\nGPU0\t X \tNV18\nGPU1\tNV18\t X \n' ;;
   "") echo "| NVIDIA-SMI 580.159.04   Driver Version: 580.159.04   CUDA Version: 13.0 |" ;;
 esac
@@ -335,6 +336,17 @@ def test_bad_input_one_line_exit_2_nothing_run_or_written(node, args, line):
     assert r.stderr.strip().splitlines() == [line]
     assert not node.ran(), "no program may run"
     assert not (node.checkout / "results").exists()
+
+
+@pytest.mark.parametrize("model, machine", [
+    ("NVIDIA H100 80GB HBM3", "h100x2"), ("NVIDIA A100-SXM4-80GB", "a100x2"),
+    ("NVIDIA GH200 480GB", "gh200x2"), ("NVIDIA GeForce RTX 4090", "4090x2")])
+def test_the_record_is_named_by_the_gpu_model(node, model, machine):
+    r = node.run(*QUICK, "--steps", "copy", STANDIN_GPU_NAME=model)
+    assert r.returncode == 0, r.stderr
+    assert node.record(machine).is_dir()
+    assert manifest_fields((node.record(machine) / "manifest.md").read_text())["machine"] == \
+        f"{machine}: 2 x {model}"
 
 
 def test_tunables_on_one_gpu_is_refused(node):

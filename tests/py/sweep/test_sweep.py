@@ -74,6 +74,14 @@ def test_collbench_commit_names_a_copied_tree(fake):
     assert m["collbench_commit"] == "b60f372" and m["modified_files"] == []
 
 
+def test_machine_named_by_the_model_s_first_word_such_as_h100(fake):
+    tmp = fake[0]
+    write_exe(tmp / "bin" / "nvidia-smi", "#!/bin/sh\necho 'NVIDIA H100 80GB HBM3, 580.159.04'\n")
+    r = sweep(fake, "-b", "8", "-e", "8", "--programs", "all_reduce_perf")
+    assert r.returncode == 0, r.stderr
+    assert [d.name for d in (tmp / "results").iterdir()] == ["h100x1"]
+
+
 def test_programs_comma_or_space_separated(fake):
     for i, programs in enumerate(("all_reduce_perf,all_gather_perf",
                                   "all_reduce_perf all_gather_perf")):
