@@ -120,8 +120,9 @@ static const cb_tunable_row table[] = {
     NUMBER("CB_LLHOST_BLOCKS", 1, 256, 1, 32, PER_RANK, COPY,
            "copy_perf -k llhost: blocks of the resident kernel"),
     /* Where llhost leaves LL16 packets for its payload-then-flag protocol
-     * (copy_llhost.h). The default is a placeholder until the crossover is
-     * measured (docs/performance.md); it shapes only this process's kernel. */
+     * (copy_llhost.h): the crossover measured on one H100, LL16 no slower up
+     * to 2 KiB h2d and 1 KiB d2h (docs/performance.md, "Host↔device paths");
+     * it shapes only this process's kernel. */
     NUMBER("CB_LLHOST_LL_MAX", 0, 1L << 40, 1, 1024, PER_RANK, COPY,
            "copy_perf -k llhost: LL16 packets for copies up to this many bytes, the "
            "payload-then-flag protocol above; 0, the flag protocol at every size"),
