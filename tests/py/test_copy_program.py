@@ -119,23 +119,24 @@ class BadInput(ErrorAssertions, unittest.TestCase):
             "kernel 3 (gdrcopy) cannot run", "GDRCopy library not found")
         self.assertIn("CB_GDRAPI_LIB=/nonexistent/libgdrapi.so", line)
 
+    def assertTunableRefused(self, name, values, range_text, bad_for_ce):
+        """Each bad value of a copy_perf tunable is refused at start, in one line naming it and
+        the range it takes, whichever kernels run (-k ce, which does not read it, too)."""
+        for value in values:
+            self.assertOneLineError(run("-b", "8", "-e", "8", env_extra={name: value}),
+                                    f"{name}='{value}'", range_text)
+        self.assertOneLineError(run("-k", "ce", env_extra={name: bad_for_ce}),
+                                f"{name}='{bad_for_ce}'")
+
     def test_bad_llhost_blocks(self):
         """CB_LLHOST_BLOCKS is checked at start, like an option, whichever kernels run."""
-        for value in ("abc", "0", "257", "-1", ""):
-            self.assertOneLineError(run("-b", "8", "-e", "8",
-                                        env_extra={"CB_LLHOST_BLOCKS": value}),
-                                    f"CB_LLHOST_BLOCKS='{value}'", "from 1 to 256")
-        self.assertOneLineError(run("-k", "ce", env_extra={"CB_LLHOST_BLOCKS": "abc"}),
-                                "CB_LLHOST_BLOCKS='abc'")
+        self.assertTunableRefused("CB_LLHOST_BLOCKS", ("abc", "0", "257", "-1", ""),
+                                  "from 1 to 256", "abc")
 
     def test_bad_llhost_crossover(self):
         """CB_LLHOST_LL_MAX too: bytes from 0 (the flag protocol at every size) to 1 TiB."""
-        for value in ("abc", "-1", "4K", "1099511627777", ""):
-            self.assertOneLineError(run("-b", "8", "-e", "8",
-                                        env_extra={"CB_LLHOST_LL_MAX": value}),
-                                    f"CB_LLHOST_LL_MAX='{value}'", "from 0 to 1099511627776")
-        self.assertOneLineError(run("-k", "ce", env_extra={"CB_LLHOST_LL_MAX": "x"}),
-                                "CB_LLHOST_LL_MAX='x'")
+        self.assertTunableRefused("CB_LLHOST_LL_MAX", ("abc", "-1", "4K", "1099511627777", ""),
+                                  "from 0 to 1099511627776", "x")
         for value in ("0", "1099511627776"):
             self.assertOneLineError(run("-b", "8", "-e", "8",
                                         env_extra={"CB_LLHOST_LL_MAX": value}),
