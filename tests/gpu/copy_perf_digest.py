@@ -28,10 +28,15 @@ targets (they are measurements to read, not checks), 1 when a row reports wrong 
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import re
 import sys
+
+SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts")
+sys.path.insert(0, SCRIPTS)
+from collbench_results import format_bytes  # noqa: E402
 
 KIB = 1024
 
@@ -71,12 +76,6 @@ def cell(rs: list, kernel: str, direction: str, size: int, measurement: str) -> 
     return None
 
 
-def size_text(n: int) -> str:
-    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if n >= 1 << shift and n % (1 << shift) == 0:
-            return f"{n >> shift} {unit}"
-    return f"{n} B"
-
 
 class Tally:
     def __init__(self) -> None:
@@ -108,7 +107,7 @@ def ce_large(doc: dict | None) -> list:
     out = ["== ce, pinned, >= 64 MiB (target >= 53 GB/s) =="]
     for r in rows(doc, "bandwidth"):
         if r.get("kernel_name") == "ce":
-            out.append(f"  {r['direction']} {size_text(r['size']):>8}  {r['algbw']:7.2f} GB/s  "
+            out.append(f"  {r['direction']} {format_bytes(r['size']):>8}  {r['algbw']:7.2f} GB/s  "
                        f"{t.verdict(r['algbw'] >= 53)}")
     return out + [t.line()]
 
@@ -125,7 +124,7 @@ def small_latency(doc: dict | None) -> list:
             if not ce:
                 continue
             ratio = best["time_us"] / ce["time_us"]
-            out.append(f"  {d} {size_text(size):>8}  ce {ce['time_us']:6.2f} us  fastest "
+            out.append(f"  {d} {format_bytes(size):>8}  ce {ce['time_us']:6.2f} us  fastest "
                        f"{best['kernel_name']:8} {best['time_us']:6.2f} us (p99 "
                        f"{best['p99_us']:6.2f})  {ratio:.2f}  {t.verdict(ratio <= 0.5)}")
     return out + [t.line()]
@@ -169,7 +168,7 @@ def host_paths(title: str, docs: list, with_targets: bool) -> list:
             verdicts = [f"{what}: {t.verdict(test(lr, of, br))}"
                         for what, test in (llhost_targets(size) if with_targets else [])]
             out.append(
-                f"  {d:4} {size_text(size):>8}  {ll_l.get('protocol', '-'):12} "
+                f"  {d:4} {format_bytes(size):>8}  {ll_l.get('protocol', '-'):12} "
                 f"{ce_l['time_us'] if ce_l else float('nan'):7.2f} {ll_l['time_us']:7.2f} "
                 f"{lr if lr is not None else float('nan'):5.2f} "
                 f"{of if of is not None else float('nan'):+6.2f}  "
@@ -205,26 +204,22 @@ def crossover(ll16: dict | None, flag: dict | None) -> list:
                 last_ll16 = size
             else:
                 ll16_ahead = False
-            out.append(f"  {d:4} {size_text(size):>8}  {x['time_us']:8.2f} {y['time_us']:8.2f}  "
+            out.append(f"  {d:4} {format_bytes(size):>8}  {x['time_us']:8.2f} {y['time_us']:8.2f}  "
                        f"{xb['algbw'] if xb else float('nan'):9.3f} "
                        f"{yb['algbw'] if yb else float('nan'):9.3f}  {faster}")
         ends[d] = last_ll16
     for d, end in ends.items():
         out.append(f"  {d}: LL16's latency is at most flag's at every size up to "
-                   f"{size_text(end) if end else 'none (flag from the smallest size)'}")
+                   f"{format_bytes(end) if end else 'none (flag from the smallest size)'}")
     if len(ends) == 2:
         out.append(f"  crossover for both directions (CB_LLHOST_LL_MAX): {min(ends.values())}")
     return out
 
 
-def blocks(outdir: str) -> list:
+def blocks(docs: dict) -> list:
     """llhost's latency and bandwidth for each CB_LLHOST_BLOCKS run found."""
-    found = []
-    for name in os.listdir(outdir):
-        m = re.fullmatch(r"llhost_blocks_(\d+)\.json", name)
-        if m:
-            found.append((int(m.group(1)), load(outdir, name[:-5])))
-    found.sort(key=lambda x: x[0])
+    found = sorted((int(m.group(1)), doc) for name, doc in docs.items()
+                   if (m := re.fullmatch(r"llhost_blocks_(\d+)", name)))
     if not found:
         return []
     counts = [n for n, _ in found]
@@ -239,7 +234,7 @@ def blocks(outdir: str) -> list:
             bw = cell(rows(doc), "llhost", d, size, "bandwidth")
             cells.append(f"{lat['time_us'] if lat else float('nan'):6.2f} / "
                          f"{bw['algbw'] if bw else float('nan'):6.2f}")
-        out.append(f"  {d:4} {size_text(size):>8}  " + "  ".join(f"{c:>15}" for c in cells))
+        out.append(f"  {d:4} {format_bytes(size):>8}  " + "  ".join(f"{c:>15}" for c in cells))
     return out
 
 
@@ -255,11 +250,11 @@ def overlap(doc: dict | None) -> list:
         ov = r["overlap"]
         if "skipped" in ov or ov.get("time_us") is None:
             why = ov.get("skipped") or ov.get("why") or "not measured"
-            out.append(f"  {r['direction']:4} {size_text(r['size']):>8}  {r['kernel_name']:8} "
+            out.append(f"  {r['direction']:4} {format_bytes(r['size']):>8}  {r['kernel_name']:8} "
                        f"not measured: {why}")
             continue
         cs, ls = ov.get("call_slowdown"), ov.get("load_slowdown")
-        out.append(f"  {r['direction']:4} {size_text(r['size']):>8}  {r['kernel_name']:8} "
+        out.append(f"  {r['direction']:4} {format_bytes(r['size']):>8}  {r['kernel_name']:8} "
                    f"{r['time_us']:9.2f} {ov['time_us']:9.2f} "
                    f"{cs if cs is not None else float('nan'):7.3f} "
                    f"{ls if ls is not None else float('nan'):7.3f}")
@@ -276,23 +271,21 @@ def d2d(docs: dict) -> list:
     return out + [t.line()] if len(out) > 1 else []
 
 
-def wrong_rows(outdir: str) -> list:
+def wrong_rows(docs: dict) -> list:
     bad = []
-    for name in sorted(os.listdir(outdir)):
-        if name.endswith(".json"):
-            doc = load(outdir, name[:-5])
-            for r in rows(doc):
-                if isinstance(r.get("wrong"), int) and r["wrong"] > 0:
-                    bad.append(f"{name}: {r['kernel_name']} {r['direction']} {r['size']} B: "
-                               f"{r['wrong']} wrong")
+    for name in sorted(docs):
+        for r in rows(docs[name]):
+            if isinstance(r.get("wrong"), int) and r["wrong"] > 0:
+                bad.append(f"{name}.json: {r['kernel_name']} {r['direction']} {r['size']} B: "
+                           f"{r['wrong']} wrong")
     return bad
 
 
 def digest(outdir: str) -> tuple:
-    docs = {n: load(outdir, n) for n in (
-        "ce_large", "small_latency", "host_paths", "host_paths_large", "host_paths_pageable",
-        "llhost_ll16", "llhost_flag", "overlap_gemm", "overlap_gemm_large", "d2d_1GiB",
-        "d2d_1GiB_mpi")}
+    # Every run's document, read once: name (the file less .json) -> document.
+    docs = collections.defaultdict(lambda: None, {
+        name[:-5]: load(outdir, name[:-5]) for name in os.listdir(outdir)
+        if name.endswith(".json")})
     sections = [
         ce_large(docs["ce_large"]) if rows(docs["ce_large"]) else [],
         small_latency(docs["small_latency"]) if rows(docs["small_latency"]) else [],
@@ -301,13 +294,13 @@ def digest(outdir: str) -> tuple:
         host_paths("llhost against ce and the floor, pageable (host_paths_pageable)",
                    [docs["host_paths_pageable"]], False),
         crossover(docs["llhost_ll16"], docs["llhost_flag"]),
-        blocks(outdir),
+        blocks(docs),
         overlap(docs["overlap_gemm"]),
         overlap(docs["overlap_gemm_large"]),
         d2d({k: docs[k] for k in ("d2d_1GiB", "d2d_1GiB_mpi")}),
     ]
     text = "\n\n".join("\n".join(s) for s in sections if s)
-    return text or "no copy_perf run with rows in " + outdir, wrong_rows(outdir)
+    return text or "no copy_perf run with rows in " + outdir, wrong_rows(docs)
 
 
 def main(argv: list) -> int:

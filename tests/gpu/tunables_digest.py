@@ -27,18 +27,16 @@ import re
 import statistics
 import sys
 
+SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts")
+sys.path.insert(0, SCRIPTS)
+from collbench_results import format_bytes  # noqa: E402
+
 KEEP_MARGIN = 0.01  # another value must beat the default's geometric mean by more than this
 
 
 class Unreadable(Exception):
     pass
 
-
-def size_text(n: int) -> str:
-    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if n >= 1 << shift and n % (1 << shift) == 0:
-            return f"{n >> shift} {unit}"
-    return f"{n} B"
 
 
 def read_cases(outdir: str) -> list:
@@ -114,7 +112,7 @@ def digest_case(name: str, var: str, values: list, default: str | None, times: d
         cells = "  ".join(f"{meds[v]:10.2f}" if v in meds else f"{'-':>10}" for v in values)
         dflt = meds.get(default)
         rel = f"{dflt / meds[best]:.4f}" if dflt and meds[best] > 0 else "-"
-        out.append(f"  {launch:6} {placement:12} {size_text(size):>8}  {cells}  {best:10}  "
+        out.append(f"  {launch:6} {placement:12} {format_bytes(size):>8}  {cells}  {best:10}  "
                    f"{rel:>15}  {noise:6.1%}")
         if dflt:
             for v, t in meds.items():
