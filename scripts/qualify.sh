@@ -92,6 +92,8 @@ STEPS=()
 for s in checks copy tunables sweep report; do [[ $WANT == *" $s "* ]] && STEPS+=("$s"); done
 [ ${#STEPS[@]} -gt 0 ] || die "--steps names no step (checks, copy, tunables, sweep, report)"
 has() { [[ " ${STEPS[*]} " == *" $1 "* ]]; }
+# Whether a step runs programs on the GPUs (every step but report).
+runs_programs() { has checks || has copy || has tunables || has sweep; }
 
 seconds() { # seconds NAME VALUE: VALUE, a whole number of seconds >= 1
   [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 '$2': expected a whole number of seconds >= 1"
@@ -118,7 +120,7 @@ TUNABLES_CASES=$(names --tunables-cases case "$TUNABLES_CASES" tunables_ab.sh) |
 [ -z "$NGPUS" ] || [[ $NGPUS =~ ^[1-9][0-9]*$ ]] || die "-g '$NGPUS': expected a whole number of GPUs >= 1"
 
 # A report alone, into an earlier record, names that record's commit.
-if [ -z "$COMMIT" ] && ! has checks && ! has copy && ! has tunables && ! has sweep && [ -n "$REC" ] && [ -f "$REC/raw/commit.txt" ]; then
+if [ -z "$COMMIT" ] && ! runs_programs && [ -n "$REC" ] && [ -f "$REC/raw/commit.txt" ]; then
   COMMIT=$(cat "$REC/raw/commit.txt")
 fi
 if [ -n "$COMMIT" ]; then
@@ -129,7 +131,7 @@ else
   GIT_MODIFIED=$(git -C "$REPO" status --porcelain --untracked-files=no 2>/dev/null | cut -c4- | tr '\n' ' ')
 fi
 
-if has checks || has copy || has tunables || has sweep; then
+if runs_programs; then
   ls "$BUILD"/*_perf >/dev/null 2>&1 || die "--build '$BUILD': no *_perf programs there (build them first: make BUILD=$BUILD)"
 fi
 if has copy && [ ! -x "$BUILD/copy_perf" ]; then
@@ -143,7 +145,7 @@ fi
 # The GPUs: what nvidia-smi lists. Needed by checks and sweep, and to name the record.
 GPU_LIST=$("$SMI" --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | grep . || true)
 GPU_COUNT=$(echo "$GPU_LIST" | grep -c . || true)
-if has checks || has copy || has tunables || has sweep || [ -z "$REC" ]; then
+if runs_programs || [ -z "$REC" ]; then
   [ "$GPU_COUNT" -gt 0 ] || {
     echo "qualify.sh: no GPU visible ($SMI lists none): run it on a GPU node" >&2
     exit 1
