@@ -4,7 +4,8 @@
  * (d2h). The flag protocol above: h2d, the CPU makes the payload visible
  * (the user's buffer itself, or a copy in the staging ring) and releases
  * one flag per chunk, which one thread per block of the resident kernel
- * polls; d2h, the CPU rings the doorbell and waits for one flag per chunk.
+ * polls; d2h, the CPU asks for each chunk (a doorbell word per ring slot)
+ * and waits for one flag per chunk.
  * The kernel starts once per size, outside timing, and is stopped cleanly;
  * every wait here is bounded by -T and also notices a resident kernel that
  * died.
@@ -17,7 +18,7 @@
  *  - no fence after writing packets: the ring is ordinary cached memory the
  *    GPU reads coherently, so the stores reach it as the store buffer
  *    drains, with no write-combining buffer to flush;
- *  - words the CPU writes (ready, consumed, go, stop) are release stores,
+ *  - words the CPU writes (ready, asked, stop) are release stores,
  *    words it reads (consumed, ready) acquire loads: the comments say what
  *    each orders. */
 #include <stdint.h>
@@ -49,9 +50,9 @@ typedef struct {
   uint64_t ll_max; /* CB_LLHOST_LL_MAX */
   /* Counters that only grow over the whole setup (all sizes). */
   uint32_t next_chunk;     /* the next chunk a post uses */
+  uint32_t asked_chunk;    /* d2h: every chunk below it has been asked for */
   uint32_t read_chunk;     /* d2h: the next chunk the CPU consumes */
   uint32_t known_consumed; /* h2d: every chunk below it is consumed (complete() saw it) */
-  uint32_t next_copy;      /* d2h: copies asked for so far (the last copy number) */
   uint32_t session;
   /* The running session. */
   int running;
@@ -218,7 +219,6 @@ void cb_copy_llh_start(cb_copy_ctx *ctx, const cb_copy_call *call, int copies, c
   a.dev = (void *)dev;
   a.bytes = call->bytes;
   a.first_chunk = st->first_chunk;
-  a.first_copy = st->next_copy + 1;
   a.chunks_per_copy = st->cpc;
   a.session = st->session;
   a.protocol = st->protocol;
@@ -244,7 +244,7 @@ void cb_copy_llh_stop(cb_copy_ctx *ctx, cudaStream_t s) {
              ctx->kernel_name);
   /* Release: every access of the session (all complete by now) precedes
    * the stop in the order the GPU observes. */
-  store_release(&st->ctrl->stop, st->session);
+  store_release(&st->ctrl->stop.v, st->session);
   char what[128];
   snprintf(what, sizeof what, "kernel %d (%s) %s: the resident kernel to stop", ctx->kernel_id,
            ctx->kernel_name, cb_copy_dir_name(ctx->dir));
@@ -266,7 +266,7 @@ static void wait_slot_free(const cb_copy_ctx *ctx, llh_state *st, uint32_t g) {
   if (g < CB_LLH_RING_CHUNKS || g - CB_LLH_RING_CHUNKS < st->known_consumed) return;
   const uint32_t r = g % CB_LLH_RING_CHUNKS;
   cb_host_poll spin = {0, 0};
-  while (!cb_llh_reached(load_acquire(&st->ctrl->consumed[r]), g + 1 - CB_LLH_RING_CHUNKS))
+  while (!cb_llh_reached(load_acquire(&st->ctrl->consumed[r].v), g + 1 - CB_LLH_RING_CHUNKS))
     cpu_tick(&spin, ctx, st, "the GPU to free a ring slot", g);
 }
 
@@ -316,7 +316,7 @@ static void publish_chunk(llh_state *st, uint32_t g, uint32_t j) {
   }
   /* Release: the payload (staged above, or the user's buffer, written before
    * post()) is visible before the GPU can see the flag. */
-  store_release(&st->ctrl->ready[r], g + 1);
+  store_release(&st->ctrl->ready[r].v, g + 1);
 }
 
 /* d2h LL16: read chunk number g (chunk j of its copy) into the destination. */
@@ -347,7 +347,7 @@ static void take_chunk(const cb_copy_ctx *ctx, llh_state *st, uint32_t g, uint32
   const uint32_t r = g % CB_LLH_RING_CHUNKS;
   cb_host_poll spin = {0, 0};
   /* Equality: flags are unique in a setup, so no older word matches. */
-  while (load_acquire(&st->ctrl->ready[r]) != g + 1)
+  while (load_acquire(&st->ctrl->ready[r].v) != g + 1)
     cpu_tick(&spin, ctx, st, "the GPU's d2h flag", g);
   if (st->protocol == CB_LLH_FLAG_STAGED)
     memcpy((unsigned char *)st->call.dst + (uint64_t)j * CB_LLH_FLAG_CHUNK,
@@ -355,45 +355,53 @@ static void take_chunk(const cb_copy_ctx *ctx, llh_state *st, uint32_t g, uint32
            cb_llh_chunk_bytes(st->call.bytes, st->protocol, j));
 }
 
+/* d2h: asks for every chunk posted whose slot is free (rules P1, C2): the
+ * CPU consumes in order, so slot r is free for chunk g once chunk g - RING
+ * is read, that is once g < read_chunk + RING. Release: the CPU's reads of
+ * the slot's previous chunk, and its earlier accesses of the destination
+ * (flag-direct), are complete before the GPU, seeing the word, writes them. */
+static void ask_for_chunks(llh_state *st) {
+  for (; st->asked_chunk != st->next_chunk &&
+         st->asked_chunk - st->read_chunk < (uint32_t)CB_LLH_RING_CHUNKS;
+       st->asked_chunk++)
+    store_release(&st->ctrl->asked[st->asked_chunk % CB_LLH_RING_CHUNKS].v, st->asked_chunk + 1);
+}
+
 void cb_copy_llh_post(cb_copy_ctx *ctx, const cb_copy_call *call, int copies, cudaStream_t s) {
   (void)call, (void)s; /* the session's call, given to start */
   llh_state *st = ctx->state;
   count_chunks(ctx, st, (uint64_t)copies * st->cpc);
-  for (int c = 0; c < copies; c++) {
-    if (st->h2d) {
-      for (uint32_t j = 0; j < st->cpc; j++) {
-        uint32_t g = st->next_chunk++;
-        wait_slot_free(ctx, st, g);
-        if (st->protocol == CB_LLH_LL16)
-          write_packets(st, g, j);
-        else
-          publish_chunk(st, g, j);
-      }
-    } else {
-      /* The doorbell. Release: the CPU's earlier accesses of the destination
-       * are complete before the GPU, seeing go, writes it (flag-direct); the
-       * slot words keep the GPU off slots the CPU still reads. */
-      store_release(&st->ctrl->go, ++st->next_copy);
-      st->next_chunk += st->cpc;
-    }
+  if (!st->h2d) {
+    /* Chunks beyond the ring are asked for by complete(), as it reads. */
+    st->next_chunk += (uint32_t)copies * st->cpc;
+    ask_for_chunks(st);
+    return;
   }
+  for (int c = 0; c < copies; c++)
+    for (uint32_t j = 0; j < st->cpc; j++) {
+      uint32_t g = st->next_chunk++;
+      wait_slot_free(ctx, st, g);
+      if (st->protocol == CB_LLH_LL16)
+        write_packets(st, g, j);
+      else
+        publish_chunk(st, g, j);
+    }
 }
 
 void cb_copy_llh_complete(cb_copy_ctx *ctx, cudaStream_t s) {
   (void)s;
   llh_state *st = ctx->state;
   if (!st->h2d) {
-    /* Every chunk in order, each slot freed as soon as it is read (rule C2),
-     * so that the GPU can go on with a copy longer than the ring. */
+    /* Every chunk in order, each slot asked for again as soon as its chunk
+     * is read (rule C2), so that the GPU can go on with a copy longer than
+     * the ring. */
     for (; st->read_chunk != st->next_chunk; st->read_chunk++) {
       uint32_t g = st->read_chunk, j = (g - st->first_chunk) % st->cpc;
+      ask_for_chunks(st);
       if (st->protocol == CB_LLH_LL16)
         read_packets(ctx, st, g, j);
       else
         take_chunk(ctx, st, g, j);
-      /* Release: the CPU's reads of the slot are complete before the GPU
-       * can see it free and overwrite it. */
-      store_release(&st->ctrl->consumed[g % CB_LLH_RING_CHUNKS], g + 1);
     }
     return;
   }
@@ -403,7 +411,7 @@ void cb_copy_llh_complete(cb_copy_ctx *ctx, cudaStream_t s) {
   uint32_t n = posted < (uint32_t)st->blocks ? posted : (uint32_t)st->blocks;
   for (uint32_t g = st->next_chunk - n; g != st->next_chunk; g++) {
     cb_host_poll spin = {0, 0};
-    while (!cb_llh_reached(load_acquire(&st->ctrl->consumed[g % CB_LLH_RING_CHUNKS]), g + 1))
+    while (!cb_llh_reached(load_acquire(&st->ctrl->consumed[g % CB_LLH_RING_CHUNKS].v), g + 1))
       cpu_tick(&spin, ctx, st, "the GPU to consume the copy's last chunks", g);
   }
   st->known_consumed = st->next_chunk;

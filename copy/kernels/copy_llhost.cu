@@ -3,11 +3,12 @@
  *
  * Every access to the rings, the control words and (flag-direct) the
  * user's host buffer goes to mapped pinned host memory, over PCIe:
- *  - polls are volatile loads (ld.volatile: a fresh read each time, never
- *    served from L1 or hoisted out of the loop by the compiler), by one
- *    thread per block except LL16's packets (a thread per packet); a poll
- *    that must order what follows it ends with fence.acq_rel.sys, which
- *    with the volatile load that saw the value makes an acquire;
+ *  - polls read afresh each time (never served from L1 or hoisted out of
+ *    the loop by the compiler), by one thread per block except LL16's
+ *    packets (a thread per packet): LL16 packets with ld.volatile (data and
+ *    flag arrive together, nothing else to order), control words with
+ *    ld.acquire.sys, which orders what follows them as a volatile load and
+ *    fence.acq_rel.sys would, without the fence's cost (copy_llhost.h);
  *  - the words the GPU writes (consumed in h2d, ready in d2h) are
  *    st.release.sys by thread 0 after a barrier: the release is cumulative
  *    over the block's accesses ordered before it by the barrier;
@@ -56,11 +57,13 @@ __device__ __forceinline__ uint32_t load_volatile_u32(const uint32_t *p) {
   return v;
 }
 
-/* After a volatile load that saw the CPU's release: with it, an acquire.
- * Nothing this thread does after it (and, through the barrier that
- * follows, nothing its block does) is performed before that load. */
-__device__ __forceinline__ void fence_acquire_sys() {
-  asm volatile("fence.acq_rel.sys;" ::: "memory");
+/* Acquire: when it reads the CPU's release, nothing this thread does after
+ * it (and, through the barrier that follows, nothing its block does) is
+ * performed before it. A fresh read each time, as a volatile one. */
+__device__ __forceinline__ uint32_t load_acquire_sys_u32(const uint32_t *p) {
+  uint32_t v;
+  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
 }
 
 /* Release (a fence.acq_rel.sys and the store in one): every load and store
@@ -71,7 +74,7 @@ __device__ __forceinline__ void store_release_sys_u32(uint32_t *p, uint32_t v) {
 }
 
 __device__ __forceinline__ bool stop_requested(const cb_llh_args &a) {
-  return cb_llh_reached(load_volatile_u32(&a.ctrl->stop), a.session);
+  return cb_llh_reached(load_volatile_u32(&a.ctrl->stop.v), a.session);
 }
 
 /* ---- LL16 ------------------------------------------------------------------------ */
@@ -137,48 +140,39 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_h2d_ll_kernel(cb_llh_args 
     if (__syncthreads_or(stopped)) return;
     /* Rule C2: slot r is free again, and the chunk's bytes are in device
      * memory, visible to anything that sees this word (the CPU's complete()). */
-    if (threadIdx.x == 0) store_release_sys_u32(&a.ctrl->consumed[r], flag);
+    if (threadIdx.x == 0) store_release_sys_u32(&a.ctrl->consumed[r].v, flag);
   }
 }
 
-/* d2h, thread 0 (rule P1): waits until the CPU has asked for copy `copy`
- * and has finished with the chunk that last used slot r (flag - RING);
- * false if the CPU stopped the session. The slot is normally free long
- * before go comes, so it is read only until it is seen free, and in the
- * same iteration as go: the two loads are independent and in flight
- * together, one PCIe round trip per poll. */
-__device__ __forceinline__ bool wait_go_and_slot(const cb_llh_args &a, uint32_t copy, uint32_t r,
-                                                 uint32_t flag, uint32_t g) {
+/* Thread 0 (rule C1 in h2d, P1 in d2h): acquires the CPU's word *w ==
+ * flag (h2d ready[r]: the chunk's payload is in place; d2h asked[r]: the
+ * CPU asks for the chunk, and the slot is free); false if the CPU stopped
+ * the session. Equality: flags are unique in a setup, so no word left by
+ * an older chunk matches. The acquire orders the block's payload accesses,
+ * after the barrier that follows, after the CPU's accesses before its
+ * release. */
+__device__ __forceinline__ bool wait_cpu_word(const cb_llh_args &a, const uint32_t *w,
+                                              uint32_t flag, uint32_t g, const char *what) {
   cb_spin s = {0, 0};
-  bool slot_free = false;
-  for (;;) {
-    const uint32_t go = load_volatile_u32(&a.ctrl->go);
-    if (!slot_free)
-      slot_free =
-          cb_llh_reached(load_volatile_u32(&a.ctrl->consumed[r]), flag - CB_LLH_RING_CHUNKS);
-    if (slot_free && cb_llh_reached(go, copy)) break;
-    /* Stopped only once every copy asked for is read: this one never will be. */
+  while (load_acquire_sys_u32(w) != flag) {
+    /* The CPU stops a session only once every chunk it posted or asked for
+     * is done with: this one never will be. */
     if ((s.iters & 255u) == 255u && stop_requested(a)) return false;
-    llh_tick(s, a, "the CPU to ask for a d2h copy or free a ring slot", g);
+    llh_tick(s, a, what, g);
   }
-  /* Acquire (with the volatile loads that saw go and the slot free): no
-   * payload is written before the CPU's release of the slot, and of its
-   * accesses of the destination before go. */
-  fence_acquire_sys();
   return true;
 }
 
 /* d2h, the whole block at the start of chunk g (chunk *j of its copy):
- * thread 0 waits for go and the slot (rule P1), and the barrier holds every
+ * thread 0 waits to be asked for it (rule P1), and the barrier holds every
  * thread's stores back until its acquire. False if the CPU stopped the
  * session. */
 __device__ __forceinline__ bool d2h_chunk_begins(const cb_llh_args &a, uint32_t g, uint32_t *j) {
-  const uint32_t rel = g - a.first_chunk;
-  *j = rel % a.chunks_per_copy;
+  *j = (g - a.first_chunk) % a.chunks_per_copy;
   int stopped = 0;
   if (threadIdx.x == 0)
-    stopped = !wait_go_and_slot(a, a.first_copy + rel / a.chunks_per_copy, g % CB_LLH_RING_CHUNKS,
-                                g + 1, g);
+    stopped = !wait_cpu_word(a, &a.ctrl->asked[g % CB_LLH_RING_CHUNKS].v, g + 1, g,
+                             "the CPU to ask for a d2h chunk");
   return !__syncthreads_or(stopped);
 }
 
@@ -203,23 +197,6 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_d2h_ll_kernel(cb_llh_args 
 }
 
 /* ---- flag ------------------------------------------------------------------------ */
-
-/* h2d, thread 0 (rule C1): waits until ready[r] holds chunk g's flag;
- * false if the CPU stopped the session. Equality: flags are unique in a
- * setup, so no word left by an older chunk matches. */
-__device__ __forceinline__ bool wait_ready(const cb_llh_args &a, uint32_t r, uint32_t flag,
-                                           uint32_t g) {
-  cb_spin s = {0, 0};
-  while (load_volatile_u32(&a.ctrl->ready[r]) != flag) {
-    if ((s.iters & 255u) == 255u && stop_requested(a)) return false;
-    llh_tick(s, a, "the CPU's h2d flag", g);
-  }
-  /* Acquire (with the volatile load that saw the flag): the block's
-   * payload loads, after the barrier, are performed after the CPU's
-   * payload stores are visible. */
-  fence_acquire_sys();
-  return true;
-}
 
 __device__ __forceinline__ uint4 load_host16(const uint4 *p) {
   uint4 v;
@@ -261,7 +238,8 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_h2d_flag_kernel(cb_llh_arg
     const uint32_t j = (g - a.first_chunk) % a.chunks_per_copy; /* chunk of its copy */
     const uint32_t flag = g + 1, r = g % CB_LLH_RING_CHUNKS;
     int stopped = 0;
-    if (threadIdx.x == 0) stopped = !wait_ready(a, r, flag, g);
+    if (threadIdx.x == 0)
+      stopped = !wait_cpu_word(a, &a.ctrl->ready[r].v, flag, g, "the CPU's h2d flag");
     /* Every thread's payload load after thread 0's acquire. */
     if (__syncthreads_or(stopped)) return;
     const uint64_t off = (uint64_t)j * CB_LLH_FLAG_CHUNK;
@@ -274,7 +252,7 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_h2d_flag_kernel(cb_llh_arg
     __syncthreads();
     /* Rule C2: the slot is free again, and the chunk's bytes are in device
      * memory, visible to anything that sees this word (the CPU's complete()). */
-    if (threadIdx.x == 0) store_release_sys_u32(&a.ctrl->consumed[r], flag);
+    if (threadIdx.x == 0) store_release_sys_u32(&a.ctrl->consumed[r].v, flag);
   }
 }
 
@@ -292,7 +270,7 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_d2h_flag_kernel(cb_llh_arg
     __syncthreads();
     /* Rule P2: the system-scope fence of the release makes the block's
      * payload stores visible to the CPU before the flag is. */
-    if (threadIdx.x == 0) store_release_sys_u32(&a.ctrl->ready[r], flag);
+    if (threadIdx.x == 0) store_release_sys_u32(&a.ctrl->ready[r].v, flag);
   }
 }
 

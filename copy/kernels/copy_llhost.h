@@ -38,28 +38,42 @@
  * chunk being done means all of its earlier ones are, and the last B chunks
  * posted (consecutive numbers: one per block) tell when everything is.
  *
- * Control words (cb_llh_ctrl), each written by one side only:
- *  consumed[r] (both protocols): the flag of the last chunk of slot r its
- *    consumer has finished with (h2d: the GPU has read it and stored its
- *    bytes into device memory; d2h: the CPU has read it);
+ * Control words (cb_llh_ctrl), each written by one side only, each on a
+ * line of its own (CB_LLH_LINE): the GPU polls a word with reads over PCIe,
+ * and reads of one line from several blocks, or a CPU store into a line
+ * other blocks keep reading, wait on each other (on one H100, 32 blocks
+ * polling one doorbell made a window of copies ten times slower than a word
+ * each: docs/copy_perf.md#llhost):
+ *  consumed[r] (h2d): the flag of the last chunk of slot r the GPU has
+ *    finished with (read it and stored its bytes into device memory);
  *  ready[r] (flag protocol): the flag of the last chunk of slot r its
  *    producer has published (its payload is in place);
- *  go (d2h): the copies the CPU has asked for; stop: the last session the
- *    CPU has stopped.
+ *  asked[r] (d2h): the flag of the last chunk of slot r the CPU has asked
+ *    the GPU for (the doorbell, a chunk at a time);
+ *  stop: the last session the CPU has stopped.
  *
  * The rules. Producer P and consumer C of chunk g (h2d: P the CPU, C block
  * g % B; d2h: P block g % B, C the CPU):
- *  P1 P starts chunk g (writes its packets or payload) only once it has
- *     acquired consumed[r] >= g + 1 - RING: chunk g - RING, the slot's
- *     previous one, is done with. d2h: the GPU also waits for go >= the
- *     chunk's copy.
+ *  P1 P starts chunk g (writes its packets or payload) only once chunk
+ *     g - RING, the slot's previous one, is done with: h2d, the CPU has
+ *     acquired consumed[r] >= g + 1 - RING; d2h, the GPU has acquired
+ *     asked[r] == g + 1, which the CPU releases only once it has itself
+ *     consumed chunk g - RING (and which is also the doorbell).
  *  P2 (flag) P publishes chunk g with a release store ready[r] = g + 1,
  *     after its payload.
  *  C1 (flag) C touches chunk g's payload only once it has acquired
  *     ready[r] == g + 1. (LL16: C takes a packet only once both its flags
  *     equal g + 1.)
- *  C2 C releases consumed[r] = g + 1 once it is done with the chunk.
+ *  C2 C lets the slot go once it is done with the chunk: h2d, the GPU
+ *     releases consumed[r] = g + 1; d2h, the CPU releases asked[r] for
+ *     chunk g + RING, if it wants it, only after its last access of chunk g.
  *  Counters in shared words are compared modulo 2^32 (cb_llh_reached).
+ *
+ * Acquires on the GPU are ld.acquire.sys, releases st.release.sys: on one
+ * H100 an acquiring load costs no more than a plain one, while a
+ * system-scope fence costs about 0.7 us each time (docs/copy_perf.md#llhost),
+ * so the GPU pays one per chunk only where it must release (h2d consumed,
+ * d2h flag ready), never to acquire.
  *
  * ---- Proof (flag protocol; LL16's below) --------------------------------------
  *
@@ -75,24 +89,27 @@
  * writes the payload (staged: non-temporal stores then sfence, which x86
  * needs because its ordering of ordinary stores does not cover
  * non-temporal ones; direct: the user wrote the buffer before post()),
- * then release-stores ready[r]; GPU thread 0 polls ready[r] with volatile
- * loads and, once it sees g + 1, runs fence.acq_rel.sys (relaxed load +
- * fence: an acquire); bar.sync then orders every thread of the block after
- * it, so every payload load is performed after the CPU's stores are
- * visible. d2h: every thread stores its part of the payload; bar.sync;
+ * then release-stores ready[r]; GPU thread 0 polls ready[r] with
+ * ld.acquire.sys until it sees g + 1; bar.sync then orders every thread of
+ * the block after that acquire, so every payload load is performed after
+ * the CPU's stores are visible. d2h: every thread stores its part of the payload; bar.sync;
  * thread 0 st.release.sys ready[r], whose release is cumulative: it covers
  * the stores of the whole block ordered before it by the barrier; the CPU
  * acquire-loads ready[r] before it reads the payload (staged) or returns
  * from complete() (direct).
  *
- * The writer cannot lap the reader (P1 <- C2). P writes slot r for chunk
- * g + RING only after acquiring consumed[r] >= g + 1, which C released
- * after its last access of chunk g: C's reads of chunk g happen before P's
- * writes of chunk g + RING. In the direct protocol the slot holds no
- * payload, yet the rule stays: it keeps P within RING chunks of C, so every
- * pair of flags compared modulo 2^32 is within RING of each other and the
- * comparison is exact. The d2h doorbell orders the CPU's earlier accesses
- * of the destination (go is a release store) before the GPU's writes into
+ * The writer cannot lap the reader (P1 <- C2). h2d: the CPU writes slot r
+ * for chunk g + RING only after acquiring consumed[r] >= g + 1, which the
+ * GPU released after its last access of chunk g. d2h: the GPU writes slot r
+ * for chunk g + RING only after acquiring asked[r] == g + RING + 1, which
+ * the CPU released after it consumed chunk g (it consumes in order, and
+ * asks for a chunk only while it is fewer than RING ahead of the next one
+ * it reads). Either way the reads of chunk g happen before the writes of
+ * chunk g + RING. In the direct protocol the slot holds no payload, yet the
+ * rule stays: it keeps P within RING chunks of C, so every pair of flags
+ * compared modulo 2^32 is within RING of each other and the comparison is
+ * exact. The d2h doorbell also orders the CPU's earlier accesses of the
+ * destination (asked[r] is a release store) before the GPU's writes into
  * it.
  *
  * Completion implies every byte is in place. d2h: complete() consumes every
@@ -107,8 +124,8 @@
  *
  * Stop. The CPU stops a session only after complete() has returned (d2h:
  * every chunk asked for is read), so a block still waiting (h2d: for a
- * flag; d2h: for go) waits for a chunk that will never come; it checks the
- * stop word every 256 polls and returns. The CPU release-stores stop after
+ * flag; d2h: to be asked) waits for a chunk that will never come; it checks
+ * the stop word every 256 polls and returns. The CPU release-stores stop after
  * every access of the session and waits, bounded, for the kernel to end.
  *
  * ---- LL16 -----------------------------------------------------------------
@@ -122,10 +139,10 @@
  * of their own), so its flag halves only ever hold chunk flags: a reader
  * never takes user data for a flag. P1 and C2 hold as above, with packets
  * for the payload: h2d, each thread polls its own packet and stores its
- * data; bar.sync; thread 0 st.release.sys consumed[r]. d2h, thread 0 waits
- * for go and the slot (P1); bar.sync; each thread writes its packet; the
- * CPU polls every packet of every chunk in order, then releases
- * consumed[r].
+ * data; bar.sync; thread 0 st.release.sys consumed[r]. d2h, thread 0
+ * acquires asked[r] == g + 1 (P1); bar.sync; each thread writes its
+ * packet; the CPU polls every packet of every chunk in order, then may ask
+ * for the slot's next chunk (C2).
  *
  * Every wait, on both sides, is bounded by -T. */
 #ifndef CB_COPY_LLHOST_H
@@ -168,16 +185,20 @@ typedef enum {
   CB_LLH_FLAG_STAGED = 2  /* payload then flag, through the staging ring */
 } cb_llh_protocol;
 
-/* Control words, in mapped pinned host memory. The two per-slot arrays are
- * 4 KiB each (page-aligned within the struct); go and stop sit on cache
- * lines of their own, away from the per-slot words the other side polls. */
+/* A control word on a line of its own: 128 bytes, two of x86's cache lines
+ * and one of the GPU's, so that no two words share a line either side. */
+#define CB_LLH_LINE 128
 typedef struct {
-  uint32_t consumed[CB_LLH_RING_CHUNKS]; /* per slot: flag of the last chunk consumed */
-  uint32_t ready[CB_LLH_RING_CHUNKS];    /* flag: per slot, flag of the last chunk published */
-  uint32_t go;                           /* d2h: copies the CPU has asked for (copy numbers) */
-  uint32_t pad_go[15];
-  uint32_t stop; /* the last session the CPU has stopped */
-  uint32_t pad_stop[15];
+  uint32_t v;
+  uint32_t pad[CB_LLH_LINE / sizeof(uint32_t) - 1];
+} cb_llh_word;
+
+/* Control words, in mapped pinned host memory (384 KiB). */
+typedef struct {
+  cb_llh_word consumed[CB_LLH_RING_CHUNKS]; /* h2d: per slot, flag of the last chunk consumed */
+  cb_llh_word ready[CB_LLH_RING_CHUNKS];    /* flag: per slot, flag of the last chunk published */
+  cb_llh_word asked[CB_LLH_RING_CHUNKS];    /* d2h: per slot, flag of the last chunk asked for */
+  cb_llh_word stop;                         /* the last session the CPU has stopped */
 } cb_llh_ctrl;
 
 /* The resident kernel's arguments (device addresses). */
@@ -190,7 +211,6 @@ typedef struct {
                         aligned) */
   uint64_t bytes;    /* of one copy */
   uint32_t first_chunk;     /* the session's first global chunk number */
-  uint32_t first_copy;      /* d2h: the session's first copy number */
   uint32_t chunks_per_copy; /* cb_llh_chunks(bytes, its protocol) */
   uint32_t session;
   int protocol; /* cb_llh_protocol */

@@ -2,8 +2,8 @@
  * GPU: the real CPU side (copy_llhost.c, linked as is) against host threads
  * that play the resident kernels, one thread per block, following
  * copy_llhost.cu statement for statement (a block's threads one after the
- * other; volatile loads as relaxed atomic loads, fence.acq_rel.sys as an
- * acquire fence, st.release.sys as a release store, LL16 packets as 8-byte
+ * other; volatile loads as relaxed atomic loads, ld.acquire.sys as an
+ * acquire load, st.release.sys as a release store, LL16 packets as 8-byte
  * halves). CUDA's few calls are stood in for below; "device memory" is
  * host memory, and a mapped host buffer's device address is its own.
  *
@@ -118,15 +118,15 @@ static int spin_expired(double start, const char *what, uint32_t g) {
 static uint32_t load_volatile(const uint32_t *p) {
   return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
-static void fence_acquire_sys(void) {
-  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+static uint32_t load_acquire_sys(const uint32_t *p) {
+  return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
 static void store_release_sys(uint32_t *p, uint32_t v) {
   __atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
 
 static int stop_requested(const cb_llh_args *a) {
-  return cb_llh_reached(load_volatile(&a->ctrl->stop), a->session);
+  return cb_llh_reached(load_volatile(&a->ctrl->stop.v), a->session);
 }
 
 static void block_done(void) {
@@ -169,26 +169,21 @@ static void *h2d_ll_block(void *p) {
       }
     }
     if (stopped) break;
-    store_release_sys(&a->ctrl->consumed[r], flag);
+    store_release_sys(&a->ctrl->consumed[r].v, flag);
   }
   block_done();
   return NULL;
 }
 
-/* wait_go_and_slot: thread 0 of a d2h block. */
-static int wait_go_and_slot(const cb_llh_args *a, uint32_t copy, uint32_t r, uint32_t flag,
-                            uint32_t g) {
+/* wait_cpu_word: thread 0 of an h2d flag block (ready[r]) or of a d2h
+ * block (asked[r]). */
+static int wait_cpu_word(const cb_llh_args *a, const uint32_t *w, uint32_t flag, uint32_t g,
+                         const char *what) {
   double start = now_s();
-  int slot_free = 0;
-  for (uint32_t it = 0;; it++) {
-    const uint32_t go = load_volatile(&a->ctrl->go);
-    if (!slot_free)
-      slot_free = cb_llh_reached(load_volatile(&a->ctrl->consumed[r]), flag - CB_LLH_RING_CHUNKS);
-    if (slot_free && cb_llh_reached(go, copy)) break;
+  for (uint32_t it = 0; load_acquire_sys(w) != flag; it++) {
     if ((it & 255u) == 255u && stop_requested(a)) return 0;
-    if (spin_expired(start, "d2h go or slot", g)) return 0;
+    if (spin_expired(start, what, g)) return 0;
   }
-  fence_acquire_sys();
   return 1;
 }
 
@@ -200,10 +195,9 @@ static void *d2h_ll_block(void *p) {
   const unsigned char *src = a->dev;
   const uint64_t packets = cb_llh_packets(a->bytes);
   for (uint32_t g = a->first_chunk + (uint32_t)ba->block;; g += (uint32_t)ba->grid) {
-    const uint32_t rel = g - a->first_chunk;
-    const uint32_t copy = a->first_copy + rel / a->chunks_per_copy, j = rel % a->chunks_per_copy;
+    const uint32_t j = (g - a->first_chunk) % a->chunks_per_copy;
     const uint32_t flag = g + 1, r = g % CB_LLH_RING_CHUNKS;
-    if (!wait_go_and_slot(a, copy, r, flag, g)) break;
+    if (!wait_cpu_word(a, &a->ctrl->asked[r].v, flag, g, "to be asked for a d2h chunk")) break;
     for (uint32_t t = 0; t < CB_LLH_THREADS; t++) {
       const uint64_t pk = (uint64_t)j * CB_LLH_CHUNK_PACKETS + t;
       if (pk >= packets) break;
@@ -218,17 +212,6 @@ static void *d2h_ll_block(void *p) {
   }
   block_done();
   return NULL;
-}
-
-/* wait_ready: thread 0 of an h2d flag block. */
-static int wait_ready(const cb_llh_args *a, uint32_t r, uint32_t flag, uint32_t g) {
-  double start = now_s();
-  for (uint32_t it = 0; load_volatile(&a->ctrl->ready[r]) != flag; it++) {
-    if ((it & 255u) == 255u && stop_requested(a)) return 0;
-    if (spin_expired(start, "the CPU's h2d flag", g)) return 0;
-  }
-  fence_acquire_sys();
-  return 1;
 }
 
 /* copy_chunk: the block's 16-byte vectors and its tail byte, all of them. */
@@ -251,13 +234,13 @@ static void *h2d_flag_block(void *p) {
                 : (const unsigned char *)a->stage + (size_t)r * CB_LLH_STAGE_SLOT;
     const uint32_t n = cb_llh_chunk_bytes(a->bytes, a->protocol, j);
     if (broken == PAYLOAD_BEFORE_FLAG) copy_chunk(early, src, n);
-    if (!wait_ready(a, r, flag, g)) break;
+    if (!wait_cpu_word(a, &a->ctrl->ready[r].v, flag, g, "the CPU's h2d flag")) break;
     if (broken == FLAG_BEFORE_PAYLOAD) {
-      store_release_sys(&a->ctrl->consumed[r], flag);
+      store_release_sys(&a->ctrl->consumed[r].v, flag);
       usleep(LATE_US);
     }
     copy_chunk(dst + off, broken == PAYLOAD_BEFORE_FLAG ? early : src, n);
-    if (broken != FLAG_BEFORE_PAYLOAD) store_release_sys(&a->ctrl->consumed[r], flag);
+    if (broken != FLAG_BEFORE_PAYLOAD) store_release_sys(&a->ctrl->consumed[r].v, flag);
   }
   block_done();
   return NULL;
@@ -269,19 +252,18 @@ static void *d2h_flag_block(void *p) {
   const cb_llh_args *a = &ba->a;
   const unsigned char *src = a->dev;
   for (uint32_t g = a->first_chunk + (uint32_t)ba->block;; g += (uint32_t)ba->grid) {
-    const uint32_t rel = g - a->first_chunk;
-    const uint32_t copy = a->first_copy + rel / a->chunks_per_copy, j = rel % a->chunks_per_copy;
+    const uint32_t j = (g - a->first_chunk) % a->chunks_per_copy;
     const uint32_t flag = g + 1, r = g % CB_LLH_RING_CHUNKS;
-    if (!wait_go_and_slot(a, copy, r, flag, g)) break;
+    if (!wait_cpu_word(a, &a->ctrl->asked[r].v, flag, g, "to be asked for a d2h chunk")) break;
     const uint64_t off = (uint64_t)j * CB_LLH_FLAG_CHUNK;
     unsigned char *dst = a->host ? (unsigned char *)a->host + off
                                  : (unsigned char *)a->stage + (size_t)r * CB_LLH_STAGE_SLOT;
     if (broken == FLAG_BEFORE_PAYLOAD) {
-      store_release_sys(&a->ctrl->ready[r], flag);
+      store_release_sys(&a->ctrl->ready[r].v, flag);
       usleep(LATE_US);
     }
     copy_chunk(dst, src + off, cb_llh_chunk_bytes(a->bytes, a->protocol, j));
-    if (broken != FLAG_BEFORE_PAYLOAD) store_release_sys(&a->ctrl->ready[r], flag);
+    if (broken != FLAG_BEFORE_PAYLOAD) store_release_sys(&a->ctrl->ready[r].v, flag);
   }
   block_done();
   return NULL;
