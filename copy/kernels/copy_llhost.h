@@ -41,9 +41,9 @@
  * Control words (cb_llh_ctrl), each written by one side only, each on a
  * line of its own (CB_LLH_LINE): the GPU polls a word with reads over PCIe,
  * and reads of one line from several blocks, or a CPU store into a line
- * other blocks keep reading, wait on each other (on one H100, 32 blocks
- * polling one doorbell made a window of copies ten times slower than a word
- * each: docs/copy_perf.md#llhost):
+ * other blocks keep reading, wait on each other (on one H100, d2h's 4 KiB
+ * window bandwidth went from 3.2 to 23 GB/s when 32 blocks stopped polling
+ * one doorbell: docs/performance.md, "llhost with a control word per line"):
  *  consumed[r] (h2d): the flag of the last chunk of slot r the GPU has
  *    finished with (read it and stored its bytes into device memory);
  *  ready[r] (flag protocol): the flag of the last chunk of slot r its
@@ -69,11 +69,12 @@
  *     chunk g + RING, if it wants it, only after its last access of chunk g.
  *  Counters in shared words are compared modulo 2^32 (cb_llh_reached).
  *
- * Acquires on the GPU are ld.acquire.sys, releases st.release.sys: on one
- * H100 an acquiring load costs no more than a plain one, while a
- * system-scope fence costs about 0.7 us each time (docs/copy_perf.md#llhost),
- * so the GPU pays one per chunk only where it must release (h2d consumed,
- * d2h flag ready), never to acquire.
+ * Acquires on the GPU are ld.acquire.sys, releases st.release.sys: an
+ * acquiring load is a strong load and an L1 invalidation, where a volatile
+ * load and fence.acq_rel.sys wait for a system-scope fence each time, so
+ * the GPU pays a fence per chunk only where it must release (h2d consumed,
+ * d2h flag ready), never to acquire (d2h LL16 at 8 B: 3.69 -> 2.83 us on
+ * one H100, docs/performance.md).
  *
  * ---- Proof (flag protocol; LL16's below) --------------------------------------
  *
