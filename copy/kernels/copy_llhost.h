@@ -80,11 +80,14 @@
  *
  * No reader sees a stale flag. ready[r] only ever holds flags of slot r's
  * chunks, and grows. When C waits for chunk g it holds g + 1 - RING or
- * g + 1, never a later flag: P publishes chunk g + RING only after P1 saw
- * consumed[r] >= g + 1, which C writes after it has taken chunk g. Flags
- * are unique within a setup (chunk numbers never wrap), so a word left by
- * any older chunk, of this session or an earlier one of either protocol,
- * never equals g + 1: C1 tests for equality.
+ * g + 1, never a later flag: P publishes chunk g + RING only after P1 (h2d:
+ * consumed[r] >= g + 1, which the GPU writes after it has taken chunk g;
+ * d2h: asked[r] == g + RING + 1, which the CPU writes after it has taken
+ * chunk g). Flags are unique within a setup (chunk numbers never wrap), so
+ * a word left by any older chunk, of this session or an earlier one of
+ * either protocol, never equals g + 1: C1 tests for equality. asked[r]
+ * likewise holds only slot r's chunks' flags, each written once, so the
+ * GPU's wait for asked[r] == g + 1 (P1 in d2h) is exact too.
  *
  * The payload is in place when its flag is seen (P2 -> C1). h2d: the CPU
  * writes the payload (staged: non-temporal stores then sfence, which x86
