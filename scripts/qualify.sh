@@ -52,6 +52,8 @@ die() {
 }
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=gpu_short_name.sh
+. "$REPO/scripts/gpu_short_name.sh"
 PY=${PYTHON:-python3}
 SMI=${NVIDIA_SMI:-nvidia-smi}
 STEPS_ARG="checks,copy,sweep,report" CAP_ALL="" BUILD=build REC="" COMMIT="" NGPUS="" LAUNCHER=""
@@ -158,11 +160,7 @@ if has tunables && [ "$NGPUS" -lt 2 ]; then
 fi
 GPU_MODEL=$(echo "$GPU_LIST" | sed -n 1p | cut -d, -f1 | sed 's/^ *//; s/ *$//')
 GPU_DRIVER=$(echo "$GPU_LIST" | sed -n 1p | cut -d, -f2 | sed 's/^ *//; s/ *$//')
-# The GPU's short name: the model's first word such as H100, GH200 or A100 (of
-# "NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB"), else its last word.
-MACHINE=$(echo "${GPU_MODEL:-gpu}" | awk '{ for (i = 1; i <= NF; i++) { w = $i; sub(/-.*/, "", w)
-    if (w ~ /^[A-Za-z][A-Za-z]?[0-9][0-9][0-9]?[0-9]?$/) { print tolower(w); exit } }
-  print tolower($NF) }' | tr -c 'a-z0-9\n' '-')x$NGPUS
+MACHINE=$(gpu_short_name "$GPU_MODEL")x$NGPUS
 DATE=$(date -u +%Y-%m-%d)
 REC=${REC:-$REPO/results/$MACHINE/$DATE-$COMMIT}
 

@@ -4,6 +4,8 @@
 # JSON beside its text output, and a run.json manifest of the machine and
 # the software. See --help.
 set -euo pipefail
+# shellcheck source=gpu_short_name.sh
+. "$(dirname "$0")/gpu_short_name.sh"
 
 usage() {
   cat <<'USAGE'
@@ -123,10 +125,7 @@ LAUNCHES=()
 [ -n "$NGPUS" ] && LAUNCHES+=(single)
 [ -n "$LAUNCHER" ] && LAUNCHES+=(mpi)
 if [ -z "$MACHINE" ]; then
-  # The model's first word such as H100, GH200 or A100 ("NVIDIA H100 80GB HBM3"), else its last.
-  short=$(echo "${GPU_MODEL:-gpu}" | awk '{ for (i = 1; i <= NF; i++) { w = $i; sub(/-.*/, "", w)
-      if (w ~ /^[A-Za-z][A-Za-z]?[0-9][0-9][0-9]?[0-9]?$/) { print tolower(w); exit } }
-    print tolower($NF) }' | tr -c 'a-z0-9\n' '-')
+  short=$(gpu_short_name "$GPU_MODEL")
   if [ -n "$NGPUS" ]; then MACHINE=${short}x${NGPUS}; else MACHINE=${short}; fi
 fi
 OUT=${OUT:-results/$MACHINE/$(date -u +%Y-%m-%d)}
