@@ -46,8 +46,9 @@ typedef struct {
   void *stage_dev;
   cb_llh_ctrl *ctrl; /* host address */
   cb_llh_ctrl *ctrl_dev;
-  int max_blocks;  /* CB_LLHOST_BLOCKS */
-  uint64_t ll_max; /* CB_LLHOST_LL_MAX */
+  int max_blocks;     /* CB_LLHOST_BLOCKS */
+  uint64_t ll_max;    /* CB_LLHOST_LL_MAX */
+  uint64_t stage_max; /* h2d: CB_LLHOST_STAGE_MAX; d2h: 0 (direct is the faster there) */
   /* Counters that only grow over the whole setup (all sizes). */
   uint32_t next_chunk;     /* the next chunk a post uses */
   uint32_t asked_chunk;    /* d2h: every chunk below it has been asked for */
@@ -121,6 +122,7 @@ const char *cb_copy_llh_setup(cb_copy_ctx *ctx) {
   /* Both checked at start (tunables.c). */
   st->max_blocks = (int)cb_tunable("CB_LLHOST_BLOCKS");
   st->ll_max = (uint64_t)cb_tunable("CB_LLHOST_LL_MAX");
+  st->stage_max = st->h2d ? (uint64_t)cb_tunable("CB_LLHOST_STAGE_MAX") : 0;
   /* Every block stays resident until the session stops: the GPU must hold
    * them all at once, or the ones left waiting for a free SM never run. */
   int resident = cb_copy_llh_resident_blocks(ctx->device);
@@ -129,9 +131,8 @@ const char *cb_copy_llh_setup(cb_copy_ctx *ctx) {
              st->max_blocks, ctx->device, resident, CB_LLH_THREADS);
   st->ring = alloc_shared((size_t)CB_LLH_RING_CHUNKS * CB_LLH_LL_SLOT, &st->ring_dev);
   /* A ring of its own for staged payloads: the LL16 ring's flag halves must
-   * only ever hold flags (copy_llhost.h). Only where the GPU cannot address
-   * the host buffer. */
-  if (!ctx->host_mapped)
+   * only ever hold flags (copy_llhost.h). Only where some size is staged. */
+  if (!ctx->host_mapped || st->stage_max > st->ll_max)
     st->stage = alloc_shared((size_t)CB_LLH_RING_CHUNKS * CB_LLH_STAGE_SLOT, &st->stage_dev);
   st->ctrl = alloc_shared(sizeof *st->ctrl, (void **)&st->ctrl_dev);
   ctx->state = st;
@@ -150,7 +151,7 @@ void cb_copy_llh_teardown(cb_copy_ctx *ctx) {
 /* ---- what it runs at each size ---------------------------------------------------- */
 
 static int protocol_of(const cb_copy_ctx *ctx, const llh_state *st, uint64_t bytes) {
-  return cb_llh_protocol_for(bytes, st->ll_max, ctx->host_mapped != NULL);
+  return cb_llh_protocol_for(bytes, st->ll_max, st->stage_max, ctx->host_mapped != NULL);
 }
 
 const char *cb_copy_llh_protocol(const cb_copy_ctx *ctx, size_t bytes) {
@@ -159,18 +160,22 @@ const char *cb_copy_llh_protocol(const cb_copy_ctx *ctx, size_t bytes) {
 
 void cb_copy_llh_describe(const cb_copy_ctx *ctx, char *buf, size_t len) {
   const llh_state *st = ctx->state;
-  char flag[160];
+  char ll[96] = "", staged[96] = "", flag[160];
+  if (st->ll_max > 0)
+    snprintf(ll, sizeof ll, "LL16 up to %llu B (data and flag in one store; CB_LLHOST_LL_MAX), ",
+             (unsigned long long)st->ll_max);
+  if (ctx->host_mapped && st->stage_max > st->ll_max)
+    snprintf(staged, sizeof staged, "flag-staged up to %llu B (CB_LLHOST_STAGE_MAX), ",
+             (unsigned long long)st->stage_max);
   snprintf(flag, sizeof flag, "%s (payload, then one flag per %u KiB chunk; %s)",
            cb_llh_protocol_name(protocol_of(ctx, st, UINT64_MAX)), CB_LLH_FLAG_CHUNK >> 10,
            ctx->host_mapped
                ? (st->h2d ? "the GPU reads the host buffer" : "the GPU writes the host buffer")
                : "staged through a pinned ring by the CPU");
-  if (st->ll_max == 0)
+  if (!ll[0] && !staged[0])
     snprintf(buf, len, "protocol: %s at every size (CB_LLHOST_LL_MAX=0)", flag);
   else
-    snprintf(buf, len,
-             "protocol: LL16 up to %llu B (data and flag in one store; CB_LLHOST_LL_MAX), then %s",
-             (unsigned long long)st->ll_max, flag);
+    snprintf(buf, len, "protocol: %s%sthen %s", ll, staged, flag);
 }
 
 /* ---- a session: one size ---------------------------------------------------------- */

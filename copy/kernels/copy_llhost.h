@@ -4,7 +4,8 @@
  * protocols, the ring's layout, the control words and the kernel's
  * arguments. C and CUDA.
  *
- * Two protocols, chosen per size (CB_LLHOST_LL_MAX, per rank):
+ * Two protocols, chosen per size (CB_LLHOST_LL_MAX and, h2d,
+ * CB_LLHOST_STAGE_MAX; per rank):
  *
  *  LL16, for copies of up to CB_LLHOST_LL_MAX bytes: data and flag in one
  *   store, no doorbell. Cheapest for a few packets, but every packet is
@@ -15,9 +16,16 @@
  *   flag-direct (the host buffer is pinned and mapped): the GPU reads the
  *     user's host buffer (h2d) or writes it (d2h) itself; the CPU only
  *     rings a doorbell (h2d) or polls a flag (d2h).
- *   flag-staged (--pageable: the GPU cannot address the buffer): the
- *     payload goes through a staging ring in pinned memory, copied by the
- *     CPU.
+ *   flag-staged (--pageable: the GPU cannot address the buffer; and h2d
+ *     copies of up to CB_LLHOST_STAGE_MAX bytes): the payload goes through
+ *     a staging ring in pinned memory, copied by the CPU. Small h2d copies
+ *     are staged even from pinned memory because the GPU's reads of one
+ *     host line from several blocks wait on each other: a window of copies
+ *     of the same buffer, each chunk on its own block, reads the same
+ *     lines over and over, where staged chunks each have lines of their
+ *     own (on one H200, 64 copies of 4 KiB: 2.3 GB/s direct, 5.5-7.4
+ *     staged, at the same latency; docs/performance.md, "llhost stages
+ *     small h2d copies").
  *
  * ---- What both protocols share ----------------------------------------------
  *
@@ -224,11 +232,13 @@ typedef struct {
 } cb_llh_args;
 
 /* The protocol that moves a copy of bytes: LL16 up to ll_max (0: never),
- * else the flag protocol, direct where the GPU addresses the host buffer. */
+ * else the flag protocol, staged up to stage_max (0: never) or where the GPU
+ * cannot address the host buffer, direct otherwise. */
 static inline CB_LLH_HD cb_llh_protocol cb_llh_protocol_for(uint64_t bytes, uint64_t ll_max,
-                                                            int host_mapped) {
+                                                            uint64_t stage_max, int host_mapped) {
   if (ll_max > 0 && bytes <= ll_max) return CB_LLH_LL16;
-  return host_mapped ? CB_LLH_FLAG_DIRECT : CB_LLH_FLAG_STAGED;
+  if (!host_mapped || (stage_max > 0 && bytes <= stage_max)) return CB_LLH_FLAG_STAGED;
+  return CB_LLH_FLAG_DIRECT;
 }
 /* Payload bytes of a full chunk of protocol p. */
 static inline CB_LLH_HD uint32_t cb_llh_chunk_data(int p) {

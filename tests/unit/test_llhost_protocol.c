@@ -10,7 +10,8 @@
  * Both protocols (LL16 and flag, by CB_LLHOST_LL_MAX: the default, 0 for
  * the flag protocol at every size, 1 TiB for LL16 at every size), both
  * flag variants (direct: the emulated GPU addresses the host buffer;
- * staged: --pageable, through the staging ring), h2d and d2h, 1 to 3
+ * staged: --pageable, or h2d up to CB_LLHOST_STAGE_MAX (the default, 0
+ * and 1 TiB), through the staging ring), h2d and d2h, 1 to 3
  * blocks; sizes from 1 B to beyond each ring (slots reused), around the
  * crossover and the chunk sizes, odd ones; windows of 1 to 9 copies; many
  * sessions in a row (counters carried across them and across protocols):
@@ -287,9 +288,10 @@ void cb_copy_llh_launch(const cb_llh_args *a, int h2d, int grid, cudaStream_t s)
 
 typedef struct {
   cb_copy_dir dir;
-  int pageable;       /* staged: the emulated GPU cannot address the host buffer */
-  const char *ll_max; /* CB_LLHOST_LL_MAX */
-  const char *blocks; /* CB_LLHOST_BLOCKS */
+  int pageable;          /* staged: the emulated GPU cannot address the host buffer */
+  const char *ll_max;    /* CB_LLHOST_LL_MAX */
+  const char *blocks;    /* CB_LLHOST_BLOCKS */
+  const char *stage_max; /* CB_LLHOST_STAGE_MAX; NULL: its default */
 } setup;
 
 /* Beyond both rings: 4 MiB of LL16 data, 16 MiB of flag chunks. */
@@ -300,6 +302,10 @@ static unsigned char *host_buf, *dev_buf;
 static cb_copy_ctx open_setup(const setup *su) {
   setenv("CB_LLHOST_BLOCKS", su->blocks, 1);
   setenv("CB_LLHOST_LL_MAX", su->ll_max, 1);
+  if (su->stage_max)
+    setenv("CB_LLHOST_STAGE_MAX", su->stage_max, 1);
+  else
+    unsetenv("CB_LLHOST_STAGE_MAX");
   char why[256];
   CHECK(cb_tunables_read(CB_TUNE_COPY, why, sizeof why) == NULL);
   cb_copy_ctx ctx = {.dir = su->dir,
@@ -322,8 +328,9 @@ static cb_copy_call call_of(cb_copy_dir dir, size_t n) {
 }
 
 static const char *label(const setup *su, char *buf, size_t len) {
-  snprintf(buf, len, "%s %s LL_MAX=%s blocks=%s", cb_copy_dir_name(su->dir),
-           su->pageable ? "staged" : "direct", su->ll_max, su->blocks);
+  snprintf(buf, len, "%s %s LL_MAX=%s STAGE_MAX=%s blocks=%s", cb_copy_dir_name(su->dir),
+           su->pageable ? "pageable" : "pinned", su->ll_max,
+           su->stage_max ? su->stage_max : "default", su->blocks);
   return buf;
 }
 
@@ -384,18 +391,36 @@ out:
 
 /* The protocol each size takes, and the line the block's header prints. */
 static void test_protocol_names(void) {
-  setup su = {CB_H2D, 0, "1024", "2"};
+  setup su = {CB_H2D, 0, "1024", "2", NULL};
   cb_copy_ctx ctx = open_setup(&su);
   CHECK_STR(cb_copy_llh_protocol(&ctx, 1), "ll16");
   CHECK_STR(cb_copy_llh_protocol(&ctx, 1024), "ll16");
-  CHECK_STR(cb_copy_llh_protocol(&ctx, 1025), "flag-direct");
+  CHECK_STR(cb_copy_llh_protocol(&ctx, 1025), "flag-staged");
+  CHECK_STR(cb_copy_llh_protocol(&ctx, 8192), "flag-staged");
+  CHECK_STR(cb_copy_llh_protocol(&ctx, 8193), "flag-direct");
   char line[256];
   cb_copy_llh_describe(&ctx, line, sizeof line);
   CHECK_STR(line, "protocol: LL16 up to 1024 B (data and flag in one store; CB_LLHOST_LL_MAX), "
-                  "then flag-direct (payload, then one flag per 16 KiB chunk; the GPU reads the "
+                  "flag-staged up to 8192 B (CB_LLHOST_STAGE_MAX), then flag-direct (payload, "
+                  "then one flag per 16 KiB chunk; the GPU reads the host buffer)");
+  cb_copy_llh_teardown(&ctx);
+  /* d2h stages nothing from pinned memory: direct is the faster there. */
+  su = (setup){CB_D2H, 0, "1024", "2", NULL};
+  ctx = open_setup(&su);
+  CHECK_STR(cb_copy_llh_protocol(&ctx, 1025), "flag-direct");
+  cb_copy_llh_describe(&ctx, line, sizeof line);
+  CHECK_STR(line, "protocol: LL16 up to 1024 B (data and flag in one store; CB_LLHOST_LL_MAX), "
+                  "then flag-direct (payload, then one flag per 16 KiB chunk; the GPU writes the "
                   "host buffer)");
   cb_copy_llh_teardown(&ctx);
-  su = (setup){CB_D2H, 1, "0", "2"};
+  su = (setup){CB_H2D, 0, "0", "2", "0"};
+  ctx = open_setup(&su);
+  CHECK_STR(cb_copy_llh_protocol(&ctx, 1), "flag-direct");
+  cb_copy_llh_describe(&ctx, line, sizeof line);
+  CHECK_STR(line, "protocol: flag-direct (payload, then one flag per 16 KiB chunk; the GPU reads "
+                  "the host buffer) at every size (CB_LLHOST_LL_MAX=0)");
+  cb_copy_llh_teardown(&ctx);
+  su = (setup){CB_D2H, 1, "0", "2", NULL};
   ctx = open_setup(&su);
   CHECK_STR(cb_copy_llh_protocol(&ctx, 1), "flag-staged");
   cb_copy_llh_describe(&ctx, line, sizeof line);
@@ -421,14 +446,18 @@ static void test_broken_kernels_are_caught(void) {
   const size_t n = 3 * 16384 + 5; /* flag protocol: several chunks, a partial one */
   static const char *const late = "releases its flag before its payload is in place";
   for (int pageable = 0; pageable <= 1; pageable++) {
-    setup h2d = {CB_H2D, pageable, "0", "2"}, d2h = {CB_D2H, pageable, "0", "2"};
+    setup h2d = {CB_H2D, pageable, "0", "2", "0"}, d2h = {CB_D2H, pageable, "0", "2", NULL};
     expect_caught(&h2d, FLAG_BEFORE_PAYLOAD, n, late);
     expect_caught(&d2h, FLAG_BEFORE_PAYLOAD, n, late);
   }
   /* Staged h2d: the slot holds nothing yet (or an older chunk) until the
    * CPU posts, which the session holds back while the kernel reads. */
-  setup staged = {CB_H2D, 1, "0", "1"};
+  setup staged = {CB_H2D, 1, "0", "1", NULL};
   expect_caught(&staged, PAYLOAD_BEFORE_FLAG, n, "reads its payload before its flag");
+  /* The same, staged from pinned memory. */
+  setup staged_pinned = {CB_H2D, 0, "0", "1", "1099511627776"};
+  expect_caught(&staged_pinned, PAYLOAD_BEFORE_FLAG, n, "reads its payload before its flag");
+  expect_caught(&staged_pinned, FLAG_BEFORE_PAYLOAD, n, late);
 }
 
 int main(void) {
@@ -436,21 +465,24 @@ int main(void) {
   dev_buf = aligned_alloc(4096, (MAX_BYTES + 4095) / 4096 * 4096);
   test_protocol_names();
   static const setup setups[] = {
-      /* The default crossover: LL16 up to 1 KiB, the flag protocol above. */
-      {CB_H2D, 0, "1024", "1"},
-      {CB_H2D, 0, "1024", "3"},
-      {CB_H2D, 1, "1024", "3"},
-      {CB_D2H, 0, "1024", "1"},
-      {CB_D2H, 0, "1024", "3"},
-      {CB_D2H, 1, "1024", "3"},
-      /* The flag protocol at every size, direct and staged. */
-      {CB_H2D, 0, "0", "2"},
-      {CB_H2D, 1, "0", "1"},
-      {CB_D2H, 0, "0", "2"},
-      {CB_D2H, 1, "0", "1"},
+      /* The defaults: LL16 up to 1 KiB, the flag protocol above (h2d staged
+       * up to 8 KiB). */
+      {CB_H2D, 0, "1024", "1", NULL},
+      {CB_H2D, 0, "1024", "3", NULL},
+      {CB_H2D, 1, "1024", "3", NULL},
+      {CB_D2H, 0, "1024", "1", NULL},
+      {CB_D2H, 0, "1024", "3", NULL},
+      {CB_D2H, 1, "1024", "3", NULL},
+      /* The flag protocol at every size: direct, staged from pageable
+       * memory, staged from pinned memory (h2d). */
+      {CB_H2D, 0, "0", "2", "0"},
+      {CB_H2D, 1, "0", "1", NULL},
+      {CB_H2D, 0, "0", "3", "1099511627776"},
+      {CB_D2H, 0, "0", "2", NULL},
+      {CB_D2H, 1, "0", "1", NULL},
       /* LL16 at every size. */
-      {CB_H2D, 0, "1099511627776", "3"},
-      {CB_D2H, 1, "1099511627776", "3"},
+      {CB_H2D, 0, "1099511627776", "3", NULL},
+      {CB_D2H, 1, "1099511627776", "3", NULL},
   };
   for (size_t i = 0; i < sizeof setups / sizeof setups[0] && !atomic_load(&emu_failed); i++)
     run_setup(&setups[i]);

@@ -54,7 +54,7 @@ static void test_rows_are_sound(void) {
 /* Only the LL grid, and copy_perf's own resident kernel, may differ per rank. */
 static void test_what_may_differ(void) {
   static const char *const own[] = {"CB_LL_BLOCK_WARPS", "CB_LL_MAX_WARPS", "CB_LLHOST_BLOCKS",
-                                    "CB_LLHOST_LL_MAX"};
+                                    "CB_LLHOST_LL_MAX", "CB_LLHOST_STAGE_MAX"};
   int n, per_rank = 0;
   const cb_tunable_row *rows = cb_tunable_rows(&n);
   for (int i = 0; i < n; i++) {
@@ -63,7 +63,7 @@ static void test_what_may_differ(void) {
     CHECKF(rows[i].per_rank == listed, "%s: per_rank %d", rows[i].name, rows[i].per_rank);
     per_rank += rows[i].per_rank;
   }
-  CHECK_EQ_INT(per_rank, 4);
+  CHECK_EQ_INT(per_rank, 5);
 }
 
 /* Bounds that size arrays or allocations in the mesh and copy layers. */
@@ -161,12 +161,30 @@ static void test_llhost_crossover(void) {
   CHECK(cb_tunables_read(CB_TUNE_COPY, why, sizeof why) == NULL);
   CHECK_EQ_INT(cb_tunable("CB_LLHOST_LL_MAX"), 1024);
   /* The protocol it picks (copy_llhost.h): LL16 up to it, inclusive; 0, never. */
-  CHECK(cb_llh_protocol_for(1024, 1024, 1) == CB_LLH_LL16);
-  CHECK(cb_llh_protocol_for(1025, 1024, 1) == CB_LLH_FLAG_DIRECT);
-  CHECK(cb_llh_protocol_for(1025, 1024, 0) == CB_LLH_FLAG_STAGED);
-  CHECK(cb_llh_protocol_for(0, 0, 1) == CB_LLH_FLAG_DIRECT);
-  CHECK(cb_llh_protocol_for(1, 0, 0) == CB_LLH_FLAG_STAGED);
-  CHECK(cb_llh_protocol_for(1ull << 40, 1ull << 40, 1) == CB_LLH_LL16);
+  CHECK(cb_llh_protocol_for(1024, 1024, 0, 1) == CB_LLH_LL16);
+  CHECK(cb_llh_protocol_for(1025, 1024, 0, 1) == CB_LLH_FLAG_DIRECT);
+  CHECK(cb_llh_protocol_for(1025, 1024, 0, 0) == CB_LLH_FLAG_STAGED);
+  CHECK(cb_llh_protocol_for(0, 0, 0, 1) == CB_LLH_FLAG_DIRECT);
+  CHECK(cb_llh_protocol_for(1, 0, 0, 0) == CB_LLH_FLAG_STAGED);
+  CHECK(cb_llh_protocol_for(1ull << 40, 1ull << 40, 0, 1) == CB_LLH_LL16);
+}
+
+/* Where h2d leaves the staging ring for direct reads: bytes, as LL_MAX; LL16
+ * goes first, staged up to it inclusive, the host's memory kind after. */
+static void test_llhost_stage_max(void) {
+  check_parsed("CB_LLHOST_STAGE_MAX", NULL, 8192);
+  check_parsed("CB_LLHOST_STAGE_MAX", "0", 0);
+  check_parsed("CB_LLHOST_STAGE_MAX", "1099511627776", 1L << 40);
+  check_refused("CB_LLHOST_STAGE_MAX", "8K",
+                "CB_LLHOST_STAGE_MAX='8K': expected a whole number from 0 to 1099511627776");
+  const cb_tunable_row *t = cb_tunable_find("CB_LLHOST_STAGE_MAX");
+  CHECK(t->programs == CB_TUNE_COPY && t->per_rank);
+  CHECK(cb_llh_protocol_for(1024, 1024, 8192, 1) == CB_LLH_LL16);
+  CHECK(cb_llh_protocol_for(1025, 1024, 8192, 1) == CB_LLH_FLAG_STAGED);
+  CHECK(cb_llh_protocol_for(8192, 1024, 8192, 1) == CB_LLH_FLAG_STAGED);
+  CHECK(cb_llh_protocol_for(8193, 1024, 8192, 1) == CB_LLH_FLAG_DIRECT);
+  CHECK(cb_llh_protocol_for(8193, 1024, 8192, 0) == CB_LLH_FLAG_STAGED);
+  CHECK(cb_llh_protocol_for(512, 1024, 8192, 1) == CB_LLH_LL16);
 }
 
 static void test_choices(void) {
@@ -426,6 +444,7 @@ int main(int argc, char **argv) {
   test_bounds_fit_capacities();
   test_whole_numbers();
   test_llhost_crossover();
+  test_llhost_stage_max();
   test_choices();
   test_read();
   test_mismatch();
