@@ -254,11 +254,17 @@ def overlap(doc: dict | None) -> list:
                        f"not measured: {why}")
             continue
         cs, ls = ov.get("call_slowdown"), ov.get("load_slowdown")
-        out.append(f"  {r['direction']:4} {format_bytes(r['size']):>8}  {r['kernel_name']:8} "
-                   f"{r['time_us']:9.2f} {ov['time_us']:9.2f} "
-                   f"{cs if cs is not None else float('nan'):7.3f} "
-                   f"{ls if ls is not None else float('nan'):7.3f}")
+        line = (f"  {r['direction']:4} {format_bytes(r['size']):>8}  {r['kernel_name']:8} "
+                f"{r['time_us']:9.2f} {ov['time_us']:9.2f} {slowdown(cs)} {slowdown(ls)}")
+        # A slowdown copy_perf could not measure: its reason, where it gave one.
+        if (cs is None or ls is None) and ov.get("why"):
+            line += f"  ({ov['why']})"
+        out.append(line)
     return out
+
+
+def slowdown(x: float | None) -> str:
+    return f"{x:7.3f}" if x is not None else f"{'-':>7}"
 
 
 def d2d(docs: dict) -> list:

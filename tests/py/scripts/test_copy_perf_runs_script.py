@@ -70,6 +70,9 @@ while s <= hi:
                 if m == "bandwidth" and "--overlap" in args:
                     r["overlap"] = {"load": opt("--overlap"), "time_us": t * 1.2,
                                     "call_slowdown": 1.2, "load_slowdown": 1.05}
+                    if s >= (1 << 20):  # the load too slow for the window: no slowdown
+                        r["overlap"].update(load_slowdown=None,
+                                            why="no whole unit of the load fit in the window")
                 rows.append(r)
     s *= factor
 doc = {"collective": "copy", "floor": {"p50_us": 2.0, "p99_us": 2.4, "trips": 200},
@@ -161,6 +164,11 @@ def test_overlap_rows_show_both_slowdowns(tmp_path):
     assert "== bandwidth copies beside gemm" in r.stdout
     row = line_of(r.stdout, "h2d", "4", "KiB", "llhost")
     assert row.split()[-2:] == ["1.200", "1.050"]
+    # A slowdown copy_perf could not measure is a dash and copy_perf's reason, never nan.
+    row = line_of(r.stdout, "h2d", "1", "MiB", "llhost")
+    assert row.split()[6:9] == ["1.200", "-", "(no"]
+    assert row.endswith("(no whole unit of the load fit in the window)")
+    assert "nan" not in r.stdout
 
 
 def test_a_failed_run_fails_the_script_and_the_others_still_run(tmp_path):
