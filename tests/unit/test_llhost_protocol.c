@@ -10,8 +10,8 @@
  * Both protocols (LL16 and flag, by CB_LLHOST_LL_MAX: the default, 0 for
  * the flag protocol at every size, 1 TiB for LL16 at every size), both
  * flag variants (direct: the emulated GPU addresses the host buffer;
- * staged: --pageable, or h2d up to CB_LLHOST_STAGE_MAX (the default, 0
- * and 1 TiB), through the staging ring), h2d and d2h, 1 to 3
+ * staged: --pageable, or h2d up to CB_LLHOST_STAGE_MAX (8 KiB and 1
+ * TiB), through the staging ring), h2d and d2h, 1 to 3
  * blocks; sizes from 1 B to beyond each ring (slots reused), around the
  * crossover and the chunk sizes, odd ones; windows of 1 to 9 copies; many
  * sessions in a row (counters carried across them and across protocols):
@@ -391,7 +391,7 @@ out:
 
 /* The protocol each size takes, and the line the block's header prints. */
 static void test_protocol_names(void) {
-  setup su = {CB_H2D, 0, "1024", "2", NULL};
+  setup su = {CB_H2D, 0, "1024", "2", "8192"};
   cb_copy_ctx ctx = open_setup(&su);
   CHECK_STR(cb_copy_llh_protocol(&ctx, 1), "ll16");
   CHECK_STR(cb_copy_llh_protocol(&ctx, 1024), "ll16");
@@ -465,10 +465,10 @@ int main(void) {
   dev_buf = aligned_alloc(4096, (MAX_BYTES + 4095) / 4096 * 4096);
   test_protocol_names();
   static const setup setups[] = {
-      /* The defaults: LL16 up to 1 KiB, the flag protocol above (h2d staged
-       * up to 8 KiB). */
+      /* The defaults: LL16 up to 1 KiB, the flag protocol above; and h2d
+       * staged from pinned memory up to 8 KiB, between the two. */
       {CB_H2D, 0, "1024", "1", NULL},
-      {CB_H2D, 0, "1024", "3", NULL},
+      {CB_H2D, 0, "1024", "3", "8192"},
       {CB_H2D, 1, "1024", "3", NULL},
       {CB_D2H, 0, "1024", "1", NULL},
       {CB_D2H, 0, "1024", "3", NULL},
