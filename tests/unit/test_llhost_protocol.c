@@ -389,44 +389,40 @@ out:
   cb_copy_llh_teardown(&ctx);
 }
 
+/* The protocol a setup gives size n, and the line its block's header prints. */
+static void check_header(setup su, size_t n, const char *protocol, const char *header) {
+  cb_copy_ctx ctx = open_setup(&su);
+  CHECK_STR(cb_copy_llh_protocol(&ctx, n), protocol);
+  char line[256];
+  cb_copy_llh_describe(&ctx, line, sizeof line);
+  CHECK_STR(line, header);
+  cb_copy_llh_teardown(&ctx);
+}
+
 /* The protocol each size takes, and the line the block's header prints. */
 static void test_protocol_names(void) {
   setup su = {CB_H2D, 0, "1024", "2", "8192"};
   cb_copy_ctx ctx = open_setup(&su);
   CHECK_STR(cb_copy_llh_protocol(&ctx, 1), "ll16");
   CHECK_STR(cb_copy_llh_protocol(&ctx, 1024), "ll16");
-  CHECK_STR(cb_copy_llh_protocol(&ctx, 1025), "flag-staged");
   CHECK_STR(cb_copy_llh_protocol(&ctx, 8192), "flag-staged");
   CHECK_STR(cb_copy_llh_protocol(&ctx, 8193), "flag-direct");
-  char line[256];
-  cb_copy_llh_describe(&ctx, line, sizeof line);
-  CHECK_STR(line, "protocol: LL16 up to 1024 B (data and flag in one store; CB_LLHOST_LL_MAX), "
-                  "flag-staged up to 8192 B (CB_LLHOST_STAGE_MAX), then flag-direct (payload, "
-                  "then one flag per 16 KiB chunk; the GPU reads the host buffer)");
   cb_copy_llh_teardown(&ctx);
+  check_header(su, 1025, "flag-staged",
+               "protocol: LL16 up to 1024 B (data and flag in one store; CB_LLHOST_LL_MAX), "
+               "flag-staged up to 8192 B (CB_LLHOST_STAGE_MAX), then flag-direct (payload, "
+               "then one flag per 16 KiB chunk; the GPU reads the host buffer)");
   /* d2h stages nothing from pinned memory: direct is the faster there. */
-  su = (setup){CB_D2H, 0, "1024", "2", NULL};
-  ctx = open_setup(&su);
-  CHECK_STR(cb_copy_llh_protocol(&ctx, 1025), "flag-direct");
-  cb_copy_llh_describe(&ctx, line, sizeof line);
-  CHECK_STR(line, "protocol: LL16 up to 1024 B (data and flag in one store; CB_LLHOST_LL_MAX), "
-                  "then flag-direct (payload, then one flag per 16 KiB chunk; the GPU writes the "
-                  "host buffer)");
-  cb_copy_llh_teardown(&ctx);
-  su = (setup){CB_H2D, 0, "0", "2", "0"};
-  ctx = open_setup(&su);
-  CHECK_STR(cb_copy_llh_protocol(&ctx, 1), "flag-direct");
-  cb_copy_llh_describe(&ctx, line, sizeof line);
-  CHECK_STR(line, "protocol: flag-direct (payload, then one flag per 16 KiB chunk; the GPU reads "
-                  "the host buffer) at every size (CB_LLHOST_LL_MAX=0)");
-  cb_copy_llh_teardown(&ctx);
-  su = (setup){CB_D2H, 1, "0", "2", NULL};
-  ctx = open_setup(&su);
-  CHECK_STR(cb_copy_llh_protocol(&ctx, 1), "flag-staged");
-  cb_copy_llh_describe(&ctx, line, sizeof line);
-  CHECK_STR(line, "protocol: flag-staged (payload, then one flag per 16 KiB chunk; staged through "
-                  "a pinned ring by the CPU) at every size (CB_LLHOST_LL_MAX=0)");
-  cb_copy_llh_teardown(&ctx);
+  check_header((setup){CB_D2H, 0, "1024", "2", "8192"}, 1025, "flag-direct",
+               "protocol: LL16 up to 1024 B (data and flag in one store; CB_LLHOST_LL_MAX), "
+               "then flag-direct (payload, then one flag per 16 KiB chunk; the GPU writes the "
+               "host buffer)");
+  check_header((setup){CB_H2D, 0, "0", "2", NULL}, 1, "flag-direct",
+               "protocol: flag-direct (payload, then one flag per 16 KiB chunk; the GPU reads "
+               "the host buffer) at every size (CB_LLHOST_LL_MAX=0)");
+  check_header((setup){CB_D2H, 1, "0", "2", NULL}, 1, "flag-staged",
+               "protocol: flag-staged (payload, then one flag per 16 KiB chunk; staged through "
+               "a pinned ring by the CPU) at every size (CB_LLHOST_LL_MAX=0)");
 }
 
 /* A deliberately broken kernel must be caught: the check of the bytes when
