@@ -104,6 +104,12 @@ static void store_release(uint32_t *p, uint32_t v) {
 
 /* ---- setup ---------------------------------------------------------------------- */
 
+/* Whether some size above LL16 is staged from pinned memory (h2d,
+ * CB_LLHOST_STAGE_MAX above CB_LLHOST_LL_MAX). */
+static int stages_from_pinned(const llh_state *st) {
+  return st->stage_max > st->ll_max;
+}
+
 /* Pinned, mapped (the GPU addresses it), zeroed: flag 0 is no chunk's, so a
  * zeroed ring or word holds nothing any reader waits for. Not
  * write-combined: the CPU polls it, and WC reads are uncached. */
@@ -132,7 +138,7 @@ const char *cb_copy_llh_setup(cb_copy_ctx *ctx) {
   st->ring = alloc_shared((size_t)CB_LLH_RING_CHUNKS * CB_LLH_LL_SLOT, &st->ring_dev);
   /* A ring of its own for staged payloads: the LL16 ring's flag halves must
    * only ever hold flags (copy_llhost.h). Only where some size is staged. */
-  if (!ctx->host_mapped || st->stage_max > st->ll_max)
+  if (!ctx->host_mapped || stages_from_pinned(st))
     st->stage = alloc_shared((size_t)CB_LLH_RING_CHUNKS * CB_LLH_STAGE_SLOT, &st->stage_dev);
   st->ctrl = alloc_shared(sizeof *st->ctrl, (void **)&st->ctrl_dev);
   ctx->state = st;
@@ -164,7 +170,7 @@ void cb_copy_llh_describe(const cb_copy_ctx *ctx, char *buf, size_t len) {
   if (st->ll_max > 0)
     snprintf(ll, sizeof ll, "LL16 up to %llu B (data and flag in one store; CB_LLHOST_LL_MAX), ",
              (unsigned long long)st->ll_max);
-  if (ctx->host_mapped && st->stage_max > st->ll_max)
+  if (ctx->host_mapped && stages_from_pinned(st))
     snprintf(staged, sizeof staged, "flag-staged up to %llu B (CB_LLHOST_STAGE_MAX), ",
              (unsigned long long)st->stage_max);
   snprintf(flag, sizeof flag, "%s (payload, then one flag per %u KiB chunk; %s)",
