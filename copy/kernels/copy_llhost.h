@@ -17,14 +17,14 @@
  *     user's host buffer (h2d) or writes it (d2h) itself; the CPU only
  *     rings a doorbell (h2d) or polls a flag (d2h).
  *   flag-staged (--pageable: the GPU cannot address the buffer; and h2d
- *     copies of up to CB_LLHOST_STAGE_MAX bytes, 0 by default): the payload
+ *     copies of up to CB_LLHOST_STAGE_MAX bytes, 8 KiB by default): the payload
  *     goes through a staging ring in pinned memory, copied by the CPU.
  *     Staging small h2d copies from pinned memory is for windows: the
  *     GPU's reads of one host line from several blocks wait on each other,
  *     and a window of copies of one buffer, each chunk on its own block,
  *     reads the same lines over and over, where staged chunks each have
- *     lines of their own. Not yet measured in a record, so off by default
- *     (docs/copy_perf.md, llhost).
+ *     lines of their own. Above 8 KiB the CPU's copy costs more than the
+ *     GPU's reads save (docs/performance.md).
  *
  * ---- What both protocols share ----------------------------------------------
  *

@@ -10,8 +10,8 @@
  * Both protocols (LL16 and flag, by CB_LLHOST_LL_MAX: the default, 0 for
  * the flag protocol at every size, 1 TiB for LL16 at every size), both
  * flag variants (direct: the emulated GPU addresses the host buffer;
- * staged: --pageable, or h2d up to CB_LLHOST_STAGE_MAX (8 KiB and 1
- * TiB), through the staging ring), h2d and d2h, 1 to 3
+ * staged: --pageable, or h2d up to CB_LLHOST_STAGE_MAX (its default 8 KiB,
+ * and 1 TiB), through the staging ring), h2d and d2h, 1 to 3
  * blocks; sizes from 1 B to beyond each ring (slots reused), around the
  * crossover and the chunk sizes, odd ones; windows of 1 to 9 copies; many
  * sessions in a row (counters carried across them and across protocols):
@@ -401,7 +401,7 @@ static void check_header(setup su, size_t n, const char *protocol, const char *h
 
 /* The protocol each size takes, and the line the block's header prints. */
 static void test_protocol_names(void) {
-  setup su = {CB_H2D, 0, "1024", "2", "8192"};
+  setup su = {CB_H2D, 0, "1024", "2", NULL}; /* the defaults */
   cb_copy_ctx ctx = open_setup(&su);
   CHECK_STR(cb_copy_llh_protocol(&ctx, 1), "ll16");
   CHECK_STR(cb_copy_llh_protocol(&ctx, 1024), "ll16");
@@ -417,7 +417,7 @@ static void test_protocol_names(void) {
                "protocol: LL16 up to 1024 B (data and flag in one store; CB_LLHOST_LL_MAX), "
                "then flag-direct (payload, then one flag per 16 KiB chunk; the GPU writes the "
                "host buffer)");
-  check_header((setup){CB_H2D, 0, "0", "2", NULL}, 1, "flag-direct",
+  check_header((setup){CB_H2D, 0, "0", "2", "0"}, 1, "flag-direct",
                "protocol: flag-direct (payload, then one flag per 16 KiB chunk; the GPU reads "
                "the host buffer) at every size (CB_LLHOST_LL_MAX=0)");
   check_header((setup){CB_D2H, 1, "0", "2", NULL}, 1, "flag-staged",
