@@ -185,10 +185,16 @@ extern "C" {
  * in flight over PCIe: a latency-bound transfer wants many), large enough
  * that a flag costs little beside its payload (one word per 16 KiB). */
 #define CB_LLH_FLAG_CHUNK  (16u << 10)
-#define CB_LLH_RING_CHUNKS 1024 /* LL16: 8 MiB of packets (4 MiB of data); staged: 16 MiB */
 #define CB_LLH_CHUNK_LIMIT (0xffffffffu - (1u << 20)) /* chunk numbers a setup may use */
 #define CB_LLH_LL_SLOT     (CB_LLH_CHUNK_PACKETS * CB_LLH_PACKET_BYTES) /* bytes */
 #define CB_LLH_STAGE_SLOT  CB_LLH_FLAG_CHUNK
+/* Slots of each ring (LL16: 2 MiB of packets, 1 MiB of data; staged: 4 MiB),
+ * and words of each control array. No more than it takes to keep the
+ * blocks (CB_LLHOST_BLOCKS: at most one per slot) and a window's copies in
+ * flight: the CPU writes LL16 packets and staged payloads into slot after
+ * slot, and a ring that outgrows its caches has it write into lines it must
+ * first fetch from memory, a cost on every copy (docs/performance.md). */
+#define CB_LLH_RING_CHUNKS 256
 
 typedef enum {
   CB_LLH_LL16 = 0,        /* LL16 packets through the packet ring */

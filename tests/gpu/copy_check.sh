@@ -86,7 +86,7 @@ done
 # llhost's protocols one at a time, at every size: label prefix|CB_LLHOST_LL_MAX|
 # CB_LLHOST_STAGE_MAX|memory option. Sizes: odd ones (windows up to 9 copies),
 # one below and above the default crossover (1 KiB), LL16's 4 KiB chunk and the
-# flag protocol's 16 KiB chunk, and chunk + 1 growing past the 16 MiB staging ring.
+# flag protocol's 16 KiB chunk, and chunk + 1 growing past the rings (4 MiB staged).
 LLHOST_MODES=(
   "flag-direct|0|0|"
   "flag-staged|0|0|--pageable"
