@@ -189,11 +189,11 @@ extern "C" {
 #define CB_LLH_LL_SLOT     (CB_LLH_CHUNK_PACKETS * CB_LLH_PACKET_BYTES) /* bytes */
 #define CB_LLH_STAGE_SLOT  CB_LLH_FLAG_CHUNK
 /* Slots of each ring (LL16: 2 MiB of packets, 1 MiB of data; staged: 4 MiB),
- * and words of each control array. No more than it takes to keep the
- * blocks (CB_LLHOST_BLOCKS: at most one per slot) and a window's copies in
- * flight: the CPU writes LL16 packets and staged payloads into slot after
- * slot, and a ring that outgrows its caches has it write into lines it must
- * first fetch from memory, a cost on every copy (docs/performance.md). */
+ * and words of each control array. Enough for the blocks (CB_LLHOST_BLOCKS:
+ * at most one per slot) and a window's copies in flight, no more: the CPU
+ * writes packets and staged payloads slot after slot, and the fewer lines a
+ * ring spans, the likelier its caches still hold them. 1024 slots measured
+ * no better (docs/performance.md). */
 #define CB_LLH_RING_CHUNKS 256
 
 typedef enum {
