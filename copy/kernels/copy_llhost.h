@@ -23,8 +23,9 @@
  *     GPU's reads of one host line from several blocks wait on each other,
  *     and a window of copies of one buffer, each chunk on its own block,
  *     reads the same lines over and over, where staged chunks each have
- *     lines of their own. Above 8 KiB the CPU's copy costs more than the
- *     GPU's reads save (docs/performance.md).
+ *     lines of their own. It costs the CPU a copy of every chunk, more as
+ *     copies grow: 8 KiB is the largest size measured staged, and the
+ *     default (docs/performance.md).
  *
  * ---- What both protocols share ----------------------------------------------
  *
