@@ -169,12 +169,10 @@ def host_paths(title: str, docs: list, with_targets: bool) -> list:
                         for what, test in (llhost_targets(size) if with_targets else [])]
             out.append(
                 f"  {d:4} {format_bytes(size):>8}  {ll_l.get('protocol', '-'):12} "
-                f"{ce_l['time_us'] if ce_l else float('nan'):7.2f} {ll_l['time_us']:7.2f} "
-                f"{lr if lr is not None else float('nan'):5.2f} "
-                f"{of if of is not None else float('nan'):+6.2f}  "
-                f"{ce_b['algbw'] if ce_b else float('nan'):7.3f} "
-                f"{ll_b['algbw'] if ll_b else float('nan'):7.3f} "
-                f"{br if br is not None else float('nan'):5.2f}  " + "; ".join(verdicts))
+                f"{num(ce_l and ce_l['time_us'], '7.2f')} {ll_l['time_us']:7.2f} "
+                f"{num(lr, '5.2f')} {num(of, '+6.2f')}  "
+                f"{num(ce_b and ce_b['algbw'], '7.3f')} {num(ll_b and ll_b['algbw'], '7.3f')} "
+                f"{num(br, '5.2f')}  " + "; ".join(verdicts))
     if with_targets:
         out.append(t.line())
     return out
@@ -205,8 +203,8 @@ def crossover(ll16: dict | None, flag: dict | None) -> list:
             else:
                 ll16_ahead = False
             out.append(f"  {d:4} {format_bytes(size):>8}  {x['time_us']:8.2f} {y['time_us']:8.2f}  "
-                       f"{xb['algbw'] if xb else float('nan'):9.3f} "
-                       f"{yb['algbw'] if yb else float('nan'):9.3f}  {faster}")
+                       f"{num(xb and xb['algbw'], '9.3f')} "
+                       f"{num(yb and yb['algbw'], '9.3f')}  {faster}")
         ends[d] = last_ll16
     for d, end in ends.items():
         out.append(f"  {d}: LL16's latency is at most flag's at every size up to "
@@ -232,8 +230,8 @@ def blocks(docs: dict) -> list:
         for _, doc in found:
             lat = cell(rows(doc), "llhost", d, size, "latency")
             bw = cell(rows(doc), "llhost", d, size, "bandwidth")
-            cells.append(f"{lat['time_us'] if lat else float('nan'):6.2f} / "
-                         f"{bw['algbw'] if bw else float('nan'):6.2f}")
+            cells.append(f"{num(lat and lat['time_us'], '6.2f')} / "
+                         f"{num(bw and bw['algbw'], '6.2f')}")
         out.append(f"  {d:4} {format_bytes(size):>8}  " + "  ".join(f"{c:>15}" for c in cells))
     return out
 
@@ -263,8 +261,14 @@ def overlap(doc: dict | None) -> list:
     return out
 
 
+def num(x: float | None, spec: str) -> str:
+    """x formatted by spec, or a dash as wide where the run has no such cell."""
+    width = int(re.match(r"[+ -]?(\d+)", spec).group(1))
+    return f"{x:{spec}}" if x is not None else f"{'-':>{width}}"
+
+
 def slowdown(x: float | None) -> str:
-    return f"{x:7.3f}" if x is not None else f"{'-':>7}"
+    return num(x, "7.3f")
 
 
 def d2d(docs: dict) -> list:

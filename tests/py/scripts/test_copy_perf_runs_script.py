@@ -222,3 +222,17 @@ def test_skipped_rows_are_left_out():
                        {"kernel_name": "ce", "time_us": 1.0, "measurement": "latency"}]}
     assert [r["kernel_name"] for r in digest.rows(doc)] == ["ce"]
     assert json.dumps(digest.rows(None)) == "[]"
+
+
+def test_a_cell_a_run_lacks_is_a_dash():
+    # llhost's latency alone: no ce, no window, no floor; and a blocks run without one size.
+    lat = {"kernel_name": "llhost", "direction": "h2d", "size": 8, "measurement": "latency",
+           "time_us": 3.0, "protocol": "ll16"}
+    paths = digest.host_paths("t", [{"results": [lat]}], True)
+    row = next(line for line in paths if line.split()[:2] == ["h2d", "8"])
+    assert row.split()[3:11] == ["ll16", "-", "3.00", "-", "-", "-", "-", "-"]
+    wide = dict(lat, size=16)
+    by_blocks = digest.blocks({"llhost_blocks_8": {"results": [lat]},
+                               "llhost_blocks_32": {"results": [lat, wide]}})
+    assert by_blocks[-1].split() == ["h2d", "16", "B", "-", "/", "-", "3.00", "/", "-"]
+    assert "nan" not in "\n".join(paths + by_blocks)
