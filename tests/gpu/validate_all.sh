@@ -62,8 +62,11 @@ step() {
 }
 
 { echo "# validate_all.sh $*"; echo "# machine: $(hostname), $(nvidia-smi -L | wc -l) x $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"; echo "# commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)"; } >"$LOGDIR/machine.txt"
-if [ ! -x "$BUILD/all_reduce_perf" ]; then
-  step build 600 "$HERE/build.sh"
+# The copy step needs copy_perf only; every other step the collectives too.
+needs=copy_perf
+for s in $STEPS; do [ "$s" = copy ] || needs=all_reduce_perf; done
+if [ ! -x "$BUILD/$needs" ]; then
+  step build 600 "$HERE/build.sh" "$BUILD"
 fi
 
 for s in $STEPS; do
