@@ -154,7 +154,8 @@ def host_paths(title: str, docs: list, with_targets: bool) -> list:
            f"  floor (CPU -> resident kernel -> CPU flag round trip): "
            + (f"p50 {fl:.2f} us" if fl is not None else "not measured"),
            f"  {'dir':4} {'size':>8}  {'protocol':12} {'ce us':>7} {'llhost':>7} {'ratio':>5} "
-           f"{'+floor':>6}  {'ce GB/s':>7} {'llhost':>7} {'ratio':>5}  targets"]
+           f"{'+floor':>6}  {'ce GB/s':>7} {'llhost':>7} {'ratio':>5}  {'best other GB/s':>15}  "
+           "targets"]
     t = Tally()
     for d in ("h2d", "d2h"):
         for size in sizes_of(all_rows, d):
@@ -165,6 +166,7 @@ def host_paths(title: str, docs: list, with_targets: bool) -> list:
             lr = ll_l["time_us"] / ce_l["time_us"] if ce_l and ce_l["time_us"] > 0 else None
             of = ll_l.get("over_floor_us")
             br = ll_b["algbw"] / ce_b["algbw"] if ll_b and ce_b and ce_b["algbw"] > 0 else None
+            best = best_other(all_rows, d, size)
             verdicts = [f"{what}: {t.verdict(test(lr, of, br))}"
                         for what, test in (llhost_targets(size) if with_targets else [])]
             out.append(
@@ -172,10 +174,19 @@ def host_paths(title: str, docs: list, with_targets: bool) -> list:
                 f"{num(ce_l and ce_l['time_us'], '7.2f')} {ll_l['time_us']:7.2f} "
                 f"{num(lr, '5.2f')} {num(of, '+6.2f')}  "
                 f"{num(ce_b and ce_b['algbw'], '7.3f')} {num(ll_b and ll_b['algbw'], '7.3f')} "
-                f"{num(br, '5.2f')}  " + "; ".join(verdicts))
+                f"{num(br, '5.2f')}  {best['kernel_name'] if best else '-':>7} "
+                f"{num(best and best['algbw'], '7.3f')}  " + "; ".join(verdicts))
     if with_targets:
         out.append(t.line())
     return out
+
+
+def best_other(rs: list, direction: str, size: int) -> dict | None:
+    """The fastest window of any kernel but llhost at this size: the path llhost's windows
+    must match."""
+    others = [r for r in rs if r.get("direction") == direction and r.get("size") == size
+              and r.get("measurement") == "bandwidth" and r.get("kernel_name") != "llhost"]
+    return max(others, key=lambda r: r["algbw"], default=None)
 
 
 def crossover(ll16: dict | None, flag: dict | None) -> list:

@@ -230,9 +230,20 @@ def test_a_cell_a_run_lacks_is_a_dash():
            "time_us": 3.0, "protocol": "ll16"}
     paths = digest.host_paths("t", [{"results": [lat]}], True)
     row = next(line for line in paths if line.split()[:2] == ["h2d", "8"])
-    assert row.split()[3:11] == ["ll16", "-", "3.00", "-", "-", "-", "-", "-"]
+    assert row.split()[3:13] == ["ll16", "-", "3.00", "-", "-", "-", "-", "-", "-", "-"]
     wide = dict(lat, size=16)
     by_blocks = digest.blocks({"llhost_blocks_8": {"results": [lat]},
                                "llhost_blocks_32": {"results": [lat, wide]}})
     assert by_blocks[-1].split() == ["h2d", "16", "B", "-", "/", "-", "3.00", "/", "-"]
     assert "nan" not in "\n".join(paths + by_blocks)
+
+
+def test_best_other_window_is_the_fastest_kernel_but_llhost():
+    def bw(kernel, algbw):
+        return {"kernel_name": kernel, "direction": "d2h", "size": 64, "measurement": "bandwidth",
+                "time_us": 1.0, "algbw": algbw}
+    lat = {"kernel_name": "llhost", "direction": "d2h", "size": 64, "measurement": "latency",
+           "time_us": 3.0, "protocol": "ll16"}
+    doc = {"results": [lat, bw("ce", 0.5), bw("batch", 2.0), bw("llhost", 9.0), bw("sm", 1.5)]}
+    row = next(line for line in digest.host_paths("t", [doc], False) if "d2h" in line)
+    assert row.split()[11:13] == ["batch", "2.000"]
