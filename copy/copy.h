@@ -61,6 +61,12 @@ typedef struct cb_copy_kernel {
   /* NULL when usable in this build and on this machine, else why not.
    * Called before any GPU work. Optional. */
   const char *(*unavailable)(void);
+  /* NULL when the kernel can see through a run of at least copies copies
+   * of every size of o's sweep in direction d (cb_copy_copies_per_size),
+   * else why not, in buf (len bytes): the run is refused before any GPU
+   * work. Optional. */
+  const char *(*refuse_run)(const cb_copy_options *o, cb_copy_dir d, uint64_t copies, char *buf,
+                            size_t len);
   /* Once per direction on the copying rank, before its sizes: NULL when
    * ready, else why the kernel cannot run here (a skip, not a failure,
    * unless the user asked for this kernel by name). Optional. */
@@ -104,6 +110,10 @@ cb_kernel_menu cb_copy_kernels_menu(const cb_copy_program *p);
  * (nkernels entries). Returns 0, or -1 with err set. */
 int cb_copy_kernels_select(const cb_copy_program *p, const char *spec, int *selected,
                            int *explicit_pick, char *err, size_t err_len);
+
+/* The copies every kernel is given at each size, at least (--overlap adds
+ * those made beside the load, as many as the load's duration takes). */
+uint64_t cb_copy_copies_per_size(const cb_copy_options *o);
 
 /* Why kernel k does not serve direction d (or with pageable host memory), or NULL. */
 const char *cb_copy_kernel_dir_reason(const cb_copy_kernel *k, cb_copy_dir d, int pageable);

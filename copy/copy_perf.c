@@ -47,6 +47,7 @@ static const cb_copy_kernel kernels[] = {
                 "CPU and a resident GPU kernel through mapped pinned host memory",
      .dirs = HOST_DIRS,
      .other_dirs = NO_PEER,
+     .refuse_run = cb_copy_llh_refuse_run,
      .setup = cb_copy_llh_setup,
      .teardown = cb_copy_llh_teardown,
      .start = cb_copy_llh_start,

@@ -83,6 +83,22 @@ static void choose_kernels(copy_run *run, int lead) {
                                          run->report.kernel_skips, unavailable_reason, p, lead);
 }
 
+/* A run some kernel could not see through (llhost's chunk numbers), refused
+ * before any GPU work rather than cut short in the middle. */
+static void refuse_unfinishable(const copy_run *run, int lead) {
+  const cb_copy_options *o = &run->opts;
+  const uint64_t copies = cb_copy_copies_per_size(o);
+  char why[512];
+  for (int k = 0; k < run->prog->nkernels; k++) {
+    const cb_copy_kernel *kd = &run->prog->kernels[k];
+    if (!run->runnable[k] || !kd->refuse_run) continue;
+    for (int d = 0; d < CB_NUM_DIRS; d++)
+      if ((o->dirs & CB_DIR_BIT(d)) && !cb_copy_kernel_dir_reason(kd, d, o->pageable) &&
+          kd->refuse_run(o, d, copies, why, sizeof why))
+        CB_REFUSE(lead, "%s", why);
+  }
+}
+
 /* ---- buffers ---------------------------------------------------------------- */
 
 /* A device buffer of bytes starting on a GPU page: GDRCopy pins whole
@@ -241,6 +257,18 @@ static long long validate(copy_rank *st, const cb_copy_kernel *k, cb_copy_ctx *c
   post_complete(k, ctx, c, copies, st->stream);
   if (k->stop) k->stop(ctx, st->stream);
   return check_round(st, c, seed);
+}
+
+/* What measure() posts at each size, beside the load's copies: the warm-up
+ * copies (one even with -w 0, for a kernel with a session) and -n latency
+ * copies; a warm-up window and -n windows; a single copy and a window per
+ * validation round. */
+uint64_t cb_copy_copies_per_size(const cb_copy_options *o) {
+  uint64_t w = (uint64_t)o->window, n = (uint64_t)o->iters;
+  uint64_t latency = (o->warmup > 0 ? (uint64_t)o->warmup : 1) + n;
+  uint64_t windows = (o->warmup > 0 ? w : 0) + n * w;
+  uint64_t validation = (uint64_t)o->check * (1 + (w > 1 ? w : 0));
+  return latency + windows + validation;
 }
 
 static void measure(copy_rank *st, int kidx, cb_copy_ctx *ctx, cb_copy_dir d, size_t bytes,
@@ -478,6 +506,7 @@ int cb_copy_main(const cb_copy_program *prog, int argc, char **argv) {
   if (run.opts.dirs_named && (run.opts.dirs & CB_DIR_BIT(CB_D2D)) && nranks < 2)
     CB_REFUSE(lead, "-D d2d needs two GPUs: run with -g 2, or mpirun -np 2 (this run has 1 rank)");
   choose_kernels(&run, lead);
+  refuse_unfinishable(&run, lead);
   if (lead) cb_sink_files_check(run.opts.json_path, run.opts.csv_path);
   int visible = cb_run_visible_gpus(w, lead);
   cb_gpu_check_layout(visible, run.opts.gpus, cb_world_local_nprocs(w), cb_world_hostname(w));

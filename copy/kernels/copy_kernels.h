@@ -31,6 +31,8 @@ void cb_copy_gdr_post(cb_copy_ctx *ctx, const cb_copy_call *call, int copies, cu
 /* -k 4 llhost: LL16 packets, or a payload and a flag per chunk, through
  * mapped host memory to and from a resident GPU kernel (copy_llhost.c,
  * copy_llhost.cu). */
+const char *cb_copy_llh_refuse_run(const cb_copy_options *o, cb_copy_dir d, uint64_t copies,
+                                   char *buf, size_t len);
 const char *cb_copy_llh_setup(cb_copy_ctx *ctx);
 void cb_copy_llh_teardown(cb_copy_ctx *ctx);
 void cb_copy_llh_start(cb_copy_ctx *ctx, const cb_copy_call *call, int copies, cudaStream_t s);

@@ -102,6 +102,35 @@ static void store_release(uint32_t *p, uint32_t v) {
   __atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
 
+/* ---- a run it could not finish ------------------------------------------------------ */
+
+/* Chunk numbers are 32-bit over a setup (a direction's sizes: copy_llhost.h),
+ * and the CPU refuses to go past CB_LLH_CHUNK_LIMIT (count_chunks): a run
+ * that would is refused before it starts, not cut short in its middle. The
+ * count is the least the run moves (--overlap adds copies beside the load,
+ * which count_chunks still bounds). */
+const char *cb_copy_llh_refuse_run(const cb_copy_options *o, cb_copy_dir d, uint64_t copies,
+                                   char *buf, size_t len) {
+  const uint64_t ll_max = (uint64_t)cb_tunable("CB_LLHOST_LL_MAX");
+  const uint64_t stage_max = d == CB_H2D ? (uint64_t)cb_tunable("CB_LLHOST_STAGE_MAX") : 0;
+  uint64_t chunks = 0;
+  for (size_t i = 0; i < cb_sweep_count(&o->sweep); i++) {
+    uint64_t bytes = cb_sweep_size(&o->sweep, i);
+    int p = cb_llh_protocol_for(bytes, ll_max, stage_max, !o->pageable);
+    chunks += copies * cb_llh_chunks(bytes, p);
+    if (chunks > CB_LLH_CHUNK_LIMIT) {
+      snprintf(buf, len,
+               "-k llhost -D %s: this run would pass more than %u chunks (llhost's 32-bit chunk "
+               "numbers) through its resident kernel by %llu B, at %llu copies of each size: "
+               "fewer iterations (-n), a smaller window (-W) or a smaller -e",
+               cb_copy_dir_name(d), (unsigned)CB_LLH_CHUNK_LIMIT, (unsigned long long)bytes,
+               (unsigned long long)copies);
+      return buf;
+    }
+  }
+  return NULL;
+}
+
 /* ---- setup ---------------------------------------------------------------------- */
 
 /* Whether some size above LL16 is staged from pinned memory (h2d,
