@@ -111,8 +111,9 @@ cb_kernel_menu cb_copy_kernels_menu(const cb_copy_program *p);
 int cb_copy_kernels_select(const cb_copy_program *p, const char *spec, int *selected,
                            int *explicit_pick, char *err, size_t err_len);
 
-/* The copies every kernel is given at each size, at least (--overlap adds
- * those made beside the load, as many as the load's duration takes). */
+/* The copies a kernel with a session (start) is given at each size, one
+ * fewer for one without when -w is 0; --overlap adds those made beside the
+ * load, as many as the load's duration takes. */
 uint64_t cb_copy_copies_per_size(const cb_copy_options *o);
 
 /* Why kernel k does not serve direction d (or with pageable host memory), or NULL. */
