@@ -48,7 +48,7 @@ typedef struct {
   cb_llh_ctrl *ctrl_dev;
   int max_blocks;     /* CB_LLHOST_BLOCKS */
   uint64_t ll_max;    /* CB_LLHOST_LL_MAX */
-  uint64_t stage_max; /* h2d: CB_LLHOST_STAGE_MAX; d2h: 0 (direct is the faster there) */
+  uint64_t stage_max; /* stage_max_for(h2d) */
   /* Counters that only grow over the whole setup (all sizes). */
   uint32_t next_chunk;     /* the next chunk a post uses */
   uint32_t asked_chunk;    /* d2h: every chunk below it has been asked for */
@@ -102,6 +102,12 @@ static void store_release(uint32_t *p, uint32_t v) {
   __atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
 
+/* CB_LLHOST_STAGE_MAX where it applies: h2d; d2h stages nothing from pinned
+ * memory (direct is the faster there). */
+static uint64_t stage_max_for(int h2d) {
+  return h2d ? (uint64_t)cb_tunable("CB_LLHOST_STAGE_MAX") : 0;
+}
+
 /* ---- a run it could not finish ------------------------------------------------------ */
 
 /* Chunk numbers are 32-bit over a setup (a direction's sizes: copy_llhost.h),
@@ -112,7 +118,7 @@ static void store_release(uint32_t *p, uint32_t v) {
 const char *cb_copy_llh_refuse_run(const cb_copy_options *o, cb_copy_dir d, uint64_t copies,
                                    char *buf, size_t len) {
   const uint64_t ll_max = (uint64_t)cb_tunable("CB_LLHOST_LL_MAX");
-  const uint64_t stage_max = d == CB_H2D ? (uint64_t)cb_tunable("CB_LLHOST_STAGE_MAX") : 0;
+  const uint64_t stage_max = stage_max_for(d == CB_H2D);
   uint64_t chunks = 0;
   for (size_t i = 0; i < cb_sweep_count(&o->sweep); i++) {
     uint64_t bytes = cb_sweep_size(&o->sweep, i);
@@ -157,7 +163,7 @@ const char *cb_copy_llh_setup(cb_copy_ctx *ctx) {
   /* Both checked at start (tunables.c). */
   st->max_blocks = (int)cb_tunable("CB_LLHOST_BLOCKS");
   st->ll_max = (uint64_t)cb_tunable("CB_LLHOST_LL_MAX");
-  st->stage_max = st->h2d ? (uint64_t)cb_tunable("CB_LLHOST_STAGE_MAX") : 0;
+  st->stage_max = stage_max_for(st->h2d);
   /* Every block stays resident until the session stops: the GPU must hold
    * them all at once, or the ones left waiting for a free SM never run. */
   int resident = cb_copy_llh_resident_blocks(ctx->device);
