@@ -120,21 +120,38 @@ static const cb_tunable_row table[] = {
     NUMBER("CB_LLHOST_BLOCKS", 1, 256, 1, 32, PER_RANK, COPY,
            "copy_perf -k llhost: blocks of the resident kernel"),
     /* Where llhost leaves LL16 packets for its payload-then-flag protocol
-     * (copy_llhost.h): the crossover measured on one H100, LL16 no slower up
-     * to 2 KiB h2d and 1 KiB d2h (docs/performance.md, "Host↔device paths");
-     * it shapes only this process's kernel. */
-    NUMBER("CB_LLHOST_LL_MAX", 0, 1L << 40, 1, 1024, PER_RANK, COPY,
-           "copy_perf -k llhost: LL16 packets for copies up to this many bytes, the "
+     * (copy_llhost.h), per direction: the crossover of the protocols'
+     * latencies (docs/performance.md, "Host↔device paths"). h2d: LL16 no
+     * slower up to 1 KiB on one H100 and one H200. d2h: LL16 slower at
+     * 1 KiB on one H200 (4.36 against 3.62 us) and within 0.7 us either way
+     * on one H100, where its window is a tenth of flag's, so 512. They shape
+     * only this process's kernel. */
+    NUMBER("CB_LLHOST_H2D_LL_MAX", 0, 1L << 40, 1, 1024, PER_RANK, COPY,
+           "copy_perf -k llhost, h2d: LL16 packets for copies up to this many bytes, the "
+           "payload-then-flag protocol above; 0, the flag protocol at every size"),
+    NUMBER("CB_LLHOST_D2H_LL_MAX", 0, 1L << 40, 1, 512, PER_RANK, COPY,
+           "copy_perf -k llhost, d2h: LL16 packets for copies up to this many bytes, the "
            "payload-then-flag protocol above; 0, the flag protocol at every size"),
     /* Where llhost's h2d copies from pinned memory leave the staging ring
      * for the GPU's own reads of the host buffer (copy_llhost.h): staged
      * windows of 8 KiB copies beat direct ones (docs/performance.md). */
     NUMBER("CB_LLHOST_STAGE_MAX", 0, 1L << 40, 1, 8192, PER_RANK, COPY,
-           "copy_perf -k llhost: h2d copies above CB_LLHOST_LL_MAX and up to this many bytes "
+           "copy_perf -k llhost: h2d copies above CB_LLHOST_H2D_LL_MAX and up to this many bytes "
            "go through the pinned staging ring even from pinned memory; 0, never"),
 };
 
 enum { ROWS = sizeof table / sizeof table[0] };
+
+/* Names collbench read once and reads no more, with what took their place:
+ * a run that sets one is refused, where it would silently run with the
+ * defaults its user meant to change. */
+static const struct {
+  const char *name;
+  int programs;
+  const char *instead;
+} retired[] = {
+    {"CB_LLHOST_LL_MAX", COPY, "CB_LLHOST_H2D_LL_MAX and CB_LLHOST_D2H_LL_MAX (one a direction)"},
+};
 
 /* What cb_tunables_read kept. */
 static long values[ROWS];
@@ -168,7 +185,19 @@ const char *cb_tunable_parse(const cb_tunable_row *t, const char *text, long *va
   return bad;
 }
 
+const char *cb_tunable_retired(const char *name) {
+  for (size_t i = 0; i < sizeof retired / sizeof retired[0]; i++)
+    if (strcmp(retired[i].name, name) == 0) return retired[i].instead;
+  return NULL;
+}
+
 const char *cb_tunables_read(int programs, char *why, size_t len) {
+  for (size_t i = 0; i < sizeof retired / sizeof retired[0]; i++)
+    if ((retired[i].programs & programs) && getenv(retired[i].name)) {
+      snprintf(why, len, "%s is no longer read: set %s instead", retired[i].name,
+               retired[i].instead);
+      return why;
+    }
   long v[ROWS];
   for (int i = 0; i < ROWS; i++) {
     v[i] = table[i].fallback;

@@ -45,9 +45,13 @@ const cb_tunable_row *cb_tunable_find(const char *name);
 const char *cb_tunable_parse(const cb_tunable_row *t, const char *text, long *value, char *why,
                              size_t len);
 
+/* What replaced name, a tunable collbench no longer reads, or NULL. */
+const char *cb_tunable_retired(const char *name);
+
 /* Reads and checks, from the environment, every tunable of the programs
  * in mask `programs`, and keeps the values for cb_tunable(). Returns NULL,
- * or why the first bad one is refused (the others are not kept). */
+ * or why the first bad one is refused (the others are not kept); a name
+ * those programs no longer read, set, is refused too, naming what replaced it. */
 const char *cb_tunables_read(int programs, char *why, size_t len);
 
 /* The value cb_tunables_read kept for name. A name that is not in the

@@ -47,7 +47,7 @@ typedef struct {
   cb_llh_ctrl *ctrl; /* host address */
   cb_llh_ctrl *ctrl_dev;
   int max_blocks;     /* CB_LLHOST_BLOCKS */
-  uint64_t ll_max;    /* CB_LLHOST_LL_MAX */
+  uint64_t ll_max;    /* ll_max_for(h2d) */
   uint64_t stage_max; /* stage_max_for(h2d) */
   /* Counters that only grow over the whole setup (all sizes). */
   uint32_t next_chunk;     /* the next chunk a post uses */
@@ -102,6 +102,14 @@ static void store_release(uint32_t *p, uint32_t v) {
   __atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
 
+/* The direction's LL16 limit: CB_LLHOST_H2D_LL_MAX or CB_LLHOST_D2H_LL_MAX. */
+static const char *ll_max_name(int h2d) {
+  return h2d ? "CB_LLHOST_H2D_LL_MAX" : "CB_LLHOST_D2H_LL_MAX";
+}
+static uint64_t ll_max_for(int h2d) {
+  return (uint64_t)cb_tunable(ll_max_name(h2d));
+}
+
 /* CB_LLHOST_STAGE_MAX where it applies: h2d; d2h stages nothing from pinned
  * memory (direct is the faster there). */
 static uint64_t stage_max_for(int h2d) {
@@ -117,7 +125,7 @@ static uint64_t stage_max_for(int h2d) {
  * which count_chunks still bounds). */
 const char *cb_copy_llh_refuse_run(const cb_copy_options *o, cb_copy_dir d, uint64_t copies,
                                    char *buf, size_t len) {
-  const uint64_t ll_max = (uint64_t)cb_tunable("CB_LLHOST_LL_MAX");
+  const uint64_t ll_max = ll_max_for(d == CB_H2D);
   const uint64_t stage_max = stage_max_for(d == CB_H2D);
   uint64_t chunks = 0;
   for (size_t i = 0; i < cb_sweep_count(&o->sweep); i++) {
@@ -140,7 +148,7 @@ const char *cb_copy_llh_refuse_run(const cb_copy_options *o, cb_copy_dir d, uint
 /* ---- setup ---------------------------------------------------------------------- */
 
 /* Whether some size above LL16 is staged from pinned memory (h2d,
- * CB_LLHOST_STAGE_MAX above CB_LLHOST_LL_MAX). */
+ * CB_LLHOST_STAGE_MAX above CB_LLHOST_H2D_LL_MAX). */
 static int stages_from_pinned(const llh_state *st) {
   return st->stage_max > st->ll_max;
 }
@@ -162,7 +170,7 @@ const char *cb_copy_llh_setup(cb_copy_ctx *ctx) {
   st->h2d = ctx->dir == CB_H2D;
   /* Both checked at start (tunables.c). */
   st->max_blocks = (int)cb_tunable("CB_LLHOST_BLOCKS");
-  st->ll_max = (uint64_t)cb_tunable("CB_LLHOST_LL_MAX");
+  st->ll_max = ll_max_for(st->h2d);
   st->stage_max = stage_max_for(st->h2d);
   /* Every block stays resident until the session stops: the GPU must hold
    * them all at once, or the ones left waiting for a free SM never run. */
@@ -203,8 +211,8 @@ void cb_copy_llh_describe(const cb_copy_ctx *ctx, char *buf, size_t len) {
   const llh_state *st = ctx->state;
   char ll[96] = "", staged[96] = "", flag[160];
   if (st->ll_max > 0)
-    snprintf(ll, sizeof ll, "LL16 up to %llu B (data and flag in one store; CB_LLHOST_LL_MAX), ",
-             (unsigned long long)st->ll_max);
+    snprintf(ll, sizeof ll, "LL16 up to %llu B (data and flag in one store; %s), ",
+             (unsigned long long)st->ll_max, ll_max_name(st->h2d));
   if (ctx->host_mapped && stages_from_pinned(st))
     snprintf(staged, sizeof staged, "flag-staged up to %llu B (CB_LLHOST_STAGE_MAX), ",
              (unsigned long long)st->stage_max);
@@ -214,7 +222,7 @@ void cb_copy_llh_describe(const cb_copy_ctx *ctx, char *buf, size_t len) {
                ? (st->h2d ? "the GPU reads the host buffer" : "the GPU writes the host buffer")
                : "staged through a pinned ring by the CPU");
   if (!ll[0] && !staged[0])
-    snprintf(buf, len, "protocol: %s at every size (CB_LLHOST_LL_MAX=0)", flag);
+    snprintf(buf, len, "protocol: %s at every size (%s=0)", flag, ll_max_name(st->h2d));
   else
     snprintf(buf, len, "protocol: %s%sthen %s", ll, staged, flag);
 }

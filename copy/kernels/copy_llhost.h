@@ -4,10 +4,10 @@
  * protocols, the ring's layout, the control words and the kernel's
  * arguments. C and CUDA.
  *
- * Two protocols, chosen per size (CB_LLHOST_LL_MAX and, h2d,
- * CB_LLHOST_STAGE_MAX; per rank):
+ * Two protocols, chosen per size and direction (CB_LLHOST_H2D_LL_MAX,
+ * CB_LLHOST_D2H_LL_MAX and, h2d, CB_LLHOST_STAGE_MAX; per rank):
  *
- *  LL16, for copies of up to CB_LLHOST_LL_MAX bytes: data and flag in one
+ *  LL16, for copies of up to the direction's LL_MAX bytes: data and flag in one
  *   store, no doorbell. Cheapest for a few packets, but every packet is
  *   polled on its own and carries 8 data bytes in 16.
  *  flag, above: the payload first, then ONE flag word per chunk of

@@ -7,9 +7,10 @@
 # included, every byte validated (-c 1, a single copy and a window); pinned
 # and pageable host memory; one process (-g 2) and, with mpirun, two
 # processes (d2d through CUDA IPC); the --osu layout; llhost's protocols
-# one at a time at every size (CB_LLHOST_LL_MAX=0: the flag protocol,
-# direct with pinned memory, staged with pageable, and h2d staged from
-# pinned memory with CB_LLHOST_STAGE_MAX=1 TiB; 1 TiB: LL16), over
+# one at a time at every size (CB_LLHOST_H2D_LL_MAX and CB_LLHOST_D2H_LL_MAX
+# 0: the flag protocol, direct with pinned memory, staged with pageable, and
+# h2d staged from pinned memory with CB_LLHOST_STAGE_MAX=1 TiB; 1 TiB: LL16),
+# then at their defaults, over
 # odd sizes and the edges of its chunks; and a kernel named with -k that
 # cannot run must fail with its reason. Every run must exit 0 (or fail
 # where it should) and report 0 wrong bytes.
@@ -83,19 +84,22 @@ for run in "${RUNS[@]}"; do
   check "$label" single ok "$PROG" -g "$G" -k all -D all -c 1 $args
 done
 
-# llhost's protocols one at a time, at every size: label prefix|CB_LLHOST_LL_MAX|
-# CB_LLHOST_STAGE_MAX|memory option. Sizes: odd ones (windows up to 9 copies),
-# one below and above the default crossover (1 KiB), LL16's 4 KiB chunk and the
-# flag protocol's 16 KiB chunk, and chunk + 1 growing past the rings (4 MiB staged).
+# llhost's protocols one at a time, at every size: label prefix|both directions'
+# CB_LLHOST_*_LL_MAX|CB_LLHOST_STAGE_MAX|memory option. Sizes: odd ones (windows
+# up to 9 copies), one below and above the default crossovers (512 B d2h, 1 KiB h2d),
+# LL16's 4 KiB chunk and the flag protocol's 16 KiB chunk, and chunk + 1 growing
+# past the rings (4 MiB staged).
 LLHOST_MODES=(
   "flag-direct|0|0|"
   "flag-staged|0|0|--pageable"
   "flag-staged-pinned|0|1099511627776|"
   "ll16-pinned|1099511627776|0|"
   "ll16-page|1099511627776|0|--pageable"
+  "defaults|||"
 )
 LLHOST_SIZES=(
   "odd|-b 1 -e 200 -i 13 -n 3 -w 1 -W 9"
+  "512|-b 511 -e 513 -i 1 -n 3 -w 1 -W 7"
   "1k|-b 1023 -e 1025 -i 1 -n 3 -w 1 -W 7"
   "4k|-b 4095 -e 4097 -i 1 -n 3 -w 1 -W 5"
   "16k|-b 16383 -e 16385 -i 1 -n 3 -w 1 -W 3"
@@ -103,10 +107,13 @@ LLHOST_SIZES=(
 )
 for mode in "${LLHOST_MODES[@]}"; do
   IFS='|' read -r name ll_max stage_max memory <<<"$mode"
+  tunables=() # empty: the defaults
+  [ -n "$ll_max" ] && tunables+=(CB_LLHOST_H2D_LL_MAX="$ll_max" CB_LLHOST_D2H_LL_MAX="$ll_max")
+  [ -n "$stage_max" ] && tunables+=(CB_LLHOST_STAGE_MAX="$stage_max")
   for sizes in "${LLHOST_SIZES[@]}"; do
     # shellcheck disable=SC2086 # memory and the sizes are word lists
-    check "$name:${sizes%%|*}" single ok env CB_LLHOST_LL_MAX="$ll_max" \
-      CB_LLHOST_STAGE_MAX="$stage_max" "$PROG" -k llhost -D h2d,d2h -c 1 $memory ${sizes#*|}
+    check "$name:${sizes%%|*}" single ok env "${tunables[@]}" "$PROG" -k llhost -D h2d,d2h -c 1 \
+      $memory ${sizes#*|}
   done
 done
 

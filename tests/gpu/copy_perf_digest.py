@@ -13,9 +13,10 @@ prints one section per run found (a run absent or without rows is left out):
                        <= the floor + 0.5 us at 8 B, windowed bandwidth at 4 KiB >= 2 x ce's
   host_paths_pageable  the same rows with --pageable (flag-staged above the crossover)
   llhost_ll16, llhost_flag
-                       llhost's two protocols size by size (CB_LLHOST_LL_MAX huge and 0), and
-                       the crossover they argue for: the largest size up to which LL16's
-                       latency is at most the flag protocol's at every size, per direction
+                       llhost's two protocols size by size (CB_LLHOST_H2D_LL_MAX and
+                       CB_LLHOST_D2H_LL_MAX huge, then 0), and the crossover they argue for
+                       in each direction: the largest size up to which LL16's latency is at
+                       most the flag protocol's at every size
   llhost_blocks_<N>    llhost's latency and bandwidth for each CB_LLHOST_BLOCKS=N
   overlap_gemm         each kernel's bandwidth copies beside a GEMM: the copy's slowdown and
                        the GEMM's
@@ -219,9 +220,8 @@ def crossover(ll16: dict | None, flag: dict | None) -> list:
         ends[d] = last_ll16
     for d, end in ends.items():
         out.append(f"  {d}: LL16's latency is at most flag's at every size up to "
-                   f"{format_bytes(end) if end else 'none (flag from the smallest size)'}")
-    if len(ends) == 2:
-        out.append(f"  crossover for both directions (CB_LLHOST_LL_MAX): {min(ends.values())}")
+                   f"{format_bytes(end) if end else 'none (flag from the smallest size)'}"
+                   f" (CB_LLHOST_{d.upper()}_LL_MAX={end})")
     return out
 
 

@@ -13,7 +13,8 @@
 #   host_paths_large  the same from 512 KiB to 64 MiB, 20 samples
 #   host_paths_pageable  host_paths with --pageable
 #   llhost_ll16, llhost_flag  ce and llhost, 8 B..256 KiB, llhost with one protocol at
-#                   every size (CB_LLHOST_LL_MAX 1 TiB, then 0): the crossover
+#                   every size (CB_LLHOST_H2D_LL_MAX and CB_LLHOST_D2H_LL_MAX 1 TiB,
+#                   then 0): the crossover of each direction
 #   llhost_blocks   llhost, 8 B..64 KiB, with CB_LLHOST_BLOCKS 1, 8, 32 and 128
 #                   (llhost_blocks_<N>)
 #   overlap_gemm    every kernel's bandwidth copies beside a cuBLAS GEMM, 4 KiB..1 MiB
@@ -83,8 +84,10 @@ record small_latency "$PROG" -k all -D h2d,d2h -b 1 -e 4K -f 2 -n 1000 -w 100 -W
 record host_paths "$PROG" -k all "${SMALL[@]}"
 record host_paths_large "$PROG" -k all -D h2d,d2h -b 512K -e 64M -f 2 -n 20 -w 5 -W 64
 record host_paths_pageable "$PROG" --pageable -k all "${SMALL[@]}"
-record llhost_ll16 env CB_LLHOST_LL_MAX=$LL16_ALWAYS "$PROG" -k ce,llhost "${SMALL[@]}"
-record llhost_flag env CB_LLHOST_LL_MAX=0 "$PROG" -k ce,llhost "${SMALL[@]}"
+record llhost_ll16 env CB_LLHOST_H2D_LL_MAX=$LL16_ALWAYS CB_LLHOST_D2H_LL_MAX=$LL16_ALWAYS \
+  "$PROG" -k ce,llhost "${SMALL[@]}"
+record llhost_flag env CB_LLHOST_H2D_LL_MAX=0 CB_LLHOST_D2H_LL_MAX=0 "$PROG" -k ce,llhost \
+  "${SMALL[@]}"
 for b in 1 8 32 128; do
   record "llhost_blocks_$b" env CB_LLHOST_BLOCKS=$b "$PROG" -k llhost -D h2d,d2h -b 8 -e 64K -f 2 \
     -n 200 -w 20 -W 64

@@ -134,13 +134,18 @@ class BadInput(ErrorAssertions, unittest.TestCase):
                                   "from 1 to 256", "abc")
 
     def test_bad_llhost_crossover(self):
-        """CB_LLHOST_LL_MAX too: bytes from 0 (the flag protocol at every size) to 1 TiB."""
-        self.assertTunableRefused("CB_LLHOST_LL_MAX", ("abc", "-1", "4K", "1099511627777", ""),
-                                  "from 0 to 1099511627776", "x")
-        for value in ("0", "1099511627776"):
-            self.assertOneLineError(run("-b", "8", "-e", "8",
-                                        env_extra={"CB_LLHOST_LL_MAX": value}),
-                                    NO_GPU, gpu_message=True)
+        """CB_LLHOST_H2D_LL_MAX and CB_LLHOST_D2H_LL_MAX too: bytes from 0 (the flag protocol
+        at every size) to 1 TiB. The one name both once shared is refused, set to anything."""
+        for name in ("CB_LLHOST_H2D_LL_MAX", "CB_LLHOST_D2H_LL_MAX"):
+            self.assertTunableRefused(name, ("abc", "-1", "4K", "1099511627777", ""),
+                                      "from 0 to 1099511627776", "x")
+            for value in ("0", "1099511627776"):
+                self.assertOneLineError(run("-b", "8", "-e", "8", env_extra={name: value}),
+                                        NO_GPU, gpu_message=True)
+        for value in ("0", "1024", ""):
+            self.assertOneLineError(run("-k", "ce", env_extra={"CB_LLHOST_LL_MAX": value}),
+                                    "CB_LLHOST_LL_MAX is no longer read",
+                                    "CB_LLHOST_H2D_LL_MAX and CB_LLHOST_D2H_LL_MAX")
 
     def test_run_past_llhosts_chunk_numbers(self):
         """A run llhost could not see through (its 32-bit chunk numbers) is refused before any
@@ -154,7 +159,8 @@ class BadInput(ErrorAssertions, unittest.TestCase):
         self.assertIn("32-bit chunk numbers", line)
         # LL16's chunks hold 4 KiB: the same run at 256 MiB is as many chunks as 1 GiB's.
         self.assertOneLineError(run("-k", "llhost", "-D", "h2d", "-b", "256M", "-e", "256M",
-                                    "-n", "1100", env_extra={"CB_LLHOST_LL_MAX": "1099511627776"}),
+                                    "-n", "1100",
+                                    env_extra={"CB_LLHOST_H2D_LL_MAX": "1099511627776"}),
                                 "by 268435456 B")
         for fits in (("-k", "llhost", "-b", "1G", "-e", "1G", "-n", "1000"), ("-k", "ce", *big)):
             self.assertOneLineError(run(*fits), NO_GPU, gpu_message=True)
@@ -225,7 +231,7 @@ class UnderMpirun(ErrorAssertions, unittest.TestCase):
         args = ["-b", "8", "-e", "8"]
         p = mpirun(args, args, proc_env=[{"CB_LLHOST_BLOCKS": "16"}, {}])
         self.assertNoGpuOnce(p)
-        p = mpirun(args, args, proc_env=[{"CB_LLHOST_LL_MAX": "0"}, {}])
+        p = mpirun(args, args, proc_env=[{"CB_LLHOST_H2D_LL_MAX": "0"}, {}])
         self.assertNoGpuOnce(p)
 
     def test_bad_option_on_one_process_is_named(self):

@@ -110,7 +110,8 @@ COPY_CASES = [
     (SIZES + ["-J", "/nonexistent-dir/x.json"], {}),
     (SIZES, {}),
     (SIZES, {"CB_LLHOST_BLOCKS": "0"}),
-    (SIZES, {"CB_LLHOST_LL_MAX": "-1"}),
+    (SIZES, {"CB_LLHOST_D2H_LL_MAX": "-1"}),
+    (SIZES, {"CB_LLHOST_LL_MAX": "0"}),
     (SIZES, {"CB_ERROR_STACKS": "yes"}),
 ]
 

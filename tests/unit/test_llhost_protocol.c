@@ -7,8 +7,9 @@
  * halves). CUDA's few calls are stood in for below; "device memory" is
  * host memory, and a mapped host buffer's device address is its own.
  *
- * Both protocols (LL16 and flag, by CB_LLHOST_LL_MAX: the default, 0 for
- * the flag protocol at every size, 1 TiB for LL16 at every size), both
+ * Both protocols (LL16 and flag, by the direction's CB_LLHOST_H2D_LL_MAX or
+ * CB_LLHOST_D2H_LL_MAX: the default, 0 for the flag protocol at every
+ * size, 1 TiB for LL16 at every size), both
  * flag variants (direct: the emulated GPU addresses the host buffer;
  * staged: --pageable, or h2d up to CB_LLHOST_STAGE_MAX (its default 8 KiB,
  * and 1 TiB), through the staging ring), h2d and d2h, 1 to 3
@@ -289,7 +290,7 @@ void cb_copy_llh_launch(const cb_llh_args *a, int h2d, int grid, cudaStream_t s)
 typedef struct {
   cb_copy_dir dir;
   int pageable;          /* staged: the emulated GPU cannot address the host buffer */
-  const char *ll_max;    /* CB_LLHOST_LL_MAX */
+  const char *ll_max;    /* the direction's CB_LLHOST_*_LL_MAX; NULL: its default */
   const char *blocks;    /* CB_LLHOST_BLOCKS */
   const char *stage_max; /* CB_LLHOST_STAGE_MAX; NULL: its default */
 } setup;
@@ -299,13 +300,21 @@ typedef struct {
 
 static unsigned char *host_buf, *dev_buf;
 
+/* name=value, or name unset where value is NULL. */
+static void set_or_unset(const char *name, const char *value) {
+  if (value)
+    setenv(name, value, 1);
+  else
+    unsetenv(name);
+}
+
 static cb_copy_ctx open_setup(const setup *su) {
   setenv("CB_LLHOST_BLOCKS", su->blocks, 1);
-  setenv("CB_LLHOST_LL_MAX", su->ll_max, 1);
-  if (su->stage_max)
-    setenv("CB_LLHOST_STAGE_MAX", su->stage_max, 1);
-  else
-    unsetenv("CB_LLHOST_STAGE_MAX");
+  /* The other direction's limit must not matter: set it to what would show. */
+  const int h2d = su->dir == CB_H2D;
+  set_or_unset(h2d ? "CB_LLHOST_H2D_LL_MAX" : "CB_LLHOST_D2H_LL_MAX", su->ll_max);
+  setenv(h2d ? "CB_LLHOST_D2H_LL_MAX" : "CB_LLHOST_H2D_LL_MAX", "1099511627776", 1);
+  set_or_unset("CB_LLHOST_STAGE_MAX", su->stage_max);
   char why[256];
   CHECK(cb_tunables_read(CB_TUNE_COPY, why, sizeof why) == NULL);
   cb_copy_ctx ctx = {.dir = su->dir,
@@ -329,7 +338,7 @@ static cb_copy_call call_of(cb_copy_dir dir, size_t n) {
 
 static const char *label(const setup *su, char *buf, size_t len) {
   snprintf(buf, len, "%s %s LL_MAX=%s STAGE_MAX=%s blocks=%s", cb_copy_dir_name(su->dir),
-           su->pageable ? "pageable" : "pinned", su->ll_max,
+           su->pageable ? "pageable" : "pinned", su->ll_max ? su->ll_max : "default",
            su->stage_max ? su->stage_max : "default", su->blocks);
   return buf;
 }
@@ -362,9 +371,9 @@ static long long session(cb_copy_ctx *ctx, const setup *su, size_t n, int window
 }
 
 static void run_setup(const setup *su) {
-  static const size_t sizes[] = {1,     7,    8,       9,         1023,     1024,  1025,
-                                 4095,  4096, 4097,    16383,     16384,    16385, 3 * 16384 + 5,
-                                 65537, 24,   1000003, MAX_BYTES, 4096 + 8, 2};
+  static const size_t sizes[] = {
+      1,    7,     8,     9,     512,           513,   1023, 1024,    1025,      4095,     4096,
+      4097, 16383, 16384, 16385, 3 * 16384 + 5, 65537, 24,   1000003, MAX_BYTES, 4096 + 8, 2};
   char name[96];
   label(su, name, sizeof name);
   cb_copy_ctx ctx = open_setup(su);
@@ -401,7 +410,7 @@ static void check_header(setup su, size_t n, const char *protocol, const char *h
 
 /* The protocol each size takes, and the line the block's header prints. */
 static void test_protocol_names(void) {
-  setup su = {CB_H2D, 0, "1024", "2", NULL}; /* the defaults */
+  setup su = {CB_H2D, 0, NULL, "2", NULL}; /* the defaults */
   cb_copy_ctx ctx = open_setup(&su);
   CHECK_STR(cb_copy_llh_protocol(&ctx, 1), "ll16");
   CHECK_STR(cb_copy_llh_protocol(&ctx, 1024), "ll16");
@@ -409,20 +418,25 @@ static void test_protocol_names(void) {
   CHECK_STR(cb_copy_llh_protocol(&ctx, 8193), "flag-direct");
   cb_copy_llh_teardown(&ctx);
   check_header(su, 1025, "flag-staged",
-               "protocol: LL16 up to 1024 B (data and flag in one store; CB_LLHOST_LL_MAX), "
+               "protocol: LL16 up to 1024 B (data and flag in one store; CB_LLHOST_H2D_LL_MAX), "
                "flag-staged up to 8192 B (CB_LLHOST_STAGE_MAX), then flag-direct (payload, "
                "then one flag per 16 KiB chunk; the GPU reads the host buffer)");
-  /* d2h stages nothing from pinned memory: direct is the faster there. */
-  check_header((setup){CB_D2H, 0, "1024", "2", "8192"}, 1025, "flag-direct",
-               "protocol: LL16 up to 1024 B (data and flag in one store; CB_LLHOST_LL_MAX), "
+  /* d2h: LL16 up to 512 B by default; it stages nothing from pinned memory
+   * (direct is the faster there). */
+  check_header((setup){CB_D2H, 0, NULL, "2", "8192"}, 513, "flag-direct",
+               "protocol: LL16 up to 512 B (data and flag in one store; CB_LLHOST_D2H_LL_MAX), "
+               "then flag-direct (payload, then one flag per 16 KiB chunk; the GPU writes the "
+               "host buffer)");
+  check_header((setup){CB_D2H, 0, NULL, "2", NULL}, 512, "ll16",
+               "protocol: LL16 up to 512 B (data and flag in one store; CB_LLHOST_D2H_LL_MAX), "
                "then flag-direct (payload, then one flag per 16 KiB chunk; the GPU writes the "
                "host buffer)");
   check_header((setup){CB_H2D, 0, "0", "2", "0"}, 1, "flag-direct",
                "protocol: flag-direct (payload, then one flag per 16 KiB chunk; the GPU reads "
-               "the host buffer) at every size (CB_LLHOST_LL_MAX=0)");
+               "the host buffer) at every size (CB_LLHOST_H2D_LL_MAX=0)");
   check_header((setup){CB_D2H, 1, "0", "2", NULL}, 1, "flag-staged",
                "protocol: flag-staged (payload, then one flag per 16 KiB chunk; staged through "
-               "a pinned ring by the CPU) at every size (CB_LLHOST_LL_MAX=0)");
+               "a pinned ring by the CPU) at every size (CB_LLHOST_D2H_LL_MAX=0)");
 }
 
 /* A deliberately broken kernel must be caught: the check of the bytes when
@@ -461,14 +475,16 @@ int main(void) {
   dev_buf = aligned_alloc(4096, (MAX_BYTES + 4095) / 4096 * 4096);
   test_protocol_names();
   static const setup setups[] = {
-      /* The defaults: LL16 up to 1 KiB, the flag protocol above; and h2d
-       * staged from pinned memory up to 8 KiB, between the two. */
-      {CB_H2D, 0, "1024", "1", NULL},
-      {CB_H2D, 0, "1024", "3", "8192"},
-      {CB_H2D, 1, "1024", "3", NULL},
-      {CB_D2H, 0, "1024", "1", NULL},
+      /* The defaults: LL16 up to 1 KiB h2d and 512 B d2h, the flag
+       * protocol above; and h2d staged from pinned memory up to 8 KiB,
+       * between the two. d2h with LL16 up to 1 KiB too. */
+      {CB_H2D, 0, NULL, "1", NULL},
+      {CB_H2D, 0, NULL, "3", "8192"},
+      {CB_H2D, 1, NULL, "3", NULL},
+      {CB_D2H, 0, NULL, "1", NULL},
+      {CB_D2H, 0, NULL, "3", NULL},
+      {CB_D2H, 1, NULL, "3", NULL},
       {CB_D2H, 0, "1024", "3", NULL},
-      {CB_D2H, 1, "1024", "3", NULL},
       /* The flag protocol at every size: direct, staged from pageable
        * memory, staged from pinned memory (h2d). */
       {CB_H2D, 0, "0", "2", "0"},

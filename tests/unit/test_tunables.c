@@ -53,8 +53,9 @@ static void test_rows_are_sound(void) {
 
 /* Only the LL grid, and copy_perf's own resident kernel, may differ per rank. */
 static void test_what_may_differ(void) {
-  static const char *const own[] = {"CB_LL_BLOCK_WARPS", "CB_LL_MAX_WARPS", "CB_LLHOST_BLOCKS",
-                                    "CB_LLHOST_LL_MAX", "CB_LLHOST_STAGE_MAX"};
+  static const char *const own[] = {"CB_LL_BLOCK_WARPS",    "CB_LL_MAX_WARPS",
+                                    "CB_LLHOST_BLOCKS",     "CB_LLHOST_H2D_LL_MAX",
+                                    "CB_LLHOST_D2H_LL_MAX", "CB_LLHOST_STAGE_MAX"};
   int n, per_rank = 0;
   const cb_tunable_row *rows = cb_tunable_rows(&n);
   for (int i = 0; i < n; i++) {
@@ -63,7 +64,7 @@ static void test_what_may_differ(void) {
     CHECKF(rows[i].per_rank == listed, "%s: per_rank %d", rows[i].name, rows[i].per_rank);
     per_rank += rows[i].per_rank;
   }
-  CHECK_EQ_INT(per_rank, 5);
+  CHECK_EQ_INT(per_rank, 6);
 }
 
 /* Bounds that size arrays or allocations in the mesh and copy layers. */
@@ -132,34 +133,53 @@ static void test_whole_numbers(void) {
                 "CB_LLHOST_BLOCKS='-3': expected a whole number from 1 to 256");
 }
 
-/* llhost's crossover: bytes, 0 (the flag protocol at every size) to 1 TiB
- * (LL16 at every size a run can have), no suffixes. */
-static void test_llhost_crossover(void) {
-  check_parsed("CB_LLHOST_LL_MAX", NULL, 1024);
-  check_parsed("CB_LLHOST_LL_MAX", "0", 0);
-  check_parsed("CB_LLHOST_LL_MAX", "1", 1);
-  check_parsed("CB_LLHOST_LL_MAX", "4097", 4097);
-  check_parsed("CB_LLHOST_LL_MAX", "1099511627776", 1L << 40);
+/* llhost's crossovers, one a direction: bytes, 0 (the flag protocol at
+ * every size) to 1 TiB (LL16 at every size a run can have), no suffixes. */
+static void check_llhost_crossover(const char *name, long fallback) {
+  check_parsed(name, NULL, fallback);
+  check_parsed(name, "0", 0);
+  check_parsed(name, "1", 1);
+  check_parsed(name, "4097", 4097);
+  check_parsed(name, "1099511627776", 1L << 40);
   const char *range = "expected a whole number from 0 to 1099511627776";
   const char *bad[] = {"-1", "1K", "abc", "", " 8", "1e3", "1099511627777", "0x10"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     char want[256];
-    snprintf(want, sizeof want, "CB_LLHOST_LL_MAX='%s': %s", bad[i], range);
-    check_refused("CB_LLHOST_LL_MAX", bad[i], want);
+    snprintf(want, sizeof want, "%s='%s': %s", name, bad[i], range);
+    check_refused(name, bad[i], want);
   }
   /* Read by copy_perf, each process its own. */
-  const cb_tunable_row *t = cb_tunable_find("CB_LLHOST_LL_MAX");
+  const cb_tunable_row *t = cb_tunable_find(name);
   CHECK(t->programs == CB_TUNE_COPY && t->per_rank);
-  setenv("CB_LLHOST_LL_MAX", "0", 1);
+  setenv(name, "0", 1);
   CHECK(cb_tunables_read(CB_TUNE_COPY, why, sizeof why) == NULL);
-  CHECK_EQ_INT(cb_tunable("CB_LLHOST_LL_MAX"), 0);
-  setenv("CB_LLHOST_LL_MAX", "4K", 1);
+  CHECK_EQ_INT(cb_tunable(name), 0);
+  setenv(name, "4K", 1);
+  char want[256];
+  snprintf(want, sizeof want, "%s='4K': %s", name, range);
+  CHECK_STR(cb_tunables_read(CB_TUNE_COPY, why, sizeof why), want);
+  CHECK_EQ_INT(cb_tunable(name), 0); /* the refused read kept nothing */
+  unsetenv(name);
+  CHECK(cb_tunables_read(CB_TUNE_COPY, why, sizeof why) == NULL);
+  CHECK_EQ_INT(cb_tunable(name), fallback);
+}
+
+static void test_llhost_crossover(void) {
+  check_llhost_crossover("CB_LLHOST_H2D_LL_MAX", 1024);
+  check_llhost_crossover("CB_LLHOST_D2H_LL_MAX", 512);
+  /* The name both directions once shared is refused, set to anything,
+   * naming what replaced it; collectives do not read it. */
+  CHECK(cb_tunable_find("CB_LLHOST_LL_MAX") == NULL);
+  CHECK_STR(cb_tunable_retired("CB_LLHOST_LL_MAX"),
+            "CB_LLHOST_H2D_LL_MAX and CB_LLHOST_D2H_LL_MAX (one a direction)");
+  CHECK(cb_tunable_retired("CB_LLHOST_H2D_LL_MAX") == NULL);
+  setenv("CB_LLHOST_LL_MAX", "0", 1);
   CHECK_STR(cb_tunables_read(CB_TUNE_COPY, why, sizeof why),
-            "CB_LLHOST_LL_MAX='4K': expected a whole number from 0 to 1099511627776");
-  CHECK_EQ_INT(cb_tunable("CB_LLHOST_LL_MAX"), 0); /* the refused read kept nothing */
+            "CB_LLHOST_LL_MAX is no longer read: set CB_LLHOST_H2D_LL_MAX and "
+            "CB_LLHOST_D2H_LL_MAX (one a direction) instead");
+  CHECK(cb_tunables_read(CB_TUNE_COLL, why, sizeof why) == NULL);
   unsetenv("CB_LLHOST_LL_MAX");
   CHECK(cb_tunables_read(CB_TUNE_COPY, why, sizeof why) == NULL);
-  CHECK_EQ_INT(cb_tunable("CB_LLHOST_LL_MAX"), 1024);
   /* The protocol it picks (copy_llhost.h): LL16 up to it, inclusive; 0, never. */
   CHECK(cb_llh_protocol_for(1024, 1024, 0, 1) == CB_LLH_LL16);
   CHECK(cb_llh_protocol_for(1025, 1024, 0, 1) == CB_LLH_FLAG_DIRECT);
@@ -169,7 +189,7 @@ static void test_llhost_crossover(void) {
   CHECK(cb_llh_protocol_for(1ull << 40, 1ull << 40, 0, 1) == CB_LLH_LL16);
 }
 
-/* Where h2d leaves the staging ring for direct reads: bytes, as LL_MAX; LL16
+/* Where h2d leaves the staging ring for direct reads: bytes, as H2D_LL_MAX; LL16
  * goes first, staged up to it inclusive, the host's memory kind after. */
 static void test_llhost_stage_max(void) {
   check_parsed("CB_LLHOST_STAGE_MAX", NULL, 8192);
@@ -335,7 +355,7 @@ static char *slurp_path(const char *path) {
 }
 
 static int known_name(const char *name) {
-  if (cb_tunable_find(name)) return 1;
+  if (cb_tunable_find(name) || cb_tunable_retired(name)) return 1;
   char blocks[128];
   snprintf(blocks, sizeof blocks, "%s_BLOCKS", name); /* a direct kernel's prefix */
   if (ends_with(name, "_DIRECT") && cb_tunable_find(blocks)) return 1;

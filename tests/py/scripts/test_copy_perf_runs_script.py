@@ -6,13 +6,13 @@ crossover it reads from the two protocol runs, a failed run, wrong bytes and bad
 The stand-in's times (microseconds) are chosen so that each verdict is known:
   floor                 2.00
   ce latency            6.50 + size / 10,000
-  llhost latency        LL16 (size <= CB_LLHOST_LL_MAX): 2.30 + size / 1,000;
+  llhost latency        LL16 (size <= the direction's CB_LLHOST_*_LL_MAX): 2.30 + size / 1,000;
                         flag: 3.00 + size / 10,000
   bandwidth             size / latency / 1000 GB/s, llhost's window 3 x ce's
-With the default crossover (1024), llhost meets 8 B..4 KiB (<= 0.6 x ce), 8 B's floor target
+With the default crossovers (1024 h2d, 512 d2h), llhost meets 8 B..4 KiB (<= 0.6 x ce), 8 B's floor target
 (2.31 - 2.00 = 0.31), 4 KiB's bandwidth target, and misses nothing up to 256 KiB (3.00 +
 26.2 = 29.2 against 6.5 + 26.2 = 32.7); LL16 against flag: 2.30 + s/1000 <= 3.00 + s/10000
-holds up to s = 777, so the crossover read back is 512.
+holds up to s = 777, so the crossover read back is 512 both ways.
 """
 
 import json
@@ -46,7 +46,8 @@ kernels = opt("-k", "all")
 kernels = ["ce", "batch", "sm", "llhost"] if kernels == "all" else kernels.split(",")
 dirs = opt("-D", "h2d,d2h").split(",")
 lo, hi, factor = size(opt("-b", "1")), size(opt("-e", "4M")), int(opt("-f", "2"))
-ll_max = int(os.environ.get("CB_LLHOST_LL_MAX", "1024"))
+ll_max = {"h2d": int(os.environ.get("CB_LLHOST_H2D_LL_MAX", "1024")),
+          "d2h": int(os.environ.get("CB_LLHOST_D2H_LL_MAX", "512"))}
 wrong = int(os.environ.get("STANDIN_WRONG", "0"))
 rows = []
 s = lo
@@ -54,7 +55,7 @@ while s <= hi:
     for k in kernels:
         for d in dirs:
             if k == "llhost":
-                proto = "ll16" if s <= ll_max else "flag-direct"
+                proto = "ll16" if s <= ll_max[d] else "flag-direct"
                 lat = 2.30 + s / 1000 if proto == "ll16" else 3.00 + s / 10000
             else:
                 proto, lat = "", 6.50 + s / 10000
@@ -119,9 +120,10 @@ def test_runs_picks_the_runs_named_and_heads_each_output(tmp_path):
                                        "llhost_flag.txt"]
     assert len(calls) == 2
     assert calls[0].startswith(" | -k all -D h2d,d2h -b 8 -e 256K -f 2 -n 200")
-    assert calls[1].startswith("CB_LLHOST_LL_MAX=0 | -k ce,llhost")
+    assert calls[1].startswith("CB_LLHOST_D2H_LL_MAX=0 CB_LLHOST_H2D_LL_MAX=0 | -k ce,llhost")
     head = (out / "llhost_flag.txt").read_text().splitlines()[0]
-    assert head.startswith("# command: NCCL_NVLS_ENABLE=0 env CB_LLHOST_LL_MAX=0 ")
+    assert head.startswith("# command: NCCL_NVLS_ENABLE=0 env CB_LLHOST_H2D_LL_MAX=0 "
+                           "CB_LLHOST_D2H_LL_MAX=0 ")
     assert head.endswith(f"-J {out}/llhost_flag.json")
 
 
@@ -144,7 +146,8 @@ def test_llhost_targets_met_and_missed(tmp_path):
     assert "window bw >= 2 x ce: meets" in four_k
     # 2 KiB is LL16's size only with a crossover above it: 2.30 + 2.048 over 6.70 is 0.65.
     (tmp_path / "x").mkdir()
-    r2, _o, _c = run(tmp_path / "x", runs="host_paths", CB_LLHOST_LL_MAX=2048)
+    r2, _o, _c = run(tmp_path / "x", runs="host_paths", CB_LLHOST_H2D_LL_MAX=2048,
+                     CB_LLHOST_D2H_LL_MAX=2048)
     two_k = line_of(r2.stdout, "h2d", "2", "KiB")
     assert "latency <= 0.6 x ce: MISSES" in two_k
     assert "  targets: " in r2.stdout and " 2 missed" in r2.stdout  # h2d and d2h
@@ -153,8 +156,9 @@ def test_llhost_targets_met_and_missed(tmp_path):
 def test_crossover_read_from_the_two_protocol_runs(tmp_path):
     r, _out, _calls = run(tmp_path, runs="llhost_ll16 llhost_flag")
     assert r.returncode == 0, r.stderr
-    assert "  h2d: LL16's latency is at most flag's at every size up to 512 B" in r.stdout
-    assert "  crossover for both directions (CB_LLHOST_LL_MAX): 512" in r.stdout
+    for d in ("h2d", "d2h"):
+        assert (f"  {d}: LL16's latency is at most flag's at every size up to 512 B "
+                f"(CB_LLHOST_{d.upper()}_LL_MAX=512)") in r.stdout
 
 
 def test_overlap_rows_show_both_slowdowns(tmp_path):
