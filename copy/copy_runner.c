@@ -259,14 +259,26 @@ static long long validate(copy_rank *st, const cb_copy_kernel *k, cb_copy_ctx *c
   return check_round(st, c, seed);
 }
 
-/* What measure() posts at each size, beside the load's copies: the warm-up
- * copies (one even with -w 0, for a kernel with a session) and -n latency
- * copies; a warm-up window and -n windows; a single copy and a window per
- * validation round. */
+/* measure()'s warm-up, in one place for it and for the count below.
+ * Latency: -w single copies; a path with a session (a resident kernel,
+ * started asynchronously) gets one untimed copy even with -w 0, so that no
+ * sample waits for its start. Bandwidth: one window with -w above 0 (a
+ * window of 1 GiB copies is long; one is enough to fault in what the window
+ * path uses). */
+static int latency_warmup(const cb_copy_options *o, int has_session) {
+  return o->warmup > 0 ? o->warmup : has_session;
+}
+static int window_warmups(const cb_copy_options *o) {
+  return o->warmup > 0;
+}
+
+/* What measure() posts at each size, beside the load's copies, for a kernel
+ * with a session: the warm-up and -n latency copies, the warm-up and -n
+ * windows, a single copy and a window (of more than one) per validation round. */
 uint64_t cb_copy_copies_per_size(const cb_copy_options *o) {
   uint64_t w = (uint64_t)o->window, n = (uint64_t)o->iters;
-  uint64_t latency = (o->warmup > 0 ? (uint64_t)o->warmup : 1) + n;
-  uint64_t windows = (o->warmup > 0 ? w : 0) + n * w;
+  uint64_t latency = (uint64_t)latency_warmup(o, 1) + n;
+  uint64_t windows = ((uint64_t)window_warmups(o) + n) * w;
   uint64_t validation = (uint64_t)o->check * (1 + (w > 1 ? w : 0));
   return latency + windows + validation;
 }
@@ -285,10 +297,9 @@ static void measure(copy_rank *st, int kidx, cb_copy_ctx *ctx, cb_copy_dir d, si
   row->bytes = bytes;
   double *samples = malloc((size_t)o->iters * sizeof *samples);
   if (!samples) cb_fatal("out of host memory");
-  /* Latency: after -w single copies, one copy then wait for it, -n times.
-   * A path with a session (a resident kernel, started asynchronously) gets
-   * one untimed copy even with -w 0, so that no sample waits for its start. */
-  const int warm = o->warmup > 0 ? o->warmup : k->start != NULL;
+  /* Latency: after the warm-up (latency_warmup), one copy then wait for it,
+   * -n times. */
+  const int warm = latency_warmup(o, k->start != NULL);
   if (k->start) k->start(ctx, &c, 1, st->stream);
   for (int i = 0; i < warm; i++) post_complete(k, ctx, &c, 1, st->stream);
   for (int i = 0; i < o->iters; i++) {
@@ -297,11 +308,10 @@ static void measure(copy_rank *st, int kidx, cb_copy_ctx *ctx, cb_copy_dir d, si
     samples[i] = 1e6 * (cb_monotonic_s() - t0);
   }
   if (k->stop) k->stop(ctx, st->stream);
-  /* Bandwidth: after one window (a window of 1 GiB copies is long; one is
-   * enough to fault in what the window path uses), -W copies in flight,
+  /* Bandwidth: after the warm-up (window_warmups), -W copies in flight,
    * then one wait, -n times (osu_bw). */
   if (k->start) k->start(ctx, &c, o->window, st->stream);
-  if (o->warmup > 0) post_complete(k, ctx, &c, o->window, st->stream);
+  for (int i = 0; i < window_warmups(o); i++) post_complete(k, ctx, &c, o->window, st->stream);
   double t0 = cb_monotonic_s();
   for (int i = 0; i < o->iters; i++) post_complete(k, ctx, &c, o->window, st->stream);
   double total_us = 1e6 * (cb_monotonic_s() - t0);
