@@ -146,8 +146,9 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_h2d_ll_kernel(cb_llh_args 
      * and thread 0, which polls the packet of every copy of up to 8 bytes
      * and the first of every other, goes on to the next chunk at once. So
      * its polls start before the CPU's next post instead of after the
-     * fence; on one H100 that took 8 B copies from 3.4 to 2.9 us in three
-     * runs of four (docs/performance.md). */
+     * fence; on one H100 that took 8 B copies from 3.4 to 2.9 us in seven
+     * runs of ten, and to 3.6-4.0 in three: 3.1 on average
+     * (docs/performance.md). */
     if (threadIdx.x == blockDim.x - 1) store_release_sys_u32(&a.ctrl->consumed[r].v, flag);
   }
 }
