@@ -260,10 +260,7 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_h2d_flag_kernel(cb_llh_arg
      * thread 0's release. */
     __syncthreads();
     /* Rule C2: the slot is free again, and the chunk's bytes are in device
-     * memory, visible to anything that sees this word (the CPU's complete()).
-     * Thread 0, which then polls the next flag: released by the last
-     * thread instead, as in LL16, the fence beside thread 0's acquiring
-     * polls measured slower, not faster. */
+     * memory, visible to anything that sees this word (the CPU's complete()). */
     if (threadIdx.x == 0) store_release_sys_u32(&a.ctrl->consumed[r].v, flag);
   }
 }
