@@ -10,9 +10,8 @@
  *    ld.acquire.sys, which orders what follows them as a volatile load and
  *    fence.acq_rel.sys would, without the fence's cost (copy_llhost.h);
  *  - the words the GPU writes (consumed in h2d, ready in d2h) are
- *    st.release.sys by one thread after a barrier (thread 0; in LL16 h2d
- *    the block's last thread): the release is cumulative over the block's
- *    accesses ordered before it by the barrier;
+ *    st.release.sys by thread 0 after a barrier: the release is cumulative
+ *    over the block's accesses ordered before it by the barrier;
  *  - payloads move in 16-byte accesses: an LL16 packet in one access; a
  *    flag chunk as coalesced vectors, two loads in flight per thread;
  *    host memory is read with volatile loads (read once, never from a
@@ -137,19 +136,17 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_h2d_ll_kernel(cb_llh_args 
         stopped = 1;
     }
     /* Every thread's packet load has returned and its store has been
-     * issued; the barrier also orders them before the release below. */
+     * issued; the barrier also orders them before thread 0's release below. */
     if (__syncthreads_or(stopped)) return;
     /* Rule C2: slot r is free again, and the chunk's bytes are in device
      * memory, visible to anything that sees this word (the CPU's complete()).
-     * By the last thread, which polls a packet only in a chunk's last warp:
-     * the release's system-scope fence holds its warp for a PCIe round trip,
-     * and thread 0, which polls the packet of every copy of up to 8 bytes
-     * and the first of every other, goes on to the next chunk at once. So
-     * its polls start before the CPU's next post instead of after the
-     * fence; on one H100 that took 8 B copies from 3.4 to 2.9 us in seven
-     * runs of ten, and to 3.6-4.0 in three: 3.1 on average
-     * (docs/performance.md). */
-    if (threadIdx.x == blockDim.x - 1) store_release_sys_u32(&a.ctrl->consumed[r].v, flag);
+     * By thread 0, which then polls the next chunk's first packet: its
+     * fence puts that poll at much the same point of a PCIe round trip in
+     * every run. Released by the last thread instead, thread 0 polled
+     * sooner and an 8 B copy's latency came a round trip apart from run to
+     * run (2.86-4.01 us on H100s, where thread 0's stayed within
+     * 3.28-3.41: docs/performance.md). */
+    if (threadIdx.x == 0) store_release_sys_u32(&a.ctrl->consumed[r].v, flag);
   }
 }
 

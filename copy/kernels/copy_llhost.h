@@ -151,9 +151,7 @@
  * of their own), so its flag halves only ever hold chunk flags: a reader
  * never takes user data for a flag. P1 and C2 hold as above, with packets
  * for the payload: h2d, each thread polls its own packet and stores its
- * data; bar.sync; the block's last thread st.release.sys consumed[r]
- * (cumulative, as thread 0's would be: the barrier orders every thread's
- * accesses of the chunk before it). d2h, thread 0
+ * data; bar.sync; thread 0 st.release.sys consumed[r]. d2h, thread 0
  * acquires asked[r] == g + 1 (P1); bar.sync; each thread writes its
  * packet; the CPU polls every packet of every chunk in order, then may ask
  * for the slot's next chunk (C2).
