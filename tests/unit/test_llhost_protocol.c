@@ -310,7 +310,9 @@ static void set_or_unset(const char *name, const char *value) {
 
 static cb_copy_ctx open_setup(const setup *su) {
   setenv("CB_LLHOST_BLOCKS", su->blocks, 1);
-  /* The other direction's limit must not matter: set it to what would show. */
+  /* The other direction's limit must not matter: it is set to 1 TiB (LL16 at
+   * every size), so a setup that read it instead would move the wrong protocol
+   * and fail the header and protocol checks. */
   const int h2d = su->dir == CB_H2D;
   set_or_unset(h2d ? "CB_LLHOST_H2D_LL_MAX" : "CB_LLHOST_D2H_LL_MAX", su->ll_max);
   setenv(h2d ? "CB_LLHOST_D2H_LL_MAX" : "CB_LLHOST_H2D_LL_MAX", "1099511627776", 1);
