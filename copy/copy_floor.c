@@ -12,6 +12,7 @@
 #include "error.h"
 #include "gpu.h" /* cb_gpu_wait */
 #include "host_poll.h"
+#include "post_gap.h"
 #include "stats.h"
 
 /* Polls pong until it holds trip, bounded (cb_host_poll_tick). */
@@ -29,8 +30,8 @@ static void wait_echo(const cb_floor_words *w, uint32_t trip, cudaStream_t s, in
   }
 }
 
-void cb_copy_floor_measure(int device, int rank, int trips, int warmup, int timeout_s,
-                           cb_copy_floor *out) {
+void cb_copy_floor_measure(int device, int rank, int trips, int warmup, int post_gap_ns,
+                           int timeout_s, cb_copy_floor *out) {
   memset(out, 0, sizeof *out);
   if (trips < 1) return;
   cb_floor_words *w, *w_dev;
@@ -45,8 +46,11 @@ void cb_copy_floor_measure(int device, int rank, int trips, int warmup, int time
   cb_copy_floor_launch(w_dev, rank, (uint64_t)timeout_s * 1000000000ull, s);
   /* One untimed trip even with -w 0: the first waits for the kernel's start. */
   if (warmup < 1) warmup = 1;
+  cb_post_gap gap;
+  cb_post_gap_init(&gap, (uint32_t)post_gap_ns, CB_POST_GAP_SEED);
   for (int i = 0; i < warmup + trips; i++) {
     uint32_t trip = (uint32_t)i + 1;
+    cb_post_gap_wait(&gap);
     double t0 = cb_monotonic_s();
     /* Release, as llhost's flags; on x86 a plain store. */
     __atomic_store_n(&w->ping, trip, __ATOMIC_RELEASE);

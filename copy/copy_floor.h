@@ -33,10 +33,11 @@ typedef struct {
 #define CB_FLOOR_STOP 0xffffffffu
 
 /* Measures the floor on the current device (`device`, for messages):
- * `warmup` round trips (at least one), then `trips` timed ones; every wait is bounded by
- * timeout_s. */
-void cb_copy_floor_measure(int device, int rank, int trips, int warmup, int timeout_s,
-                           cb_copy_floor *out);
+ * `warmup` round trips (at least one), then `trips` timed ones, each
+ * started after copy_perf's --post_gap (post_gap.h) as its latency copies
+ * are; every wait is bounded by timeout_s. */
+void cb_copy_floor_measure(int device, int rank, int trips, int warmup, int post_gap_ns,
+                           int timeout_s, cb_copy_floor *out);
 
 /* Starts the echo kernel, one thread, on s (copy_floor.cu). */
 void cb_copy_floor_launch(cb_floor_words *words_dev, int rank, uint64_t timeout_ns, cudaStream_t s);

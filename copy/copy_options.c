@@ -8,6 +8,7 @@
 
 #include "load_options.h"
 #include "option_parse.h"
+#include "post_gap.h"
 
 static const char *const dir_names[CB_NUM_DIRS] = {"h2d", "d2h", "d2d"};
 
@@ -42,7 +43,7 @@ void cb_copy_options_defaults(cb_copy_options *o) {
   snprintf(o->kernels, sizeof o->kernels, "all");
 }
 
-enum { OPT_PAGEABLE = CB_OPT_CSV + 1, OPT_OSU, OPT_OVERLAP, OPT_OVERLAP_SIZE };
+enum { OPT_PAGEABLE = CB_OPT_CSV + 1, OPT_OSU, OPT_OVERLAP, OPT_OVERLAP_SIZE, OPT_POST_GAP };
 
 static const struct option long_opts[] = {
     CB_COMMON_LONG_OPTS,
@@ -54,6 +55,7 @@ static const struct option long_opts[] = {
     {"cudagraph", required_argument, 0, 'G'},
     {"overlap", required_argument, 0, OPT_OVERLAP},
     {"overlap_size", required_argument, 0, OPT_OVERLAP_SIZE},
+    {"post_gap", required_argument, 0, OPT_POST_GAP},
     {0, 0, 0, 0},
 };
 
@@ -62,6 +64,8 @@ static const cb_int_opt int_opts[] = {
     {'g', "GPUs per process (-g)", 1, 1024, offsetof(cb_copy_options, gpus)},
     {'W', "window (-W: copies in flight per bandwidth iteration)", 1, CB_COPY_WINDOW_MAX,
      offsetof(cb_copy_options, window)},
+    {OPT_POST_GAP, "post gap in ns (--post_gap)", 0, CB_POST_GAP_MAX_NS,
+     offsetof(cb_copy_options, post_gap_ns)},
 };
 
 /* --overlap and --overlap_size (load_options.h); --osu's layout has no place
@@ -150,6 +154,9 @@ void cb_copy_options_usage(FILE *out, const char *prog) {
           "  -c, --check N          validation rounds after timing, 0 = off (1)\n"
           "  -D, --direction D      h2d, d2h, d2d (to the peer GPU), a comma list, or all (all)\n"
           "  -W, --window N         copies in flight per bandwidth iteration, as osu_bw (64)\n"
+          "      --post_gap NS      post each latency copy after a random 0..NS ns wait, outside\n"
+          "                         the timing (polling paths: docs/copy_perf.md); 0 = back to\n"
+          "                         back, as osu_latency (0)\n"
           "      --pageable         host buffers from malloc instead of pinned cudaHostAlloc\n"
           "      --osu              print osu_bw's and osu_latency's layout instead of the table\n"
           "      --overlap LOAD     time the bandwidth copies again beside LOAD on a stream of\n"
@@ -167,11 +174,12 @@ void cb_copy_options_usage(FILE *out, const char *prog) {
 }
 
 void cb_copy_options_canonical(const cb_copy_options *o, char *buf, size_t len) {
-  snprintf(buf, len,
-           "b=%llu e=%llu i=%llu f=%llu n=%d w=%d c=%d g=%d T=%d D=%x W=%d pageable=%d osu=%d k=%s "
-           "overlap=%d:%llu",
-           (unsigned long long)o->sweep.min_bytes, (unsigned long long)o->sweep.max_bytes,
-           (unsigned long long)o->sweep.step_bytes, (unsigned long long)o->sweep.step_factor,
-           o->iters, o->warmup, o->check, o->gpus, o->timeout_s, o->dirs, o->window, o->pageable,
-           o->osu, o->kernels, o->overlap, (unsigned long long)o->overlap_size);
+  snprintf(
+      buf, len,
+      "b=%llu e=%llu i=%llu f=%llu n=%d w=%d c=%d g=%d T=%d D=%x W=%d gap=%d pageable=%d osu=%d "
+      "k=%s overlap=%d:%llu",
+      (unsigned long long)o->sweep.min_bytes, (unsigned long long)o->sweep.max_bytes,
+      (unsigned long long)o->sweep.step_bytes, (unsigned long long)o->sweep.step_factor, o->iters,
+      o->warmup, o->check, o->gpus, o->timeout_s, o->dirs, o->window, o->post_gap_ns, o->pageable,
+      o->osu, o->kernels, o->overlap, (unsigned long long)o->overlap_size);
 }

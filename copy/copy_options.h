@@ -39,6 +39,7 @@ typedef struct {
   unsigned dirs;         /* -D: mask of CB_DIR_BIT */
   int dirs_named;        /* -D named directions (not "all"): one that cannot run is an error */
   int window;            /* -W: copies in flight per bandwidth iteration */
+  int post_gap_ns;       /* --post_gap: latency copies posted after a random 0..N ns (post_gap.h) */
   int pageable;          /* --pageable: host buffers from malloc instead of cudaHostAlloc */
   int osu;               /* --osu: print osu_bw's and osu_latency's layout instead of the table */
   int overlap;           /* --overlap: a cb_load_kind beside every bandwidth measurement (load.h) */

@@ -18,6 +18,7 @@ static void json_options(cb_json *j, const cb_copy_options *o) {
     if (o->dirs & CB_DIR_BIT(d)) cb_json_string(j, cb_copy_dir_name((cb_copy_dir)d));
   cb_json_end_array(j);
   cb_json_key(j, "window"), cb_json_int(j, o->window);
+  cb_json_key(j, "post_gap_ns"), cb_json_int(j, o->post_gap_ns);
   cb_json_key(j, "host_memory"), cb_json_string(j, cb_copy_host_memory(o));
   cb_json_key(j, "osu"), cb_json_bool(j, o->osu);
   cb_json_key(j, "kernel"), cb_json_string(j, o->kernels);

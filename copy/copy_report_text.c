@@ -24,6 +24,11 @@ void cb_copy_text_header(FILE *out, const cb_copy_report *r) {
           "# latency: one copy, then wait for it (p50 and p99 of %d); bandwidth: %d copies in "
           "flight, then one wait, as osu_bw (time per copy); host clock\n",
           o->iters, o->window);
+  if (o->post_gap_ns)
+    fprintf(out,
+            "# post gap: each latency copy and floor trip posted after a random 0..%d ns wait, "
+            "outside the timing\n",
+            o->post_gap_ns);
   if (r->floor.ran)
     fprintf(out,
             "# floor: CPU -> resident GPU kernel -> CPU flag round trip: p50 %.2f us, p99 %.2f us "

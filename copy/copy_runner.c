@@ -24,6 +24,7 @@
 #include "gpu.h"
 #include "load_options.h" /* cb_load_env_defaults */
 #include "peer_memory.h"
+#include "post_gap.h"
 #include "run_steps.h"
 #include "sizes.h"
 #include "sink.h"
@@ -298,11 +299,18 @@ static void measure(copy_rank *st, int kidx, cb_copy_ctx *ctx, cb_copy_dir d, si
   double *samples = malloc((size_t)o->iters * sizeof *samples);
   if (!samples) cb_fatal("out of host memory");
   /* Latency: after the warm-up (latency_warmup), one copy then wait for it,
-   * -n times. */
+   * -n times; with --post_gap each copy is posted after a random wait,
+   * outside the timing, the same waits for every kernel (post_gap.h). */
   const int warm = latency_warmup(o, k->start != NULL);
+  cb_post_gap gap;
+  cb_post_gap_init(&gap, (uint32_t)o->post_gap_ns, CB_POST_GAP_SEED);
   if (k->start) k->start(ctx, &c, 1, st->stream);
-  for (int i = 0; i < warm; i++) post_complete(k, ctx, &c, 1, st->stream);
+  for (int i = 0; i < warm; i++) {
+    cb_post_gap_wait(&gap);
+    post_complete(k, ctx, &c, 1, st->stream);
+  }
   for (int i = 0; i < o->iters; i++) {
+    cb_post_gap_wait(&gap);
     double t0 = cb_monotonic_s();
     post_complete(k, ctx, &c, 1, st->stream);
     samples[i] = 1e6 * (cb_monotonic_s() - t0);
@@ -442,7 +450,7 @@ static int rank_main(cb_rank_info *me, void *arg) {
     cb_fatal("-D d2d cannot run: %s", d2d_why);
   /* The reference of the host paths, once, before any kernel runs. */
   if (me->rank == 0 && (o->dirs & (CB_DIR_BIT(CB_H2D) | CB_DIR_BIT(CB_D2H))))
-    cb_copy_floor_measure(st.device, me->rank, o->iters, o->warmup, o->timeout_s,
+    cb_copy_floor_measure(st.device, me->rank, o->iters, o->warmup, o->post_gap_ns, o->timeout_s,
                           &run->report.floor);
   cb_world_barrier(me);
   if (me->rank == 0) {

@@ -44,9 +44,9 @@ static void osu_block(FILE *out, const cb_copy_report *r, int k, cb_copy_dir d, 
   else
     snprintf(title, sizeof title,
              "copy_perf Latency Test (collbench %s): %s, kernel %d (%s), median of %d, %s host "
-             "memory",
+             "memory%s",
              CB_VERSION, cb_copy_dir_name(d), kd->id, kd->name, r->opts.iters,
-             cb_copy_host_memory(&r->opts));
+             cb_copy_host_memory(&r->opts), r->opts.post_gap_ns ? ", random post gaps" : "");
   (m == CB_COPY_BW ? cb_osu_bw_header : cb_osu_latency_header)(out, title);
   for (size_t i = 0; i < r->nrows; i++) {
     const cb_copy_row *x = &r->rows[i];

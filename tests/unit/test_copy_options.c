@@ -46,6 +46,7 @@ static void test_defaults(void) {
   CHECK_EQ_U64(o.dirs, CB_ALL_DIRS);
   CHECK_EQ_INT(o.dirs_named, 0);
   CHECK_EQ_INT(o.window, 64);
+  CHECK_EQ_INT(o.post_gap_ns, 0);
   CHECK_EQ_INT(o.pageable, 0);
   CHECK_EQ_INT(o.osu, 0);
   CHECK_STR(o.kernels, "all");
@@ -89,6 +90,12 @@ static void test_copy_options(void) {
   CHECK_EQ_INT(o.pageable, 0);
   CHECK_RUN("--osu --pageable -W 8 -D d2h", &o);
   CHECK(o.osu && o.pageable && o.window == 8 && o.dirs == CB_DIR_BIT(CB_D2H));
+  CHECK_RUN("--post_gap 2000", &o);
+  CHECK_EQ_INT(o.post_gap_ns, 2000);
+  CHECK_RUN("--post_gap 0", &o);
+  CHECK_EQ_INT(o.post_gap_ns, 0);
+  CHECK_RUN("--post_gap 10000000 --osu", &o);
+  CHECK_EQ_INT(o.post_gap_ns, 10000000);
 
   /* The nccl-tests options copy_perf shares. */
   CHECK_RUN("-b 1 -e 1G -f 4 -n 7 -w 0 -c 2 -g 2 -T 60 -k ce,llhost -J a.json --csv b.csv", &o);
@@ -137,6 +144,11 @@ static void test_refusals(void) {
   check_error("--window", "--window");
   check_error("--pageable=1", "--pageable");
   check_error("--osu yes", "yes");
+  check_error("--post_gap -1", "--post_gap");
+  check_error("--post_gap 10000001", "10000000");
+  check_error("--post_gap 1.5", "1.5");
+  check_error("--post_gap 2us", "2us");
+  check_error("--post_gap", "--post_gap");
   check_error("-G 3", "graph");
   check_error("--cudagraph 3", "graph");
   /* The collectives' options have no meaning here. */
@@ -177,6 +189,11 @@ static void test_canonical(void) {
   CHECK_CONTAINS(x, "k=1");
   CHECK_RUN("-W 9 -D h2d --pageable --osu -k 1", &b);
   cb_copy_options_canonical(&b, y, sizeof y);
+  CHECK(strcmp(x, y) != 0);
+  /* Ranks that disagree on the post gap would time different loops. */
+  CHECK_RUN("-W 8 -D h2d --pageable --osu -k 1 --post_gap 1500", &b);
+  cb_copy_options_canonical(&b, y, sizeof y);
+  CHECK_CONTAINS(y, "gap=1500");
   CHECK(strcmp(x, y) != 0);
 }
 
