@@ -249,15 +249,29 @@ static void post_complete(const cb_copy_kernel *k, cb_copy_ctx *ctx, const cb_co
   if (k->complete) k->complete(ctx, s);
 }
 
+/* The seed of a single copy's second pattern (validate()): one no round uses. */
+#define REWRITE_SEED(seed) ((seed) | 0x80000000u)
+
 /* One validation round: copies copies of a fresh pattern, in a start/stop
- * session of their own, then every byte of the destination checked. */
+ * session of their own, then every byte of the destination checked. A
+ * single copy from host memory is followed, in the same session, by a
+ * second after the CPU rewrote the source with another pattern: the
+ * destination must hold the new bytes, not those the first copy read (a
+ * GPU that served the second copy's reads from a cache, or a path that
+ * moved nothing, leaves the old ones). */
 static long long validate(copy_rank *st, const cb_copy_kernel *k, cb_copy_ctx *ctx,
                           const cb_copy_call *c, int copies, uint32_t seed, const char *what) {
   prepare_round(st, c, seed, what);
   if (k->start) k->start(ctx, c, copies, st->stream);
   post_complete(k, ctx, c, copies, st->stream);
+  uint32_t expect = seed;
+  if (copies == 1 && is_host(st, c->src)) {
+    expect = REWRITE_SEED(seed);
+    cb_copy_pattern_fill((void *)c->src, c->bytes, expect, 0);
+    post_complete(k, ctx, c, 1, st->stream);
+  }
   if (k->stop) k->stop(ctx, st->stream);
-  return check_round(st, c, seed);
+  return check_round(st, c, expect);
 }
 
 /* measure()'s warm-up, in one place for it and for the count below.
@@ -275,12 +289,13 @@ static int window_warmups(const cb_copy_options *o) {
 
 /* What measure() posts at each size, beside the load's copies, for a kernel
  * with a session: the warm-up and -n latency copies, the warm-up and -n
- * windows, a single copy and a window (of more than one) per validation round. */
+ * windows, per validation round a single copy, its second from a rewritten
+ * source (h2d; counted for every direction), and a window (of more than one). */
 uint64_t cb_copy_copies_per_size(const cb_copy_options *o) {
   uint64_t w = (uint64_t)o->window, n = (uint64_t)o->iters;
   uint64_t latency = (uint64_t)latency_warmup(o, 1) + n;
   uint64_t windows = ((uint64_t)window_warmups(o) + n) * w;
-  uint64_t validation = (uint64_t)o->check * (1 + (w > 1 ? w : 0));
+  uint64_t validation = (uint64_t)o->check * (2 + (w > 1 ? w : 0));
   return latency + windows + validation;
 }
 

@@ -151,11 +151,12 @@ class BadInput(ErrorAssertions, unittest.TestCase):
         """A run llhost could not see through (its 32-bit chunk numbers) is refused before any
         GPU work, naming the direction and the size it would run out at; one that fits, or
         without llhost, gets to the GPU check."""
-        # 1100 windows of 64 and 1100 single copies, and 134 to warm up and validate: 71634
-        # copies of 65536 chunks; 1000 iterations make 65134 copies, which fit.
+        # 1100 windows of 64 and 1100 single copies, and 135 to warm up and validate (a single
+        # copy, its second from a rewritten source, a window): 71635 copies of 65536 chunks;
+        # 1000 iterations make 65135 copies, which fit.
         big = ("-b", "1G", "-e", "1G", "-n", "1100")
         line = self.assertOneLineError(run("-k", "llhost", "-D", "d2h", *big), "-k llhost -D d2h",
-                                       "by 1073741824 B", "71634 copies of each size", "-n")
+                                       "by 1073741824 B", "71635 copies of each size", "-n")
         self.assertIn("32-bit chunk numbers", line)
         # LL16's chunks hold 4 KiB: the same run at 256 MiB is as many chunks as 1 GiB's.
         self.assertOneLineError(run("-k", "llhost", "-D", "h2d", "-b", "256M", "-e", "256M",
