@@ -13,17 +13,19 @@
  *    st.release.sys by thread 0 after a barrier: the release is cumulative
  *    over the block's accesses ordered before it by the barrier;
  *  - payloads move in 16-byte accesses: an LL16 packet in one access; a
- *    flag chunk as coalesced vectors, two loads in flight per thread, each
- *    ld.global.cg from host and device memory alike: weak loads, which
- *    thread 0's acquire and the barrier order after the CPU's payload
- *    stores (copy_llhost.h's proof; the memory model then rules out an
- *    older value from any cache), and no L1. Not volatile: in a window of
- *    copies of one host buffer, 32 blocks' volatile reads of the same host
- *    lines were served one after another (h2d 16 KiB: 9.9 GB/s where
- *    ld.global.cg gave 34.4 and volatile reads of different buffers 30.9:
- *    docs/performance.md). The runner's second copy from a rewritten
- *    source (copy_runner.c validate()) is the check that no stale line
- *    is served. */
+ *    flag chunk as coalesced vectors, two loads in flight per thread.
+ *    flag-direct h2d reads the user's host buffer, and d2h device memory,
+ *    with ld.global.cg: weak loads, which thread 0's acquire and the
+ *    barrier order after the CPU's payload stores (copy_llhost.h's proof;
+ *    the memory model then rules out an older value from any cache), and
+ *    no L1. Not volatile: in a window of copies of one host buffer, 32
+ *    blocks' volatile reads of the same host lines were served one after
+ *    another (16 KiB: 7.0-9.4 GB/s, with ld.global.cg 29.9-33.0:
+ *    docs/performance.md). flag-staged h2d reads its own slot per chunk,
+ *    never a line another block reads, with volatile loads: ld.global.cg
+ *    was slower there (8 KiB: 9.2 against 10.8 GB/s). The runner's second
+ *    copy from a rewritten source (copy_runner.c validate()) is the check
+ *    that no stale line is served. */
 #include <stdint.h>
 #include <stdio.h>
 
@@ -211,24 +213,40 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_d2h_ll_kernel(cb_llh_args 
 
 /* ---- flag ------------------------------------------------------------------------ */
 
+__device__ __forceinline__ uint4 load16(const uint4 *p, bool vol) {
+  if (!vol) return __ldcg(p);
+  uint4 v;
+  asm volatile("ld.volatile.global.v4.u32 {%0,%1,%2,%3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p)
+               : "memory");
+  return v;
+}
+__device__ __forceinline__ unsigned char load8(const unsigned char *p, bool vol) {
+  if (!vol) return __ldcg(p);
+  unsigned v;
+  asm volatile("ld.volatile.global.u8 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return (unsigned char)v;
+}
+
 /* One chunk's n payload bytes from src to dst (both 16-byte aligned), by
  * the whole block: 16-byte vectors tid, tid + T, ..., two loads in flight
  * per thread before their stores; the tail (n % 16) a byte per thread.
- * Host or device memory, the loads are ld.global.cg (this file's head). */
-__device__ __forceinline__ void copy_chunk(unsigned char *dst, const unsigned char *src,
-                                           uint32_t n) {
+ * vol: volatile loads (a staging slot), else ld.global.cg (this file's head). */
+__device__ __forceinline__ void copy_chunk(unsigned char *dst, const unsigned char *src, uint32_t n,
+                                           bool vol) {
   const uint32_t nv = n / 16, t = blockDim.x;
   uint4 *d = (uint4 *)dst;
   const uint4 *s = (const uint4 *)src;
   for (uint32_t i = threadIdx.x; i < nv; i += 2 * t) {
     const bool two = i + t < nv;
-    uint4 x = __ldcg(s + i), y = make_uint4(0, 0, 0, 0);
-    if (two) y = __ldcg(s + i + t);
+    uint4 x = load16(s + i, vol), y = make_uint4(0, 0, 0, 0);
+    if (two) y = load16(s + i + t, vol);
     d[i] = x;
     if (two) d[i + t] = y;
   }
   const uint32_t b = nv * 16 + threadIdx.x;
-  if (b < n) dst[b] = __ldcg(src + b);
+  if (b < n) dst[b] = load8(src + b, vol);
 }
 
 __global__ void __launch_bounds__(CB_LLH_THREADS) llh_h2d_flag_kernel(cb_llh_args a) {
@@ -245,7 +263,7 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_h2d_flag_kernel(cb_llh_arg
     const unsigned char *src = a.host
                                    ? (const unsigned char *)a.host + off
                                    : (const unsigned char *)a.stage + (size_t)r * CB_LLH_STAGE_SLOT;
-    copy_chunk(dst + off, src, cb_llh_chunk_bytes(a.bytes, a.protocol, j));
+    copy_chunk(dst + off, src, cb_llh_chunk_bytes(a.bytes, a.protocol, j), !a.host);
     /* Every thread's loads have returned and its stores are issued, before
      * thread 0's release. */
     __syncthreads();
@@ -264,7 +282,7 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_d2h_flag_kernel(cb_llh_arg
     const uint64_t off = (uint64_t)j * CB_LLH_FLAG_CHUNK;
     unsigned char *dst = a.host ? (unsigned char *)a.host + off
                                 : (unsigned char *)a.stage + (size_t)r * CB_LLH_STAGE_SLOT;
-    copy_chunk(dst, src + off, cb_llh_chunk_bytes(a.bytes, a.protocol, j));
+    copy_chunk(dst, src + off, cb_llh_chunk_bytes(a.bytes, a.protocol, j), false);
     /* Every thread's payload stores are issued before thread 0's release. */
     __syncthreads();
     /* Rule P2: the system-scope fence of the release makes the block's
