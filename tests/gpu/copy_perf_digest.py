@@ -11,6 +11,8 @@ prints one section per run found (a run absent or without rows is left out):
   host_paths(_large)   llhost against ce and the floor, pinned memory, with its four targets:
                        latency <= 0.6 x ce's from 8 B to 4 KiB, <= ce's up to 256 KiB,
                        <= the floor + 0.5 us at 8 B, windowed bandwidth at 4 KiB >= 2 x ce's
+  host_paths_gap       the same rows with each latency copy, and the floor's trips, posted
+                       after a random gap (--post_gap), without targets
   host_paths_pageable  the same rows with --pageable (flag-staged above the crossover)
   llhost_ll16, llhost_flag
                        llhost's two protocols size by size (CB_LLHOST_H2D_LL_MAX and
@@ -312,6 +314,8 @@ def digest(outdir: str) -> tuple:
         small_latency(docs["small_latency"]) if rows(docs["small_latency"]) else [],
         host_paths("llhost against ce and the floor, pinned (host_paths)",
                    [docs["host_paths"], docs["host_paths_large"]], True),
+        host_paths("llhost against ce and the floor, posted at random times (host_paths_gap)",
+                   [docs["host_paths_gap"]], False),
         host_paths("llhost against ce and the floor, pageable (host_paths_pageable)",
                    [docs["host_paths_pageable"]], False),
         crossover(docs["llhost_ll16"], docs["llhost_flag"]),

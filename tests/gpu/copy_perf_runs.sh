@@ -11,6 +11,8 @@
 #                   <= ce's to 256 KiB, <= floor + 0.5 us at 8 B, window bandwidth at
 #                   4 KiB >= 2 x ce's)
 #   host_paths_large  the same from 512 KiB to 64 MiB, 20 samples
+#   host_paths_gap  host_paths with --post_gap 2000: each latency copy posted at a random
+#                   time, the floor too (docs/copy_perf.md, "Posted at random times")
 #   host_paths_pageable  host_paths with --pageable
 #   llhost_ll16, llhost_flag  ce and llhost, 8 B..256 KiB, llhost with one protocol at
 #                   every size (CB_LLHOST_H2D_LL_MAX and CB_LLHOST_D2H_LL_MAX 1 TiB,
@@ -33,9 +35,9 @@
 # set takes is not yet measured: the runs other than host_paths*, llhost_*
 # and overlap_gemm took about 3 minutes on 2 x H200.
 set -uo pipefail
-ALL_RUNS="ce_large small_latency host_paths host_paths_large host_paths_pageable llhost_ll16
-llhost_flag llhost_blocks overlap_gemm overlap_gemm_large osu_h2d_d2h pageable d2d_1GiB
-d2d_1GiB_mpi"
+ALL_RUNS="ce_large small_latency host_paths host_paths_large host_paths_gap host_paths_pageable
+llhost_ll16 llhost_flag llhost_blocks overlap_gemm overlap_gemm_large osu_h2d_d2h pageable
+d2d_1GiB d2d_1GiB_mpi"
 if [ "${1:-}" = --list ]; then # the runs' names, one a line
   printf '%s\n' $ALL_RUNS
   exit 0
@@ -83,6 +85,7 @@ record ce_large "$PROG" -k ce -D h2d,d2h -b 64M -e 1G -f 2 -n 10 -w 2 -W 8
 record small_latency "$PROG" -k all -D h2d,d2h -b 1 -e 4K -f 2 -n 1000 -w 100 -W 64
 record host_paths "$PROG" -k all "${SMALL[@]}"
 record host_paths_large "$PROG" -k all -D h2d,d2h -b 512K -e 64M -f 2 -n 20 -w 5 -W 64
+record host_paths_gap "$PROG" -k all --post_gap 2000 "${SMALL[@]}"
 record host_paths_pageable "$PROG" --pageable -k all "${SMALL[@]}"
 record llhost_ll16 env CB_LLHOST_H2D_LL_MAX=$LL16_ALWAYS CB_LLHOST_D2H_LL_MAX=$LL16_ALWAYS \
   "$PROG" -k ce,llhost "${SMALL[@]}"

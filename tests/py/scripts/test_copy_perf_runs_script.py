@@ -127,6 +127,17 @@ def test_runs_picks_the_runs_named_and_heads_each_output(tmp_path):
     assert head.endswith(f"-J {out}/llhost_flag.json")
 
 
+def test_gap_run_posts_at_random_times_and_has_no_targets(tmp_path):
+    r, out, calls = run(tmp_path, runs="host_paths_gap")
+    assert r.returncode == 0, r.stderr
+    assert len(calls) == 1
+    assert calls[0].startswith(" | -k all --post_gap 2000 -D h2d,d2h -b 8 -e 256K -f 2 -n 200")
+    assert "== llhost against ce and the floor, posted at random times (host_paths_gap) ==" \
+        in r.stdout
+    assert "meets" not in r.stdout and "MISSES" not in r.stdout
+    assert line_of(r.stdout, "h2d", "8", "B")
+
+
 def test_blocks_run_once_for_each_block_count(tmp_path):
     r, out, calls = run(tmp_path, runs="llhost_blocks")
     assert r.returncode == 0, r.stderr

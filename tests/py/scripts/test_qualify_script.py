@@ -315,8 +315,8 @@ def test_a_failed_check_fails_the_run_and_the_rest_still_runs(node):
      "qualify.sh: --cap-tunables '1.5': expected a whole number of seconds >= 1"),
     (["--copy-runs", "host_paths,fastest"],
      "qualify.sh: --copy-runs: unknown run 'fastest' (ce_large small_latency host_paths "
-     "host_paths_large host_paths_pageable llhost_ll16 llhost_flag llhost_blocks overlap_gemm "
-     "overlap_gemm_large osu_h2d_d2h pageable d2d_1GiB d2d_1GiB_mpi)"),
+     "host_paths_large host_paths_gap host_paths_pageable llhost_ll16 llhost_flag llhost_blocks "
+     "overlap_gemm overlap_gemm_large osu_h2d_d2h pageable d2d_1GiB d2d_1GiB_mpi)"),
     (["--cap", "0"], "qualify.sh: --cap '0': expected a whole number of seconds >= 1"),
     (["--cap-sweep", "ten"],
      "qualify.sh: --cap-sweep 'ten': expected a whole number of seconds >= 1"),
