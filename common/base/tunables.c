@@ -134,9 +134,11 @@ static const cb_tunable_row table[] = {
            "copy_perf -k llhost, d2h: LL16 packets for copies up to this many bytes, the "
            "payload-then-flag protocol above; 0, the flag protocol at every size"),
     /* Where llhost's h2d copies from pinned memory leave the staging ring
-     * for the GPU's own reads of the host buffer (copy_llhost.h): staged
-     * windows of 8 KiB copies beat direct ones (docs/performance.md). */
-    NUMBER("CB_LLHOST_STAGE_MAX", 0, 1L << 40, 1, 8192, PER_RANK, COPY,
+     * for the GPU's own reads of the host buffer (copy_llhost.h). 0: the
+     * GPU's ld.global.cg reads of the host buffer beat staging at every
+     * size (8 KiB windows 21-22 against 9 GB/s, latency no worse:
+     * docs/performance.md, "llhost flag-direct h2d: ld.global.cg"). */
+    NUMBER("CB_LLHOST_STAGE_MAX", 0, 1L << 40, 1, 0, PER_RANK, COPY,
            "copy_perf -k llhost: h2d copies above CB_LLHOST_H2D_LL_MAX and up to this many bytes "
            "go through the pinned staging ring even from pinned memory; 0, never"),
 };

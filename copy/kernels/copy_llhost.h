@@ -17,15 +17,14 @@
  *     user's host buffer (h2d) or writes it (d2h) itself; the CPU only
  *     rings a doorbell (h2d) or polls a flag (d2h).
  *   flag-staged (--pageable: the GPU cannot address the buffer; and h2d
- *     copies of up to CB_LLHOST_STAGE_MAX bytes, 8 KiB by default): the payload
+ *     copies of up to CB_LLHOST_STAGE_MAX bytes, 0 by default): the payload
  *     goes through a staging ring in pinned memory, copied by the CPU.
- *     Staging small h2d copies from pinned memory is for windows: the
- *     GPU's reads of one host line from several blocks wait on each other,
- *     and a window of copies of one buffer, each chunk on its own block,
- *     reads the same lines over and over, where staged chunks each have
- *     lines of their own. It costs the CPU a copy of every chunk, more as
- *     copies grow: 8 KiB is the largest size measured staged, and the
- *     default (docs/performance.md).
+ *     Staging small h2d copies from pinned memory was for windows, while
+ *     the GPU read the host buffer with volatile loads: those of one host
+ *     line from several blocks waited on each other, and a window of
+ *     copies of one buffer reads the same lines over and over. With
+ *     ld.global.cg (copy_llhost.cu) direct reads beat staging at every
+ *     size (docs/performance.md), so nothing is staged by default.
  *
  * ---- What both protocols share ----------------------------------------------
  *

@@ -11,8 +11,8 @@
  * CB_LLHOST_D2H_LL_MAX: the default, 0 for the flag protocol at every
  * size, 1 TiB for LL16 at every size), both
  * flag variants (direct: the emulated GPU addresses the host buffer;
- * staged: --pageable, or h2d up to CB_LLHOST_STAGE_MAX (its default 8 KiB,
- * and 1 TiB), through the staging ring), h2d and d2h, 1 to 3
+ * staged: --pageable, or h2d up to CB_LLHOST_STAGE_MAX (8 KiB and 1 TiB;
+ * its default 0 stages nothing), through the staging ring), h2d and d2h, 1 to 3
  * blocks; sizes from 1 B to beyond each ring (slots reused), around the
  * crossover and the chunk sizes, odd ones; windows of 1 to 9 copies; many
  * sessions in a row (counters carried across them and across protocols):
@@ -416,10 +416,15 @@ static void test_protocol_names(void) {
   cb_copy_ctx ctx = open_setup(&su);
   CHECK_STR(cb_copy_llh_protocol(&ctx, 1), "ll16");
   CHECK_STR(cb_copy_llh_protocol(&ctx, 1024), "ll16");
-  CHECK_STR(cb_copy_llh_protocol(&ctx, 8192), "flag-staged");
-  CHECK_STR(cb_copy_llh_protocol(&ctx, 8193), "flag-direct");
+  CHECK_STR(cb_copy_llh_protocol(&ctx, 1025), "flag-direct");
+  CHECK_STR(cb_copy_llh_protocol(&ctx, 8192), "flag-direct");
   cb_copy_llh_teardown(&ctx);
-  check_header(su, 1025, "flag-staged",
+  check_header(su, 1025, "flag-direct",
+               "protocol: LL16 up to 1024 B (data and flag in one store; CB_LLHOST_H2D_LL_MAX), "
+               "then flag-direct (payload, then one flag per 16 KiB chunk; the GPU reads the "
+               "host buffer)");
+  /* Staged from pinned memory only where CB_LLHOST_STAGE_MAX asks. */
+  check_header((setup){CB_H2D, 0, NULL, "2", "8192"}, 8192, "flag-staged",
                "protocol: LL16 up to 1024 B (data and flag in one store; CB_LLHOST_H2D_LL_MAX), "
                "flag-staged up to 8192 B (CB_LLHOST_STAGE_MAX), then flag-direct (payload, "
                "then one flag per 16 KiB chunk; the GPU reads the host buffer)");

@@ -192,7 +192,7 @@ static void test_llhost_crossover(void) {
 /* Where h2d leaves the staging ring for direct reads: bytes, as H2D_LL_MAX; LL16
  * goes first, staged up to it inclusive, the host's memory kind after. */
 static void test_llhost_stage_max(void) {
-  check_parsed("CB_LLHOST_STAGE_MAX", NULL, 8192);
+  check_parsed("CB_LLHOST_STAGE_MAX", NULL, 0);
   check_parsed("CB_LLHOST_STAGE_MAX", "8192", 8192);
   check_parsed("CB_LLHOST_STAGE_MAX", "0", 0);
   check_parsed("CB_LLHOST_STAGE_MAX", "1099511627776", 1L << 40);
