@@ -86,6 +86,17 @@ __device__ __forceinline__ bool stop_requested(const cb_llh_args &a) {
   return cb_llh_reached(load_volatile_u32(&a.ctrl->stop.v), a.session);
 }
 
+/* tests/gpu/mutation.sh's h2d_first_copy_only (-DCOLLBENCH_MUTATE): the h2d
+ * kernels move only each session's first copy, so every later one leaves the
+ * destination as the first left it. The copies of a window all move the same
+ * bytes and cannot show it; the validation's second single copy, from a
+ * rewritten source (copy_runner.c validate()), must. */
+#if defined(CB_MUTATE_H2D_FIRST_COPY_ONLY)
+#define LLH_MUTANT_SKIPS_COPY(a, g) ((g) - (a).first_chunk >= (a).chunks_per_copy)
+#else
+#define LLH_MUTANT_SKIPS_COPY(a, g) false
+#endif
+
 /* ---- LL16 ------------------------------------------------------------------------ */
 
 /* h2d: polls one packet until both flags are flag; false if the CPU stopped the session. */
@@ -139,10 +150,10 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_h2d_ll_kernel(cb_llh_args 
     int stopped = 0;
     if (p < packets) {
       uint2 v;
-      if (poll_packet(ring + (size_t)r * CB_LLH_CHUNK_PACKETS + threadIdx.x, flag, a, g, &v))
-        store_data(dst, p, a.bytes, v);
-      else
+      if (!poll_packet(ring + (size_t)r * CB_LLH_CHUNK_PACKETS + threadIdx.x, flag, a, g, &v))
         stopped = 1;
+      else if (!LLH_MUTANT_SKIPS_COPY(a, g))
+        store_data(dst, p, a.bytes, v);
     }
     /* Every thread's packet load has returned and its store has been
      * issued; the barrier also orders them before thread 0's release below. */
@@ -263,7 +274,8 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_h2d_flag_kernel(cb_llh_arg
     const unsigned char *src = a.host
                                    ? (const unsigned char *)a.host + off
                                    : (const unsigned char *)a.stage + (size_t)r * CB_LLH_STAGE_SLOT;
-    copy_chunk(dst + off, src, cb_llh_chunk_bytes(a.bytes, a.protocol, j), !a.host);
+    if (!LLH_MUTANT_SKIPS_COPY(a, g))
+      copy_chunk(dst + off, src, cb_llh_chunk_bytes(a.bytes, a.protocol, j), !a.host);
     /* Every thread's loads have returned and its stores are issued, before
      * thread 0's release. */
     __syncthreads();

@@ -2,12 +2,14 @@
 # shellcheck disable=SC2154 # cap, t, out, rc, wrong, ran: set by lib.sh (cb_run_limits, cb_capped_run)
 # The validation must see a broken kernel (GPU node only):
 #   tests/gpu/mutation.sh [BUILD_DIR] [NGPUS] [MUTATION ...]
-# For each mutation (default: every one of common/mesh/device/mutation.cuh),
+# For each mutation (default: every one of common/mesh/device/mutation.cuh,
+# and copy_perf's h2d_first_copy_only: copy/kernels/copy_llhost.cu),
 # builds a mutant into its own directory ($MUTANT_DIR/build-mutant-NAME,
 # MUTANT_DIR default the repository: the programs whose kernels run the
 # mutated code, or $PROGRAMS), and runs the validated back-to-back stress on
 # each kernel of theirs the mutation touches (by name, from -k list), at
-# each rank count: the mutant must be caught, and the same runs on the
+# each rank count (copy_perf: one validated run of the kernel, h2d, 8 B to
+# 1 MiB, every protocol): the mutant must be caught, and the same runs on the
 # normal build BUILD_DIR (default build-gpu) must report no wrong value.
 # Caught: wrong values, or a wait that timed out (the program's spin
 # timeout, naming rank, peer and kernel). late_credit hangs by design (its
@@ -42,7 +44,7 @@ shift $(($# < 2 ? $# : 2))
 MUTATIONS=("$@")
 [ ${#MUTATIONS[@]} -gt 0 ] || MUTATIONS=(skip_start_wait skip_end_wait skip_ll_poll skip_fifo_wait
   skip_fifo_credit skip_ll_credit skip_ce_landed single_half late_credit early_tile_done
-  consumed_before_barrier)
+  consumed_before_barrier h2d_first_copy_only)
 CALLS=${CALLS:-20000}
 MAX=${MAX:-4M}
 CAP=${CAP:-300}
@@ -65,6 +67,7 @@ touched() {
     skip_ll_poll | skip_ll_credit | single_half | late_credit | early_tile_done) echo '^ll' ;;
     skip_fifo_wait | skip_fifo_credit | consumed_before_barrier) echo '^ring$' ;;
     skip_ce_landed) echo '^ce$' ;;
+    h2d_first_copy_only) echo '^llhost$' ;;
     *) echo "mutation.sh: unknown mutation '$1'" >&2; exit 2 ;;
   esac
 }
@@ -84,6 +87,7 @@ programs_of() {
     # the polls of one call still comes before that sender needs it
     late_credit) echo "broadcast_perf scatter_perf gather_perf reduce_perf" ;;
     skip_ce_landed) echo "all_reduce_perf reduce_scatter_perf" ;;
+    h2d_first_copy_only) echo copy_perf ;;
   esac
 }
 
@@ -94,6 +98,7 @@ ranks_of() {
   [ -n "${RANKS:-}" ] && { echo "$RANKS"; return; }
   case $1 in
     skip_ll_credit) echo 3 ;;
+    h2d_first_copy_only) echo 1 ;; # copy_perf: rank 0 copies
     *) echo "$NGPUS" ;;
   esac
 }
@@ -137,10 +142,18 @@ stress() {
     return 1
   fi
   local cmd
-  cmd="$2 -g $ranks -k $kernel -b 8 -e $(cb_min_size "$limit" "$MAX") -G 1 -d float,int32,half -o sum,max --stress $CALLS -T $t $(cb_root_args "$2" "$ROOT") ${EXTRA_ARGS:-}"
+  if [ "$(basename "$2")" = copy_perf ]; then
+    # No stress mode: one run whose validation (-c 1) sends, per size, a
+    # single copy, a second from a rewritten source and a window.
+    cmd="$2 -k $kernel -D h2d -b 8 -e 1M -f 4 -n 5 -w 1 -W 4 -T $t ${EXTRA_ARGS:-}"
+  else
+    cmd="$2 -g $ranks -k $kernel -b 8 -e $(cb_min_size "$limit" "$MAX") -G 1 -d float,int32,half -o sum,max --stress $CALLS -T $t $(cb_root_args "$2" "$ROOT") ${EXTRA_ARGS:-}"
+  fi
   echo "\$ ${menv:+$menv }CB_SHARE_GPUS=$share $cmd"
   # shellcheck disable=SC2086 # menv: words on purpose
   cb_capped_run "$cap" env $menv CB_SHARE_GPUS=$share $cmd
+  # copy_perf ran the kernel when its block is there: "# kernel N (NAME): ..."
+  grep -qE "^# kernel [0-9]+ \($kernel\):" <<<"$out" && ran=1
   echo "$out" | grep -E "^# MUTANT|^# stress|timed out|rror" | head -3
   return 0
 }

@@ -236,3 +236,32 @@ def test_skip_fifo_credit_is_skipped_in_the_alltoall_ring(tmp_path):
     assert runs == {("sendrecv_perf", "ring")}, runs
     skips = [v for v in verdicts(proc) if "skip_fifo_credit, alltoall_perf -k ring" in v]
     assert len(skips) == 1 and skips[0].startswith("SKIPPED: ") and "a FIFO ahead" in skips[0]
+
+
+def test_copy_perf_mutant_is_one_validated_h2d_run(tmp_path):
+    """h2d_first_copy_only: copy_perf -k llhost, h2d from 8 B to 1 MiB, one rank, no
+    stress options; caught by its wrong bytes, and the normal build's same run has none.
+    A mutant that passes is a FAIL, not a skip: copy_perf's kernel block says it ran."""
+    s = Standins(tmp_path, {"copy_perf": ["llhost"]},
+                 ["normal * * * * clean", "* * * * * wrong"])
+    proc = s.run("mutation.sh", [str(s.build), "1", "h2d_first_copy_only"],
+                 MUTANT_DIR=tmp_path, CALLS=100)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    runs = s.calls()
+    assert [(c[0], c[1], c[2]) for c in runs] == [("h2d_first_copy_only", "copy_perf", "llhost"),
+                                                  ("normal", "copy_perf", "llhost")]
+    for c in runs:
+        assert c[7].startswith("-k llhost -D h2d -b 8 -e 1M "), c
+        assert "--stress" not in c[7] and "-g " not in c[7], c
+    v = verdicts(proc)
+    assert v == ["PASS: mutant h2d_first_copy_only, copy_perf -k llhost, 1 ranks: caught "
+                 "(12 wrong values, exit 1)",
+                 "PASS: normal build, copy_perf -k llhost, 1 ranks: 0 wrong"], v
+
+    (tmp_path / "x").mkdir()
+    s2 = Standins(tmp_path / "x", {"copy_perf": ["llhost"]}, ["* * * * * clean"])
+    proc2 = s2.run("mutation.sh", [str(s2.build), "1", "h2d_first_copy_only"],
+                   MUTANT_DIR=tmp_path / "x", CALLS=100)
+    assert proc2.returncode == 1
+    assert verdicts(proc2)[0] == ("FAIL: mutant h2d_first_copy_only, copy_perf -k llhost, 1 ranks: "
+                                  "not caught (exit 0, wrong 0)"), verdicts(proc2)
