@@ -95,10 +95,11 @@ programs_of() {
 # ranks reads from the rank it sends to, which covers it even without
 # credits; at 3 it does not.
 ranks_of() {
+  # copy_perf: rank 0 copies, whatever RANKS says
+  [ "$1" = h2d_first_copy_only ] && { echo 1; return; }
   [ -n "${RANKS:-}" ] && { echo "$RANKS"; return; }
   case $1 in
     skip_ll_credit) echo 3 ;;
-    h2d_first_copy_only) echo 1 ;; # copy_perf: rank 0 copies
     *) echo "$NGPUS" ;;
   esac
 }
