@@ -11,12 +11,7 @@ void cb_copy_text_header(FILE *out, const cb_copy_report *r) {
   const cb_copy_options *o = &r->opts;
   int factor = o->sweep.step_factor > 1;
   fprintf(out, "# collbench version %s\n", CB_VERSION);
-#ifdef CB_MUTATION
-  fprintf(out,
-          "# MUTANT BUILD (COLLBENCH_MUTATE=%s): a wait or an ordering was broken on purpose; its "
-          "results are wrong by design\n",
-          CB_MUTATION);
-#endif
+  cb_text_mutant(out);
   fprintf(out, "# Copy test starting: %s\n", r->program);
   fprintf(out,
           "# nGpus %d minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d iters: %d "

@@ -2,6 +2,17 @@
 
 #include <stdio.h>
 
+void cb_text_mutant(FILE *out) {
+#ifdef CB_MUTATION
+  fprintf(out,
+          "# MUTANT BUILD (COLLBENCH_MUTATE=%s): a wait or an ordering was broken on purpose; its "
+          "results are wrong by design\n",
+          CB_MUTATION);
+#else
+  (void)out;
+#endif
+}
+
 void cb_format_fixed(double v, int width, char *buf) {
   if (snprintf(buf, (size_t)width + 1, "%*.2f", width, v) <= width) return;
   if (snprintf(buf, (size_t)width + 1, "%*.1f", width, v) <= width) return;

@@ -16,6 +16,10 @@ extern "C" {
  * header's first line and its JSON's nccl-tests fields are those of. */
 #define CB_NCCL_TESTS_VERSION "2.19.6"
 
+/* A mutant build's warning line (-DCOLLBENCH_MUTATE: tests/gpu/mutation.sh);
+ * nothing in any other build. */
+void cb_text_mutant(FILE *out);
+
 /* nccl-tests' number format: %.2f, then fewer decimals, then %e to fit width. */
 void cb_format_fixed(double v, int width, char *buf);
 

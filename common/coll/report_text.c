@@ -101,12 +101,7 @@ static void text_collbench_lines(FILE *out, const cb_report *r) {
   const cb_options *o = &r->opts;
   fprintf(out, "# collbench version %s: nccl-tests %s's options and output, kernels by -k\n",
           CB_VERSION, CB_NCCL_TESTS_VERSION);
-#ifdef CB_MUTATION
-  fprintf(out,
-          "# MUTANT BUILD (COLLBENCH_MUTATE=%s): a wait or an ordering was broken on purpose; its "
-          "results are wrong by design\n",
-          CB_MUTATION);
-#endif
+  cb_text_mutant(out);
   if (r->ngroups > 1)
     fprintf(out,
             "# Groups: %d (NCCL_TESTS_SPLIT) run the test at once; bandwidths are per group, "
