@@ -105,10 +105,11 @@
  * the block after that acquire, so every payload load is performed after
  * the CPU's stores are visible. flag-direct's payload loads are weak
  * (ld.global.cg): ordered after the acquire, they read the CPU's stores or
- * later ones, never an older line of any cache. d2h: every thread stores its part of the payload;
- * bar.sync; thread 0 st.release.sys ready[r], whose release is cumulative: it covers the stores of
- * the whole block ordered before it by the barrier; the CPU acquire-loads ready[r] before it reads
- * the payload (staged) or returns from complete() (direct).
+ * later ones, never an older line of any cache. d2h: every thread stores
+ * its part of the payload; bar.sync; thread 0 st.release.sys ready[r],
+ * whose release is cumulative: it covers the stores of the whole block
+ * ordered before it by the barrier; the CPU acquire-loads ready[r] before
+ * it reads the payload (staged) or returns from complete() (direct).
  *
  * The writer cannot lap the reader (P1 <- C2). h2d: the CPU writes slot r
  * for chunk g + RING only after acquiring consumed[r] >= g + 1, which the

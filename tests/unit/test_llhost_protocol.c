@@ -12,8 +12,8 @@
  * size, 1 TiB for LL16 at every size), both
  * flag variants (direct: the emulated GPU addresses the host buffer;
  * staged: --pageable, or h2d up to CB_LLHOST_STAGE_MAX (8 KiB and 1 TiB;
- * its default 0 stages nothing), through the staging ring), h2d and d2h, 1 to 3
- * blocks; sizes from 1 B to beyond each ring (slots reused), around the
+ * its default 0 stages nothing), through the staging ring), h2d and d2h,
+ * 1 to 3 blocks; sizes from 1 B to beyond each ring (slots reused), around the
  * crossover and the chunk sizes, odd ones; windows of 1 to 9 copies; many
  * sessions in a row (counters carried across them and across protocols):
  * every byte must arrive, and be there when complete() returns.
@@ -483,8 +483,9 @@ int main(void) {
   test_protocol_names();
   static const setup setups[] = {
       /* The defaults: LL16 up to 1 KiB h2d and 512 B d2h, the flag
-       * protocol above; and h2d staged from pinned memory up to 8 KiB,
-       * between the two. d2h with LL16 up to 1 KiB too. */
+       * protocol above, nothing staged from pinned memory; h2d staged from
+       * pinned memory up to 8 KiB (CB_LLHOST_STAGE_MAX=8192), between the
+       * two. d2h with LL16 up to 1 KiB too. */
       {CB_H2D, 0, NULL, "1", NULL},
       {CB_H2D, 0, NULL, "3", "8192"},
       {CB_H2D, 1, NULL, "3", NULL},
