@@ -122,12 +122,13 @@ static const cb_tunable_row table[] = {
     /* Where llhost leaves LL16 packets for its payload-then-flag protocol
      * (copy_llhost.h), per direction: the crossover of the protocols'
      * latencies (docs/performance.md, "llhost on one H200" and "llhost: a
-     * crossover per direction"). h2d: LL16 no slower up to 1 KiB on one
-     * H100 and one H200. d2h: LL16 slower at 1 KiB on one H200 (4.36
+     * crossover per direction", "LL16 h2d without read-for-ownership"). h2d:
+     * LL16 faster up to 8 KiB on one H100, but from 8 KiB its window a third
+     * of flag's, so 4096. d2h: LL16 slower at 1 KiB on one H200 (4.36
      * against 3.62 us), within the runs' spread on one H100, and its window
      * a tenth of flag's there, so 512. They shape only this process's
      * kernel. */
-    NUMBER("CB_LLHOST_H2D_LL_MAX", 0, 1L << 40, 1, 1024, PER_RANK, COPY,
+    NUMBER("CB_LLHOST_H2D_LL_MAX", 0, 1L << 40, 1, 4096, PER_RANK, COPY,
            "copy_perf -k llhost, h2d: LL16 packets for copies up to this many bytes, the "
            "payload-then-flag protocol above; 0, the flag protocol at every size"),
     NUMBER("CB_LLHOST_D2H_LL_MAX", 0, 1L << 40, 1, 512, PER_RANK, COPY,

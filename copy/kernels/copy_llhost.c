@@ -14,10 +14,14 @@
  *  - LL16 packet halves are written and read with 8-byte atomic accesses
  *    (__atomic builtins, relaxed): one single-copy-atomic access each,
  *    which plain C could split or merge; each half carries its flag, so
- *    nothing else orders data against flag;
- *  - no fence after writing packets: the ring is ordinary cached memory the
- *    GPU reads coherently, so the stores reach it as the store buffer
- *    drains, with no write-combining buffer to flush;
+ *    nothing else orders data against flag. On Intel CPUs, h2d chunks of
+ *    CB_LLH_NT_PACKETS packets or more are written with non-temporal
+ *    16-byte stores instead (write_packets_nt() says why that keeps each
+ *    half whole), and post() ends with an sfence, which pushes them out of
+ *    the write-combining buffers;
+ *  - no fence after ordinary packet stores: the ring is ordinary cached
+ *    memory the GPU reads coherently, so they reach it as the store buffer
+ *    drains;
  *  - words the CPU writes (ready, asked, stop) are release stores,
  *    words it reads (consumed, ready) acquire loads: the comments say what
  *    each orders. */
@@ -27,6 +31,7 @@
 #include <string.h>
 
 #if defined(__SSE2__)
+#include <cpuid.h>     /* __get_cpuid: the CPU's vendor */
 #include <emmintrin.h> /* _mm_stream_si128, _mm_sfence */
 #endif
 
@@ -49,6 +54,8 @@ typedef struct {
   int max_blocks;     /* CB_LLHOST_BLOCKS */
   uint64_t ll_max;    /* ll_max_for(h2d) */
   uint64_t stage_max; /* stage_max_for(h2d) */
+  int nt_packets;     /* h2d LL16: large chunks' packets by non-temporal stores (Intel only) */
+  int nt_pending;     /* non-temporal stores not yet fenced */
   /* Counters that only grow over the whole setup (all sizes). */
   uint32_t next_chunk;     /* the next chunk a post uses */
   uint32_t asked_chunk;    /* d2h: every chunk below it has been asked for */
@@ -153,6 +160,21 @@ static int stages_from_pinned(const llh_state *st) {
   return st->stage_max > st->ll_max;
 }
 
+/* Whether this CPU's non-temporal stores keep LL16's 8-byte halves whole:
+ * Intel's (the SDM, vol. 3A, "Buffering of Write Combining Memory
+ * Locations": a full write-combining buffer goes out as one burst, and a
+ * partial one propagates all the data of an 8-byte-aligned chunk at once).
+ * Other vendors' manuals say nothing of it: ordinary stores there. */
+static int nt_keeps_halves_whole(void) {
+#if defined(__SSE2__)
+  unsigned a, b, c, d;
+  if (!__get_cpuid(0, &a, &b, &c, &d)) return 0;
+  return b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu; /* "GenuineIntel" */
+#else
+  return 0;
+#endif
+}
+
 /* Pinned, mapped (the GPU addresses it), zeroed: flag 0 is no chunk's, so a
  * zeroed ring or word holds nothing any reader waits for. Not
  * write-combined: the CPU polls it, and WC reads are uncached. */
@@ -172,6 +194,7 @@ const char *cb_copy_llh_setup(cb_copy_ctx *ctx) {
   st->max_blocks = (int)cb_tunable("CB_LLHOST_BLOCKS");
   st->ll_max = ll_max_for(st->h2d);
   st->stage_max = stage_max_for(st->h2d);
+  st->nt_packets = st->h2d && nt_keeps_halves_whole();
   /* Every block stays resident until the session stops: the GPU must hold
    * them all at once, or the ones left waiting for a free SM never run. */
   int resident = cb_copy_llh_resident_blocks(ctx->device);
@@ -313,15 +336,62 @@ static void count_chunks(const cb_copy_ctx *ctx, const llh_state *st, uint64_t n
              ctx->kernel_name);
 }
 
+/* Pushes the post's non-temporal stores out of the write-combining
+ * buffers, where a partly written line could wait long (an 8 B copy took
+ * 101 us without it): before the CPU waits on the GPU, and at the end of
+ * post(). Not for their order: LL16 needs none. */
+static void flush_nt_packets(llh_state *st) {
+#if defined(__SSE2__)
+  if (st->nt_pending) _mm_sfence();
+#endif
+  st->nt_pending = 0;
+}
+
 /* h2d, rule P1: slot r may take chunk g once chunk g - RING is consumed.
  * Below known_consumed the CPU knows it already (complete() acquired it),
  * which spares the load in the steady state of a latency or window run. */
 static void wait_slot_free(const cb_copy_ctx *ctx, llh_state *st, uint32_t g) {
   if (g < CB_LLH_RING_CHUNKS || g - CB_LLH_RING_CHUNKS < st->known_consumed) return;
   const uint32_t r = g % CB_LLH_RING_CHUNKS;
+  flush_nt_packets(st); /* the GPU frees the slot only once it has seen them */
   cb_host_poll spin = {0, 0};
   while (!cb_llh_reached(load_acquire(&st->ctrl->consumed[r].v), g + 1 - CB_LLH_RING_CHUNKS))
     cpu_tick(&spin, ctx, st, "the GPU to free a ring slot", g);
+}
+
+/* A packet's 8 data bytes, or the left bytes of a copy's short last packet.
+ * The full packet's memcpy has a constant size, which the compiler turns
+ * into one load and one store: with a size known only at run time it was a
+ * call to memcpy per packet, and the CPU the slowest part of LL16 from 1
+ * KiB (docs/performance.md). */
+static inline void copy_packet_data(void *to, const void *from, uint64_t left) {
+  if (left >= CB_LLH_PACKET_DATA)
+    memcpy(to, from, CB_LLH_PACKET_DATA);
+  else
+    memcpy(to, from, (size_t)left);
+}
+
+/* h2d LL16, n packets from src with the given flag, by non-temporal
+ * 16-byte stores: they write the lines without reading them first. The
+ * GPU polls the very lines the CPU writes, and with ordinary stores each
+ * line it had read came back to the CPU by a read-for-ownership: 4 KiB
+ * took 3.5 us to write, 1.0 us so (docs/performance.md). Each 8-byte half
+ * still lands whole (nt_keeps_halves_whole()), and a packet torn between
+ * its halves is never taken (copy_llhost.h). No older packet can land on
+ * a newer one: a slot is written again only once the GPU has consumed
+ * (seen) every packet of its previous chunk (rule P1). */
+static void write_packets_nt(uint64_t *slot, const unsigned char *src, uint64_t left, uint32_t n,
+                             uint32_t flag) {
+#if defined(__SSE2__)
+  for (uint32_t i = 0; i < n; i++, src += CB_LLH_PACKET_DATA, left -= CB_LLH_PACKET_DATA) {
+    uint32_t d[2] = {0, 0};
+    copy_packet_data(d, src, left);
+    _mm_stream_si128((__m128i *)&slot[2 * i],
+                     _mm_set_epi32((int)flag, (int)d[1], (int)flag, (int)d[0]));
+  }
+#else
+  (void)slot, (void)src, (void)left, (void)n, (void)flag;
+#endif
 }
 
 /* h2d LL16: write chunk j of the copy as chunk number g. */
@@ -332,9 +402,14 @@ static void write_packets(llh_state *st, uint32_t g, uint32_t j) {
   uint64_t *slot = st->ring + 2 * (size_t)r * CB_LLH_CHUNK_PACKETS;
   uint32_t n = cb_llh_chunk_packets(bytes, j);
   uint64_t off = (uint64_t)j * CB_LLH_CHUNK_DATA;
+  if (st->nt_packets && n >= CB_LLH_NT_PACKETS) {
+    write_packets_nt(slot, src + off, bytes - off, n, flag);
+    st->nt_pending = 1;
+    return;
+  }
   for (uint32_t i = 0; i < n; i++, off += CB_LLH_PACKET_DATA) {
     uint32_t d[2] = {0, 0};
-    memcpy(d, src + off, off + 8 <= bytes ? 8 : (size_t)(bytes - off)); /* the last may be short */
+    copy_packet_data(d, src + off, bytes - off);
     __atomic_store_n(&slot[2 * i], hi_flag | d[0], __ATOMIC_RELAXED);
     __atomic_store_n(&slot[2 * i + 1], hi_flag | d[1], __ATOMIC_RELAXED);
   }
@@ -390,8 +465,8 @@ static void read_packets(const cb_copy_ctx *ctx, llh_state *st, uint32_t g, uint
       if ((uint32_t)(lo >> 32) == flag && (uint32_t)(hi >> 32) == flag) break;
       cpu_tick(&spin, ctx, st, "the GPU's d2h packets", g);
     }
-    uint32_t d[2] = {(uint32_t)lo, (uint32_t)hi};
-    memcpy(dst + off, d, off + 8 <= bytes ? 8 : (size_t)(bytes - off));
+    const uint32_t d[2] = {(uint32_t)lo, (uint32_t)hi};
+    copy_packet_data(dst + off, d, bytes - off);
   }
 }
 
@@ -440,6 +515,7 @@ void cb_copy_llh_post(cb_copy_ctx *ctx, const cb_copy_call *call, int copies, cu
       else
         publish_chunk(st, g, j);
     }
+  flush_nt_packets(st);
 }
 
 void cb_copy_llh_complete(cb_copy_ctx *ctx, cudaStream_t s) {

@@ -145,14 +145,17 @@
  *
  * Packets. LL16: {data0, flag, data1, flag}, 8 data bytes in 16. Each
  * 8-byte half carries the flag, so a packet torn into its two halves (the
- * CPU writes and reads it as two 8-byte atomic accesses; the GPU as one
+ * CPU writes and reads it as two 8-byte atomic accesses, or writes large
+ * h2d chunks, on Intel CPUs, by 16-byte non-temporal stores whose 8-byte
+ * halves each land whole: copy_llhost.c; the GPU accesses it as one
  * 16-byte access) is still never taken for complete: the reader checks
  * both flags. No fence between data and flag, no doorbell, no ready word.
  * The LL16 ring only ever holds packets (flag-staged payloads have a ring
  * of their own), so its flag halves only ever hold chunk flags: a reader
  * never takes user data for a flag. P1 and C2 hold as above, with packets
  * for the payload: h2d, each thread polls its own packet and stores its
- * data; bar.sync; thread 0 st.release.sys consumed[r]. d2h, thread 0
+ * data; bar.sync; thread 0 st.release.sys consumed[r]; bar.sync (no
+ * thread polls the next chunk while the release waits). d2h, thread 0
  * acquires asked[r] == g + 1 (P1); bar.sync; each thread writes its
  * packet; the CPU polls every packet of every chunk in order, then may ask
  * for the slot's next chunk (C2).
@@ -181,6 +184,11 @@ extern "C" {
 #define CB_LLH_PACKET_DATA   8
 #define CB_LLH_CHUNK_PACKETS CB_LLH_THREADS /* LL16: a packet per thread */
 #define CB_LLH_CHUNK_DATA    (CB_LLH_CHUNK_PACKETS * CB_LLH_PACKET_DATA) /* 4 KiB */
+/* h2d LL16 chunks of this many packets or more (1 KiB of data) are written
+ * by non-temporal stores where the CPU keeps their halves whole
+ * (copy_llhost.c): from there they were faster both alone and in windows;
+ * below, they were slower in windows (docs/performance.md). */
+#define CB_LLH_NT_PACKETS 128
 /* flag: 16 KiB a chunk, two 16-byte vectors per thread, both loads in
  * flight before their stores. Small enough that a copy of some tens of KiB
  * is spread over several blocks (each with its own flag and its own loads

@@ -86,9 +86,10 @@ done
 
 # llhost's protocols one at a time, at every size: label prefix|both directions'
 # CB_LLHOST_*_LL_MAX|CB_LLHOST_STAGE_MAX|memory option. Sizes: odd ones (windows
-# up to 9 copies), one below and above the default crossovers (512 B d2h, 1 KiB h2d),
-# LL16's 4 KiB chunk and the flag protocol's 16 KiB chunk, and chunk + 1 growing
-# past the rings (4 MiB staged).
+# up to 9 copies), one below and above the default crossovers (512 B d2h, 4 KiB h2d),
+# h2d LL16's switch to non-temporal packet stores (chunks of 128 packets: from 1017 B,
+# on Intel CPUs), LL16's 4 KiB chunk and the flag protocol's 16 KiB chunk, and chunk + 1
+# growing past the rings (4 MiB staged).
 LLHOST_MODES=(
   "flag-direct|0|0|"
   "flag-staged|0|0|--pageable"
@@ -100,7 +101,7 @@ LLHOST_MODES=(
 LLHOST_SIZES=(
   "odd|-b 1 -e 200 -i 13 -n 3 -w 1 -W 9"
   "512|-b 511 -e 513 -i 1 -n 3 -w 1 -W 7"
-  "1k|-b 1023 -e 1025 -i 1 -n 3 -w 1 -W 7"
+  "1k|-b 1015 -e 1025 -i 1 -n 3 -w 1 -W 7"
   "4k|-b 4095 -e 4097 -i 1 -n 3 -w 1 -W 5"
   "16k|-b 16383 -e 16385 -i 1 -n 3 -w 1 -W 3"
   "big|-b 16385 -e 64M -f 5 -n 2 -w 1 -W 2"

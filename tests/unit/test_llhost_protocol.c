@@ -14,7 +14,8 @@
  * staged: --pageable, or h2d up to CB_LLHOST_STAGE_MAX (8 KiB and 1 TiB;
  * its default 0 stages nothing), through the staging ring), h2d and d2h,
  * 1 to 3 blocks; sizes from 1 B to beyond each ring (slots reused), around the
- * crossover and the chunk sizes, odd ones; windows of 1 to 9 copies; many
+ * crossover, the CPU's switch to non-temporal packet stores (h2d LL16 chunks
+ * of CB_LLH_NT_PACKETS, on Intel CPUs) and the chunk sizes, odd ones; windows of 1 to 9 copies; many
  * sessions in a row (counters carried across them and across protocols):
  * every byte must arrive, and be there when complete() returns.
  *
@@ -373,9 +374,10 @@ static long long session(cb_copy_ctx *ctx, const setup *su, size_t n, int window
 }
 
 static void run_setup(const setup *su) {
-  static const size_t sizes[] = {
-      1,    7,     8,     9,     512,           513,   1023, 1024,    1025,      4095,     4096,
-      4097, 16383, 16384, 16385, 3 * 16384 + 5, 65537, 24,   1000003, MAX_BYTES, 4096 + 8, 2};
+  static const size_t sizes[] = {1,     7,    8,       9,         512,      513,
+                                 1016,  1017, 1023,    1024,      1025,     4095,
+                                 4096,  4097, 16383,   16384,     16385,    3 * 16384 + 5,
+                                 65537, 24,   1000003, MAX_BYTES, 4096 + 8, 2};
   char name[96];
   label(su, name, sizeof name);
   cb_copy_ctx ctx = open_setup(su);
@@ -415,17 +417,17 @@ static void test_protocol_names(void) {
   setup su = {CB_H2D, 0, NULL, "2", NULL}; /* the defaults */
   cb_copy_ctx ctx = open_setup(&su);
   CHECK_STR(cb_copy_llh_protocol(&ctx, 1), "ll16");
-  CHECK_STR(cb_copy_llh_protocol(&ctx, 1024), "ll16");
-  CHECK_STR(cb_copy_llh_protocol(&ctx, 1025), "flag-direct");
+  CHECK_STR(cb_copy_llh_protocol(&ctx, 4096), "ll16");
+  CHECK_STR(cb_copy_llh_protocol(&ctx, 4097), "flag-direct");
   CHECK_STR(cb_copy_llh_protocol(&ctx, 8192), "flag-direct");
   cb_copy_llh_teardown(&ctx);
-  check_header(su, 1025, "flag-direct",
-               "protocol: LL16 up to 1024 B (data and flag in one store; CB_LLHOST_H2D_LL_MAX), "
+  check_header(su, 4097, "flag-direct",
+               "protocol: LL16 up to 4096 B (data and flag in one store; CB_LLHOST_H2D_LL_MAX), "
                "then flag-direct (payload, then one flag per 16 KiB chunk; the GPU reads the "
                "host buffer)");
   /* Staged from pinned memory only where CB_LLHOST_STAGE_MAX asks. */
   check_header((setup){CB_H2D, 0, NULL, "2", "8192"}, 8192, "flag-staged",
-               "protocol: LL16 up to 1024 B (data and flag in one store; CB_LLHOST_H2D_LL_MAX), "
+               "protocol: LL16 up to 4096 B (data and flag in one store; CB_LLHOST_H2D_LL_MAX), "
                "flag-staged up to 8192 B (CB_LLHOST_STAGE_MAX), then flag-direct (payload, "
                "then one flag per 16 KiB chunk; the GPU reads the host buffer)");
   /* d2h: LL16 up to 512 B by default; it stages nothing from pinned memory

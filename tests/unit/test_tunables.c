@@ -165,7 +165,7 @@ static void check_llhost_crossover(const char *name, long fallback) {
 }
 
 static void test_llhost_crossover(void) {
-  check_llhost_crossover("CB_LLHOST_H2D_LL_MAX", 1024);
+  check_llhost_crossover("CB_LLHOST_H2D_LL_MAX", 4096);
   check_llhost_crossover("CB_LLHOST_D2H_LL_MAX", 512);
   /* The name both directions once shared is refused, set to anything,
    * naming what replaced it; collectives do not read it. */

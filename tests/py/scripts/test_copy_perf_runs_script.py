@@ -46,7 +46,7 @@ kernels = opt("-k", "all")
 kernels = ["ce", "batch", "sm", "llhost"] if kernels == "all" else kernels.split(",")
 dirs = opt("-D", "h2d,d2h").split(",")
 lo, hi, factor = size(opt("-b", "1")), size(opt("-e", "4M")), int(opt("-f", "2"))
-ll_max = {"h2d": int(os.environ.get("CB_LLHOST_H2D_LL_MAX", "1024")),
+ll_max = {"h2d": int(os.environ.get("CB_LLHOST_H2D_LL_MAX", "4096")),
           "d2h": int(os.environ.get("CB_LLHOST_D2H_LL_MAX", "512"))}
 wrong = int(os.environ.get("STANDIN_WRONG", "0"))
 rows = []
