@@ -16,8 +16,8 @@
  *    which plain C could split or merge; each half carries its flag, so
  *    nothing else orders data against flag. On Intel CPUs, h2d chunks of
  *    CB_LLH_NT_PACKETS packets or more are written with non-temporal
- *    16-byte stores instead (write_packets_nt() says why that keeps each
- *    half whole), and post() ends with an sfence, which pushes them out of
+ *    16-byte stores instead (nt_keeps_halves_whole() says why each half
+ *    still lands whole), and post() ends with an sfence, which pushes them out of
  *    the write-combining buffers;
  *  - no fence after ordinary packet stores: the ring is ordinary cached
  *    memory the GPU reads coherently, so they reach it as the store buffer
@@ -337,9 +337,10 @@ static void count_chunks(const cb_copy_ctx *ctx, const llh_state *st, uint64_t n
 }
 
 /* Pushes the post's non-temporal stores out of the write-combining
- * buffers, where a partly written line could wait long (an 8 B copy took
- * 101 us without it): before the CPU waits on the GPU, and at the end of
- * post(). Not for their order: LL16 needs none. */
+ * buffers, which hold a partly written line until something evicts it
+ * (Intel's manual: software empties them where it needs the data seen):
+ * before the CPU waits on the GPU, and at the end of post(). Not for their
+ * order: LL16 needs none. */
 static void flush_nt_packets(llh_state *st) {
 #if defined(__SSE2__)
   if (st->nt_pending) _mm_sfence();
@@ -375,17 +376,18 @@ static inline void copy_packet_data(void *to, const void *from, uint64_t left) {
  * 16-byte stores: they write the lines without reading them first. The
  * GPU polls the very lines the CPU writes, and with ordinary stores each
  * line it had read came back to the CPU by a read-for-ownership: 4 KiB
- * took 3.5 us to write, 1.0 us so (docs/performance.md). Each 8-byte half
- * still lands whole (nt_keeps_halves_whole()), and a packet torn between
- * its halves is never taken (copy_llhost.h). No older packet can land on
- * a newer one: a slot is written again only once the GPU has consumed
- * (seen) every packet of its previous chunk (rule P1). */
+ * took 1.1-1.5 us to write, 0.52-0.55 us so (docs/performance.md). Each
+ * 8-byte half still lands whole (nt_keeps_halves_whole()), and a packet
+ * torn between its halves is never taken (copy_llhost.h). No older packet
+ * can land on a newer one: a slot is written again only once the GPU has
+ * consumed (seen) every packet of its previous chunk (rule P1). */
 static void write_packets_nt(uint64_t *slot, const unsigned char *src, uint64_t left, uint32_t n,
                              uint32_t flag) {
 #if defined(__SSE2__)
-  for (uint32_t i = 0; i < n; i++, src += CB_LLH_PACKET_DATA, left -= CB_LLH_PACKET_DATA) {
+  for (uint32_t i = 0; i < n; i++) {
+    const uint64_t off = (uint64_t)i * CB_LLH_PACKET_DATA;
     uint32_t d[2] = {0, 0};
-    copy_packet_data(d, src, left);
+    copy_packet_data(d, src + off, left - off);
     _mm_stream_si128((__m128i *)&slot[2 * i],
                      _mm_set_epi32((int)flag, (int)d[1], (int)flag, (int)d[0]));
   }

@@ -169,8 +169,8 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_h2d_ll_kernel(cb_llh_args 
     if (threadIdx.x == 0) store_release_sys_u32(&a.ctrl->consumed[r].v, flag);
     /* No thread polls the next chunk before the release is done: its fence
      * waited for the other warps' polls already in flight over PCIe, a
-     * round trip each (512 B: 4.30-4.91 us, held here 3.55-3.71, on H100s:
-     * docs/performance.md). */
+     * round trip each (512 B: 4.37 us without this barrier, 3.53-3.68 with
+     * it, on one H100: docs/performance.md). */
     __syncthreads();
   }
 }

@@ -186,8 +186,8 @@ extern "C" {
 #define CB_LLH_CHUNK_DATA    (CB_LLH_CHUNK_PACKETS * CB_LLH_PACKET_DATA) /* 4 KiB */
 /* h2d LL16 chunks of this many packets or more (1 KiB of data) are written
  * by non-temporal stores where the CPU keeps their halves whole
- * (copy_llhost.c): from there they were faster both alone and in windows;
- * below, they were slower in windows (docs/performance.md). */
+ * (copy_llhost.c): from there they were faster alone and in windows;
+ * below, no faster (docs/performance.md). */
 #define CB_LLH_NT_PACKETS 128
 /* flag: 16 KiB a chunk, two 16-byte vectors per thread, both loads in
  * flight before their stores. Small enough that a copy of some tens of KiB
