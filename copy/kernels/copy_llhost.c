@@ -232,10 +232,13 @@ const char *cb_copy_llh_protocol(const cb_copy_ctx *ctx, size_t bytes) {
 
 void cb_copy_llh_describe(const cb_copy_ctx *ctx, char *buf, size_t len) {
   const llh_state *st = ctx->state;
-  char ll[96] = "", staged[96] = "", flag[160];
+  char ll[160] = "", staged[96] = "", flag[160];
+  /* The CPU's store kind too: it depends on the CPU (nt_keeps_halves_whole()). */
   if (st->ll_max > 0)
-    snprintf(ll, sizeof ll, "LL16 up to %llu B (data and flag in one store; %s), ",
-             (unsigned long long)st->ll_max, ll_max_name(st->h2d));
+    snprintf(ll, sizeof ll, "LL16 up to %llu B (data and flag in one store%s; %s), ",
+             (unsigned long long)st->ll_max,
+             st->nt_packets ? ", non-temporal CPU stores for chunks of 1 KiB or more" : "",
+             ll_max_name(st->h2d));
   if (ctx->host_mapped && stages_from_pinned(st))
     snprintf(staged, sizeof staged, "flag-staged up to %llu B (CB_LLHOST_STAGE_MAX), ",
              (unsigned long long)st->stage_max);

@@ -15,14 +15,17 @@
  * its default 0 stages nothing), through the staging ring), h2d and d2h,
  * 1 to 3 blocks; sizes from 1 B to beyond each ring (slots reused), around the
  * crossover, the CPU's switch to non-temporal packet stores (h2d LL16 chunks
- * of CB_LLH_NT_PACKETS, on Intel CPUs) and the chunk sizes, odd ones; windows of 1 to 9 copies; many
- * sessions in a row (counters carried across them and across protocols):
- * every byte must arrive, and be there when complete() returns.
+ * of CB_LLH_NT_PACKETS, on Intel CPUs) and the chunk sizes, odd ones; windows of 1 to 9 copies;
+ * many sessions in a row (counters carried across them and across protocols): every byte must
+ * arrive, and be there when complete() returns.
  *
  * And the check can fail: emulated kernels that break the ordering on
  * purpose (a flag released before its payload is in place; a staged
  * payload read before its flag is seen) must be caught as wrong bytes. */
 #define _GNU_SOURCE /* setenv, pthread, usleep */
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h> /* __get_cpuid: nt_words() */
+#endif
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -402,12 +405,25 @@ out:
   cb_copy_llh_teardown(&ctx);
 }
 
-/* The protocol a setup gives size n, and the line its block's header prints. */
-static void check_header(setup su, size_t n, const char *protocol, const char *header) {
+/* What an h2d LL16 header says of the CPU's stores: non-temporal ones on
+ * Intel's CPUs only (copy_llhost.c), so it depends on the CPU this runs on. */
+static const char *nt_words(const setup *su) {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+#if defined(__x86_64__) || defined(__i386__)
+  __get_cpuid(0, &a, &b, &c, &d);
+#endif
+  const int intel = b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu;
+  return su->dir == CB_H2D && intel ? ", non-temporal CPU stores for chunks of 1 KiB or more" : "";
+}
+
+/* The protocol a setup gives size n, and the line its block's header
+ * prints: header_fmt with nt_words() for its %s, where it has one. */
+static void check_header(setup su, size_t n, const char *protocol, const char *header_fmt) {
   cb_copy_ctx ctx = open_setup(&su);
   CHECK_STR(cb_copy_llh_protocol(&ctx, n), protocol);
-  char line[256];
+  char line[512], header[512];
   cb_copy_llh_describe(&ctx, line, sizeof line);
+  snprintf(header, sizeof header, header_fmt, nt_words(&su));
   CHECK_STR(line, header);
   cb_copy_llh_teardown(&ctx);
 }
@@ -422,22 +438,22 @@ static void test_protocol_names(void) {
   CHECK_STR(cb_copy_llh_protocol(&ctx, 8192), "flag-direct");
   cb_copy_llh_teardown(&ctx);
   check_header(su, 4097, "flag-direct",
-               "protocol: LL16 up to 4096 B (data and flag in one store; CB_LLHOST_H2D_LL_MAX), "
+               "protocol: LL16 up to 4096 B (data and flag in one store%s; CB_LLHOST_H2D_LL_MAX), "
                "then flag-direct (payload, then one flag per 16 KiB chunk; the GPU reads the "
                "host buffer)");
   /* Staged from pinned memory only where CB_LLHOST_STAGE_MAX asks. */
   check_header((setup){CB_H2D, 0, NULL, "2", "8192"}, 8192, "flag-staged",
-               "protocol: LL16 up to 4096 B (data and flag in one store; CB_LLHOST_H2D_LL_MAX), "
+               "protocol: LL16 up to 4096 B (data and flag in one store%s; CB_LLHOST_H2D_LL_MAX), "
                "flag-staged up to 8192 B (CB_LLHOST_STAGE_MAX), then flag-direct (payload, "
                "then one flag per 16 KiB chunk; the GPU reads the host buffer)");
   /* d2h: LL16 up to 512 B by default; it stages nothing from pinned memory
    * (direct is the faster there). */
   check_header((setup){CB_D2H, 0, NULL, "2", "8192"}, 513, "flag-direct",
-               "protocol: LL16 up to 512 B (data and flag in one store; CB_LLHOST_D2H_LL_MAX), "
+               "protocol: LL16 up to 512 B (data and flag in one store%s; CB_LLHOST_D2H_LL_MAX), "
                "then flag-direct (payload, then one flag per 16 KiB chunk; the GPU writes the "
                "host buffer)");
   check_header((setup){CB_D2H, 0, NULL, "2", NULL}, 512, "ll16",
-               "protocol: LL16 up to 512 B (data and flag in one store; CB_LLHOST_D2H_LL_MAX), "
+               "protocol: LL16 up to 512 B (data and flag in one store%s; CB_LLHOST_D2H_LL_MAX), "
                "then flag-direct (payload, then one flag per 16 KiB chunk; the GPU writes the "
                "host buffer)");
   check_header((setup){CB_H2D, 0, "0", "2", "0"}, 1, "flag-direct",
