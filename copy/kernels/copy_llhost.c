@@ -137,6 +137,8 @@ const char *cb_copy_llh_refuse_run(const cb_copy_options *o, cb_copy_dir d, uint
   uint64_t chunks = 0;
   for (size_t i = 0; i < cb_sweep_count(&o->sweep); i++) {
     uint64_t bytes = cb_sweep_size(&o->sweep, i);
+    /* Pinned host memory is always mapped (copy_runner.c): !pageable is
+     * what setup's ctx->host_mapped will say. */
     int p = cb_llh_protocol_for(bytes, ll_max, stage_max, !o->pageable);
     chunks += copies * cb_llh_chunks(bytes, p);
     if (chunks > CB_LLH_CHUNK_LIMIT) {
@@ -232,13 +234,14 @@ const char *cb_copy_llh_protocol(const cb_copy_ctx *ctx, size_t bytes) {
 
 void cb_copy_llh_describe(const cb_copy_ctx *ctx, char *buf, size_t len) {
   const llh_state *st = ctx->state;
-  char ll[160] = "", staged[96] = "", flag[160];
+  char ll[192] = "", nt[64] = "", staged[96] = "", flag[160];
   /* The CPU's store kind too: it depends on the CPU (nt_keeps_halves_whole()). */
+  if (st->nt_packets)
+    snprintf(nt, sizeof nt, ", non-temporal CPU stores for chunks of %u KiB or more",
+             (CB_LLH_NT_PACKETS * CB_LLH_PACKET_DATA) >> 10);
   if (st->ll_max > 0)
     snprintf(ll, sizeof ll, "LL16 up to %llu B (data and flag in one store%s; %s), ",
-             (unsigned long long)st->ll_max,
-             st->nt_packets ? ", non-temporal CPU stores for chunks of 1 KiB or more" : "",
-             ll_max_name(st->h2d));
+             (unsigned long long)st->ll_max, nt, ll_max_name(st->h2d));
   if (ctx->host_mapped && stages_from_pinned(st))
     snprintf(staged, sizeof staged, "flag-staged up to %llu B (CB_LLHOST_STAGE_MAX), ",
              (unsigned long long)st->stage_max);
