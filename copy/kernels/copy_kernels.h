@@ -41,6 +41,11 @@ void cb_copy_llh_post(cb_copy_ctx *ctx, const cb_copy_call *call, int copies, cu
 void cb_copy_llh_complete(cb_copy_ctx *ctx, cudaStream_t s);
 const char *cb_copy_llh_protocol(const cb_copy_ctx *ctx, size_t bytes);
 void cb_copy_llh_describe(const cb_copy_ctx *ctx, char *buf, size_t len);
+/* How the CPU writes large LL16 h2d chunks, read at setup: -1 (the
+ * default) with non-temporal stores where the CPU's manual keeps each
+ * packet half whole (Intel's), 0 never, 1 wherever SSE2 is. For the tests,
+ * which run both ways on any CPU. */
+void cb_copy_llh_nt_stores(int mode);
 
 #ifdef __cplusplus
 }

@@ -177,6 +177,22 @@ static int nt_keeps_halves_whole(void) {
 #endif
 }
 
+static int nt_mode = -1; /* cb_copy_llh_nt_stores() */
+
+void cb_copy_llh_nt_stores(int mode) {
+  nt_mode = mode;
+}
+
+/* Whether setup writes large LL16 h2d chunks with non-temporal stores. */
+static int nt_packets_for(int h2d) {
+#if defined(__SSE2__)
+  const int can = 1;
+#else
+  const int can = 0; /* no non-temporal store to use */
+#endif
+  return h2d && can && (nt_mode < 0 ? nt_keeps_halves_whole() : nt_mode > 0);
+}
+
 /* Pinned, mapped (the GPU addresses it), zeroed: flag 0 is no chunk's, so a
  * zeroed ring or word holds nothing any reader waits for. Not
  * write-combined: the CPU polls it, and WC reads are uncached. */
@@ -196,7 +212,7 @@ const char *cb_copy_llh_setup(cb_copy_ctx *ctx) {
   st->max_blocks = (int)cb_tunable("CB_LLHOST_BLOCKS");
   st->ll_max = ll_max_for(st->h2d);
   st->stage_max = stage_max_for(st->h2d);
-  st->nt_packets = st->h2d && nt_keeps_halves_whole();
+  st->nt_packets = nt_packets_for(st->h2d);
   /* Every block stays resident until the session stops: the GPU must hold
    * them all at once, or the ones left waiting for a free SM never run. */
   int resident = cb_copy_llh_resident_blocks(ctx->device);

@@ -13,11 +13,12 @@
  * flag variants (direct: the emulated GPU addresses the host buffer;
  * staged: --pageable, or h2d up to CB_LLHOST_STAGE_MAX (8 KiB and 1 TiB;
  * its default 0 stages nothing), through the staging ring), h2d and d2h,
- * 1 to 3 blocks; sizes from 1 B to beyond each ring (slots reused), around the
- * crossover, the CPU's switch to non-temporal packet stores (h2d LL16 chunks
- * of CB_LLH_NT_PACKETS, on Intel CPUs) and the chunk sizes, odd ones; windows of 1 to 9 copies;
- * many sessions in a row (counters carried across them and across protocols): every byte must
- * arrive, and be there when complete() returns.
+ * 1 to 3 blocks; sizes from 1 B to beyond each ring (slots reused), around
+ * the crossover, the CPU's switch to non-temporal packet stores (h2d LL16
+ * chunks of CB_LLH_NT_PACKETS, by default on Intel CPUs; both store kinds
+ * are also run on any CPU) and the chunk sizes, odd ones; windows of 1 to 9
+ * copies; many sessions in a row (counters carried across them and across
+ * protocols): every byte must arrive, and be there when complete() returns.
  *
  * And the check can fail: emulated kernels that break the ordering on
  * purpose (a flag released before its payload is in place; a staged
@@ -405,15 +406,25 @@ out:
   cb_copy_llh_teardown(&ctx);
 }
 
-/* What an h2d LL16 header says of the CPU's stores: non-temporal ones on
- * Intel's CPUs only (copy_llhost.c), so it depends on the CPU this runs on. */
+/* cb_copy_llh_nt_stores() as the test last set it: -1 by the CPU. */
+static int nt_mode = -1;
+
+static void set_nt_stores(int mode) {
+  nt_mode = mode;
+  cb_copy_llh_nt_stores(mode);
+}
+
+/* What an h2d LL16 header says of the CPU's stores: non-temporal ones
+ * where set_nt_stores() asked for them, or by default on Intel's CPUs only
+ * (copy_llhost.c), so then it depends on the CPU this runs on. */
 static const char *nt_words(const setup *su) {
   unsigned a = 0, b = 0, c = 0, d = 0;
 #if defined(__x86_64__) || defined(__i386__)
   __get_cpuid(0, &a, &b, &c, &d);
 #endif
   const int intel = b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu;
-  return su->dir == CB_H2D && intel ? ", non-temporal CPU stores for chunks of 1 KiB or more" : "";
+  const int nt = nt_mode < 0 ? intel : nt_mode;
+  return su->dir == CB_H2D && nt ? ", non-temporal CPU stores for chunks of 1 KiB or more" : "";
 }
 
 /* The protocol a setup gives size n, and the line its block's header
@@ -464,6 +475,25 @@ static void test_protocol_names(void) {
                "a pinned ring by the CPU) at every size (CB_LLHOST_D2H_LL_MAX=0)");
 }
 
+/* h2d LL16 with the CPU's packets written both ways whatever this CPU is
+ * (cb_copy_llh_nt_stores()): ordinary stores at every size, and
+ * non-temporal ones for chunks of 128 packets or more (x86 only). */
+static void test_both_store_kinds(void) {
+  for (int mode = 0; mode <= 1 && !atomic_load(&emu_failed); mode++) {
+#if !defined(__SSE2__)
+    if (mode == 1) break; /* no non-temporal store to use */
+#endif
+    set_nt_stores(mode);
+    check_header((setup){CB_H2D, 0, NULL, "2", NULL}, 4096, "ll16",
+                 "protocol: LL16 up to 4096 B (data and flag in one store%s; "
+                 "CB_LLHOST_H2D_LL_MAX), then flag-direct (payload, then one flag per 16 KiB "
+                 "chunk; the GPU reads the host buffer)");
+    run_setup(&(setup){CB_H2D, 0, "1099511627776", "3", NULL});
+    run_setup(&(setup){CB_H2D, 1, "1099511627776", "2", NULL});
+  }
+  set_nt_stores(-1);
+}
+
 /* A deliberately broken kernel must be caught: the check of the bytes when
  * complete() returns is what the sound runs pass. */
 static void expect_caught(const setup *su, breakage b, size_t n, const char *what) {
@@ -500,7 +530,7 @@ int main(void) {
   dev_buf = aligned_alloc(4096, (MAX_BYTES + 4095) / 4096 * 4096);
   test_protocol_names();
   static const setup setups[] = {
-      /* The defaults: LL16 up to 1 KiB h2d and 512 B d2h, the flag
+      /* The defaults: LL16 up to 4 KiB h2d and 512 B d2h, the flag
        * protocol above, nothing staged from pinned memory; h2d staged from
        * pinned memory up to 8 KiB (CB_LLHOST_STAGE_MAX=8192), between the
        * two. d2h with LL16 up to 1 KiB too. */
@@ -524,6 +554,7 @@ int main(void) {
   };
   for (size_t i = 0; i < sizeof setups / sizeof setups[0] && !atomic_load(&emu_failed); i++)
     run_setup(&setups[i]);
+  test_both_store_kinds();
   if (!atomic_load(&emu_failed)) test_broken_kernels_are_caught();
   free(host_buf);
   free(dev_buf);
