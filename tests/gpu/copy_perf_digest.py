@@ -10,7 +10,9 @@ prints one section per run found (a run absent or without rows is left out):
   small_latency        the fastest kernel's latency over ce's, up to 4 KiB (target <= 0.5)
   host_paths(_large)   llhost against ce and the floor, pinned memory, with its four targets:
                        latency <= 0.6 x ce's from 8 B to 4 KiB, <= ce's up to 256 KiB,
-                       <= the floor + 0.5 us at 8 B, windowed bandwidth at 4 KiB >= 2 x ce's
+                       <= the floor + 0.5 us at 8 B, windowed bandwidth at 4 KiB >= 2 x ce's;
+                       beside each size the fastest window of any other kernel, and last the
+                       sizes where that window beats llhost's (a line to read, not a target)
   host_paths_gap       the same rows with each latency copy, and the floor's trips, posted
                        after a random gap (--post_gap), without targets
   host_paths_pageable  the same rows with --pageable (flag-staged above the crossover)
@@ -160,6 +162,7 @@ def host_paths(title: str, docs: list, with_targets: bool) -> list:
            f"{'+floor':>6}  {'ce GB/s':>7} {'llhost':>7} {'ratio':>5}  {'best other GB/s':>15}  "
            "targets"]
     t = Tally()
+    behind = []  # sizes where another path's window is faster than llhost's
     for d in ("h2d", "d2h"):
         for size in sizes_of(all_rows, d):
             ce_l, ll_l = (cell(all_rows, k, d, size, "latency") for k in ("ce", "llhost"))
@@ -170,6 +173,9 @@ def host_paths(title: str, docs: list, with_targets: bool) -> list:
             of = ll_l.get("over_floor_us")
             br = ll_b["algbw"] / ce_b["algbw"] if ll_b and ce_b and ce_b["algbw"] > 0 else None
             best = best_other(all_rows, d, size)
+            if ll_b and best and ll_b["algbw"] < best["algbw"]:
+                behind.append(f"{d} {format_bytes(size)} ({ll_b['algbw']:.3g} against "
+                              f"{best['kernel_name']}'s {best['algbw']:.3g} GB/s)")
             verdicts = [f"{what}: {t.verdict(test(lr, of, br))}"
                         for what, test in (llhost_targets(size) if with_targets else [])]
             out.append(
@@ -179,6 +185,8 @@ def host_paths(title: str, docs: list, with_targets: bool) -> list:
                 f"{num(ce_b and ce_b['algbw'], '7.3f')} {num(ll_b and ll_b['algbw'], '7.3f')} "
                 f"{num(br, '5.2f')}  {best['kernel_name'] if best else '-':>7} "
                 f"{num(best and best['algbw'], '7.3f')}  " + "; ".join(verdicts))
+    out.append("  llhost's window against the best other path's: "
+               + ("behind at " + ", ".join(behind) if behind else "as fast or faster at every size"))
     if with_targets:
         out.append(t.line())
     return out

@@ -9,10 +9,12 @@ The stand-in's times (microseconds) are chosen so that each verdict is known:
   llhost latency        LL16 (size <= the direction's CB_LLHOST_*_LL_MAX): 2.30 + size / 1,000;
                         flag: 3.00 + size / 10,000
   bandwidth             size / latency / 1000 GB/s, llhost's window 3 x ce's
-With the default crossovers (1024 h2d, 512 d2h), llhost meets 8 B..4 KiB (<= 0.6 x ce), 8 B's floor target
+With the default crossovers (4096 h2d, 512 d2h), llhost meets <= 0.6 x ce from 8 B to 4 KiB
+but at h2d 2 and 4 KiB (LL16 there: 4.35 against 6.70, 0.65; 6.40 against 6.91), 8 B's floor target
 (2.31 - 2.00 = 0.31), 4 KiB's bandwidth target, and misses nothing up to 256 KiB (3.00 +
 26.2 = 29.2 against 6.5 + 26.2 = 32.7); LL16 against flag: 2.30 + s/1000 <= 3.00 + s/10000
-holds up to s = 777, so the crossover read back is 512 both ways.
+holds up to s = 777, so the crossover read back is 512 both ways. llhost's window is the
+fastest at every size.
 """
 
 import json
@@ -155,6 +157,7 @@ def test_llhost_targets_met_and_missed(tmp_path):
     assert "latency <= 0.6 x ce: meets" in eight and "<= floor + 0.5 us: meets" in eight
     four_k = line_of(r.stdout, "d2h", "4", "KiB")
     assert "window bw >= 2 x ce: meets" in four_k
+    assert "  llhost's window against the best other path's: as fast or faster at every size" in lines
     # 2 KiB is LL16's size only with a crossover above it: 2.30 + 2.048 over 6.70 is 0.65.
     (tmp_path / "x").mkdir()
     r2, _o, _c = run(tmp_path / "x", runs="host_paths", CB_LLHOST_H2D_LL_MAX=2048,
@@ -260,5 +263,12 @@ def test_best_other_window_is_the_fastest_kernel_but_llhost():
     lat = {"kernel_name": "llhost", "direction": "d2h", "size": 64, "measurement": "latency",
            "time_us": 3.0, "protocol": "ll16"}
     doc = {"results": [lat, bw("ce", 0.5), bw("batch", 2.0), bw("llhost", 9.0), bw("sm", 1.5)]}
-    row = next(line for line in digest.host_paths("t", [doc], False) if "d2h" in line)
+    paths = digest.host_paths("t", [doc], False)
+    row = next(line for line in paths if "d2h" in line)
     assert row.split()[11:13] == ["batch", "2.000"]
+    assert paths[-1].endswith("as fast or faster at every size")
+    # Slower than batch's window: named with both figures.
+    doc["results"][3] = bw("llhost", 1.25)
+    assert digest.host_paths("t", [doc], False)[-1] == (
+        "  llhost's window against the best other path's: behind at d2h 64 B (1.25 against "
+        "batch's 2 GB/s)")
