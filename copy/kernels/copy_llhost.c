@@ -17,8 +17,8 @@
  *    nothing else orders data against flag. On Intel CPUs, h2d chunks of
  *    CB_LLH_NT_PACKETS packets or more are written with non-temporal
  *    16-byte stores instead (nt_keeps_halves_whole() says why each half
- *    still lands whole), and post() ends with an sfence, which pushes them out of
- *    the write-combining buffers;
+ *    still lands whole), and post() ends with an sfence, which pushes
+ *    them out of the write-combining buffers;
  *  - no fence after ordinary packet stores: the ring is ordinary cached
  *    memory the GPU reads coherently, so they reach it as the store buffer
  *    drains;
@@ -167,15 +167,13 @@ static int stages_from_pinned(const llh_state *st) {
  * Locations": a full write-combining buffer goes out as one burst, and a
  * partial one propagates all the data of an 8-byte-aligned chunk at once).
  * Other vendors' manuals say nothing of it: ordinary stores there. */
-static int nt_keeps_halves_whole(void) {
 #if defined(__SSE2__)
+static int nt_keeps_halves_whole(void) {
   unsigned a, b, c, d;
   if (!__get_cpuid(0, &a, &b, &c, &d)) return 0;
   return b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu; /* "GenuineIntel" */
-#else
-  return 0;
-#endif
 }
+#endif
 
 static int nt_mode = -1; /* cb_copy_llh_nt_stores() */
 
@@ -185,12 +183,12 @@ void cb_copy_llh_nt_stores(int mode) {
 
 /* Whether setup writes large LL16 h2d chunks with non-temporal stores. */
 static int nt_packets_for(int h2d) {
+  if (!h2d) return 0;
 #if defined(__SSE2__)
-  const int can = 1;
+  return nt_mode < 0 ? nt_keeps_halves_whole() : nt_mode > 0;
 #else
-  const int can = 0; /* no non-temporal store to use */
+  return 0; /* no non-temporal store to use */
 #endif
-  return h2d && can && (nt_mode < 0 ? nt_keeps_halves_whole() : nt_mode > 0);
 }
 
 /* Pinned, mapped (the GPU addresses it), zeroed: flag 0 is no chunk's, so a
