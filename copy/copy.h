@@ -87,10 +87,10 @@ typedef struct cb_copy_kernel {
    * destination. NULL: the copy is complete when post returns. */
   void (*complete)(cb_copy_ctx *ctx, cudaStream_t s);
   /* Optional, for a kernel that moves different sizes different ways;
-   * called after setup. The protocol that moves a copy of bytes (a word
-   * each row of the report carries), and one line saying how the kernel
-   * picks it (its block's header). */
-  const char *(*protocol)(const cb_copy_ctx *ctx, size_t bytes);
+   * called after setup. The protocol that moves a copy of bytes in a post
+   * of copies copies (a word each row of the report carries), and one line
+   * saying how the kernel picks it (its block's header). */
+  const char *(*protocol)(const cb_copy_ctx *ctx, size_t bytes, int copies);
   void (*describe)(const cb_copy_ctx *ctx, char *buf, size_t len);
 } cb_copy_kernel;
 

@@ -32,14 +32,14 @@ typedef struct {
   int samples;    /* timed iterations */
   int has_stats;  /* latency: per-sample statistics */
   cb_iter_stats stats;
+  char protocol[16]; /* the kernel's protocol for these copies, or empty (copy.h: protocol) */
 } cb_copy_measure;
 
 typedef struct {
   int kernel; /* index into the program's kernel table */
   cb_copy_dir dir;
   size_t bytes;
-  char skip[160];    /* non-empty: this size was skipped, and why */
-  char protocol[16]; /* the kernel's protocol at this size, or empty (copy.h: protocol) */
+  char skip[160]; /* non-empty: this size was skipped, and why */
   cb_copy_measure m[CB_COPY_NUM_MEASURES];
   long long wrong;           /* wrong bytes over every validation round; -1 = not checked */
   cb_overlap_result overlap; /* --overlap: the bandwidth copies beside the load (copy_overlap.h) */

@@ -20,7 +20,7 @@ static void csv_measure(FILE *out, const cb_copy_report *r, const cb_copy_row *r
     fputs(",,,,,,,", out);
     cb_csv_string(out, row->skip);
     fputc(',', out);
-    cb_csv_string(out, row->protocol);
+    cb_csv_string(out, x->protocol);
     fputc(',', out); /* no over_floor_us */
     cb_copy_csv_row_end(out, r, row, m);
     return;
@@ -36,7 +36,7 @@ static void csv_measure(FILE *out, const cb_copy_report *r, const cb_copy_row *r
   cb_csv_number(out, x->algbw);
   cb_csv_count(out, row->wrong);
   fputc(',', out); /* after the empty skipped */
-  cb_csv_string(out, row->protocol);
+  cb_csv_string(out, x->protocol);
   fputc(',', out);
   double over;
   if (m == CB_COPY_LAT && cb_copy_over_floor(r, row, &over)) fprintf(out, "%.10g", over);

@@ -69,7 +69,7 @@ static void json_measure(cb_json *j, const cb_copy_report *r, const cb_copy_row 
   cb_json_key(j, "measurement"), cb_json_string(j, cb_copy_measure_name(m));
   cb_json_key(j, "host_memory"), cb_json_string(j, cb_copy_host_memory(&r->opts));
   cb_json_call_keys(j, "uint8", "none", -1, row->bytes, row->bytes, "out-of-place", "stream");
-  if (row->protocol[0]) cb_json_key(j, "protocol"), cb_json_string(j, row->protocol);
+  if (x->protocol[0]) cb_json_key(j, "protocol"), cb_json_string(j, x->protocol);
   double over;
   if (m == CB_COPY_LAT && cb_copy_over_floor(r, row, &over))
     cb_json_key(j, "over_floor_us"), cb_json_double(j, over);

@@ -354,7 +354,10 @@ static void measure(copy_rank *st, int kidx, cb_copy_ctx *ctx, cb_copy_dir d, si
   bw->samples = o->iters;
   bw->time_us = total_us / ((double)o->iters * o->window);
   bw->algbw = cb_copy_gbps(bytes, bw->time_us);
-  if (k->protocol) snprintf(row->protocol, sizeof row->protocol, "%s", k->protocol(ctx, bytes));
+  if (k->protocol) {
+    snprintf(lat->protocol, sizeof lat->protocol, "%s", k->protocol(ctx, bytes, 1));
+    snprintf(bw->protocol, sizeof bw->protocol, "%s", k->protocol(ctx, bytes, o->window));
+  }
   cb_copy_overlap_measure(&st->beside, k, ctx, &c, st->stream, o, bw->time_us, what, &row->overlap);
 
   /* Validation, after timing: a single copy, and a window (whose copies all

@@ -134,13 +134,31 @@ static const cb_tunable_row table[] = {
     NUMBER("CB_LLHOST_D2H_LL_MAX", 0, 1L << 40, 1, 512, PER_RANK, COPY,
            "copy_perf -k llhost, d2h: LL16 packets for copies up to this many bytes, the "
            "payload-then-flag protocol above; 0, the flag protocol at every size"),
+    /* The same crossover for a post of more than one copy (a window), where
+     * what counts is the time per copy with many in flight, not one copy's
+     * latency: LL16 moves 8 data bytes in 16 and is polled packet by
+     * packet, the flag protocol's time per copy hardly grows with the size
+     * (docs/performance.md, "llhost: a crossover for windows"). h2d: LL16's
+     * window ahead up to 1 KiB on one H100 (0.21 against 0.32 us a copy),
+     * behind from 2 KiB; d2h: ahead up to 64 B, behind from 128 B (0.15
+     * against 0.13 us) on one H100 and one H200. Windows take LL16 up to
+     * the smaller of this and the direction's LL_MAX. */
+    NUMBER("CB_LLHOST_H2D_WINDOW_LL_MAX", 0, 1L << 40, 1, 1024, PER_RANK, COPY,
+           "copy_perf -k llhost, h2d: in a post of more than one copy (a window), LL16 packets "
+           "for copies up to this many bytes and up to CB_LLHOST_H2D_LL_MAX, the "
+           "payload-then-flag protocol above"),
+    NUMBER("CB_LLHOST_D2H_WINDOW_LL_MAX", 0, 1L << 40, 1, 64, PER_RANK, COPY,
+           "copy_perf -k llhost, d2h: in a post of more than one copy (a window), LL16 packets "
+           "for copies up to this many bytes and up to CB_LLHOST_D2H_LL_MAX, the "
+           "payload-then-flag protocol above"),
     /* Where llhost's h2d copies from pinned memory leave the staging ring
      * for the GPU's own reads of the host buffer (copy_llhost.h). 0: the
      * GPU's ld.global.cg reads of the host buffer beat staging at every
      * size (8 KiB windows 21-22 against 9 GB/s, latency no worse:
      * docs/performance.md, "llhost flag-direct h2d: ld.global.cg"). */
     NUMBER("CB_LLHOST_STAGE_MAX", 0, 1L << 40, 1, 0, PER_RANK, COPY,
-           "copy_perf -k llhost: h2d copies above CB_LLHOST_H2D_LL_MAX and up to this many bytes "
+           "copy_perf -k llhost: h2d copies above LL16's limit (CB_LLHOST_H2D_LL_MAX, in a window "
+           "CB_LLHOST_H2D_WINDOW_LL_MAX) and up to this many bytes "
            "go through the pinned staging ring even from pinned memory; 0, never"),
 };
 

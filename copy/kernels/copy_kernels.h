@@ -39,7 +39,7 @@ void cb_copy_llh_start(cb_copy_ctx *ctx, const cb_copy_call *call, int copies, c
 void cb_copy_llh_stop(cb_copy_ctx *ctx, cudaStream_t s);
 void cb_copy_llh_post(cb_copy_ctx *ctx, const cb_copy_call *call, int copies, cudaStream_t s);
 void cb_copy_llh_complete(cb_copy_ctx *ctx, cudaStream_t s);
-const char *cb_copy_llh_protocol(const cb_copy_ctx *ctx, size_t bytes);
+const char *cb_copy_llh_protocol(const cb_copy_ctx *ctx, size_t bytes, int copies);
 void cb_copy_llh_describe(const cb_copy_ctx *ctx, char *buf, size_t len);
 /* How the CPU writes large LL16 h2d chunks, read at setup: -1 (the
  * default) with non-temporal stores where the CPU's manual keeps each

@@ -51,11 +51,12 @@ typedef struct {
   void *stage_dev;
   cb_llh_ctrl *ctrl; /* host address */
   cb_llh_ctrl *ctrl_dev;
-  int max_blocks;     /* CB_LLHOST_BLOCKS */
-  uint64_t ll_max;    /* ll_max_for(h2d) */
-  uint64_t stage_max; /* stage_max_for(h2d) */
-  int nt_packets;     /* h2d LL16: large chunks' packets by non-temporal stores (Intel only) */
-  int nt_pending;     /* non-temporal stores not yet fenced */
+  int max_blocks;         /* CB_LLHOST_BLOCKS */
+  uint64_t ll_max;        /* ll_max_for(h2d) */
+  uint64_t window_ll_max; /* window_ll_max_for(h2d) */
+  uint64_t stage_max;     /* stage_max_for(h2d) */
+  int nt_packets;         /* h2d LL16: large chunks' packets by non-temporal stores (Intel only) */
+  int nt_pending;         /* non-temporal stores not yet fenced */
   /* Counters that only grow over the whole setup (all sizes). */
   uint32_t next_chunk;     /* the next chunk a post uses */
   uint32_t asked_chunk;    /* d2h: every chunk below it has been asked for */
@@ -117,6 +118,22 @@ static uint64_t ll_max_for(int h2d) {
   return (uint64_t)cb_tunable(ll_max_name(h2d));
 }
 
+/* The LL16 limit of a window (a post of more than one copy):
+ * CB_LLHOST_H2D_WINDOW_LL_MAX or CB_LLHOST_D2H_WINDOW_LL_MAX, and never
+ * above the direction's LL_MAX (0 there: the flag protocol at every size). */
+static const char *window_ll_max_name(int h2d) {
+  return h2d ? "CB_LLHOST_H2D_WINDOW_LL_MAX" : "CB_LLHOST_D2H_WINDOW_LL_MAX";
+}
+static uint64_t window_ll_max_for(int h2d) {
+  uint64_t w = (uint64_t)cb_tunable(window_ll_max_name(h2d)), ll = ll_max_for(h2d);
+  return w < ll ? w : ll;
+}
+
+/* The LL16 limit of a post of copies copies. */
+static uint64_t post_ll_max(uint64_t ll_max, uint64_t window_ll_max, uint64_t copies) {
+  return copies > 1 ? window_ll_max : ll_max;
+}
+
 /* CB_LLHOST_STAGE_MAX where it applies: h2d; d2h stages nothing from pinned
  * memory (direct is the faster there). */
 static uint64_t stage_max_for(int h2d) {
@@ -132,15 +149,19 @@ static uint64_t stage_max_for(int h2d) {
  * which count_chunks still bounds). */
 const char *cb_copy_llh_refuse_run(const cb_copy_options *o, cb_copy_dir d, uint64_t copies,
                                    char *buf, size_t len) {
-  const uint64_t ll_max = ll_max_for(d == CB_H2D);
+  const uint64_t ll_max = ll_max_for(d == CB_H2D), window_ll_max = window_ll_max_for(d == CB_H2D);
   const uint64_t stage_max = stage_max_for(d == CB_H2D);
   uint64_t chunks = 0;
   for (size_t i = 0; i < cb_sweep_count(&o->sweep); i++) {
     uint64_t bytes = cb_sweep_size(&o->sweep, i);
     /* Pinned host memory is always mapped (copy_runner.c): !pageable is
-     * what setup's ctx->host_mapped will say. */
-    int p = cb_llh_protocol_for(bytes, ll_max, stage_max, !o->pageable);
-    chunks += copies * cb_llh_chunks(bytes, p);
+     * what setup's ctx->host_mapped will say. Single copies and windows may
+     * take different protocols: each copy counts as the one of fewer
+     * chunks, so that this stays the least the run moves. */
+    int p1 = cb_llh_protocol_for(bytes, ll_max, stage_max, !o->pageable);
+    int pw = cb_llh_protocol_for(bytes, window_ll_max, stage_max, !o->pageable);
+    uint32_t c1 = cb_llh_chunks(bytes, p1), cw = cb_llh_chunks(bytes, pw);
+    chunks += copies * (c1 < cw ? c1 : cw);
     if (chunks > CB_LLH_CHUNK_LIMIT) {
       snprintf(buf, len,
                "-k llhost -D %s: this run would pass more than %u chunks (llhost's 32-bit chunk "
@@ -157,9 +178,10 @@ const char *cb_copy_llh_refuse_run(const cb_copy_options *o, cb_copy_dir d, uint
 /* ---- setup ---------------------------------------------------------------------- */
 
 /* Whether some size above LL16 is staged from pinned memory (h2d,
- * CB_LLHOST_STAGE_MAX above CB_LLHOST_H2D_LL_MAX). */
+ * CB_LLHOST_STAGE_MAX above LL16's limit in a window, which is at most a
+ * single copy's). */
 static int stages_from_pinned(const llh_state *st) {
-  return st->stage_max > st->ll_max;
+  return st->stage_max > st->window_ll_max;
 }
 
 /* Whether this CPU's non-temporal stores keep LL16's 8-byte halves whole:
@@ -209,6 +231,7 @@ const char *cb_copy_llh_setup(cb_copy_ctx *ctx) {
   /* Both checked at start (tunables.c). */
   st->max_blocks = (int)cb_tunable("CB_LLHOST_BLOCKS");
   st->ll_max = ll_max_for(st->h2d);
+  st->window_ll_max = window_ll_max_for(st->h2d);
   st->stage_max = stage_max_for(st->h2d);
   st->nt_packets = nt_packets_for(st->h2d);
   /* Every block stays resident until the session stops: the GPU must hold
@@ -238,29 +261,38 @@ void cb_copy_llh_teardown(cb_copy_ctx *ctx) {
 
 /* ---- what it runs at each size ---------------------------------------------------- */
 
-static int protocol_of(const cb_copy_ctx *ctx, const llh_state *st, uint64_t bytes) {
-  return cb_llh_protocol_for(bytes, st->ll_max, st->stage_max, ctx->host_mapped != NULL);
+/* The protocol of a copy of bytes in a post of copies copies. */
+static int protocol_of(const cb_copy_ctx *ctx, const llh_state *st, uint64_t bytes,
+                       uint64_t copies) {
+  return cb_llh_protocol_for(bytes, post_ll_max(st->ll_max, st->window_ll_max, copies),
+                             st->stage_max, ctx->host_mapped != NULL);
 }
 
-const char *cb_copy_llh_protocol(const cb_copy_ctx *ctx, size_t bytes) {
-  return cb_llh_protocol_name(protocol_of(ctx, ctx->state, bytes));
+const char *cb_copy_llh_protocol(const cb_copy_ctx *ctx, size_t bytes, int copies) {
+  return cb_llh_protocol_name(protocol_of(ctx, ctx->state, bytes, (uint64_t)copies));
 }
 
 void cb_copy_llh_describe(const cb_copy_ctx *ctx, char *buf, size_t len) {
   const llh_state *st = ctx->state;
-  char ll[192] = "", nt[64] = "", staged[96] = "", flag[160];
+  char ll[256] = "", nt[64] = "", window[96] = "", staged[96] = "", flag[160];
   /* The CPU's store kind too: it depends on the CPU (nt_keeps_halves_whole()). */
   if (st->nt_packets)
     snprintf(nt, sizeof nt, ", non-temporal CPU stores for chunks of %u KiB or more",
              (CB_LLH_NT_PACKETS * CB_LLH_PACKET_DATA) >> 10);
+  /* Windows' limit, where it is below a single copy's. */
+  if (st->window_ll_max == 0 && st->ll_max > 0)
+    snprintf(window, sizeof window, ", none in windows (%s=0)", window_ll_max_name(st->h2d));
+  else if (st->window_ll_max < st->ll_max)
+    snprintf(window, sizeof window, ", in windows up to %llu B (%s)",
+             (unsigned long long)st->window_ll_max, window_ll_max_name(st->h2d));
   if (st->ll_max > 0)
-    snprintf(ll, sizeof ll, "LL16 up to %llu B (data and flag in one store%s; %s), ",
-             (unsigned long long)st->ll_max, nt, ll_max_name(st->h2d));
+    snprintf(ll, sizeof ll, "LL16 up to %llu B (data and flag in one store%s; %s)%s, ",
+             (unsigned long long)st->ll_max, nt, ll_max_name(st->h2d), window);
   if (ctx->host_mapped && stages_from_pinned(st))
     snprintf(staged, sizeof staged, "flag-staged up to %llu B (CB_LLHOST_STAGE_MAX), ",
              (unsigned long long)st->stage_max);
   snprintf(flag, sizeof flag, "%s (payload, then one flag per %u KiB chunk; %s)",
-           cb_llh_protocol_name(protocol_of(ctx, st, UINT64_MAX)), CB_LLH_FLAG_CHUNK >> 10,
+           cb_llh_protocol_name(protocol_of(ctx, st, UINT64_MAX, 1)), CB_LLH_FLAG_CHUNK >> 10,
            ctx->host_mapped
                ? (st->h2d ? "the GPU reads the host buffer" : "the GPU writes the host buffer")
                : "staged through a pinned ring by the CPU");
@@ -292,7 +324,7 @@ void cb_copy_llh_start(cb_copy_ctx *ctx, const cb_copy_call *call, int copies, c
    * block would release them all without stopping); the sweep never asks. */
   if (call->bytes == 0)
     cb_fatal("kernel %d (%s): a copy of 0 bytes", ctx->kernel_id, ctx->kernel_name);
-  st->protocol = protocol_of(ctx, st, call->bytes);
+  st->protocol = protocol_of(ctx, st, call->bytes, (uint64_t)copies);
   /* LL16 moves 8-byte halves; the flag protocol 16-byte vectors. */
   uintptr_t align = st->protocol == CB_LLH_LL16 ? 8 : 16;
   if (((uintptr_t)dev & (align - 1)) ||

@@ -4,10 +4,13 @@
  * protocols, the ring's layout, the control words and the kernel's
  * arguments. C and CUDA.
  *
- * Two protocols, chosen per size and direction (CB_LLHOST_H2D_LL_MAX,
- * CB_LLHOST_D2H_LL_MAX and, h2d, CB_LLHOST_STAGE_MAX; per rank):
+ * Two protocols, chosen per size, direction and post (CB_LLHOST_H2D_LL_MAX,
+ * CB_LLHOST_D2H_LL_MAX, their WINDOW_LL_MAX for a post of more than one
+ * copy and, h2d, CB_LLHOST_STAGE_MAX; per rank):
  *
- *  LL16, for copies of up to the direction's LL_MAX bytes: data and flag in one
+ *  LL16, for copies of up to the direction's LL_MAX bytes (in a window, its
+ *   WINDOW_LL_MAX: there the copies' round trips overlap and LL16's cost per
+ *   packet is what is left, docs/performance.md): data and flag in one
  *   store, no doorbell. Cheapest for a few packets, but every packet is
  *   polled on its own and carries 8 data bytes in 16.
  *  flag, above: the payload first, then ONE flag word per chunk of
@@ -246,7 +249,8 @@ typedef struct {
   uint64_t timeout_ns;
 } cb_llh_args;
 
-/* The protocol that moves a copy of bytes: LL16 up to ll_max (0: never),
+/* The protocol that moves a copy of bytes: LL16 up to ll_max (0: never; the
+ * caller passes a window's limit for a post of more than one copy),
  * else the flag protocol, staged up to stage_max (0: never) or where the GPU
  * cannot address the host buffer, direct otherwise. */
 static inline CB_LLH_HD cb_llh_protocol cb_llh_protocol_for(uint64_t bytes, uint64_t ll_max,

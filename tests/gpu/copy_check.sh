@@ -7,7 +7,7 @@
 # included, every byte validated (-c 1, a single copy and a window); pinned
 # and pageable host memory; one process (-g 2) and, with mpirun, two
 # processes (d2d through CUDA IPC); the --osu layout; llhost's protocols
-# one at a time at every size (CB_LLHOST_H2D_LL_MAX and CB_LLHOST_D2H_LL_MAX
+# one at a time at every size (CB_LLHOST_*_LL_MAX and CB_LLHOST_*_WINDOW_LL_MAX
 # 0: the flag protocol, direct with pinned memory, staged with pageable, and
 # h2d staged from pinned memory with CB_LLHOST_STAGE_MAX=1 TiB; 1 TiB: LL16),
 # then at their defaults, over
@@ -85,8 +85,9 @@ for run in "${RUNS[@]}"; do
 done
 
 # llhost's protocols one at a time, at every size: label prefix|both directions'
-# CB_LLHOST_*_LL_MAX|CB_LLHOST_STAGE_MAX|memory option. Sizes: odd ones (windows
-# up to 9 copies), one below and above the default crossovers (512 B d2h, 4 KiB h2d),
+# CB_LLHOST_*_LL_MAX and CB_LLHOST_*_WINDOW_LL_MAX|CB_LLHOST_STAGE_MAX|memory option.
+# Sizes: odd ones (windows up to 9 copies), one below and above the default crossovers
+# (single copies 512 B d2h, 4 KiB h2d; windows 64 B d2h, 1 KiB h2d),
 # h2d LL16's switch to non-temporal packet stores (chunks of 128 packets: from 1017 B,
 # on Intel CPUs), LL16's 4 KiB chunk and the flag protocol's 16 KiB chunk, and chunk + 1
 # growing past the rings (4 MiB staged).
@@ -100,6 +101,7 @@ LLHOST_MODES=(
 )
 LLHOST_SIZES=(
   "odd|-b 1 -e 200 -i 13 -n 3 -w 1 -W 9"
+  "64|-b 63 -e 65 -i 1 -n 3 -w 1 -W 7"
   "512|-b 511 -e 513 -i 1 -n 3 -w 1 -W 7"
   "1k|-b 1015 -e 1025 -i 1 -n 3 -w 1 -W 7"
   "4k|-b 4095 -e 4097 -i 1 -n 3 -w 1 -W 5"
@@ -109,7 +111,8 @@ LLHOST_SIZES=(
 for mode in "${LLHOST_MODES[@]}"; do
   IFS='|' read -r name ll_max stage_max memory <<<"$mode"
   tunables=() # empty: the defaults
-  [ -n "$ll_max" ] && tunables+=(CB_LLHOST_H2D_LL_MAX="$ll_max" CB_LLHOST_D2H_LL_MAX="$ll_max")
+  [ -n "$ll_max" ] && tunables+=(CB_LLHOST_H2D_LL_MAX="$ll_max" CB_LLHOST_D2H_LL_MAX="$ll_max"
+    CB_LLHOST_H2D_WINDOW_LL_MAX="$ll_max" CB_LLHOST_D2H_WINDOW_LL_MAX="$ll_max")
   [ -n "$stage_max" ] && tunables+=(CB_LLHOST_STAGE_MAX="$stage_max")
   for sizes in "${LLHOST_SIZES[@]}"; do
     # shellcheck disable=SC2086 # memory and the sizes are word lists

@@ -17,10 +17,11 @@ prints one section per run found (a run absent or without rows is left out):
                        after a random gap (--post_gap), without targets
   host_paths_pageable  the same rows with --pageable (flag-staged above the crossover)
   llhost_ll16, llhost_flag
-                       llhost's two protocols size by size (CB_LLHOST_H2D_LL_MAX and
-                       CB_LLHOST_D2H_LL_MAX huge, then 0), and the crossover they argue for
-                       in each direction: the largest size up to which LL16's latency is at
-                       most the flag protocol's at every size
+                       llhost's two protocols size by size (CB_LLHOST_*_LL_MAX and
+                       CB_LLHOST_*_WINDOW_LL_MAX huge, then 0), and the crossovers they argue
+                       for in each direction: the largest size up to which LL16's latency, and
+                       its window's time per copy, is at most the flag protocol's at every
+                       size
   llhost_blocks_<N>    llhost's latency and bandwidth for each CB_LLHOST_BLOCKS=N
   overlap_gemm         each kernel's bandwidth copies beside a GEMM: the copy's slowdown and
                        the GEMM's
@@ -200,19 +201,33 @@ def best_other(rs: list, direction: str, size: int) -> dict | None:
     return max(others, key=lambda r: r["algbw"], default=None)
 
 
+def ahead_up_to(a: list, b: list, direction: str, measurement: str) -> int:
+    """The largest size up to which LL16's time (rows a) is at most flag's (rows b) at every
+    size measured from the smallest; 0 where flag is ahead from the smallest."""
+    end = 0
+    for size in sizes_of(a, direction):
+        x = cell(a, "llhost", direction, size, measurement)
+        y = cell(b, "llhost", direction, size, measurement)
+        if not x or not y:
+            continue
+        if x["time_us"] > y["time_us"]:
+            break
+        end = size
+    return end
+
+
 def crossover(ll16: dict | None, flag: dict | None) -> list:
-    """LL16 against the flag protocol at each size, and the crossover they argue for."""
+    """LL16 against the flag protocol at each size, and the crossovers they argue for: of a
+    single copy's latency (CB_LLHOST_*_LL_MAX) and of a window's time per copy
+    (CB_LLHOST_*_WINDOW_LL_MAX)."""
     a, b = rows(ll16, "latency"), rows(flag, "latency")
     if not a or not b:
         return []
     ab, bb = rows(ll16, "bandwidth"), rows(flag, "bandwidth")
     out = ["== llhost's protocols: LL16 (llhost_ll16) against flag (llhost_flag) ==",
            f"  {'dir':4} {'size':>8}  {'LL16 us':>8} {'flag us':>8}  {'LL16 GB/s':>9} "
-           f"{'flag GB/s':>9}  faster latency"]
-    ends = {}
+           f"{'flag GB/s':>9}  faster latency, window"]
     for d in ("h2d", "d2h"):
-        last_ll16 = 0
-        ll16_ahead = True
         for size in sizes_of(a, d):
             x, y = cell(a, "llhost", d, size, "latency"), cell(b, "llhost", d, size, "latency")
             if not x or not y:
@@ -220,18 +235,18 @@ def crossover(ll16: dict | None, flag: dict | None) -> list:
             xb, yb = cell(ab, "llhost", d, size, "bandwidth"), cell(bb, "llhost", d, size,
                                                                     "bandwidth")
             faster = "LL16" if x["time_us"] <= y["time_us"] else "flag"
-            if faster == "LL16" and ll16_ahead:
-                last_ll16 = size
-            else:
-                ll16_ahead = False
+            window = "-" if not xb or not yb else \
+                "LL16" if xb["time_us"] <= yb["time_us"] else "flag"
             out.append(f"  {d:4} {format_bytes(size):>8}  {x['time_us']:8.2f} {y['time_us']:8.2f}  "
                        f"{num(xb and xb['algbw'], '9.3f')} "
-                       f"{num(yb and yb['algbw'], '9.3f')}  {faster}")
-        ends[d] = last_ll16
-    for d, end in ends.items():
-        out.append(f"  {d}: LL16's latency is at most flag's at every size up to "
-                   f"{format_bytes(end) if end else 'none (flag from the smallest size)'}"
-                   f" (CB_LLHOST_{d.upper()}_LL_MAX={end})")
+                       f"{num(yb and yb['algbw'], '9.3f')}  {faster}, {window}")
+    for d in ("h2d", "d2h"):
+        for what, m, rs, var in (("latency", "latency", (a, b), "LL_MAX"),
+                                 ("window", "bandwidth", (ab, bb), "WINDOW_LL_MAX")):
+            end = ahead_up_to(rs[0], rs[1], d, m)
+            out.append(f"  {d}: LL16's {what} is at most flag's at every size up to "
+                       f"{format_bytes(end) if end else 'none (flag from the smallest size)'}"
+                       f" (CB_LLHOST_{d.upper()}_{var}={end})")
     return out
 
 

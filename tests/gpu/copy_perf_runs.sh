@@ -15,8 +15,8 @@
 #                   time, the floor too (docs/copy_perf.md, "Posted at random times")
 #   host_paths_pageable  host_paths with --pageable
 #   llhost_ll16, llhost_flag  ce and llhost, 8 B..256 KiB, llhost with one protocol at
-#                   every size (CB_LLHOST_H2D_LL_MAX and CB_LLHOST_D2H_LL_MAX 1 TiB,
-#                   then 0): the crossover of each direction
+#                   every size (CB_LLHOST_*_LL_MAX and CB_LLHOST_*_WINDOW_LL_MAX 1 TiB,
+#                   then 0): the crossovers of each direction, single copies and windows
 #   llhost_blocks   llhost, 8 B..64 KiB, with CB_LLHOST_BLOCKS 1, 8, 32 and 128
 #                   (llhost_blocks_<N>)
 #   overlap_gemm    every kernel's bandwidth copies beside a cuBLAS GEMM, 4 KiB..1 MiB
@@ -88,6 +88,7 @@ record host_paths_large "$PROG" -k all -D h2d,d2h -b 512K -e 64M -f 2 -n 20 -w 5
 record host_paths_gap "$PROG" -k all --post_gap 2000 "${SMALL[@]}"
 record host_paths_pageable "$PROG" --pageable -k all "${SMALL[@]}"
 record llhost_ll16 env CB_LLHOST_H2D_LL_MAX=$LL16_ALWAYS CB_LLHOST_D2H_LL_MAX=$LL16_ALWAYS \
+  CB_LLHOST_H2D_WINDOW_LL_MAX=$LL16_ALWAYS CB_LLHOST_D2H_WINDOW_LL_MAX=$LL16_ALWAYS \
   "$PROG" -k ce,llhost "${SMALL[@]}"
 record llhost_flag env CB_LLHOST_H2D_LL_MAX=0 CB_LLHOST_D2H_LL_MAX=0 "$PROG" -k ce,llhost \
   "${SMALL[@]}"

@@ -158,11 +158,16 @@ class BadInput(ErrorAssertions, unittest.TestCase):
         line = self.assertOneLineError(run("-k", "llhost", "-D", "d2h", *big), "-k llhost -D d2h",
                                        "by 1073741824 B", "71635 copies of each size", "-n")
         self.assertIn("32-bit chunk numbers", line)
-        # LL16's chunks hold 4 KiB: the same run at 256 MiB is as many chunks as 1 GiB's.
-        self.assertOneLineError(run("-k", "llhost", "-D", "h2d", "-b", "256M", "-e", "256M",
-                                    "-n", "1100",
-                                    env_extra={"CB_LLHOST_H2D_LL_MAX": "1099511627776"}),
+        # LL16's chunks hold 4 KiB: the same run at 256 MiB is as many chunks as 1 GiB's, with
+        # LL16 for single copies and windows both; with LL16 for single copies only, each copy
+        # counts as a window's (flag: 16 KiB chunks), the least the run moves, which fits.
+        ll16 = {"CB_LLHOST_H2D_LL_MAX": "1099511627776"}
+        at_256m = ("-k", "llhost", "-D", "h2d", "-b", "256M", "-e", "256M", "-n", "1100")
+        self.assertOneLineError(run(*at_256m, env_extra={**ll16,
+                                                         "CB_LLHOST_H2D_WINDOW_LL_MAX":
+                                                         "1099511627776"}),
                                 "by 268435456 B")
+        self.assertOneLineError(run(*at_256m, env_extra=ll16), NO_GPU, gpu_message=True)
         for fits in (("-k", "llhost", "-b", "1G", "-e", "1G", "-n", "1000"), ("-k", "ce", *big)):
             self.assertOneLineError(run(*fits), NO_GPU, gpu_message=True)
 
@@ -309,9 +314,11 @@ class ReportFiles(unittest.TestCase):
         self.assertEqual(lat["over_floor_us"], 7.0 - 2.25)
         self.assertNotIn("over_floor_us", bw)
         self.assertNotIn("protocol", lat)
+        # Per measurement: 4 KiB h2d is LL16 alone, flag-direct in a window; the last row was
+        # skipped.
         llhost = [r for r in results if r["kernel_name"] == "llhost"]
-        self.assertEqual([r.get("protocol") for r in llhost],  # the last row was skipped
-                         ["ll16", "ll16", "flag-direct", "flag-direct", "ll16", "ll16", None, None])
+        self.assertEqual([r.get("protocol") for r in llhost],
+                         ["ll16", "ll16", "ll16", "flag-direct", "ll16", "ll16", None, None])
         skipped = results[-1]
         self.assertEqual(skipped["skipped"], "above a made-up limit")
         self.assertNotIn("time_us", skipped)
@@ -340,7 +347,7 @@ class ReportFiles(unittest.TestCase):
         self.assertEqual(float(body[0]["over_floor_us"]), 7.0 - 2.25)
         self.assertEqual(body[1]["over_floor_us"], "")
         self.assertEqual([r["protocol"] for r in body if r["kernel_name"] == "llhost"],
-                         ["ll16", "ll16", "flag-direct", "flag-direct", "ll16", "ll16", "", ""])
+                         ["ll16", "ll16", "ll16", "flag-direct", "ll16", "ll16", "", ""])
         # No --overlap: its columns are empty.
         self.assertTrue(all(r["overlap_load"] == "" and r["overlap_note"] == "" for r in body))
 

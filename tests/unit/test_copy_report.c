@@ -78,10 +78,17 @@ static void build(cb_copy_report *r) {
       row(3, CB_H2D, 8, 2.5, 3.0, 0.4, 0),  row(3, CB_H2D, 4096, 3.2, 4.0, 0.8, 0),
       row(0, CB_D2H, 8, 6.0, 7.0, 0.5, 0),  row(3, CB_D2H, 8, 2.0, 2.5, 0.3, 0),
   };
-  /* llhost's rows say which of its protocols moved them. */
-  snprintf(rows[4].protocol, sizeof rows[4].protocol, "ll16");
-  snprintf(rows[5].protocol, sizeof rows[5].protocol, "flag-direct");
-  snprintf(rows[7].protocol, sizeof rows[7].protocol, "ll16");
+  /* llhost's rows say which of its protocols moved them, each measurement
+   * its own (a single copy and a window may take different ones). */
+  static const struct {
+    int row;
+    const char *latency, *bandwidth;
+  } protocols[] = {{4, "ll16", "ll16"}, {5, "ll16", "flag-direct"}, {7, "ll16", "ll16"}};
+  for (size_t i = 0; i < sizeof protocols / sizeof protocols[0]; i++) {
+    cb_copy_measure *m = rows[protocols[i].row].m;
+    snprintf(m[CB_COPY_LAT].protocol, sizeof m[CB_COPY_LAT].protocol, "%s", protocols[i].latency);
+    snprintf(m[CB_COPY_BW].protocol, sizeof m[CB_COPY_BW].protocol, "%s", protocols[i].bandwidth);
+  }
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) cb_copy_report_add(r, &rows[i]);
   r->floor = (cb_copy_floor){.ran = 1, .trips = 10, .p50_us = 2.25, .p99_us = 2.75};
   cb_copy_row skip;
@@ -286,6 +293,11 @@ static void test_files(const cb_copy_report *r, const char *json, const char *cs
                     ",,,,,,,,\n");
   CHECK_CONTAINS(c, "\ncopy_perf,0,ce,h2d,latency,pinned,8,1,10,7,7,9,0.001142857143,0,,,4.75"
                     ",,,,,,,,\n");
+  /* llhost's 4 KiB h2d: LL16 for the single copy, flag-direct for the window. */
+  CHECK_CONTAINS(c, "\ncopy_perf,4,llhost,h2d,latency,pinned,4096,1,10,3.2,3.2,4,1.28,0,,ll16,0.95"
+                    ",,,,,,,,\n");
+  CHECK_CONTAINS(c, "\ncopy_perf,4,llhost,h2d,bandwidth,pinned,4096,64,10,0.8,,,5.12,0,,"
+                    "flag-direct,,,,,,,,,\n");
   free(c);
   if (json) {
     FILE *f = fopen(json, "w");

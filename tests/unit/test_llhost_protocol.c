@@ -298,6 +298,9 @@ typedef struct {
   const char *ll_max;    /* the direction's CB_LLHOST_*_LL_MAX; NULL: its default */
   const char *blocks;    /* CB_LLHOST_BLOCKS */
   const char *stage_max; /* CB_LLHOST_STAGE_MAX; NULL: its default */
+  /* The direction's CB_LLHOST_*_WINDOW_LL_MAX; NULL: ll_max where that is
+   * set (one limit for single copies and windows), else its default. */
+  const char *window_ll_max;
 } setup;
 
 /* Beyond both rings: 4 MiB of LL16 data, 16 MiB of flag chunks. */
@@ -321,6 +324,9 @@ static cb_copy_ctx open_setup(const setup *su) {
   const int h2d = su->dir == CB_H2D;
   set_or_unset(h2d ? "CB_LLHOST_H2D_LL_MAX" : "CB_LLHOST_D2H_LL_MAX", su->ll_max);
   setenv(h2d ? "CB_LLHOST_D2H_LL_MAX" : "CB_LLHOST_H2D_LL_MAX", "1099511627776", 1);
+  set_or_unset(h2d ? "CB_LLHOST_H2D_WINDOW_LL_MAX" : "CB_LLHOST_D2H_WINDOW_LL_MAX",
+               su->window_ll_max ? su->window_ll_max : su->ll_max);
+  setenv(h2d ? "CB_LLHOST_D2H_WINDOW_LL_MAX" : "CB_LLHOST_H2D_WINDOW_LL_MAX", "1099511627776", 1);
   set_or_unset("CB_LLHOST_STAGE_MAX", su->stage_max);
   char why[256];
   CHECK(cb_tunables_read(CB_TUNE_COPY, why, sizeof why) == NULL);
@@ -396,7 +402,7 @@ static void run_setup(const setup *su) {
       const int window = big ? big_windows[w] : w + 1;
       long long early = session(&ctx, su, n, window, big ? 1 : 6, seed, 0);
       CHECKF(early == 0, "%s, %zu B (%s), window %d: %lld bytes missing when complete returned",
-             name, n, cb_copy_llh_protocol(&ctx, n), window, early);
+             name, n, cb_copy_llh_protocol(&ctx, n, window), window, early);
       long long wrong = cb_copy_pattern_check(call_of(su->dir, n).dst, n, seed);
       CHECKF(wrong == 0, "%s, %zu B, window %d: %lld wrong bytes", name, n, window, wrong);
       if (!CHECK(!atomic_load(&emu_failed))) goto out;
@@ -427,11 +433,12 @@ static const char *nt_words(const setup *su) {
   return su->dir == CB_H2D && nt ? ", non-temporal CPU stores for chunks of 1 KiB or more" : "";
 }
 
-/* The protocol a setup gives size n, and the line its block's header
- * prints: header_fmt with nt_words() for its %s, where it has one. */
+/* The protocol a setup gives a single copy of n bytes, and the line its
+ * block's header prints: header_fmt with nt_words() for its %s, where it
+ * has one. */
 static void check_header(setup su, size_t n, const char *protocol, const char *header_fmt) {
   cb_copy_ctx ctx = open_setup(&su);
-  CHECK_STR(cb_copy_llh_protocol(&ctx, n), protocol);
+  CHECK_STR(cb_copy_llh_protocol(&ctx, n, 1), protocol);
   char line[512], header[512];
   cb_copy_llh_describe(&ctx, line, sizeof line);
   snprintf(header, sizeof header, header_fmt, nt_words(&su));
@@ -441,36 +448,55 @@ static void check_header(setup su, size_t n, const char *protocol, const char *h
 
 /* The protocol each size takes, and the line the block's header prints. */
 static void test_protocol_names(void) {
-  setup su = {CB_H2D, 0, NULL, "2", NULL}; /* the defaults */
+  setup su = {CB_H2D, 0, NULL, "2", NULL, NULL}; /* the defaults */
   cb_copy_ctx ctx = open_setup(&su);
-  CHECK_STR(cb_copy_llh_protocol(&ctx, 1), "ll16");
-  CHECK_STR(cb_copy_llh_protocol(&ctx, 4096), "ll16");
-  CHECK_STR(cb_copy_llh_protocol(&ctx, 4097), "flag-direct");
-  CHECK_STR(cb_copy_llh_protocol(&ctx, 8192), "flag-direct");
+  CHECK_STR(cb_copy_llh_protocol(&ctx, 1, 1), "ll16");
+  CHECK_STR(cb_copy_llh_protocol(&ctx, 4096, 1), "ll16");
+  CHECK_STR(cb_copy_llh_protocol(&ctx, 4097, 1), "flag-direct");
+  CHECK_STR(cb_copy_llh_protocol(&ctx, 8192, 1), "flag-direct");
+  /* A window (a post of two copies or more) leaves LL16 above 1 KiB. */
+  CHECK_STR(cb_copy_llh_protocol(&ctx, 1024, 2), "ll16");
+  CHECK_STR(cb_copy_llh_protocol(&ctx, 1025, 2), "flag-direct");
+  CHECK_STR(cb_copy_llh_protocol(&ctx, 4096, 64), "flag-direct");
+  cb_copy_llh_teardown(&ctx);
+  ctx = open_setup(&(setup){CB_D2H, 0, NULL, "2", NULL, NULL}); /* d2h windows: LL16 up to 64 B */
+  CHECK_STR(cb_copy_llh_protocol(&ctx, 64, 64), "ll16");
+  CHECK_STR(cb_copy_llh_protocol(&ctx, 65, 64), "flag-direct");
+  CHECK_STR(cb_copy_llh_protocol(&ctx, 512, 1), "ll16");
+  cb_copy_llh_teardown(&ctx);
+  /* A window's limit above the direction's LL_MAX is held to it. */
+  ctx = open_setup(&(setup){CB_H2D, 0, "512", "2", NULL, "4096"});
+  CHECK_STR(cb_copy_llh_protocol(&ctx, 512, 9), "ll16");
+  CHECK_STR(cb_copy_llh_protocol(&ctx, 513, 9), "flag-direct");
   cb_copy_llh_teardown(&ctx);
   check_header(su, 4097, "flag-direct",
                "protocol: LL16 up to 4096 B (data and flag in one store%s; CB_LLHOST_H2D_LL_MAX), "
-               "then flag-direct (payload, then one flag per 16 KiB chunk; the GPU reads the "
-               "host buffer)");
-  /* Staged from pinned memory only where CB_LLHOST_STAGE_MAX asks. */
-  check_header((setup){CB_H2D, 0, NULL, "2", "8192"}, 8192, "flag-staged",
+               "in windows up to 1024 B (CB_LLHOST_H2D_WINDOW_LL_MAX), then flag-direct "
+               "(payload, then one flag per 16 KiB chunk; the GPU reads the host buffer)");
+  check_header((setup){CB_H2D, 0, NULL, "2", NULL, "0"}, 4096, "ll16",
                "protocol: LL16 up to 4096 B (data and flag in one store%s; CB_LLHOST_H2D_LL_MAX), "
-               "flag-staged up to 8192 B (CB_LLHOST_STAGE_MAX), then flag-direct (payload, "
+               "none in windows (CB_LLHOST_H2D_WINDOW_LL_MAX=0), then flag-direct (payload, "
                "then one flag per 16 KiB chunk; the GPU reads the host buffer)");
-  /* d2h: LL16 up to 512 B by default; it stages nothing from pinned memory
-   * (direct is the faster there). */
-  check_header((setup){CB_D2H, 0, NULL, "2", "8192"}, 513, "flag-direct",
+  /* Staged from pinned memory only where CB_LLHOST_STAGE_MAX asks. */
+  check_header((setup){CB_H2D, 0, NULL, "2", "8192", NULL}, 8192, "flag-staged",
+               "protocol: LL16 up to 4096 B (data and flag in one store%s; CB_LLHOST_H2D_LL_MAX), "
+               "in windows up to 1024 B (CB_LLHOST_H2D_WINDOW_LL_MAX), flag-staged up to 8192 B "
+               "(CB_LLHOST_STAGE_MAX), then flag-direct (payload, then one flag per 16 KiB "
+               "chunk; the GPU reads the host buffer)");
+  /* d2h: LL16 up to 512 B by default, 64 B in windows; it stages nothing
+   * from pinned memory (direct is the faster there). */
+  check_header((setup){CB_D2H, 0, NULL, "2", "8192", NULL}, 513, "flag-direct",
+               "protocol: LL16 up to 512 B (data and flag in one store%s; CB_LLHOST_D2H_LL_MAX), "
+               "in windows up to 64 B (CB_LLHOST_D2H_WINDOW_LL_MAX), then flag-direct (payload, "
+               "then one flag per 16 KiB chunk; the GPU writes the host buffer)");
+  check_header((setup){CB_D2H, 0, "512", "2", NULL, NULL}, 512, "ll16",
                "protocol: LL16 up to 512 B (data and flag in one store%s; CB_LLHOST_D2H_LL_MAX), "
                "then flag-direct (payload, then one flag per 16 KiB chunk; the GPU writes the "
                "host buffer)");
-  check_header((setup){CB_D2H, 0, NULL, "2", NULL}, 512, "ll16",
-               "protocol: LL16 up to 512 B (data and flag in one store%s; CB_LLHOST_D2H_LL_MAX), "
-               "then flag-direct (payload, then one flag per 16 KiB chunk; the GPU writes the "
-               "host buffer)");
-  check_header((setup){CB_H2D, 0, "0", "2", "0"}, 1, "flag-direct",
+  check_header((setup){CB_H2D, 0, "0", "2", "0", NULL}, 1, "flag-direct",
                "protocol: flag-direct (payload, then one flag per 16 KiB chunk; the GPU reads "
                "the host buffer) at every size (CB_LLHOST_H2D_LL_MAX=0)");
-  check_header((setup){CB_D2H, 1, "0", "2", NULL}, 1, "flag-staged",
+  check_header((setup){CB_D2H, 1, "0", "2", NULL, NULL}, 1, "flag-staged",
                "protocol: flag-staged (payload, then one flag per 16 KiB chunk; staged through "
                "a pinned ring by the CPU) at every size (CB_LLHOST_D2H_LL_MAX=0)");
 }
@@ -484,12 +510,12 @@ static void test_both_store_kinds(void) {
     if (mode == 1) break; /* no non-temporal store to use */
 #endif
     set_nt_stores(mode);
-    check_header((setup){CB_H2D, 0, NULL, "2", NULL}, 4096, "ll16",
+    check_header((setup){CB_H2D, 0, "4096", "2", NULL, NULL}, 4096, "ll16",
                  "protocol: LL16 up to 4096 B (data and flag in one store%s; "
                  "CB_LLHOST_H2D_LL_MAX), then flag-direct (payload, then one flag per 16 KiB "
                  "chunk; the GPU reads the host buffer)");
-    run_setup(&(setup){CB_H2D, 0, "1099511627776", "3", NULL});
-    run_setup(&(setup){CB_H2D, 1, "1099511627776", "2", NULL});
+    run_setup(&(setup){CB_H2D, 0, "1099511627776", "3", NULL, NULL});
+    run_setup(&(setup){CB_H2D, 1, "1099511627776", "2", NULL, NULL});
   }
   set_nt_stores(-1);
 }
@@ -511,16 +537,17 @@ static void test_broken_kernels_are_caught(void) {
   const size_t n = 3 * 16384 + 5; /* flag protocol: several chunks, a partial one */
   static const char *const late = "releases its flag before its payload is in place";
   for (int pageable = 0; pageable <= 1; pageable++) {
-    setup h2d = {CB_H2D, pageable, "0", "2", "0"}, d2h = {CB_D2H, pageable, "0", "2", NULL};
+    setup h2d = {CB_H2D, pageable, "0", "2", "0", NULL},
+          d2h = {CB_D2H, pageable, "0", "2", NULL, NULL};
     expect_caught(&h2d, FLAG_BEFORE_PAYLOAD, n, late);
     expect_caught(&d2h, FLAG_BEFORE_PAYLOAD, n, late);
   }
   /* Staged h2d: the slot holds nothing yet (or an older chunk) until the
    * CPU posts, which the session holds back while the kernel reads. */
-  setup staged = {CB_H2D, 1, "0", "1", NULL};
+  setup staged = {CB_H2D, 1, "0", "1", NULL, NULL};
   expect_caught(&staged, PAYLOAD_BEFORE_FLAG, n, "reads its payload before its flag");
   /* The same, staged from pinned memory. */
-  setup staged_pinned = {CB_H2D, 0, "0", "1", "1099511627776"};
+  setup staged_pinned = {CB_H2D, 0, "0", "1", "1099511627776", NULL};
   expect_caught(&staged_pinned, PAYLOAD_BEFORE_FLAG, n, "reads its payload before its flag");
   expect_caught(&staged_pinned, FLAG_BEFORE_PAYLOAD, n, late);
 }
@@ -530,27 +557,28 @@ int main(void) {
   dev_buf = aligned_alloc(4096, (MAX_BYTES + 4095) / 4096 * 4096);
   test_protocol_names();
   static const setup setups[] = {
-      /* The defaults: LL16 up to 4 KiB h2d and 512 B d2h, the flag
-       * protocol above, nothing staged from pinned memory; h2d staged from
-       * pinned memory up to 8 KiB (CB_LLHOST_STAGE_MAX=8192), between the
-       * two. d2h with LL16 up to 1 KiB too. */
-      {CB_H2D, 0, NULL, "1", NULL},
-      {CB_H2D, 0, NULL, "3", "8192"},
-      {CB_H2D, 1, NULL, "3", NULL},
-      {CB_D2H, 0, NULL, "1", NULL},
-      {CB_D2H, 0, NULL, "3", NULL},
-      {CB_D2H, 1, NULL, "3", NULL},
-      {CB_D2H, 0, "1024", "3", NULL},
+      /* The defaults: LL16 up to 4 KiB h2d and 512 B d2h (1 KiB and 64 B
+       * in windows: the sessions sized for a window take the flag protocol
+       * above), the flag protocol above, nothing staged from pinned memory;
+       * h2d staged from pinned memory up to 8 KiB (CB_LLHOST_STAGE_MAX=8192),
+       * between the two. d2h with LL16 up to 1 KiB too. */
+      {CB_H2D, 0, NULL, "1", NULL, NULL},
+      {CB_H2D, 0, NULL, "3", "8192", NULL},
+      {CB_H2D, 1, NULL, "3", NULL, NULL},
+      {CB_D2H, 0, NULL, "1", NULL, NULL},
+      {CB_D2H, 0, NULL, "3", NULL, NULL},
+      {CB_D2H, 1, NULL, "3", NULL, NULL},
+      {CB_D2H, 0, "1024", "3", NULL, NULL},
       /* The flag protocol at every size: direct, staged from pageable
        * memory, staged from pinned memory (h2d). */
-      {CB_H2D, 0, "0", "2", "0"},
-      {CB_H2D, 1, "0", "1", NULL},
-      {CB_H2D, 0, "0", "3", "1099511627776"},
-      {CB_D2H, 0, "0", "2", NULL},
-      {CB_D2H, 1, "0", "1", NULL},
+      {CB_H2D, 0, "0", "2", "0", NULL},
+      {CB_H2D, 1, "0", "1", NULL, NULL},
+      {CB_H2D, 0, "0", "3", "1099511627776", NULL},
+      {CB_D2H, 0, "0", "2", NULL, NULL},
+      {CB_D2H, 1, "0", "1", NULL, NULL},
       /* LL16 at every size. */
-      {CB_H2D, 0, "1099511627776", "3", NULL},
-      {CB_D2H, 1, "1099511627776", "3", NULL},
+      {CB_H2D, 0, "1099511627776", "3", NULL, NULL},
+      {CB_D2H, 1, "1099511627776", "3", NULL, NULL},
   };
   for (size_t i = 0; i < sizeof setups / sizeof setups[0] && !atomic_load(&emu_failed); i++)
     run_setup(&setups[i]);

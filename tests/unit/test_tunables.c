@@ -53,9 +53,10 @@ static void test_rows_are_sound(void) {
 
 /* Only the LL grid, and copy_perf's own resident kernel, may differ per rank. */
 static void test_what_may_differ(void) {
-  static const char *const own[] = {"CB_LL_BLOCK_WARPS",    "CB_LL_MAX_WARPS",
-                                    "CB_LLHOST_BLOCKS",     "CB_LLHOST_H2D_LL_MAX",
-                                    "CB_LLHOST_D2H_LL_MAX", "CB_LLHOST_STAGE_MAX"};
+  static const char *const own[] = {
+      "CB_LL_BLOCK_WARPS",           "CB_LL_MAX_WARPS",      "CB_LLHOST_BLOCKS",
+      "CB_LLHOST_H2D_LL_MAX",        "CB_LLHOST_D2H_LL_MAX", "CB_LLHOST_H2D_WINDOW_LL_MAX",
+      "CB_LLHOST_D2H_WINDOW_LL_MAX", "CB_LLHOST_STAGE_MAX"};
   int n, per_rank = 0;
   const cb_tunable_row *rows = cb_tunable_rows(&n);
   for (int i = 0; i < n; i++) {
@@ -64,7 +65,7 @@ static void test_what_may_differ(void) {
     CHECKF(rows[i].per_rank == listed, "%s: per_rank %d", rows[i].name, rows[i].per_rank);
     per_rank += rows[i].per_rank;
   }
-  CHECK_EQ_INT(per_rank, 6);
+  CHECK_EQ_INT(per_rank, 8);
 }
 
 /* Bounds that size arrays or allocations in the mesh and copy layers. */
@@ -167,6 +168,8 @@ static void check_llhost_crossover(const char *name, long fallback) {
 static void test_llhost_crossover(void) {
   check_llhost_crossover("CB_LLHOST_H2D_LL_MAX", 4096);
   check_llhost_crossover("CB_LLHOST_D2H_LL_MAX", 512);
+  check_llhost_crossover("CB_LLHOST_H2D_WINDOW_LL_MAX", 1024);
+  check_llhost_crossover("CB_LLHOST_D2H_WINDOW_LL_MAX", 64);
   /* The name both directions once shared is refused, set to anything,
    * naming what replaced it; collectives do not read it. */
   CHECK(cb_tunable_find("CB_LLHOST_LL_MAX") == NULL);

@@ -8,13 +8,14 @@ The stand-in's times (microseconds) are chosen so that each verdict is known:
   ce latency            6.50 + size / 10,000
   llhost latency        LL16 (size <= the direction's CB_LLHOST_*_LL_MAX): 2.30 + size / 1,000;
                         flag: 3.00 + size / 10,000
-  bandwidth             size / latency / 1000 GB/s, llhost's window 3 x ce's
+  window, time per copy ce: its latency; llhost: a third of its protocol's latency, LL16 up
+                        to the direction's CB_LLHOST_*_WINDOW_LL_MAX (1 KiB h2d, 64 B d2h)
 With the default crossovers (4096 h2d, 512 d2h), llhost meets <= 0.6 x ce from 8 B to 4 KiB
 but at h2d 2 and 4 KiB (LL16 there: 4.35 against 6.70, 0.65; 6.40 against 6.91), 8 B's floor target
 (2.31 - 2.00 = 0.31), 4 KiB's bandwidth target, and misses nothing up to 256 KiB (3.00 +
 26.2 = 29.2 against 6.5 + 26.2 = 32.7); LL16 against flag: 2.30 + s/1000 <= 3.00 + s/10000
-holds up to s = 777, so the crossover read back is 512 both ways. llhost's window is the
-fastest at every size.
+holds up to s = 777, so the crossovers read back are 512 both ways, for latency and windows
+alike. llhost's window is the fastest at every size.
 """
 
 import json
@@ -50,19 +51,22 @@ dirs = opt("-D", "h2d,d2h").split(",")
 lo, hi, factor = size(opt("-b", "1")), size(opt("-e", "4M")), int(opt("-f", "2"))
 ll_max = {"h2d": int(os.environ.get("CB_LLHOST_H2D_LL_MAX", "4096")),
           "d2h": int(os.environ.get("CB_LLHOST_D2H_LL_MAX", "512"))}
+window_ll_max = {d: min(ll_max[d], int(os.environ.get(f"CB_LLHOST_{d.upper()}_WINDOW_LL_MAX",
+                                                      {"h2d": "1024", "d2h": "64"}[d])))
+                 for d in ll_max}
 wrong = int(os.environ.get("STANDIN_WRONG", "0"))
 rows = []
 s = lo
 while s <= hi:
     for k in kernels:
         for d in dirs:
-            if k == "llhost":
-                proto = "ll16" if s <= ll_max[d] else "flag-direct"
-                lat = 2.30 + s / 1000 if proto == "ll16" else 3.00 + s / 10000
-            else:
-                proto, lat = "", 6.50 + s / 10000
-            bw = s / lat / 1000 * (3 if k == "llhost" else 1)
-            for m, t in (("latency", lat), ("bandwidth", s / bw / 1000)):
+            for m, limit in (("latency", ll_max[d]), ("bandwidth", window_ll_max[d])):
+                if k == "llhost":
+                    proto = "ll16" if s <= limit else "flag-direct"
+                    lat = 2.30 + s / 1000 if proto == "ll16" else 3.00 + s / 10000
+                else:
+                    proto, lat = "", 6.50 + s / 10000
+                t = lat if m == "latency" else lat / (3 if k == "llhost" else 1)
                 r = {"kernel_name": k, "direction": d, "size": s, "measurement": m,
                      "time_us": t, "algbw": s / t / 1000, "wrong": wrong}
                 if proto:
@@ -173,6 +177,11 @@ def test_crossover_read_from_the_two_protocol_runs(tmp_path):
     for d in ("h2d", "d2h"):
         assert (f"  {d}: LL16's latency is at most flag's at every size up to 512 B "
                 f"(CB_LLHOST_{d.upper()}_LL_MAX=512)") in r.stdout
+        assert (f"  {d}: LL16's window is at most flag's at every size up to 512 B "
+                f"(CB_LLHOST_{d.upper()}_WINDOW_LL_MAX=512)") in r.stdout
+    # Each size's verdicts, latency then window: LL16 at 512 B, flag from 1 KiB.
+    assert line_of(r.stdout, "h2d", "512", "B").endswith("LL16, LL16")
+    assert line_of(r.stdout, "d2h", "1", "KiB").endswith("flag, flag")
 
 
 def test_overlap_rows_show_both_slowdowns(tmp_path):
