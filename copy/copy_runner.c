@@ -412,7 +412,7 @@ static void run_direction(copy_rank *st, cb_copy_dir d) {
       fflush(stdout);
       continue;
     }
-    char protocol[512]; /* llhost's longest is some 290 characters */
+    char protocol[512]; /* llhost's longest is some 350 characters */
     if (kd->describe) kd->describe(&ctx, protocol, sizeof protocol);
     if (out) cb_copy_text_kernel_header(out, r, k, kd->describe ? protocol : NULL);
     for (size_t i = 0; i < nsizes; i++) {

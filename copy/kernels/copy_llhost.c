@@ -53,7 +53,7 @@ typedef struct {
   cb_llh_ctrl *ctrl_dev;
   int max_blocks;         /* CB_LLHOST_BLOCKS */
   uint64_t ll_max;        /* ll_max_for(h2d) */
-  uint64_t window_ll_max; /* window_ll_max_for(h2d) */
+  uint64_t window_ll_max; /* window_ll_max_for(h2d, ll_max) */
   uint64_t stage_max;     /* stage_max_for(h2d) */
   int nt_packets;         /* h2d LL16: large chunks' packets by non-temporal stores (Intel only) */
   int nt_pending;         /* non-temporal stores not yet fenced */
@@ -120,13 +120,14 @@ static uint64_t ll_max_for(int h2d) {
 
 /* The LL16 limit of a window (a post of more than one copy):
  * CB_LLHOST_H2D_WINDOW_LL_MAX or CB_LLHOST_D2H_WINDOW_LL_MAX, and never
- * above the direction's LL_MAX (0 there: the flag protocol at every size). */
+ * above ll_max, the direction's LL_MAX (0 there: the flag protocol at every
+ * size). */
 static const char *window_ll_max_name(int h2d) {
   return h2d ? "CB_LLHOST_H2D_WINDOW_LL_MAX" : "CB_LLHOST_D2H_WINDOW_LL_MAX";
 }
-static uint64_t window_ll_max_for(int h2d) {
-  uint64_t w = (uint64_t)cb_tunable(window_ll_max_name(h2d)), ll = ll_max_for(h2d);
-  return w < ll ? w : ll;
+static uint64_t window_ll_max_for(int h2d, uint64_t ll_max) {
+  uint64_t w = (uint64_t)cb_tunable(window_ll_max_name(h2d));
+  return w < ll_max ? w : ll_max;
 }
 
 /* The LL16 limit of a post of copies copies. */
@@ -149,7 +150,8 @@ static uint64_t stage_max_for(int h2d) {
  * which count_chunks still bounds). */
 const char *cb_copy_llh_refuse_run(const cb_copy_options *o, cb_copy_dir d, uint64_t copies,
                                    char *buf, size_t len) {
-  const uint64_t ll_max = ll_max_for(d == CB_H2D), window_ll_max = window_ll_max_for(d == CB_H2D);
+  const uint64_t ll_max = ll_max_for(d == CB_H2D);
+  const uint64_t window_ll_max = window_ll_max_for(d == CB_H2D, ll_max);
   const uint64_t stage_max = stage_max_for(d == CB_H2D);
   uint64_t chunks = 0;
   for (size_t i = 0; i < cb_sweep_count(&o->sweep); i++) {
@@ -231,7 +233,7 @@ const char *cb_copy_llh_setup(cb_copy_ctx *ctx) {
   /* Both checked at start (tunables.c). */
   st->max_blocks = (int)cb_tunable("CB_LLHOST_BLOCKS");
   st->ll_max = ll_max_for(st->h2d);
-  st->window_ll_max = window_ll_max_for(st->h2d);
+  st->window_ll_max = window_ll_max_for(st->h2d, st->ll_max);
   st->stage_max = stage_max_for(st->h2d);
   st->nt_packets = nt_packets_for(st->h2d);
   /* Every block stays resident until the session stops: the GPU must hold
