@@ -51,7 +51,7 @@ space := $(empty) $(empty)
 ARCH_LIST = $(subst $(space),;,$(strip $(1)))
 CUDA_ARCHS := $(or $(CUDA_ARCH),$(call ARCH_LIST,$(GENCODE_ARCHS)),$(call ARCH_LIST,$(GPU_ARCHS)),90)
 
-.PHONY: all build configure test run format clean
+.PHONY: all build configure test run format docs clean
 
 all: build
 
@@ -118,6 +118,11 @@ NGPUS ?= $(shell nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 run: build
 	$(if $(SANITIZED),@$(WRITE_SUPPRESSIONS))
 	NCCL_NVLS_ENABLE=0 $(if $(SANITIZED),$(SANITIZER_ENV) )$(BUILD)/all_reduce_perf$(NAME_SUFFIX) -b 8 -e 1G -f 2$(if $(filter-out 0,$(NGPUS)), -g $(NGPUS))
+
+# The kernel tables of README.md and docs/kernels.md, written anew from the
+# kernels' registrations (tools/kernel_tables.c); `make test` checks them.
+docs: configure
+	$(CMAKE) --build $(BUILD) -j $(JOBS) --target docs
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu' '*.cuh')

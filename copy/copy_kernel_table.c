@@ -30,7 +30,8 @@ void cb_copy_kernels_print(FILE *out, const cb_copy_program *p) {
   cb_kernel_list_heading(out, "copy_perf");
   for (int i = 0; i < p->nkernels; i++) {
     const cb_copy_kernel *k = &p->kernels[i];
-    cb_kernel_list_entry(out, k->id, k->name, k->summary, k->unavailable ? k->unavailable() : NULL);
+    cb_kernel_list_entry(out, CB_KERNEL_LIST_NAME_WIDTH, k->id, k->name, k->summary,
+                         k->unavailable ? k->unavailable() : NULL);
     fprintf(out, "      directions:");
     for (int d = 0; d < CB_NUM_DIRS; d++)
       if (k->dirs & CB_DIR_BIT(d)) fprintf(out, " %s", cb_copy_dir_name((cb_copy_dir)d));

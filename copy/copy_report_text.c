@@ -138,10 +138,10 @@ static const cb_copy_row *summary_cell(FILE *out, const cb_copy_report *r, size_
     if (x->kernel == ref) ce = x;
   }
   if (!best) {
-    cb_text_fastest_cell(out, NULL, 0, 0, 0, 0);
+    cb_text_fastest_cell(out, CB_SUMMARY_NAME_WIDTH, NULL, 0, 0, 0, 0);
     return NULL;
   }
-  cb_text_fastest_cell(out, r->prog->kernels[best->kernel].name,
+  cb_text_fastest_cell(out, CB_SUMMARY_NAME_WIDTH, r->prog->kernels[best->kernel].name,
                        m == CB_COPY_LAT ? best->m[m].time_us : best->m[m].algbw, best->m[m].time_us,
                        ce != NULL, ce ? ce->m[m].time_us : 0);
   return best;

@@ -3,12 +3,14 @@
 #include "hier.h"
 #include "nccl_call.h"
 #include "nccl_kernels.h"
+#include "registry.h"
 
 /* What the collective moves (coll_shape.h): as nccl-tests 2.19 defines it. */
 const cb_coll_shape cb_shape_all_gather = {.name = "all_gather",
                                            .outputs_agree = 1,
                                            .expect = CB_EXPECT_GATHER,
                                            CB_TRAFFIC_BLOCKS(cb_counts_gathered)};
+CB_REGISTER_COLLECTIVE(cb_shape_all_gather);
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
@@ -19,11 +21,12 @@ static void nccl_all_gather(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s
 }
 #endif
 
-/* Our kernels: each row is exported by its file, src/kernels/all_gather_<kernel>.cu. */
+/* Our kernels register themselves, each in its own file (registry.h); the
+ * hierarchical rows below take these as their parts. */
 extern const cb_kernel cb_all_gather_ring, cb_all_gather_ll, cb_all_gather_direct, cb_all_gather_ce;
 
-CB_NCCL_ROWS("NCCL ncclAllGather", "ncclAllGather", nccl_all_gather, CB_BOTH_PLACEMENTS,
-             CB_NCCL_CE_KERNEL);
+CB_NCCL_ROWS(all_gather, "NCCL ncclAllGather", "`ncclAllGather`", "ncclAllGather", nccl_all_gather,
+             CB_BOTH_PLACEMENTS, CB_NCCL_CE_KERNEL);
 
 /* Across hosts (hier.h): NCCL's all-gather between the hosts, then ours within each host. */
 #define HIER_PLAN(kind)                                                                            \
@@ -34,8 +37,7 @@ CB_NCCL_ROWS("NCCL ncclAllGather", "ncclAllGather", nccl_all_gather, CB_BOTH_PLA
   }
 #define HIER_SUMMARY(kind)                                                                         \
   "across hosts: ncclAllGather on the rail, then all-gather " kind " in each host"
-CB_HIER_ROWS(HIER_PLAN, HIER_SUMMARY);
-
-CB_DEFINE_COLLECTIVE(cb_all_gather_collective, &cb_shape_all_gather, &nccl, &cb_all_gather_ring,
-                     &cb_all_gather_ll, &cb_all_gather_direct, &cb_all_gather_ce, &nccl_sym,
-                     &nccl_ce, &hier_ring, &hier_ll, &hier_direct, &hier_ce);
+#define HIER_ABOUT(kind)                                                                           \
+  "across hosts only: `ncclAllGather` of the rank's block on its rail, our all-gather " kind       \
+  " within the host, a strided copy into rank order"
+CB_HIER_ROWS(all_gather, HIER_PLAN, HIER_SUMMARY, HIER_ABOUT);

@@ -3,6 +3,7 @@
 #include "hier.h"
 #include "nccl_call.h"
 #include "nccl_kernels.h"
+#include "registry.h"
 
 /* What the collective moves (coll_shape.h): as nccl-tests 2.19 defines it. */
 static double factor_all_reduce(int n) {
@@ -16,6 +17,7 @@ const cb_coll_shape cb_shape_all_reduce = {.name = "all_reduce",
                                            .counts = cb_counts_same,
                                            .bus_factor = factor_all_reduce,
                                            .algbw_bytes = cb_algbw_param};
+CB_REGISTER_COLLECTIVE(cb_shape_all_reduce);
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
@@ -26,12 +28,11 @@ static void nccl_all_reduce(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s
 }
 #endif
 
-/* Our kernels: each row is exported by its file, src/kernels/all_reduce_<kernel>.cu. */
-extern const cb_kernel cb_all_reduce_ring, cb_all_reduce_ll, cb_all_reduce_ll2,
-    cb_all_reduce_direct, cb_all_reduce_ce;
+/* Our kernels register themselves, each in its own file (registry.h). */
 
-CB_NCCL_ROWS("NCCL ncclAllReduce (its own choice of algorithm and protocol)", "ncclAllReduce",
-             nccl_all_reduce, CB_BOTH_PLACEMENTS, CB_NCCL_NO_CE_KERNEL);
+CB_NCCL_ROWS(all_reduce, "NCCL ncclAllReduce (its own choice of algorithm and protocol)",
+             "`ncclAllReduce`", "ncclAllReduce", nccl_all_reduce, CB_BOTH_PLACEMENTS,
+             CB_NCCL_NO_CE_KERNEL);
 
 /* Across hosts (hier.h): our reduce-scatter within each host, NCCL's all-reduce between the
  * hosts, our all-gather within each host, the two of ours of one kind. */
@@ -49,9 +50,10 @@ extern const cb_kernel cb_reduce_scatter_ring, cb_reduce_scatter_ll, cb_reduce_s
 #define HIER_SUMMARY(kind)                                                                         \
   "across hosts: reduce-scatter " kind " in each host, ncclAllReduce on the rail, "                \
   "all-gather " kind
-CB_HIER_ROWS(HIER_PLAN, HIER_SUMMARY);
-
-CB_DEFINE_COLLECTIVE(cb_all_reduce_collective, &cb_shape_all_reduce, &nccl, &cb_all_reduce_ring,
-                     &cb_all_reduce_ll, &cb_all_reduce_ll2, &cb_all_reduce_direct,
-                     &cb_all_reduce_ce, &nccl_sym, &nccl_ce, &hier_ring, &hier_ll, &hier_direct,
-                     &hier_ce);
+#define HIER_ABOUT(kind)                                                                           \
+  "across hosts only: the message copied into a buffer of whole chunks (one a rank of the "        \
+  "host), our reduce-scatter " kind " within the host, `ncclAllReduce` of the rank's chunk "       \
+  "on its rail (the ranks with its index on their host, a communicator of the kernel's "           \
+  "own), our all-gather " kind " within the host, the result copied out "                          \
+  "([multi-node.md](multi-node.md), `common/coll/hier.h`)"
+CB_HIER_ROWS(all_reduce, HIER_PLAN, HIER_SUMMARY, HIER_ABOUT);

@@ -2,6 +2,7 @@
 #include "collective.h"
 #include "nccl_call.h"
 #include "nccl_kernels.h"
+#include "registry.h"
 
 /* NCCL's alltoall as nccl-tests 2.19 calls it: ncclAlltoAll from NCCL 2.28
  * on (the only way to its copy-engine path), grouped send/receive before. */
@@ -18,6 +19,7 @@ static void counts_alltoall(size_t bytes, size_t elem, int nranks, int rank, cb_
 
 const cb_coll_shape cb_shape_alltoall = {
     .name = "alltoall", .expect = CB_EXPECT_ALLTOALL, CB_TRAFFIC_BLOCKS(counts_alltoall)};
+CB_REGISTER_COLLECTIVE(cb_shape_alltoall);
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
@@ -48,14 +50,13 @@ static void nccl_alltoall(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) 
 }
 #endif
 
-/* Our kernels: each row is exported by its file, src/kernels/alltoall_<kernel>.cu. */
-extern const cb_kernel cb_alltoall_ring, cb_alltoall_ll, cb_alltoall_direct, cb_alltoall_ce;
+/* Our kernels register themselves, each in its own file (registry.h). */
 
-CB_NCCL_ROWS("NCCL " NCCL_ALLTOALL ", out of place (NCCL gives no in-place alltoall)",
+CB_NCCL_ROWS(alltoall, "NCCL " NCCL_ALLTOALL ", out of place (NCCL gives no in-place alltoall)",
+             "`ncclAlltoAll` (NCCL ≥ 2.28, as nccl-tests 2.19 calls it; grouped "
+             "`ncclSend`/`ncclRecv` before), out of place only",
              NCCL_ALLTOALL, nccl_alltoall, CB_OUT_OF_PLACE, CB_NCCL_CE_KERNEL);
 
 /* In place, only -k ll is safe: the others write into a peer's buffer
  * straight away (or through a FIFO, ring) while the block they overwrite
  * still holds data the peer has yet to send (see their files). */
-CB_DEFINE_COLLECTIVE(cb_alltoall_collective, &cb_shape_alltoall, &nccl, &cb_alltoall_ring,
-                     &cb_alltoall_ll, &cb_alltoall_direct, &cb_alltoall_ce, &nccl_sym, &nccl_ce);

@@ -10,6 +10,7 @@
 #include "collective.h"
 #include "nccl_call.h"
 #include "nccl_kernels.h"
+#include "registry.h"
 
 #define NCCL_ALLTOALLV "grouped ncclSend/ncclRecv of every rank's piece"
 
@@ -39,6 +40,7 @@ const cb_coll_shape cb_shape_alltoallv = {.name = "alltoallv",
                                           .bus_factor = cb_bus_factor_n_minus_1_over_n,
                                           .algbw_bytes = algbw_larger_side,
                                           .environment = cb_alltoallv_environment};
+CB_REGISTER_COLLECTIVE(cb_shape_alltoallv);
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
@@ -67,7 +69,10 @@ static void nccl_alltoallv(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s)
 /* Out of place only, as alltoall_perf: in place a rank's pieces for its
  * peers would be overwritten by theirs before NCCL reads them (nccl-tests
  * times in-place alltoallv but does not check it). */
-CB_NCCL_ROWS("NCCL " NCCL_ALLTOALLV ", out of place (NCCL gives no in-place alltoallv)",
+CB_NCCL_ROWS(alltoallv, "NCCL " NCCL_ALLTOALLV ", out of place (NCCL gives no in-place alltoallv)",
+             "grouped `ncclSend`/`ncclRecv` of every rank's pieces, as nccl-tests; out of place "
+             "only (nccl-tests times in-place alltoallv but does not check it). Its pattern: each "
+             "rank's message cut into per-peer pieces by distance in rank space "
+             "(`NCCL_TESTS_ALLTOALLV_SPREAD`, "
+             "[options.md](options.md#nccl-tests-environment-variables))",
              NCCL_ALLTOALLV, nccl_alltoallv, CB_OUT_OF_PLACE, CB_NCCL_NO_CE_KERNEL);
-
-CB_DEFINE_COLLECTIVE(cb_alltoallv_collective, &cb_shape_alltoallv, &nccl, &nccl_sym, &nccl_ce);

@@ -3,6 +3,7 @@
 #include "hier.h"
 #include "nccl_call.h"
 #include "nccl_kernels.h"
+#include "registry.h"
 
 /* What the collective moves (coll_shape.h): as nccl-tests 2.19 defines it. */
 const cb_coll_shape cb_shape_broadcast = {.name = "broadcast",
@@ -10,6 +11,7 @@ const cb_coll_shape cb_shape_broadcast = {.name = "broadcast",
                                           .outputs_agree = 1,
                                           .expect = CB_EXPECT_FROM_ROOT,
                                           CB_TRAFFIC_MESSAGE};
+CB_REGISTER_COLLECTIVE(cb_shape_broadcast);
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
@@ -21,11 +23,12 @@ static void nccl_broadcast(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s)
 }
 #endif
 
-/* Our kernels: each row is exported by its file, src/kernels/broadcast_<kernel>.cu. */
+/* Our kernels register themselves, each in its own file (registry.h); the
+ * hierarchical rows below take these as their parts. */
 extern const cb_kernel cb_broadcast_ring, cb_broadcast_ll, cb_broadcast_direct, cb_broadcast_ce;
 
-CB_NCCL_ROWS("NCCL ncclBroadcast", "ncclBroadcast", nccl_broadcast, CB_BOTH_PLACEMENTS,
-             CB_NCCL_NO_CE_KERNEL);
+CB_NCCL_ROWS(broadcast, "NCCL ncclBroadcast", "`ncclBroadcast`", "ncclBroadcast", nccl_broadcast,
+             CB_BOTH_PLACEMENTS, CB_NCCL_NO_CE_KERNEL);
 
 /* Across hosts (hier.h): NCCL's broadcast on the root's rail, then ours within each host. */
 #define HIER_PLAN(kind)                                                                            \
@@ -35,8 +38,8 @@ CB_NCCL_ROWS("NCCL ncclBroadcast", "ncclBroadcast", nccl_broadcast, CB_BOTH_PLAC
   }
 #define HIER_SUMMARY(kind)                                                                         \
   "across hosts: ncclBroadcast on the root's rail, then broadcast " kind " in each host"
-CB_HIER_ROWS(HIER_PLAN, HIER_SUMMARY);
-
-CB_DEFINE_COLLECTIVE(cb_broadcast_collective, &cb_shape_broadcast, &nccl, &cb_broadcast_ring,
-                     &cb_broadcast_ll, &cb_broadcast_direct, &cb_broadcast_ce, &nccl_sym, &nccl_ce,
-                     &hier_ring, &hier_ll, &hier_direct, &hier_ce);
+#define HIER_ABOUT(kind)                                                                           \
+  "across hosts only: `ncclBroadcast` on the root's rail (from the root's host), then our "        \
+  "broadcast " kind " within every host, in place on the output, from the rank with the "          \
+  "root's index on its host; no copy"
+CB_HIER_ROWS(broadcast, HIER_PLAN, HIER_SUMMARY, HIER_ABOUT);

@@ -3,6 +3,7 @@
 #include "collective.h"
 #include "nccl_call.h"
 #include "nccl_kernels.h"
+#include "registry.h"
 
 /* NCCL's gather as nccl-tests 2.19 calls it. */
 #define NCCL_GATHER "ncclGather (grouped ncclSend/ncclRecv before NCCL 2.28)"
@@ -12,6 +13,7 @@ const cb_coll_shape cb_shape_gather = {.name = "gather",
                                        .rooted = 1,
                                        .expect = CB_EXPECT_GATHER_ROOT,
                                        CB_TRAFFIC_BLOCKS(cb_counts_gathered)};
+CB_REGISTER_COLLECTIVE(cb_shape_gather);
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
@@ -24,13 +26,14 @@ static void nccl_gather(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
 }
 #endif
 
-/* Our kernels: each row is exported by its file, src/kernels/gather_<kernel>.cu. */
-extern const cb_kernel cb_gather_ll, cb_gather_direct, cb_gather_ce;
+/* Our kernels register themselves, each in its own file (registry.h). */
 
-CB_NCCL_ROWS("NCCL " NCCL_GATHER, NCCL_GATHER, nccl_gather, CB_BOTH_PLACEMENTS, CB_NCCL_CE_KERNEL);
+CB_NCCL_ROWS(
+    gather, "NCCL " NCCL_GATHER,
+    "`ncclGather` (NCCL ≥ 2.28, as nccl-tests 2.19 calls it; grouped `ncclSend`/`ncclRecv` "
+    "before)",
+    NCCL_GATHER, nccl_gather, CB_BOTH_PLACEMENTS, CB_NCCL_CE_KERNEL);
 
 /* No ring: a chain towards the root would carry every block over the
  * root's one incoming link anyway, where -k direct and -k ce already put
  * n - 1 links to work. */
-CB_DEFINE_COLLECTIVE(cb_gather_collective, &cb_shape_gather, &nccl, &cb_gather_ll,
-                     &cb_gather_direct, &cb_gather_ce, &nccl_sym, &nccl_ce);

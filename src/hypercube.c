@@ -8,6 +8,7 @@
 #include "cuda_check.h"
 #include "nccl_call.h"
 #include "nccl_kernels.h"
+#include "registry.h"
 
 #define NCCL_HYPERCUBE "hypercube all-gather: log2(n) grouped ncclSend/ncclRecv exchanges"
 
@@ -25,6 +26,7 @@ const cb_coll_shape cb_shape_hypercube = {.name = "hypercube",
                                           .algbw_bytes = algbw_param_times_n_minus_1,
                                           .no_op_column = "",
                                           .pow2_ranks = 1};
+CB_REGISTER_COLLECTIVE(cb_shape_hypercube);
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
@@ -50,7 +52,9 @@ static void nccl_hypercube(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s)
 }
 #endif
 
-CB_NCCL_ROWS("NCCL " NCCL_HYPERCUBE, NCCL_HYPERCUBE, nccl_hypercube, CB_BOTH_PLACEMENTS,
-             CB_NCCL_NO_CE_KERNEL);
-
-CB_DEFINE_COLLECTIVE(cb_hypercube_collective, &cb_shape_hypercube, &nccl, &nccl_sym, &nccl_ce);
+CB_NCCL_ROWS(hypercube, "NCCL " NCCL_HYPERCUBE,
+             "nccl-tests' hypercube all-gather: the own block copied into place, then log2(n) "
+             "grouped `ncclSend`/`ncclRecv` exchanges of doubling runs across each dimension; on a "
+             "rank count that is not a power of two it prints `nRanks N is not a power of 2, "
+             "skipping` and exits 0, as nccl-tests does",
+             NCCL_HYPERCUBE, nccl_hypercube, CB_BOTH_PLACEMENTS, CB_NCCL_NO_CE_KERNEL);

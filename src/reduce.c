@@ -3,6 +3,7 @@
 #include "collective.h"
 #include "nccl_call.h"
 #include "nccl_kernels.h"
+#include "registry.h"
 
 /* What the collective moves (coll_shape.h): as nccl-tests 2.19 defines it. */
 const cb_coll_shape cb_shape_reduce = {.name = "reduce",
@@ -10,6 +11,7 @@ const cb_coll_shape cb_shape_reduce = {.name = "reduce",
                                        .rooted = 1,
                                        .expect = CB_EXPECT_REDUCE_ROOT,
                                        CB_TRAFFIC_MESSAGE};
+CB_REGISTER_COLLECTIVE(cb_shape_reduce);
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
@@ -20,11 +22,7 @@ static void nccl_reduce(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
 }
 #endif
 
-/* Our kernels: each row is exported by its file, src/kernels/reduce_<kernel>.cu. */
-extern const cb_kernel cb_reduce_ring, cb_reduce_ll, cb_reduce_direct;
+/* Our kernels register themselves, each in its own file (registry.h). */
 
-CB_NCCL_ROWS("NCCL ncclReduce", "ncclReduce", nccl_reduce, CB_BOTH_PLACEMENTS,
-             CB_NCCL_NO_CE_KERNEL);
-
-CB_DEFINE_COLLECTIVE(cb_reduce_collective, &cb_shape_reduce, &nccl, &cb_reduce_ring, &cb_reduce_ll,
-                     &cb_reduce_direct, &nccl_sym, &nccl_ce);
+CB_NCCL_ROWS(reduce, "NCCL ncclReduce", "`ncclReduce`", "ncclReduce", nccl_reduce,
+             CB_BOTH_PLACEMENTS, CB_NCCL_NO_CE_KERNEL);

@@ -3,12 +3,14 @@
 #include "hier.h"
 #include "nccl_call.h"
 #include "nccl_kernels.h"
+#include "registry.h"
 
 /* What the collective moves (coll_shape.h): as nccl-tests 2.19 defines it. */
 const cb_coll_shape cb_shape_reduce_scatter = {.name = "reduce_scatter",
                                                .reduces = 1,
                                                .expect = CB_EXPECT_REDUCE_BLOCK,
                                                CB_TRAFFIC_BLOCKS(cb_counts_scattered)};
+CB_REGISTER_COLLECTIVE(cb_shape_reduce_scatter);
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
@@ -19,12 +21,13 @@ static void nccl_reduce_scatter(cb_kernel_ctx *ctx, const cb_call *c, cudaStream
 }
 #endif
 
-/* Our kernels: each row is exported by its file, src/kernels/reduce_scatter_<kernel>.cu. */
+/* Our kernels register themselves, each in its own file (registry.h); the
+ * hierarchical rows below take these as their parts. */
 extern const cb_kernel cb_reduce_scatter_ring, cb_reduce_scatter_ll, cb_reduce_scatter_direct,
     cb_reduce_scatter_ce;
 
-CB_NCCL_ROWS("NCCL ncclReduceScatter", "ncclReduceScatter", nccl_reduce_scatter, CB_BOTH_PLACEMENTS,
-             CB_NCCL_NO_CE_KERNEL);
+CB_NCCL_ROWS(reduce_scatter, "NCCL ncclReduceScatter", "`ncclReduceScatter`", "ncclReduceScatter",
+             nccl_reduce_scatter, CB_BOTH_PLACEMENTS, CB_NCCL_NO_CE_KERNEL);
 
 /* Across hosts (hier.h): ours within each host, then NCCL's reduce-scatter between the hosts. */
 #define HIER_PLAN(kind)                                                                            \
@@ -35,9 +38,7 @@ CB_NCCL_ROWS("NCCL ncclReduceScatter", "ncclReduceScatter", nccl_reduce_scatter,
   }
 #define HIER_SUMMARY(kind)                                                                         \
   "across hosts: reduce-scatter " kind " in each host, then ncclReduceScatter on the rail"
-CB_HIER_ROWS(HIER_PLAN, HIER_SUMMARY);
-
-CB_DEFINE_COLLECTIVE(cb_reduce_scatter_collective, &cb_shape_reduce_scatter, &nccl,
-                     &cb_reduce_scatter_ring, &cb_reduce_scatter_ll, &cb_reduce_scatter_direct,
-                     &cb_reduce_scatter_ce, &nccl_sym, &nccl_ce, &hier_ring, &hier_ll, &hier_direct,
-                     &hier_ce);
+#define HIER_ABOUT(kind)                                                                           \
+  "across hosts only: a strided copy of the input into host order, our reduce-scatter " kind       \
+  " within the host, `ncclReduceScatter` on the rail"
+CB_HIER_ROWS(reduce_scatter, HIER_PLAN, HIER_SUMMARY, HIER_ABOUT);

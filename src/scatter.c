@@ -2,6 +2,7 @@
 #include "collective.h"
 #include "nccl_call.h"
 #include "nccl_kernels.h"
+#include "registry.h"
 
 /* NCCL's scatter as nccl-tests 2.19 calls it. */
 #define NCCL_SCATTER "ncclScatter (grouped ncclSend/ncclRecv before NCCL 2.28)"
@@ -11,6 +12,7 @@ const cb_coll_shape cb_shape_scatter = {.name = "scatter",
                                         .rooted = 1,
                                         .expect = CB_EXPECT_SCATTER,
                                         CB_TRAFFIC_BLOCKS(cb_counts_scattered)};
+CB_REGISTER_COLLECTIVE(cb_shape_scatter);
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
@@ -23,14 +25,13 @@ static void nccl_scatter(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) {
 }
 #endif
 
-/* Our kernels: each row is exported by its file, src/kernels/scatter_<kernel>.cu. */
-extern const cb_kernel cb_scatter_ll, cb_scatter_direct, cb_scatter_ce;
+/* Our kernels register themselves, each in its own file (registry.h). */
 
-CB_NCCL_ROWS("NCCL " NCCL_SCATTER, NCCL_SCATTER, nccl_scatter, CB_BOTH_PLACEMENTS,
-             CB_NCCL_CE_SCATTER_KERNEL);
+CB_NCCL_ROWS(scatter, "NCCL " NCCL_SCATTER,
+             "`ncclScatter` (NCCL ≥ 2.28, as nccl-tests 2.19 calls it; grouped "
+             "`ncclSend`/`ncclRecv` before)",
+             NCCL_SCATTER, nccl_scatter, CB_BOTH_PLACEMENTS, CB_NCCL_CE_SCATTER_KERNEL);
 
 /* No ring: a chain from the root would carry every block over the root's
  * one outgoing link anyway, where -k direct and -k ce already put n - 1
  * links to work. */
-CB_DEFINE_COLLECTIVE(cb_scatter_collective, &cb_shape_scatter, &nccl, &cb_scatter_ll,
-                     &cb_scatter_direct, &cb_scatter_ce, &nccl_sym, &nccl_ce);

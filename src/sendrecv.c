@@ -2,10 +2,12 @@
 #include "collective.h"
 #include "nccl_call.h"
 #include "nccl_kernels.h"
+#include "registry.h"
 
 /* What the collective moves (coll_shape.h): as nccl-tests 2.19 defines it. */
 const cb_coll_shape cb_shape_sendrecv = {
     .name = "sendrecv", .op_column = 1, .expect = CB_EXPECT_FROM_PREV, CB_TRAFFIC_MESSAGE};
+CB_REGISTER_COLLECTIVE(cb_shape_sendrecv);
 
 /* NCCL's call, the launch of its three rows. */
 #ifdef CB_HAVE_NCCL
@@ -19,12 +21,10 @@ static void nccl_sendrecv(cb_kernel_ctx *ctx, const cb_call *c, cudaStream_t s) 
 }
 #endif
 
-/* Our kernels: each row is exported by its file, src/kernels/sendrecv_<kernel>.cu. */
-extern const cb_kernel cb_sendrecv_ring, cb_sendrecv_ll, cb_sendrecv_direct, cb_sendrecv_ce;
+/* Our kernels register themselves, each in its own file (registry.h). */
 
-CB_NCCL_ROWS("NCCL grouped ncclSend/ncclRecv around the ring (out of place: send and "
+CB_NCCL_ROWS(sendrecv,
+             "NCCL grouped ncclSend/ncclRecv around the ring (out of place: send and "
              "receive would share one buffer)",
-             "ncclSend/ncclRecv", nccl_sendrecv, CB_OUT_OF_PLACE, CB_NCCL_NO_CE_KERNEL);
-
-CB_DEFINE_COLLECTIVE(cb_sendrecv_collective, &cb_shape_sendrecv, &nccl, &cb_sendrecv_ring,
-                     &cb_sendrecv_ll, &cb_sendrecv_direct, &cb_sendrecv_ce, &nccl_sym, &nccl_ce);
+             "grouped `ncclSend`/`ncclRecv`, out of place only", "ncclSend/ncclRecv", nccl_sendrecv,
+             CB_OUT_OF_PLACE, CB_NCCL_NO_CE_KERNEL);

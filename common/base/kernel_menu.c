@@ -46,10 +46,19 @@ void cb_kernel_list_heading(FILE *out, const char *program) {
   fprintf(out, "# kernels of %s (-k takes an id, a name, a comma list, or all)\n", program);
 }
 
-void cb_kernel_list_entry(FILE *out, int id, const char *name, const char *summary,
+int cb_kernel_menu_name_width(const cb_kernel_menu *m) {
+  int width = CB_KERNEL_LIST_NAME_WIDTH;
+  for (int i = 0; i < m->nkernels; i++) {
+    int n = (int)strlen(m->key(m->table, i).name);
+    if (n > width) width = n;
+  }
+  return width;
+}
+
+void cb_kernel_list_entry(FILE *out, int width, int id, const char *name, const char *summary,
                           const char *why) {
   if (why)
-    fprintf(out, "  %2d  %-11s %s  [unavailable: %s]\n", id, name, summary, why);
+    fprintf(out, "  %2d  %-*s %s  [unavailable: %s]\n", id, width, name, summary, why);
   else
-    fprintf(out, "  %2d  %-11s %s\n", id, name, summary);
+    fprintf(out, "  %2d  %-*s %s\n", id, width, name, summary);
 }

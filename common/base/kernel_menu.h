@@ -11,6 +11,16 @@
 extern "C" {
 #endif
 
+/* Names a kernel may take: up to this many characters of a-z, 0-9 and '-'
+ * (a -k word). Every output keeps such a name whole and its columns in line:
+ * -k list and the summary pad to the longest name they show, and the GPU's
+ * timeout line keeps 15 characters (device/spin.cuh). */
+#define CB_KERNEL_NAME_MAX 15
+
+/* The least widths names are padded to: -k list's, the summary's. */
+#define CB_KERNEL_LIST_NAME_WIDTH 11
+#define CB_SUMMARY_NAME_WIDTH     8
+
 /* One kernel as -k and the JSON documents' "kernels" see it. */
 typedef struct {
   int id;
@@ -33,10 +43,15 @@ typedef struct {
 int cb_kernel_menu_select(const cb_kernel_menu *m, const char *spec, int *selected,
                           int *explicit_pick, char *err, size_t err_len);
 
-/* -k list: its first line, then one line per kernel (why: NULL, or why it
- * is unavailable); each program adds what its kernels can serve below. */
+/* The width -k list pads the menu's names to: CB_KERNEL_LIST_NAME_WIDTH, or
+ * its longest name. */
+int cb_kernel_menu_name_width(const cb_kernel_menu *m);
+
+/* -k list: its first line, then one line per kernel, its name padded to
+ * width (why: NULL, or why it is unavailable); each program adds what its
+ * kernels can serve below. */
 void cb_kernel_list_heading(FILE *out, const char *program);
-void cb_kernel_list_entry(FILE *out, int id, const char *name, const char *summary,
+void cb_kernel_list_entry(FILE *out, int width, int id, const char *name, const char *summary,
                           const char *why);
 
 #ifdef __cplusplus

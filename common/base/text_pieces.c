@@ -37,14 +37,14 @@ void cb_text_wrong_total(FILE *out, long long wrong) {
   fprintf(out, "# %-20s : %lld %s\n", "Out of bounds values", wrong, wrong ? "FAILED" : "OK");
 }
 
-void cb_text_fastest_cell(FILE *out, const char *name, double value, double time_us, int has_ref,
-                          double ref_us) {
+void cb_text_fastest_cell(FILE *out, int name_width, const char *name, double value, double time_us,
+                          int has_ref, double ref_us) {
   if (!name) {
-    fprintf(out, "  %8s  %8s  %7s", "-", "-", "-");
+    fprintf(out, "  %*s  %8s  %7s", name_width, "-", "-", "-");
     return;
   }
   char v[16], ratio[16] = "-";
   cb_format_fixed(value, 8, v);
   if (has_ref && time_us > 0) snprintf(ratio, sizeof ratio, "%.2fx", ref_us / time_us);
-  fprintf(out, "  %8s  %8s  %7s", name, v, ratio);
+  fprintf(out, "  %*s  %8s  %7s", name_width, name, v, ratio);
 }

@@ -29,11 +29,12 @@ void cb_text_devices(FILE *out, const cb_device_info *devices, int n);
 void cb_text_kernel_skipped(FILE *out, int id, const char *name, const char *why);
 /* nccl-tests' "Out of bounds values" line. */
 void cb_text_wrong_total(FILE *out, long long wrong);
-/* One cell of the fastest-kernel summary: the kernel's name, its value (8
- * wide) and, with a reference kernel, ref_us / time_us as "N.NNx" ("-"
- * without one); name NULL (nothing ran) prints dashes. */
-void cb_text_fastest_cell(FILE *out, const char *name, double value, double time_us, int has_ref,
-                          double ref_us);
+/* One cell of the fastest-kernel summary: the kernel's name (name_width
+ * wide, at least CB_SUMMARY_NAME_WIDTH), its value (8 wide) and, with a
+ * reference kernel, ref_us / time_us as "N.NNx" ("-" without one); name NULL
+ * (nothing ran) prints dashes. */
+void cb_text_fastest_cell(FILE *out, int name_width, const char *name, double value, double time_us,
+                          int has_ref, double ref_us);
 
 #ifdef __cplusplus
 }

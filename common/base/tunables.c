@@ -1,7 +1,10 @@
-/* The CB_ tunables' table, and their values as this process read them
- * (tunables.h). */
+/* The CB_ tunables: the harness's and copy_perf's rows, the list of every
+ * row (these and those the kernels register), and their values as this
+ * process read them (tunables.h). */
+#define _POSIX_C_SOURCE 200809L /* pthread_once */
 #include "tunables.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,34 +12,11 @@
 #include "env.h"
 #include "error.h"
 
-static const char *const ce_or_sm[] = {"ce", "sm"};
-static const char *const sm_or_ce[] = {"sm", "ce"};
-
-/* A row: its name, what it takes, its default, whether ranks must agree,
- * which programs read it, and its meaning. */
-#define NUMBER(name_, lo_, hi_, multiple_, default_, ranks_, programs_, meaning_)                  \
-  {                                                                                                \
-    .name = (name_), .kind = CB_TUNE_WHOLE, .lo = (lo_), .hi = (hi_), .multiple = (multiple_),     \
-    .fallback = (default_), .per_rank = (ranks_), .programs = (programs_), .meaning = (meaning_)   \
-  }
-#define CHOICE(name_, list_, default_, ranks_, programs_, meaning_)                                \
-  {                                                                                                \
-    .name = (name_), .kind = CB_TUNE_CHOICE, .choices = (list_),                                   \
-    .nchoices = (int)(sizeof(list_) / sizeof *(list_)), .fallback = (default_),                    \
-    .per_rank = (ranks_), .programs = (programs_), .meaning = (meaning_)                           \
-  }
-enum { AGREE = 0, PER_RANK = 1 };
-#define COLL CB_TUNE_COLL
-#define COPY CB_TUNE_COPY
-
-/* The direct kernels of one collective (prefix as its setup names it):
- * block b of every rank pairs with block b of every peer, and each rank
- * derives a call's block count from the block bytes, so both must agree. */
-#define DIRECT_ROWS(prefix, program)                                                               \
-  NUMBER(prefix "_BLOCKS", 1, 128, 1, 64, AGREE, COLL, program " -k direct: blocks at most"),      \
-      NUMBER(prefix "_BLOCK_BYTES", 1024, 1L << 30, 1, 32 << 10, AGREE, COLL,                      \
-             program " -k direct: bytes a rank sends or loads per block (fewer blocks for small "  \
-                     "messages)")
+#define NUMBER   CB_TUNABLE_NUMBER_OF
+#define AGREE    CB_TUNE_AGREE
+#define PER_RANK CB_TUNE_PER_RANK
+#define COLL     CB_TUNE_COLL
+#define COPY     CB_TUNE_COPY
 
 /* Every row must agree across ranks unless it says PER_RANK: whatever
  * shapes what a peer sees (slices, slots, channels, block counts and
@@ -45,7 +25,9 @@ enum { AGREE = 0, PER_RANK = 1 };
  * wrong layout, waits on a block never launched, or reduces different
  * pieces; and one row of results must measure one configuration. Only the
  * LL grid (and copy_perf's llhost kernel, which has no peer) is a rank's
- * own: nothing its peers see depends on it. */
+ * own: nothing its peers see depends on it. The kernels' rows are in their
+ * own files (CB_REGISTER_TUNABLES); these are the harness's and
+ * copy_perf's. */
 static const cb_tunable_row table[] = {
     NUMBER("CB_SHARE_GPUS", 0, 1, 1, 0, AGREE, COLL,
            "1: ranks share the visible GPUs round robin (correctness checks only; times are not "
@@ -53,69 +35,6 @@ static const cb_tunable_row table[] = {
     NUMBER("CB_HOSTS", 0, 1024, 1, 0, AGREE, COLL,
            "N > 0: the processes of this machine form N simulated hosts, each with its own "
            "NCCL_HOSTID (correctness checks only; times are not comparable)"),
-    /* Ring defaults from sweeps of the all_reduce ring on 2 x H200 at 1 GiB
-     * float (docs/performance.md, "all_reduce ring and LL beside NCCL"): 16 channels of
-     * 128 KiB slices gave 164 GB/s, 32 x 512 KiB 311, 64 x 512 KiB 350, 96 x 512 KiB
-     * 357, 128 x 512 KiB 364; 1 MiB slices and 8 slots did not help. At
-     * most CB_RING_MAX_CHANNELS (ring_mesh.h) channels; a slot is moved in
-     * 16-byte accesses. */
-    NUMBER("CB_RING_CHANNELS", 1, 128, 1, 128, AGREE, COLL,
-           "ring kernels: channels (one FIFO pipe per channel and link), at most; fewer where "
-           "the GPU cannot hold them all resident"),
-    NUMBER("CB_RING_SLOTS", 2, 64, 1, 4, AGREE, COLL, "ring kernels: slots of each FIFO pipe"),
-    NUMBER("CB_RING_SLICE", 1 << 10, 64 << 20, 16, 512 << 10, AGREE, COLL,
-           "ring kernels: bytes of a FIFO slot"),
-    /* How the ce reduce-scatter cuts the longest part into pieces
-     * (cb_ce_plan). Each piece costs a few microseconds of copy-engine and
-     * launch gaps; the reduce of the last piece is the pipeline's drain.
-     * all_reduce hides that drain behind its all-gather copies, so it wants
-     * few equal pieces: at 1 GiB on 2 x H200 (docs/performance.md, "The ce
-     * reduce-scatter: pieces and the peer mapping", both launches) 2, 3, 4 and 6 pieces per
-     * part gave 386.9, 384.1, 384.6 and 382.1 GB/s (one piece, no pipeline: 308). A
-     * reduce-scatter has nothing to hide its drain behind: there 2, 4, 8 and
-     * 16 equal pieces gave 297, 333, 352 and 357 GB/s, and pieces that take
-     * 60, 50, 40 and 30 percent of what is left of the part 308, 331, 353
-     * and 368: a taper keeps the last reduce short with few pieces. At most
-     * CB_CE_MAX_PIECES (ce_plan.h) pieces, moved in 16-byte accesses. */
-    NUMBER("CB_AR_CE_PIECES", 1, 64, 1, 2, AGREE, COLL,
-           "all_reduce -k ce: equal pieces per part of its reduce-scatter"),
-    NUMBER("CB_AR_CE_TAPER", 0, 90, 1, 0, AGREE, COLL,
-           "all_reduce -k ce: above 0, pieces that each take this percent of what is left of "
-           "the part instead"),
-    NUMBER("CB_RS_CE_PIECES", 1, 64, 1, 4, AGREE, COLL,
-           "reduce_scatter -k ce: equal pieces per part"),
-    NUMBER("CB_RS_CE_TAPER", 0, 90, 1, 30, AGREE, COLL,
-           "reduce_scatter -k ce: above 0, pieces that each take this percent of what is left of "
-           "the part instead"),
-    NUMBER("CB_CE_MIN_PIECE", 16, 1L << 30, 16, 2 << 20, AGREE, COLL,
-           "all_reduce and reduce_scatter -k ce: bytes of a piece, at least"),
-    NUMBER("CB_AG_CE_PARALLEL", 0, 1, 1, 1, AGREE, COLL,
-           "all_gather -k ce: 1, one copy stream per peer; 0, every copy on the call's stream"),
-    NUMBER("CB_A2A_CE_PARALLEL", 0, 1, 1, 1, AGREE, COLL,
-           "alltoall -k ce: 1, one copy stream per peer; 0, every copy on the call's stream"),
-    CHOICE("CB_CE_OWN_COPY", ce_or_sm, 0, AGREE, COLL,
-           "all_gather and alltoall -k ce, out of place: the own block copied by a copy engine "
-           "(ce) or by a kernel (sm)"),
-    NUMBER("CB_LL_BLOCK_WARPS", 0, 16, 1, 0, PER_RANK, COLL,
-           "LL kernels: warps per block; 0, by size (2 up to 64 tiles of 32 packets, 4 above)"),
-    NUMBER("CB_LL_MAX_WARPS", 0, 2048, 1, 0, PER_RANK, COLL,
-           "LL kernels: warps at most, each taking several tiles; 0, 1024"),
-    DIRECT_ROWS("CB_AR_DIRECT", "all_reduce"),
-    DIRECT_ROWS("CB_RS_DIRECT", "reduce_scatter"),
-    DIRECT_ROWS("CB_AG_DIRECT", "all_gather"),
-    DIRECT_ROWS("CB_A2A_DIRECT", "alltoall"),
-    DIRECT_ROWS("CB_SR_DIRECT", "sendrecv"),
-    DIRECT_ROWS("CB_BC_DIRECT", "broadcast"),
-    DIRECT_ROWS("CB_RD_DIRECT", "reduce"),
-    DIRECT_ROWS("CB_GA_DIRECT", "gather"),
-    DIRECT_ROWS("CB_SC_DIRECT", "scatter"),
-    CHOICE("CB_A2A_RING_OWN_COPY", sm_or_ce, 0, AGREE, COLL,
-           "alltoall -k ring: the own block copied by the channels between their sends and "
-           "receives (sm) or by a copy engine beside the kernel (ce; not with ranks sharing a "
-           "GPU)"),
-    NUMBER("CB_NCCL_CE_SCATTER_IN_PLACE", 0, 1, 1, 0, AGREE, COLL,
-           "1: scatter -k nccl-ce runs in place with a root other than 0 on NCCL <= 2.28.3, "
-           "which gets it wrong"),
     /* At most CB_LLH_RING_CHUNKS (copy_llhost.h): a block per ring slot. */
     NUMBER("CB_LLHOST_BLOCKS", 1, 256, 1, 32, PER_RANK, COPY,
            "copy_perf -k llhost: blocks of the resident kernel"),
@@ -162,7 +81,7 @@ static const cb_tunable_row table[] = {
            "go through the pinned staging ring even from pinned memory; 0, never"),
 };
 
-enum { ROWS = sizeof table / sizeof table[0] };
+enum { TABLE_ROWS = sizeof table / sizeof table[0] };
 
 /* Names collbench read once and reads no more, with what took their place:
  * a run that sets one is refused, where it would silently run with the
@@ -175,24 +94,54 @@ static const struct {
     {"CB_LLHOST_LL_MAX", COPY, "CB_LLHOST_H2D_LL_MAX and CB_LLHOST_D2H_LL_MAX (one a direction)"},
 };
 
-/* What cb_tunables_read kept. */
-static long values[ROWS];
-static unsigned char set[ROWS], kept[ROWS];
+/* Every row (ours, then the registered ones by name), made once, and what
+ * cb_tunables_read kept of each: nrows of them. */
+static cb_tunable_row *rows;
+static int nrows;
+static long *values;
+static unsigned char *set, *kept;
+static pthread_once_t rows_made = PTHREAD_ONCE_INIT;
+
+CB_SECTION_BOUNDS(const cb_tunable_group *, cb_tunable_groups);
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(((const cb_tunable_row *)a)->name, ((const cb_tunable_row *)b)->name);
+}
+
+static void make_rows(void) {
+  const cb_tunable_group *const *g = __start_cb_tunable_groups;
+  const size_t ngroups = g ? (size_t)(__stop_cb_tunable_groups - g) : 0;
+  int n = TABLE_ROWS;
+  for (size_t i = 0; i < ngroups; i++) n += g[i]->n;
+  rows = malloc((size_t)n * sizeof *rows);
+  values = calloc((size_t)n, sizeof *values);
+  set = calloc((size_t)n, 1);
+  kept = calloc((size_t)n, 1);
+  if (!rows || !values || !set || !kept) cb_fatal("out of host memory");
+  memcpy(rows, table, sizeof table);
+  nrows = TABLE_ROWS;
+  for (size_t i = 0; i < ngroups; i++)
+    for (int k = 0; k < g[i]->n; k++) rows[nrows++] = g[i]->rows[k];
+  qsort(rows + TABLE_ROWS, (size_t)(nrows - TABLE_ROWS), sizeof *rows, by_name);
+}
 
 const cb_tunable_row *cb_tunable_rows(int *n) {
-  *n = ROWS;
-  return table;
+  pthread_once(&rows_made, make_rows);
+  *n = nrows;
+  return rows;
 }
 
 static int row_index(const char *name) {
-  for (int i = 0; i < ROWS; i++)
-    if (strcmp(table[i].name, name) == 0) return i;
+  int n;
+  cb_tunable_rows(&n);
+  for (int i = 0; i < n; i++)
+    if (strcmp(rows[i].name, name) == 0) return i;
   return -1;
 }
 
 const cb_tunable_row *cb_tunable_find(const char *name) {
   int i = row_index(name);
-  return i < 0 ? NULL : &table[i];
+  return i < 0 ? NULL : &rows[i];
 }
 
 const char *cb_tunable_parse(const cb_tunable_row *t, const char *text, long *value, char *why,
@@ -220,18 +169,24 @@ const char *cb_tunables_read(int programs, char *why, size_t len) {
                retired[i].instead);
       return why;
     }
-  long v[ROWS];
-  for (int i = 0; i < ROWS; i++) {
-    v[i] = table[i].fallback;
-    if ((table[i].programs & programs) &&
-        cb_tunable_parse(&table[i], getenv(table[i].name), &v[i], why, len))
+  int n;
+  cb_tunable_rows(&n);
+  long *v = malloc((size_t)n * sizeof *v);
+  if (!v) cb_fatal("out of host memory");
+  for (int i = 0; i < n; i++) {
+    v[i] = rows[i].fallback;
+    if ((rows[i].programs & programs) &&
+        cb_tunable_parse(&rows[i], getenv(rows[i].name), &v[i], why, len)) {
+      free(v);
       return why;
+    }
   }
-  for (int i = 0; i < ROWS; i++) {
+  for (int i = 0; i < n; i++) {
     values[i] = v[i];
-    kept[i] = (table[i].programs & programs) != 0;
-    set[i] = kept[i] && getenv(table[i].name) != NULL;
+    kept[i] = (rows[i].programs & programs) != 0;
+    set[i] = kept[i] && getenv(rows[i].name) != NULL;
   }
+  free(v);
   return NULL;
 }
 
@@ -244,7 +199,7 @@ long cb_tunable(const char *name) {
 
 int cb_tunable_is(const char *name, const char *choice) {
   long value = cb_tunable(name);
-  const cb_tunable_row *t = &table[row_index(name)];
+  const cb_tunable_row *t = &rows[row_index(name)];
   for (int i = 0; t->kind == CB_TUNE_CHOICE && i < t->nchoices; i++)
     if (strcmp(t->choices[i], choice) == 0) return value == i;
   cb_fatal("%s has no choice '%s' in collbench's table of tunables (tunables.c)", name, choice);
@@ -252,8 +207,10 @@ int cb_tunable_is(const char *name, const char *choice) {
 }
 
 void cb_tunable_settings(cb_tunable_setting *out) {
-  for (int i = 0; i < ROWS; i++)
-    out[i] = (cb_tunable_setting){kept[i] ? values[i] : table[i].fallback, set[i]};
+  int n;
+  cb_tunable_rows(&n);
+  for (int i = 0; i < n; i++)
+    out[i] = (cb_tunable_setting){kept[i] ? values[i] : rows[i].fallback, set[i]};
 }
 
 /* "1048576", "sm", or "it unset (default 524288)". */
@@ -272,17 +229,19 @@ static const char *describe(const cb_tunable_row *t, const cb_tunable_setting *s
 }
 
 const char *cb_tunables_mismatch(const cb_tunable_setting *all, int nprocs, char *why, size_t len) {
-  for (int i = 0; i < ROWS; i++) {
-    if (table[i].per_rank) continue;
+  int n;
+  cb_tunable_rows(&n);
+  for (int i = 0; i < n; i++) {
+    if (rows[i].per_rank) continue;
     for (int p = 1; p < nprocs; p++) {
-      const cb_tunable_setting *a = &all[i], *b = &all[(size_t)p * ROWS + i];
+      const cb_tunable_setting *a = &all[i], *b = &all[(size_t)p * nrows + i];
       if (a->value == b->value) continue;
       char va[96], vb[96];
       snprintf(why, len,
                "%s differs between processes: process 0 has %s, process %d has %s; every process "
                "must give it the same value",
-               table[i].name, describe(&table[i], a, va, sizeof va), p,
-               describe(&table[i], b, vb, sizeof vb));
+               rows[i].name, describe(&rows[i], a, va, sizeof va), p,
+               describe(&rows[i], b, vb, sizeof vb));
       return why;
     }
   }

@@ -3,31 +3,37 @@
 #include <stdio.h>
 #include <string.h>
 
-const cb_catalogue_entry cb_catalogue[CB_NUM_KIDS] = {
-    {CB_KID_NCCL, CB_KNAME_NCCL, "NCCL's own call, plain buffers"},
-    {CB_KID_RING, CB_KNAME_RING,
-     "Simple protocol: chunked, pipelined, through FIFOs in the next rank's memory"},
-    {CB_KID_LL, CB_KNAME_LL, "one-shot LL packets (data + flag in one store)"},
-    {CB_KID_LL2, CB_KNAME_LL2,
-     "two-shot LL (reduce-scatter then all-gather in packets; from 3 ranks, one-shot at 2)"},
-    {CB_KID_DIRECT, CB_KNAME_DIRECT,
-     "plain 16-byte loads/stores into peers' buffers, flag handshakes"},
-    {CB_KID_CE, CB_KNAME_CE, "copy engines move the bytes; SMs only reduce or signal"},
-    {CB_KID_NCCL_SYM, CB_KNAME_NCCL_SYM, "NCCL with symmetric window registration (NCCL >= 2.27)"},
-    {CB_KID_NCCL_CE, CB_KNAME_NCCL_CE,
-     "NCCL, symmetric windows + zero-CTA policy: copy-engine collectives (NCCL >= 2.28)"},
-    {CB_KID_HIER_RING, CB_KNAME_HIER_RING,
-     "across hosts: our ring within each host, NCCL between hosts on a rail communicator"},
-    {CB_KID_HIER_LL, CB_KNAME_HIER_LL,
-     "across hosts: our ll within each host, NCCL between hosts on a rail communicator"},
-    {CB_KID_HIER_DIRECT, CB_KNAME_HIER_DIRECT,
-     "across hosts: our direct within each host, NCCL between hosts on a rail communicator"},
-    {CB_KID_HIER_CE, CB_KNAME_HIER_CE,
-     "across hosts: our ce within each host, NCCL between hosts on a rail communicator"},
+#define NCCL CB_KIND_NCCL
+#define OURS CB_KIND_OURS
+
+/* A line per kind, in id order; a new kind is a new line at the end. */
+/* clang-format off */
+const cb_catalogue_entry cb_catalogue[] = {
+    {0, "nccl", NCCL, "NCCL's own call, plain buffers"},
+    {1, "ring", OURS, "Simple protocol: chunked, pipelined, through FIFOs in the next rank's memory"},
+    {2, "ll", OURS, "one-shot LL packets (data + flag in one store)"},
+    {3, "ll2", OURS, "two-shot LL (reduce-scatter then all-gather in packets; from 3 ranks, one-shot at 2)"},
+    {4, "direct", OURS, "plain 16-byte loads/stores into peers' buffers, flag handshakes"},
+    {5, "ce", OURS, "copy engines move the bytes; SMs only reduce or signal"},
+    {6, "nccl-sym", NCCL, "NCCL with symmetric window registration (NCCL >= 2.27)"},
+    {7, "nccl-ce", NCCL, "NCCL, symmetric windows + zero-CTA policy: copy-engine collectives (NCCL >= 2.28)"},
+    {8, "hier-ring", OURS, "across hosts: our ring within each host, NCCL between hosts on a rail communicator"},
+    {9, "hier-ll", OURS, "across hosts: our ll within each host, NCCL between hosts on a rail communicator"},
+    {10, "hier-direct", OURS, "across hosts: our direct within each host, NCCL between hosts on a rail communicator"},
+    {11, "hier-ce", OURS, "across hosts: our ce within each host, NCCL between hosts on a rail communicator"},
 };
+/* clang-format on */
+
+const int cb_catalogue_size = (int)(sizeof cb_catalogue / sizeof cb_catalogue[0]);
+
+const cb_catalogue_entry *cb_catalogue_find(const char *name) {
+  for (int i = 0; i < cb_catalogue_size; i++)
+    if (strcmp(cb_catalogue[i].name, name) == 0) return &cb_catalogue[i];
+  return NULL;
+}
 
 const char *cb_catalogue_check(int id, const char *name, char *buf, unsigned long len) {
-  if (id < 0 || id >= CB_NUM_KIDS) {
+  if (id < 0 || id >= cb_catalogue_size) {
     snprintf(buf, len, "kernel id %d (%s) is not in the catalogue (docs/kernels.md)", id, name);
     return buf;
   }
@@ -41,5 +47,5 @@ const char *cb_catalogue_check(int id, const char *name, char *buf, unsigned lon
 }
 
 int cb_catalogue_is_nccl(int id) {
-  return id == CB_KID_NCCL || id == CB_KID_NCCL_SYM || id == CB_KID_NCCL_CE;
+  return id >= 0 && id < cb_catalogue_size && cb_catalogue[id].owner == CB_KIND_NCCL;
 }

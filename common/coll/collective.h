@@ -16,6 +16,7 @@
 #include "coll_shape.h"
 #include "kernel_resources.h"
 #include "kernel_menu.h"
+#include "section.h"
 #include "types.h"
 #include "world.h"
 
@@ -27,6 +28,14 @@ extern "C" {
 #define CB_OUT_OF_PLACE    1u
 #define CB_IN_PLACE        2u
 #define CB_BOTH_PLACEMENTS (CB_OUT_OF_PLACE | CB_IN_PLACE)
+
+/* The kinds of wait a kernel relies on (cb_kernel.waits), each a family of
+ * mutations (device/mutation.cuh). */
+#define CB_WAITS_HANDSHAKE 0x1u  /* start and end handshakes (device/handshake.cuh, ce_flags.h) */
+#define CB_WAITS_LL        0x2u  /* LL packets' polls, the tiles' epochs and halves */
+#define CB_WAITS_LL_CREDIT 0x4u  /* the credits of a one-to-many or many-to-one LL kernel */
+#define CB_WAITS_FIFO      0x8u  /* the ring FIFO's slices, slots and credits */
+#define CB_WAITS_CE_LANDED 0x10u /* the ce reduce's waits for a peer's piece to land */
 
 /* What a kernel can serve. The harness skips, with the reason in the table,
  * a (size, datatype, op, placement) it cannot; it refuses a run whose rank
@@ -119,8 +128,9 @@ typedef struct {
 } cb_serve_question;
 
 typedef struct cb_kernel {
-  int id;              /* the -k number */
-  const char *name;    /* the -k name */
+  int id;              /* the -k number: set by the harness when it collects the rows (registry.h),
+                          from the catalogue for ours, after the catalogue's for a plugin's */
+  const char *name;    /* the -k name: for a kernel of ours, its kind's name in the catalogue */
   const char *summary; /* one line for -k list */
   cb_kernel_limits limits;
   cb_buffer_kind memory; /* who allocates the buffers it is given (CB_MEM_CUDA unless set) */
@@ -170,11 +180,21 @@ typedef struct cb_kernel {
    * nothing but a note (NCCL's rows) clears out->reported. NULL: "not
    * reported". */
   void (*resources)(const cb_kernel_ctx *ctx, const cb_call *call, cb_kernel_resources *out);
+  /* Optional: a row listed in its program that never runs there, and why
+   * (the same text on every machine: NCCL has no copy-engine path for this
+   * collective, say). Asked before anything else. */
+  const char *unavailable;
+  /* The kinds of wait of the device kit the kernel relies on (CB_WAITS_*):
+   * a mutant build that removes or breaks one (tests/gpu/mutation.sh)
+   * marks the kernels it touches in -k list, and the validation must catch
+   * each of them. */
+  unsigned waits;
 } cb_kernel;
 
-/* A row of ours is defined beside its kernel, in src/kernels/<program>_<kernel>.cu,
- * with C linkage, and its program's table points to it:
- * `CB_KERNEL_ROW(cb_all_reduce_ll) = {CB_KERNEL(LL), .summary = ..., .launch = ...};`.
+/* A row of ours is defined beside its kernel, in its own .cu file, with C
+ * linkage (another row may take it as a part: hier.h), and registered there:
+ * `CB_KERNEL_ROW(cb_all_reduce_ll) = {.name = "ll", .summary = ..., .launch = ...};`
+ * then `CB_REGISTER_KERNEL(all_reduce, cb_all_reduce_ll, "what docs/kernels.md says");`.
  * A .cu file is C++, whose designated initializers must name the fields in
  * the order they are declared here. */
 #ifdef __cplusplus
@@ -183,6 +203,26 @@ typedef struct cb_kernel {
 #define CB_KERNEL_ROW(name) const cb_kernel name
 #endif
 
+/* One registered kernel: the collective it serves (its shape's name,
+ * "all_reduce"), its row, and what docs/kernels.md says of it (one
+ * paragraph, markdown; NULL: its summary). */
+typedef struct {
+  const char *collective;
+  const cb_kernel *row;
+  const char *about;
+} cb_kernel_entry;
+
+/* Registers row_ (a cb_kernel of the file) as a kernel of collective_ (a bare
+ * name: all_reduce): the file is then all it takes, nothing else lists it.
+ * The entry's address goes into the section cb_kernel_entries, which the
+ * linker gathers from every object of the program or plugin (registry.h). */
+#define CB_REGISTER_KERNEL(collective_, row_, about_)                                              \
+  static const cb_kernel_entry cb_entry_##row_ = {#collective_, &(row_), about_};                  \
+  CB_IN_SECTION(cb_kernel_entries)                                                                 \
+  static const cb_kernel_entry *const cb_entry_at_##row_ = &cb_entry_##row_
+
+/* A program's table of kernels: its shape and its rows, in -k number order
+ * (collected by cb_collective_collect, registry.h). */
 typedef struct {
   const cb_coll_shape *shape;
   const cb_kernel *const *kernels; /* nkernels rows, in -k number order */
@@ -223,10 +263,6 @@ void cb_kernel_refuse(cb_setup_reply *reply, const char *fmt, ...)
 void cb_kernel_note(cb_setup_reply *reply, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* NULL when every row's id and name are the catalogue's (catalogue.h),
- * else the first disagreement (buf). */
-const char *cb_kernels_check_catalogue(const cb_collective *c, char *buf, size_t len);
-
 /* Whether the kernel maps its peers' memory (peer/peer_memory.c), and so
  * depends on CB_PEER_MAPPING: a row of ours (CB_MEM_CUDA buffers) that
  * needs one host, or that runs ours within each host (across_hosts).
@@ -234,18 +270,9 @@ const char *cb_kernels_check_catalogue(const cb_collective *c, char *buf, size_t
 int cb_kernel_uses_peer_memory(const cb_kernel *k);
 
 /* -k list: every kernel with its summary, limits and availability; the
- * kernels that use peer memory name CB_PEER_MAPPING. */
+ * kernels that use peer memory name CB_PEER_MAPPING; in a mutant build, the
+ * kernels it touches say so. */
 void cb_kernels_print(FILE *out, const cb_collective *c);
-
-/* A program's collective (src/<program>.c), `const cb_collective name_`:
- * its shape_ and its table, the pointers to its rows (...) in -k number
- * order, held in a static array name_##_rows. (Not CB_COLLECTIVE: the build
- * names a program's collective with that, program_main.c.) */
-#define CB_DEFINE_COLLECTIVE(name_, shape_, ...)                                                   \
-  static const cb_kernel *const name_##_rows[] = {__VA_ARGS__};                                    \
-  const cb_collective name_ = {.shape = shape_,                                                    \
-                               .kernels = name_##_rows,                                            \
-                               .nkernels = sizeof name_##_rows / sizeof name_##_rows[0]}
 
 #ifdef __cplusplus
 }

@@ -129,17 +129,17 @@ cb_call cb_hier_rail_call(cb_hier_form form, const cb_call *call, int per_host,
  * l) of the rank order (h * L + l) sits at l * H + h in the host's order. */
 size_t cb_hier_host_order_block(int h, int l, int nhosts);
 
-/* One row of a program's table: CB_HIER_KERNEL(row, HIER_RING, summary,
+/* One row of a program's table: CB_HIER_KERNEL(row, "hier-ring", summary,
  * plan) defines `static const cb_kernel row` (and its setup, which passes
  * plan, a cb_hier_plan of the file, to the shared code). */
 #define CB_HIER_RUN_LIMITS                                                                         \
   "ranks host by host (rank = host * L + index on the host); within each host what our kernel "    \
   "serves; integer avg (L >= 2) and mulsum (odd L >= 3) skipped"
-#define CB_HIER_KERNEL(row, kind, summary_, plan_)                                                 \
+#define CB_HIER_KERNEL(row, name_, summary_, plan_)                                                \
   static void row##_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {                             \
     cb_hier_setup(&plan_, ctx, reply);                                                             \
   }                                                                                                \
-  static const cb_kernel row = {CB_KERNEL(kind),                                                   \
+  static const cb_kernel row = {.name = name_,                                                     \
                                 .summary = summary_,                                               \
                                 .limits = {.placements = CB_BOTH_PLACEMENTS,                       \
                                            .dtypes = CB_ALL_DTYPES,                                \
@@ -154,16 +154,22 @@ size_t cb_hier_host_order_block(int h, int l, int nhosts);
                                 .launch = cb_hier_launch,                                          \
                                 .resources = cb_hier_resources}
 
-/* A program's four rows, hier_ring, hier_ll, hier_direct and hier_ce, from
+/* A program's four rows, hier_ring, hier_ll, hier_direct and hier_ce,
+ * registered as kernels of collective_ (a bare name: all_reduce), from
  * plan_(kind), the cb_hier_plan of a kind of our kernels (ring, ll, direct,
- * ce: the name's last part), and summary_("kind"), its line for -k list. */
-#define CB_HIER_ROWS(plan_, summary_)                                                              \
+ * ce: the name's last part), summary_("kind"), its line for -k list, and
+ * about_("kind"), what docs/kernels.md says of it. */
+#define CB_HIER_ROWS(collective_, plan_, summary_, about_)                                         \
   static const cb_hier_plan ring_plan = plan_(ring), ll_plan = plan_(ll),                          \
                             direct_plan = plan_(direct), ce_plan = plan_(ce);                      \
-  CB_HIER_KERNEL(hier_ring, HIER_RING, summary_("ring"), ring_plan);                               \
-  CB_HIER_KERNEL(hier_ll, HIER_LL, summary_("ll"), ll_plan);                                       \
-  CB_HIER_KERNEL(hier_direct, HIER_DIRECT, summary_("direct"), direct_plan);                       \
-  CB_HIER_KERNEL(hier_ce, HIER_CE, summary_("ce"), ce_plan)
+  CB_HIER_KERNEL(hier_ring, "hier-ring", summary_("ring"), ring_plan);                             \
+  CB_HIER_KERNEL(hier_ll, "hier-ll", summary_("ll"), ll_plan);                                     \
+  CB_HIER_KERNEL(hier_direct, "hier-direct", summary_("direct"), direct_plan);                     \
+  CB_HIER_KERNEL(hier_ce, "hier-ce", summary_("ce"), ce_plan);                                     \
+  CB_REGISTER_KERNEL(collective_, hier_ring, about_("ring"));                                      \
+  CB_REGISTER_KERNEL(collective_, hier_ll, about_("ll"));                                          \
+  CB_REGISTER_KERNEL(collective_, hier_direct, about_("direct"));                                  \
+  CB_REGISTER_KERNEL(collective_, hier_ce, about_("ce"))
 
 #ifdef __cplusplus
 }

@@ -24,9 +24,10 @@ int cb_kernels_select(const cb_collective *c, const char *spec, int *selected, i
   return cb_kernel_menu_select(&m, spec, selected, explicit_pick, err, err_len);
 }
 
-/* The row's own answer (why_not), when it has one. */
+/* The row's own answer (unavailable, then why_not), when it has one. */
 static const char *row_why_not(const cb_kernel *k, const cb_serve_question *q, char *buf,
                                size_t len) {
+  if (k->unavailable) return k->unavailable;
   return k->why_not ? k->why_not(q, buf, len) : NULL;
 }
 
@@ -87,19 +88,6 @@ static const char *call_why_not(const cb_kernel *k, const cb_serve_question *q, 
 const char *cb_kernel_why_not(const cb_kernel *k, const cb_serve_question *q, char *buf,
                               size_t len) {
   return q->call ? call_why_not(k, q, buf, len) : world_why_not(k, q, buf, len);
-}
-
-const char *cb_kernels_check_catalogue(const cb_collective *c, char *buf, size_t len) {
-  for (int i = 0; i < c->nkernels; i++) {
-    const char *why = cb_catalogue_check(c->kernels[i]->id, c->kernels[i]->name, buf, len);
-    if (why) return why;
-    for (int j = 0; j < i; j++)
-      if (c->kernels[j]->id == c->kernels[i]->id) {
-        snprintf(buf, len, "kernel id %d is listed twice", c->kernels[i]->id);
-        return buf;
-      }
-  }
-  return NULL;
 }
 
 void cb_kernel_refuse(cb_setup_reply *reply, const char *fmt, ...) {
@@ -166,16 +154,50 @@ static void print_limits(FILE *out, const cb_kernel *k) {
   fputc('\n', out);
 }
 
+/* The kinds of wait (CB_WAITS_*) a mutant build removes or breaks
+ * (CMakeLists.txt's COLLBENCH_MUTATE; device/mutation.cuh lists them); 0 in
+ * any other build. */
+#if defined(CB_MUTATE_SKIP_START_WAIT) || defined(CB_MUTATE_SKIP_END_WAIT)
+#define MUTATED_WAITS CB_WAITS_HANDSHAKE
+#elif defined(CB_MUTATE_SKIP_LL_POLL) || defined(CB_MUTATE_SINGLE_HALF) ||                          \
+    defined(CB_MUTATE_EARLY_TILE_DONE)
+#define MUTATED_WAITS CB_WAITS_LL
+#elif defined(CB_MUTATE_SKIP_LL_CREDIT) || defined(CB_MUTATE_LATE_CREDIT)
+#define MUTATED_WAITS CB_WAITS_LL_CREDIT
+#elif defined(CB_MUTATE_SKIP_FIFO_WAIT) || defined(CB_MUTATE_SKIP_FIFO_CREDIT) ||                   \
+    defined(CB_MUTATE_CONSUMED_BEFORE_BARRIER)
+#define MUTATED_WAITS CB_WAITS_FIFO
+#elif defined(CB_MUTATE_SKIP_CE_LANDED)
+#define MUTATED_WAITS CB_WAITS_CE_LANDED
+#else
+#define MUTATED_WAITS 0u
+#endif
+
+/* In a mutant build, below a kernel it touches: the line the mutation test
+ * (tests/gpu/mutation.sh) finds the kernels to run by. */
+static void print_mutant(FILE *out, const cb_kernel *k) {
+#ifdef CB_MUTATION
+  if (k->waits & MUTATED_WAITS)
+    fprintf(out, "      mutant: %s breaks a wait this kernel relies on\n", CB_MUTATION);
+#else
+  (void)out, (void)k;
+#endif
+}
+
 void cb_kernels_print(FILE *out, const cb_collective *c) {
   char program[64];
   snprintf(program, sizeof program, "%s_perf", c->shape->name);
   cb_kernel_list_heading(out, program);
+  const cb_kernel_menu menu = cb_kernels_menu(c, program);
+  const int width = cb_kernel_menu_name_width(&menu);
   for (int i = 0; i < c->nkernels; i++) {
     const cb_kernel *k = c->kernels[i];
     const cb_serve_question build = {0}; /* no world yet: what the build and library allow */
     char why[256];
-    cb_kernel_list_entry(out, k->id, k->name, k->summary, row_why_not(k, &build, why, sizeof why));
+    cb_kernel_list_entry(out, width, k->id, k->name, k->summary,
+                         row_why_not(k, &build, why, sizeof why));
     print_limits(out, k);
+    print_mutant(out, k);
   }
 }
 

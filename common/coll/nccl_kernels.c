@@ -12,6 +12,11 @@
 #include "options.h" /* CB_CTA_POLICY_UNSET */
 #include "tunables.h"
 
+CB_REGISTER_TUNABLES(nccl_ce_scatter,
+                     CB_TUNABLE_NUMBER("CB_NCCL_CE_SCATTER_IN_PLACE", 0, 1, 1, 0, CB_TUNE_AGREE,
+                                       "1: scatter -k nccl-ce runs in place with a root other "
+                                       "than 0 on NCCL <= 2.28.3, which gets it wrong"));
+
 /* ---- availability ------------------------------------------------------- */
 
 #define NO_NCCL "built without NCCL (not found, or COLLBENCH_WITH_NCCL=OFF)"
@@ -46,11 +51,6 @@ const char *cb_nccl_ce_unavailable(void) {
   static char why[160];
   if (!cb_nccl_header_version()) return NO_NCCL;
   return needs(2, 28, "the zero-CTA policy (copy-engine collectives)", why, sizeof why);
-}
-
-const char *cb_nccl_ce_missing(void) {
-  return "NCCL has no copy-engine path for this collective (NCCL 2.28 has one for AllGather, "
-         "AlltoAll, Gather and Scatter)";
 }
 
 /* Kernel 0's -R and -x (cb_nccl_use_flags): its setup opens its communicator
@@ -149,7 +149,6 @@ NCCL_WHY_NOT(cb_nccl_sym_why_not, cb_nccl_sym_unavailable, cb_nccl_call_unavaila
 NCCL_WHY_NOT(cb_nccl_ce_why_not, cb_nccl_ce_unavailable, cb_nccl_call_unavailable)
 NCCL_WHY_NOT(cb_nccl_ce_scatter_why_not, cb_nccl_ce_unavailable,
              cb_nccl_ce_scatter_call_unavailable)
-NCCL_WHY_NOT(cb_nccl_no_ce_why_not, cb_nccl_ce_missing, cb_nccl_call_unavailable)
 
 /* ---- setup -------------------------------------------------------------- */
 

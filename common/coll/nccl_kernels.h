@@ -31,8 +31,10 @@ extern "C" {
 const char *cb_nccl_unavailable(void);
 const char *cb_nccl_sym_unavailable(void);
 const char *cb_nccl_ce_unavailable(void);
-/* For collectives without a copy-engine path in NCCL. */
-const char *cb_nccl_ce_missing(void);
+/* Why nccl-ce never runs in collectives without a copy-engine path in NCCL. */
+#define CB_NCCL_CE_MISSING                                                                         \
+  "NCCL has no copy-engine path for this collective (NCCL 2.28 has one for AllGather, "            \
+  "AlltoAll, Gather and Scatter)"
 
 /* nccl-tests' -R and -x, for kernel 0 (nccl) alone: its setup opens its
  * communicator by them (nccl-sym and nccl-ce have their own). Called once,
@@ -81,7 +83,6 @@ const char *cb_nccl_why_not(const cb_serve_question *q, char *buf, size_t len);
 const char *cb_nccl_sym_why_not(const cb_serve_question *q, char *buf, size_t len);
 const char *cb_nccl_ce_why_not(const cb_serve_question *q, char *buf, size_t len);
 const char *cb_nccl_ce_scatter_why_not(const cb_serve_question *q, char *buf, size_t len);
-const char *cb_nccl_no_ce_why_not(const cb_serve_question *q, char *buf, size_t len);
 
 /* The rows' resources (collective.h): NCCL does not report the CTAs it
  * launches, so what is known is a note: the communicator's CTA policy and
@@ -105,67 +106,82 @@ void cb_nccl_aggregate(cb_kernel_ctx *ctx, int begin);
 /* One NCCL row: its catalogue kind, one line for -k list, the launch of its
  * collective, the placements it is validated in, its answer (why_not_: the
  * variant's availability and per-call check; run_limits_ names the latter)
- * and setup. NCCL needs a GPU per rank; copy engines move data within a
- * node only. */
-#define CB_NCCL_ROW(kind, summary_, launch_, placements_, why_not_, run_limits_, setup_,           \
-                    one_host_)                                                                     \
+ * and setup, and why it never runs in its program (unavailable_, or NULL).
+ * NCCL needs a GPU per rank; copy engines move data within a node only. */
+#define CB_NCCL_ROW(name_, summary_, launch_, placements_, why_not_, run_limits_, setup_,          \
+                    one_host_, unavailable_)                                                       \
   {                                                                                                \
-    CB_KERNEL(kind), .summary = summary_,                                                          \
-                     .limits = {.placements = placements_,                                         \
-                                .dtypes = CB_ALL_DTYPES,                                           \
-                                .ops = CB_ALL_OPS,                                                 \
-                                .single_host = one_host_,                                          \
-                                .gpu_per_rank = 1},                                                \
-                     .memory = CB_MEM_NCCL, .why_not = why_not_, .run_limits = run_limits_,        \
-                     .setup = setup_, .teardown = cb_nccl_teardown, .launch = launch_,             \
-                     .aggregate = cb_nccl_aggregate, .resources = cb_nccl_resources                \
+    .name = name_, .summary = summary_,                                                            \
+    .limits = {.placements = placements_,                                                          \
+               .dtypes = CB_ALL_DTYPES,                                                            \
+               .ops = CB_ALL_OPS,                                                                  \
+               .single_host = one_host_,                                                           \
+               .gpu_per_rank = 1},                                                                 \
+    .memory = CB_MEM_NCCL, .why_not = why_not_, .run_limits = run_limits_, .setup = setup_,        \
+    .teardown = cb_nccl_teardown, .launch = launch_, .aggregate = cb_nccl_aggregate,               \
+    .resources = cb_nccl_resources, .unavailable = unavailable_                                    \
   }
 
 /* Kernel 0: NCCL's call (summary_ says which) on -R/-x buffers. */
 #define CB_NCCL_KERNEL_PLACED(summary_, launch_, placements_)                                      \
-  CB_NCCL_ROW(NCCL, summary_, launch_, placements_, cb_nccl_why_not, CB_NCCL_RUN_LIMITS,           \
-              cb_nccl_setup, 0)
+  CB_NCCL_ROW("nccl", summary_, launch_, placements_, cb_nccl_why_not, CB_NCCL_RUN_LIMITS,         \
+              cb_nccl_setup, 0, NULL)
 #define CB_NCCL_KERNEL(summary_, launch_)                                                          \
   CB_NCCL_KERNEL_PLACED(summary_, launch_, CB_BOTH_PLACEMENTS)
 
 /* Kernel 6: call_ (the NCCL function's name) on symmetric windows. */
 #define CB_NCCL_SYM_KERNEL(call_, launch_, placements_)                                            \
-  CB_NCCL_ROW(NCCL_SYM,                                                                            \
+  CB_NCCL_ROW("nccl-sym",                                                                          \
               "NCCL " call_ ", both buffers registered as symmetric windows "                      \
               "(nccl-tests -R 2)",                                                                 \
-              launch_, placements_, cb_nccl_sym_why_not, CB_NCCL_RUN_LIMITS, cb_nccl_sym_setup, 0)
+              launch_, placements_, cb_nccl_sym_why_not, CB_NCCL_RUN_LIMITS, cb_nccl_sym_setup, 0, \
+              NULL)
 
 /* Kernel 7 where NCCL has a copy-engine path for the collective ... */
 #define CB_NCCL_CE_SUMMARY(call_)                                                                  \
   "NCCL " call_ " on copy engines: symmetric windows and CTA policy zero (nccl-tests -R 2 -x 2)"
 #define CB_NCCL_CE_KERNEL(call_, launch_, placements_)                                             \
-  CB_NCCL_ROW(NCCL_CE, CB_NCCL_CE_SUMMARY(call_), launch_, placements_, cb_nccl_ce_why_not,        \
-              CB_NCCL_RUN_LIMITS, cb_nccl_ce_setup, 1)
+  CB_NCCL_ROW("nccl-ce", CB_NCCL_CE_SUMMARY(call_), launch_, placements_, cb_nccl_ce_why_not,      \
+              CB_NCCL_RUN_LIMITS, cb_nccl_ce_setup, 1, NULL)
 /* ... scatter's, with NCCL 2.28.3's in-place bug skipped (see above) ... */
 #define CB_NCCL_CE_SCATTER_KERNEL(call_, launch_, placements_)                                     \
-  CB_NCCL_ROW(NCCL_CE, CB_NCCL_CE_SUMMARY(call_), launch_, placements_,                            \
-              cb_nccl_ce_scatter_why_not, CB_NCCL_CE_SCATTER_RUN_LIMITS, cb_nccl_ce_setup, 1)
+  CB_NCCL_ROW("nccl-ce", CB_NCCL_CE_SUMMARY(call_), launch_, placements_,                          \
+              cb_nccl_ce_scatter_why_not, CB_NCCL_CE_SCATTER_RUN_LIMITS, cb_nccl_ce_setup, 1,      \
+              NULL)
 /* ... and where it has none: listed, unavailable, with the reason. */
 #define CB_NCCL_NO_CE_KERNEL(call_, launch_, placements_)                                          \
-  CB_NCCL_ROW(NCCL_CE,                                                                             \
+  CB_NCCL_ROW("nccl-ce",                                                                           \
               "NCCL " call_ " with symmetric windows and CTA policy zero "                         \
               "(nccl-tests -R 2 -x 2)",                                                            \
-              launch_, placements_, cb_nccl_no_ce_why_not, CB_NCCL_RUN_LIMITS, cb_nccl_ce_setup,   \
-              1)
+              launch_, placements_, cb_nccl_ce_why_not, CB_NCCL_RUN_LIMITS, cb_nccl_ce_setup, 1,   \
+              CB_NCCL_CE_MISSING)
 
-/* A program's three NCCL rows, static, for its table: nccl (kernel 0, its
- * -k list line summary_), nccl_sym (6) and nccl_ce (7), which name call_ (the
- * NCCL function); ce_row_ is the nccl-ce macro above that fits the
- * collective (CB_NCCL_CE_KERNEL, CB_NCCL_CE_SCATTER_KERNEL or
- * CB_NCCL_NO_CE_KERNEL). All three launch the program's call launch_ (written with nccl_call.h) and
- * are validated in placements_; in a build without NCCL, where that call is not compiled, they
- * launch cb_nccl_absent (nccl_call.h). */
-#define CB_NCCL_ROWS(summary_, call_, launch_, placements_, ce_row_)                               \
+/* A program's three NCCL rows, static, registered as kernels of collective_
+ * (a bare name: all_reduce): nccl (kernel 0, its -k list line summary_ and
+ * about_ what docs/kernels.md says of it), nccl_sym (6) and nccl_ce (7),
+ * which name call_ (the NCCL function); ce_row_ is the nccl-ce macro above
+ * that fits the collective (CB_NCCL_CE_KERNEL, CB_NCCL_CE_SCATTER_KERNEL or
+ * CB_NCCL_NO_CE_KERNEL). All three launch the program's call launch_ (written
+ * with nccl_call.h) and are validated in placements_; in a build without
+ * NCCL, where that call is not compiled, they launch cb_nccl_absent
+ * (nccl_call.h). */
+#define CB_NCCL_ROWS(collective_, summary_, about_, call_, launch_, placements_, ce_row_)          \
   static const cb_kernel nccl =                                                                    \
       CB_NCCL_KERNEL_PLACED(summary_, CB_NCCL_LAUNCH(launch_), placements_);                       \
   static const cb_kernel nccl_sym =                                                                \
       CB_NCCL_SYM_KERNEL(call_, CB_NCCL_LAUNCH(launch_), placements_);                             \
-  static const cb_kernel nccl_ce = ce_row_(call_, CB_NCCL_LAUNCH(launch_), placements_)
+  static const cb_kernel nccl_ce = ce_row_(call_, CB_NCCL_LAUNCH(launch_), placements_);           \
+  CB_REGISTER_KERNEL(collective_, nccl, about_);                                                   \
+  CB_REGISTER_KERNEL(collective_, nccl_sym, CB_NCCL_SYM_ABOUT);                                    \
+  CB_REGISTER_KERNEL(collective_, nccl_ce, CB_NCCL_CE_ABOUT)
+/* What docs/kernels.md says of nccl-sym and nccl-ce, alike in every program. */
+#define CB_NCCL_SYM_ABOUT                                                                          \
+  "NCCL's call with both buffers registered as symmetric windows (nccl-tests `-R 2`; NCCL ≥ "    \
+  "2.27)"
+#define CB_NCCL_CE_ABOUT                                                                           \
+  "NCCL's call with symmetric windows and the zero-CTA policy (nccl-tests `-R 2 -x 2`; NCCL ≥ "  \
+  "2.28): copy engines move the data in all_gather, alltoall, gather and scatter; listed "         \
+  "unavailable, with the reason, in the others, where NCCL has no copy-engine path"
 #ifdef CB_HAVE_NCCL
 #define CB_NCCL_LAUNCH(launch_) launch_
 #else

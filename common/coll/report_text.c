@@ -287,10 +287,21 @@ static int same_case(const cb_row *a, const cb_row *b) {
   return a->dtype == b->dtype && a->op == b->op && a->root == b->root && a->bytes == b->bytes;
 }
 
+/* The summary's name columns: CB_SUMMARY_NAME_WIDTH, or the longest name of
+ * the kernels that ran. */
+static int summary_name_width(const cb_report *r) {
+  int width = CB_SUMMARY_NAME_WIDTH;
+  for (int k = 0; k < r->coll->nkernels; k++) {
+    int n = (int)strlen(r->coll->kernels[k]->name);
+    if (r->kernels_run[k] && n > width) width = n;
+  }
+  return width;
+}
+
 /* One placement of the summary: the fastest kernel, its time, and its
  * speed-up over the fastest of NCCL's variants (nccl, nccl-sym, nccl-ce)
- * that ran at this size, which the last column names. */
-static void summary_cell(FILE *out, const cb_report *r, size_t first, int p) {
+ * that ran at this size, which the last column names; names w wide. */
+static void summary_cell(FILE *out, const cb_report *r, size_t first, int p, int w) {
   const cb_row *best = NULL, *nccl = NULL;
   for (size_t i = first; i < r->nrows; i++) {
     const cb_row *x = &r->rows[i];
@@ -301,13 +312,13 @@ static void summary_cell(FILE *out, const cb_report *r, size_t first, int p) {
       nccl = x;
   }
   if (!best) {
-    cb_text_fastest_cell(out, NULL, 0, 0, 0, 0);
-    fprintf(out, "  %8s", "-");
+    cb_text_fastest_cell(out, w, NULL, 0, 0, 0, 0);
+    fprintf(out, "  %*s", w, "-");
     return;
   }
-  cb_text_fastest_cell(out, r->coll->kernels[best->kernel]->name, best->m[p].time_us,
+  cb_text_fastest_cell(out, w, r->coll->kernels[best->kernel]->name, best->m[p].time_us,
                        best->m[p].time_us, nccl != NULL, nccl ? nccl->m[p].time_us : 0);
-  fprintf(out, "  %8s", nccl ? r->coll->kernels[nccl->kernel]->name : "-");
+  fprintf(out, "  %*s", w, nccl ? r->coll->kernels[nccl->kernel]->name : "-");
 }
 
 static int seen_before(const cb_report *r, size_t i) {
@@ -319,21 +330,22 @@ static int seen_before(const cb_report *r, size_t i) {
 /* Rooted collectives (a row per root with -r all) get a root column. */
 static void text_summary(FILE *out, const cb_report *r) {
   const int rooted = r->coll->shape->rooted;
+  const int w = summary_name_width(r), group = w + 2 + 8 + 2 + 7 + 2 + w;
   fprintf(out, "#\n# Fastest kernel per size (vs nccl = the fastest NCCL variant's time / the "
                "fastest time, same placement; nccl: that variant)\n");
-  fprintf(out, "# %10s  %8s  %6s%s  %37s  %37s\n", "", "", "", rooted ? "        " : "",
-          "out-of-place", "in-place");
-  fprintf(out, "# %10s  %8s  %6s%s  %8s  %8s  %7s  %8s  %8s  %8s  %7s  %8s\n", "size", "type",
-          "redop", rooted ? "    root" : "", "fastest", "time(us)", "vs nccl", "nccl", "fastest",
-          "time(us)", "vs nccl", "nccl");
+  fprintf(out, "# %10s  %8s  %6s%s  %*s  %*s\n", "", "", "", rooted ? "        " : "", group,
+          "out-of-place", group, "in-place");
+  fprintf(out, "# %10s  %8s  %6s%s  %*s  %8s  %7s  %*s  %*s  %8s  %7s  %*s\n", "size", "type",
+          "redop", rooted ? "    root" : "", w, "fastest", "time(us)", "vs nccl", w, "nccl", w,
+          "fastest", "time(us)", "vs nccl", w, "nccl");
   for (size_t i = 0; i < r->nrows; i++) {
     if (seen_before(r, i)) continue;
     const cb_row *x = &r->rows[i];
     fprintf(out, "# %10zu  %8s  %6s", x->bytes, cb_dtype_name(x->dtype),
             cb_shape_op_column(r->coll->shape, x->op));
     if (rooted) fprintf(out, "  %6d", x->root);
-    summary_cell(out, r, i, CB_OOP);
-    summary_cell(out, r, i, CB_INP);
+    summary_cell(out, r, i, CB_OOP, w);
+    summary_cell(out, r, i, CB_INP, w);
     fputc('\n', out);
   }
 }

@@ -17,6 +17,7 @@
 #include "peer_mapping.h"
 #include "placed_call.h"
 #include "placement.h"
+#include "registry.h"
 #include "run_env.h"
 #include "run_state.h"
 #include "run_steps.h"
@@ -406,14 +407,16 @@ static int join_liveness(cb_rank_info *me, void *arg) {
   return 0;
 }
 
-int cb_main(const cb_collective *coll, int argc, char **argv) {
+int cb_main(const cb_coll_shape *shape, int argc, char **argv) {
   char program[64], err[512];
-  snprintf(program, sizeof program, "%s_perf", coll->shape->name);
+  snprintf(program, sizeof program, "%s_perf", shape->name);
   cb_error_set_program(program);
   cb_run_env_cuda_defaults(); /* before anything can initialise CUDA (MPI_Init may) */
   cb_load_env_defaults(argc, argv);
-  const char *bad_table = cb_kernels_check_catalogue(coll, err, sizeof err);
-  if (bad_table) cb_fatal("the kernel table disagrees with the catalogue: %s", bad_table);
+  static cb_collective table; /* held to the end, whichever return ends the run */
+  if (cb_collective_collect(shape, NULL, 0, &table, err, sizeof err))
+    cb_fatal("the kernel table cannot be made: %s", err);
+  const cb_collective *coll = &table;
   cb_world *w = cb_world_init(&argc, &argv);
   int lead = cb_world_proc(w) == 0; /* only the first process prints */
   cb_run run = {.coll = coll, .fault_skip_rank = -1};
@@ -478,6 +481,7 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
   free(run.report.kernel_skips);
   cb_report_free(&run.report);
   free(run.runnable);
+  cb_collective_free(&table);
   cb_world_finalize(w);
   return failed ? 1 : 0;
 }

@@ -1,4 +1,4 @@
-/* The harness: everything a test program does, given its collective. */
+/* The harness: everything a test program does, given its collective's shape. */
 #ifndef CB_RUNNER_H
 #define CB_RUNNER_H
 
@@ -8,10 +8,11 @@
 extern "C" {
 #endif
 
-/* Parses options, sets up the world and GPUs, runs the sweep for every
- * selected kernel, writes the report sinks. Returns the process exit code:
- * 0, or 1 on bad input, a failure or any wrong value. */
-int cb_main(const cb_collective *coll, int argc, char **argv);
+/* Collects the kernels registered for shape (registry.h), parses options,
+ * sets up the world and GPUs, runs the sweep for every selected kernel,
+ * writes the report sinks. Returns the process exit code: 0, or 1 on bad
+ * input, a failure or any wrong value. */
+int cb_main(const cb_coll_shape *shape, int argc, char **argv);
 
 #ifdef __cplusplus
 }

@@ -36,6 +36,12 @@
 #include "grid_fit.h"
 #include "tunables.h"
 
+static const char *const ce_or_sm[] = {"ce", "sm"};
+CB_REGISTER_TUNABLES(ce_push, CB_TUNABLE_CHOICE("CB_CE_OWN_COPY", ce_or_sm, 0, CB_TUNE_AGREE,
+                                                "all_gather and alltoall -k ce, out of place: the "
+                                                "own block copied by a copy engine (ce) or by a "
+                                                "kernel (sm)"));
+
 /* Blocks of the own-run copy kernel: enough to copy at HBM speed in less
  * time than the peers' copies take over NVLink, few enough to leave SMs. */
 #define OWN_COPY_BLOCKS 32
@@ -65,7 +71,7 @@ extern "C" void cb_ce_push_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply,
   if (cb_refuse_shared_gpus(ctx, reply, "its copies wait on a spinning flag kernel")) return;
   cb_ce_push_state *st = (cb_ce_push_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
-  /* Checked at start, equal on every rank (tunables.c). */
+  /* Checked at start, equal on every rank (their rows: above, and the kernel's file). */
   st->parallel = (int)cb_tunable(parallel_env);
   st->own_by_sm = cb_tunable_is("CB_CE_OWN_COPY", "sm");
   cb_ce_side_setup(ctx, &st->io);

@@ -86,6 +86,25 @@
 #include "grid_fit.h"
 #include "tunables.h"
 
+/* How the ce reduce-scatter cuts the longest part into pieces
+ * (cb_ce_plan). Each piece costs a few microseconds of copy-engine and
+ * launch gaps; the reduce of the last piece is the pipeline's drain.
+ * all_reduce hides that drain behind its all-gather copies, so it wants
+ * few equal pieces: at 1 GiB on 2 x H200 (docs/performance.md, "The ce
+ * reduce-scatter: pieces and the peer mapping", both launches) 2, 3, 4 and 6 pieces per
+ * part gave 386.9, 384.1, 384.6 and 382.1 GB/s (one piece, no pipeline: 308). A
+ * reduce-scatter has nothing to hide its drain behind: there 2, 4, 8 and
+ * 16 equal pieces gave 297, 333, 352 and 357 GB/s, and pieces that take
+ * 60, 50, 40 and 30 percent of what is left of the part 308, 331, 353
+ * and 368: a taper keeps the last reduce short with few pieces. At most
+ * CB_CE_MAX_PIECES (ce_plan.h) pieces, moved in 16-byte accesses. Each
+ * kernel's pieces and taper are its own file's rows (all_reduce_ce.cu,
+ * reduce_scatter_ce.cu); the least piece is both's. */
+CB_REGISTER_TUNABLES(ce_reduce,
+                     CB_TUNABLE_NUMBER("CB_CE_MIN_PIECE", 16, 1L << 30, 16, 2 << 20, CB_TUNE_AGREE,
+                                       "all_reduce and reduce_scatter -k ce: bytes of a piece, at "
+                                       "least"));
+
 #define CE_THREADS       512
 #define CE_FLAG_STRIDE   32 /* uint64_t words between flags: no false sharing */
 #define CE_REDUCE_BLOCKS 66 /* enough to reduce at HBM speed, few enough to leave SMs idle */
@@ -236,8 +255,9 @@ extern "C" void cb_ce_reduce_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply,
   if (!st) cb_fatal("out of host memory");
   const int n = ctx->nranks;
   /* How a call cuts the longest part into pieces (cb_ce_plan): checked at
-   * start and equal on every rank (tunables.c, which holds the defaults and
-   * why), since rank p reduces the pieces its peers cut and signal. */
+   * start and equal on every rank (their rows, in the kernels' files and
+   * above, hold the defaults and why), since rank p reduces the pieces its
+   * peers cut and signal. */
   st->cut.pieces = (size_t)cb_tunable(sched->pieces_env);
   st->cut.taper = (size_t)cb_tunable(sched->taper_env);
   st->cut.min_piece = (size_t)cb_tunable("CB_CE_MIN_PIECE");

@@ -17,8 +17,9 @@
 void cb_direct_setup(cb_kernel_ctx *ctx, const char *prefix) {
   cb_direct_state *st = (cb_direct_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
-  /* Checked at start, equal on every rank (tunables.c): block b pairs with
-   * block b of every peer, and a call's blocks follow from the bytes. */
+  /* Checked at start, equal on every rank (the kernel's rows,
+   * CB_DIRECT_TUNABLES): block b pairs with block b of every peer, and a
+   * call's blocks follow from the bytes. */
   char name[64];
   snprintf(name, sizeof name, "%s_BLOCKS", prefix);
   st->max_blocks = (int)cb_tunable(name);

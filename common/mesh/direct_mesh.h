@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "collective.h"
+#include "tunables.h"
 #include "peer_memory.h"
 
 #ifdef __cplusplus
@@ -37,6 +38,19 @@ typedef struct {
  * (blocks at most) and <prefix>_BLOCK_BYTES (bytes of peer traffic per
  * block), equal on every rank: block b pairs with block b of each peer. */
 void cb_direct_setup(cb_kernel_ctx *ctx, const char *prefix);
+/* A direct kernel's two tunables, registered by its file (tunables.h):
+ * CB_DIRECT_TUNABLES(ar_direct, "CB_AR_DIRECT", "all_reduce") makes
+ * CB_AR_DIRECT_BLOCKS and CB_AR_DIRECT_BLOCK_BYTES; block b of every rank
+ * pairs with block b of every peer, and each rank derives a call's block
+ * count from the block bytes, so both must agree. */
+#define CB_DIRECT_TUNABLES(group_, prefix_, program_)                                              \
+  CB_REGISTER_TUNABLES(                                                                            \
+      group_,                                                                                      \
+      CB_TUNABLE_NUMBER(prefix_ "_BLOCKS", 1, 128, 1, 64, CB_TUNE_AGREE,                           \
+                        program_ " -k direct: blocks at most"),                                    \
+      CB_TUNABLE_NUMBER(prefix_ "_BLOCK_BYTES", 1024, 1L << 30, 1, 32 << 10, CB_TUNE_AGREE,        \
+                        program_ " -k direct: bytes a rank sends or loads per block (fewer "       \
+                                 "blocks for small messages)"))
 /* Collective, after cb_direct_setup: caps max_blocks, on every rank alike,
  * at the blocks of CB_DIRECT_THREADS threads every one of funcs (the
  * kernel's instantiations) can hold resident at once on every rank's GPU;

@@ -10,6 +10,15 @@
 #include "grid_fit.h"
 #include "tunables.h"
 
+/* The LL grid: a rank's own choice (nothing its peers see depends on it). */
+CB_REGISTER_TUNABLES(ll,
+                     CB_TUNABLE_NUMBER("CB_LL_BLOCK_WARPS", 0, 16, 1, 0, CB_TUNE_PER_RANK,
+                                       "LL kernels: warps per block; 0, by size (2 up to 64 tiles "
+                                       "of 32 packets, 4 above)"),
+                     CB_TUNABLE_NUMBER("CB_LL_MAX_WARPS", 0, 2048, 1, 0, CB_TUNE_PER_RANK,
+                                       "LL kernels: warps at most, each taking several tiles; 0, "
+                                       "1024"));
+
 /* Every launched warp must be resident at once: a warp polling for a
  * peer's packets may wait on a peer warp that waits on one of ours.
  * cb_ll_fit caps the grid at what the GPU holds; on an H100/H200 (132 SMs,
@@ -26,7 +35,7 @@ void cb_ll_setup(cb_kernel_ctx *ctx, size_t max_packets, cb_ll_pattern pattern) 
    * packets (device/ll_tiles.cuh, "Counters"). */
   st->tiles = (max_packets + CB_LL_TILE - 1) / CB_LL_TILE;
   st->slot_packets = st->tiles * CB_LL_TILE;
-  /* This rank's own choice (tunables.c): its grid changes nothing its
+  /* This rank's own choice (its rows, above): its grid changes nothing its
    * peers see (packets carry their own flags, in the same places). */
   st->block_warps = (int)cb_tunable("CB_LL_BLOCK_WARPS");
   st->max_warps = (int)cb_tunable("CB_LL_MAX_WARPS");

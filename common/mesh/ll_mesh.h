@@ -49,16 +49,16 @@ extern "C" {
 
 /* The row of an LL kernel of ours (CB_KERNEL_ROW, collective.h): peer
  * memory in the given placements, up to CB_LL_MAX_BYTES, cb_ll_teardown,
- * its resources as resources_ says (CB_LL_ROW: cb_ll_resources). */
-#define CB_LL_ROW_RESOURCES(kind, summary_, placements_, setup_, launch_, resources_)              \
+ * its resources as resources_ says (CB_LL_ROW: cb_ll_resources), the waits
+ * waits_ (CB_WAITS_LL, and CB_WAITS_LL_CREDIT for a credited kernel). */
+#define CB_LL_ROW_RESOURCES(name_, summary_, placements_, setup_, launch_, resources_, waits_)     \
   {                                                                                                \
-    CB_KERNEL(kind), .summary = summary_,                                                          \
-                     .limits = {CB_PEER_KERNEL_LIMITS(placements_), .max_bytes = CB_LL_MAX_BYTES}, \
-                     .setup = setup_, .teardown = cb_ll_teardown, .launch = launch_,               \
-                     .resources = resources_                                                       \
+    .name = name_, .summary = summary_,                                                            \
+    .limits = {CB_PEER_KERNEL_LIMITS(placements_), .max_bytes = CB_LL_MAX_BYTES}, .setup = setup_, \
+    .teardown = cb_ll_teardown, .launch = launch_, .resources = resources_, .waits = waits_        \
   }
-#define CB_LL_ROW(kind, summary_, placements_, setup_, launch_)                                    \
-  CB_LL_ROW_RESOURCES(kind, summary_, placements_, setup_, launch_, cb_ll_resources)
+#define CB_LL_ROW(name_, summary_, placements_, setup_, launch_, waits_)                           \
+  CB_LL_ROW_RESOURCES(name_, summary_, placements_, setup_, launch_, cb_ll_resources, waits_)
 
 /* The kernel's view (passed by value in its arguments). Scratch pointers
  * are in ring order from this rank (device/ll_tiles.cuh reads them). */

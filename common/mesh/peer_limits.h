@@ -17,19 +17,20 @@
   .max_ranks = CB_MAX_PEERS, .single_host = 1
 
 /* The row (CB_KERNEL_ROW, collective.h) of a kernel of ours over peer
- * memory with those limits; the LL and ring kernels have row makers of their
- * own (ll_mesh.h, ring_mesh.h). */
-#define CB_PEER_ROW(kind, summary_, placements_, setup_, teardown_, launch_)                       \
+ * memory with those limits, relying on the waits waits_ (CB_WAITS_*); the LL
+ * and ring kernels have row makers of their own (ll_mesh.h, ring_mesh.h). */
+#define CB_PEER_ROW(name_, summary_, placements_, setup_, teardown_, launch_, waits_)              \
   {                                                                                                \
-    CB_KERNEL(kind), .summary = summary_, .limits = {CB_PEER_KERNEL_LIMITS(placements_)},          \
-                     .setup = setup_, .teardown = teardown_, .launch = launch_                     \
+    .name = name_, .summary = summary_, .limits = {CB_PEER_KERNEL_LIMITS(placements_)},            \
+    .setup = setup_, .teardown = teardown_, .launch = launch_, .waits = waits_                     \
   }
 /* The same with its resources (collective.h: what a call holds of the GPU). */
-#define CB_PEER_ROW_RESOURCES(kind, summary_, placements_, setup_, teardown_, launch_, resources_) \
+#define CB_PEER_ROW_RESOURCES(name_, summary_, placements_, setup_, teardown_, launch_,            \
+                              resources_, waits_)                                                  \
   {                                                                                                \
-    CB_KERNEL(kind), .summary = summary_, .limits = {CB_PEER_KERNEL_LIMITS(placements_)},          \
-                     .setup = setup_, .teardown = teardown_, .launch = launch_,                    \
-                     .resources = resources_                                                       \
+    .name = name_, .summary = summary_, .limits = {CB_PEER_KERNEL_LIMITS(placements_)},            \
+    .setup = setup_, .teardown = teardown_, .launch = launch_, .resources = resources_,            \
+    .waits = waits_                                                                                \
   }
 
 #endif

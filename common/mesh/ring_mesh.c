@@ -11,6 +11,22 @@
 #include "grid_fit.h"
 #include "tunables.h"
 
+/* Ring defaults from sweeps of the all_reduce ring on 2 x H200 at 1 GiB
+ * float (docs/performance.md, "all_reduce ring and LL beside NCCL"): 16 channels of
+ * 128 KiB slices gave 164 GB/s, 32 x 512 KiB 311, 64 x 512 KiB 350, 96 x 512 KiB
+ * 357, 128 x 512 KiB 364; 1 MiB slices and 8 slots did not help. At
+ * most CB_RING_MAX_CHANNELS (ring_mesh.h) channels; a slot is moved in
+ * 16-byte accesses. Every ring kernel reads them; the ranks must agree. */
+CB_REGISTER_TUNABLES(ring,
+                     CB_TUNABLE_NUMBER("CB_RING_CHANNELS", 1, 128, 1, 128, CB_TUNE_AGREE,
+                                       "ring kernels: channels (one FIFO pipe per channel and "
+                                       "link), at most; fewer where the GPU cannot hold them all "
+                                       "resident"),
+                     CB_TUNABLE_NUMBER("CB_RING_SLOTS", 2, 64, 1, 4, CB_TUNE_AGREE,
+                                       "ring kernels: slots of each FIFO pipe"),
+                     CB_TUNABLE_NUMBER("CB_RING_SLICE", 1 << 10, 64 << 20, 16, 512 << 10,
+                                       CB_TUNE_AGREE, "ring kernels: bytes of a FIFO slot"));
+
 /* Channels every rank can keep resident at once: the fewest blocks of any
  * of the kernel's instances that fit on any rank's GPU (a rank where none
  * fits refuses the kernel), since channel c of a rank waits on channel c of
@@ -30,7 +46,7 @@ void cb_ring_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply, const cb_ring_spec
   if (!st) cb_fatal("out of host memory");
   ctx->state = st;
   st->spec = *spec;
-  /* Checked at start and equal on every rank (tunables.c, which holds the
+  /* Checked at start and equal on every rank (their rows, above, hold the
    * defaults and why): a sender indexes the receiver's FIFO with them. */
   int want = (int)cb_tunable("CB_RING_CHANNELS");
   st->slots = (int)cb_tunable("CB_RING_SLOTS");

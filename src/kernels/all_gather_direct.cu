@@ -25,8 +25,13 @@ static void cb_ag_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
 }
 
 CB_KERNEL_ROW(cb_all_gather_direct) =
-    CB_PEER_ROW_RESOURCES(DIRECT,
+    CB_PEER_ROW_RESOURCES("direct",
                           "every rank stores its block with 16-byte stores straight into every "
                           "peer's output, start and end flag handshakes per block",
                           CB_BOTH_PLACEMENTS, cb_ag_direct_setup, cb_direct_teardown,
-                          cb_ag_direct_launch, cb_direct_resources);
+                          cb_ag_direct_launch, cb_direct_resources, CB_WAITS_HANDSHAKE);
+CB_REGISTER_KERNEL(all_gather, cb_all_gather_direct,
+                   "every rank stores its block with 16-byte stores straight into every peer's "
+                   "output buffer; per-block start and end flag handshakes (release/acquire) with "
+                   "the same block of every peer; for mid and large messages");
+CB_DIRECT_TUNABLES(all_gather_direct, "CB_AG_DIRECT", "all_gather");

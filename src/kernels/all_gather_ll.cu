@@ -25,7 +25,12 @@ static void cb_ag_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
 }
 
 CB_KERNEL_ROW(cb_all_gather_ll) =
-    CB_LL_ROW(LL,
+    CB_LL_ROW("ll",
               "LL16: every rank pushes its block to every peer as packets, each rank "
               "copies the packets it receives into its output",
-              CB_BOTH_PLACEMENTS, cb_ag_ll_setup, cb_ag_ll_launch);
+              CB_BOTH_PLACEMENTS, cb_ag_ll_setup, cb_ag_ll_launch, CB_WAITS_LL);
+CB_REGISTER_KERNEL(
+    all_gather, cb_all_gather_ll,
+    "LL16: every rank pushes its block to every peer's scratch as packets, each rank "
+    "copies what it receives into its output; one warp per 32-packet tile, each tile "
+    "with its own epoch; up to 1 MiB (the whole output)");

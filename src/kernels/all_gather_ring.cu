@@ -64,3 +64,8 @@ CB_KERNEL_ROW(cb_all_gather_ring) =
     CB_RING_ROW("Simple ring: every block travels n-1 hops around the ring, chunked and "
                 "pipelined, one ring per block (channel), through FIFOs in the next rank's memory",
                 CB_BOTH_PLACEMENTS, cb_ag_ring_setup, cb_ring_teardown, cb_ag_ring_launch);
+CB_REGISTER_KERNEL(all_gather, cb_all_gather_ring,
+                   "Simple protocol: every block travels n-1 hops around the ring (rank → rank+1), "
+                   "chunked and pipelined, one ring per block (channel), through FIFOs in the next "
+                   "rank's memory (the all-gather half of all_reduce's ring, same tunables); for "
+                   "large messages");

@@ -25,6 +25,7 @@
 #include "cuda_check.h"
 #include "peer_limits.h"
 #include "rank_chunk.h"
+#include "tunables.h"
 
 static const cb_ce_schedule ar_schedule = {"CB_AR_CE_PIECES", "CB_AR_CE_TAPER"};
 
@@ -77,7 +78,22 @@ static void cb_ar_ce_resources(const cb_kernel_ctx *ctx, const cb_call *call,
 }
 
 CB_KERNEL_ROW(cb_all_reduce_ce) = CB_PEER_ROW_RESOURCES(
-    CE,
+    "ce",
     "copy engines push every byte (reduce-scatter pieces into the peers' "
     "scratch, then the results into the peers' outputs); SMs only reduce",
-    CB_BOTH_PLACEMENTS, cb_ar_ce_setup, cb_ce_reduce_teardown, cb_ar_ce_launch, cb_ar_ce_resources);
+    CB_BOTH_PLACEMENTS, cb_ar_ce_setup, cb_ce_reduce_teardown, cb_ar_ce_launch, cb_ar_ce_resources,
+    CB_WAITS_HANDSHAKE | CB_WAITS_CE_LANDED);
+CB_REGISTER_KERNEL(all_reduce, cb_all_reduce_ce,
+                   "copy engines move every byte, SMs only reduce: each rank pushes "
+                   "(`cudaMemcpyAsync`) its input's share of every peer's chunk into that peer's "
+                   "scratch, in pieces (`CB_AR_CE_PIECES`, two by default) with a \"landed\" flag "
+                   "per piece; each rank reduces its chunk as pieces land and pushes the result "
+                   "into every peer's output; start and end flag handshakes; for large messages");
+/* Few equal pieces: the all-gather's copies hide the drain (ce_reduce.cu says why). */
+CB_REGISTER_TUNABLES(all_reduce_ce,
+                     CB_TUNABLE_NUMBER("CB_AR_CE_PIECES", 1, 64, 1, 2, CB_TUNE_AGREE,
+                                       "all_reduce -k ce: equal pieces per part of its "
+                                       "reduce-scatter"),
+                     CB_TUNABLE_NUMBER("CB_AR_CE_TAPER", 0, 90, 1, 0, CB_TUNE_AGREE,
+                                       "all_reduce -k ce: above 0, pieces that each take this "
+                                       "percent of what is left of the part instead"));

@@ -68,9 +68,15 @@ static void cb_ar_direct_resources(const cb_kernel_ctx *ctx, const cb_call *call
 }
 
 CB_KERNEL_ROW(cb_all_reduce_direct) =
-    CB_PEER_ROW_RESOURCES(DIRECT,
+    CB_PEER_ROW_RESOURCES("direct",
                           "all-pairs in one pass: each rank loads its chunk of every peer's input "
                           "over NVLink, reduces, and stores the result into every peer's output; "
                           "a flag handshake before and after",
                           CB_BOTH_PLACEMENTS, cb_ar_direct_setup, cb_direct_teardown,
-                          cb_ar_direct_launch, cb_ar_direct_resources);
+                          cb_ar_direct_launch, cb_ar_direct_resources, CB_WAITS_HANDSHAKE);
+CB_REGISTER_KERNEL(all_reduce, cb_all_reduce_direct,
+                   "all-pairs in one pass: rank r loads chunk r of every rank's input with 16-byte "
+                   "loads over NVLink, reduces in rank order and stores the result into chunk r of "
+                   "every rank's output; per-block start and end flag handshakes; for mid sizes "
+                   "(1–64 MiB)");
+CB_DIRECT_TUNABLES(all_reduce_direct, "CB_AR_DIRECT", "all_reduce");

@@ -90,7 +90,11 @@ extern "C" const void *cb_all_reduce_ll_kernel_of(cb_dtype dtype, cb_redop op) {
 }
 
 CB_KERNEL_ROW(cb_all_reduce_ll) =
-    CB_LL_ROW(LL,
+    CB_LL_ROW("ll",
               "one-shot LL16: every rank pushes its input to every peer as packets, "
               "each rank reduces",
-              CB_BOTH_PLACEMENTS, cb_ar_ll_setup, cb_ar_ll_launch);
+              CB_BOTH_PLACEMENTS, cb_ar_ll_setup, cb_ar_ll_launch, CB_WAITS_LL);
+CB_REGISTER_KERNEL(all_reduce, cb_all_reduce_ll,
+                   "one-shot LL16: every rank pushes its input to every peer as 16-byte packets (8 "
+                   "B data + two flags), each rank reduces; one warp per 32-packet tile, each tile "
+                   "with its own epoch counter, so the grid is chosen per size; up to 1 MiB");

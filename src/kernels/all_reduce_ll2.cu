@@ -194,8 +194,13 @@ static void cb_ar_ll2_resources(const cb_kernel_ctx *ctx, const cb_call *call,
 }
 
 CB_KERNEL_ROW(cb_all_reduce_ll2) = CB_LL_ROW_RESOURCES(
-    LL2,
+    "ll2",
     "two-shot LL16: reduce-scatter in packets (each rank reduces its chunk in "
     "rank order), then all-gather of the results in packets; for 3-8 ranks (at 2 "
     "ranks it is the one-shot ll)",
-    CB_BOTH_PLACEMENTS, cb_ar_ll2_setup, cb_ar_ll2_launch, cb_ar_ll2_resources);
+    CB_BOTH_PLACEMENTS, cb_ar_ll2_setup, cb_ar_ll2_launch, cb_ar_ll2_resources, CB_WAITS_LL);
+CB_REGISTER_KERNEL(all_reduce, cb_all_reduce_ll2,
+                   "two-shot LL16, for 3–8 ranks: each rank pushes chunk q of its input to rank q "
+                   "as packets, rank q reduces its chunk in rank order and pushes the result to "
+                   "every rank as packets; sends 2(n-1)/n of the input instead of one-shot's n-1 "
+                   "copies, in two hops; at 2 ranks it is the one-shot ll; up to 1 MiB");

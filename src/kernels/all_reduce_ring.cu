@@ -91,3 +91,7 @@ CB_KERNEL_ROW(cb_all_reduce_ring) =
     CB_RING_ROW("Simple ring: chunked, pipelined reduce-scatter then all-gather, one ring "
                 "per block (channel), through FIFOs in the next rank's memory",
                 CB_BOTH_PLACEMENTS, cb_ar_ring_setup, cb_ring_teardown, cb_ar_ring_launch);
+CB_REGISTER_KERNEL(all_reduce, cb_all_reduce_ring,
+                   "Simple protocol: chunked, pipelined ring reduce-scatter then all-gather, one "
+                   "ring per block (channel), through FIFOs in the next rank's memory; for large "
+                   "messages");

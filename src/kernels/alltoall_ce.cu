@@ -12,6 +12,7 @@
 #include "ce_push.h"
 #include "collective.h"
 #include "peer_limits.h"
+#include "tunables.h"
 
 static void cb_a2a_ce_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
   cb_ce_push_setup(ctx, reply, "CB_A2A_CE_PARALLEL");
@@ -30,7 +31,16 @@ static void cb_a2a_ce_resources(const cb_kernel_ctx *ctx, const cb_call *call,
 }
 
 CB_KERNEL_ROW(cb_alltoall_ce) = CB_PEER_ROW_RESOURCES(
-    CE,
+    "ce",
     "copy engines: cudaMemcpyAsync of block q of every rank's input into block r "
     "of rank q's output, between two one-block flag kernels; out of place only",
-    CB_OUT_OF_PLACE, cb_a2a_ce_setup, cb_ce_push_teardown, cb_a2a_ce_launch, cb_a2a_ce_resources);
+    CB_OUT_OF_PLACE, cb_a2a_ce_setup, cb_ce_push_teardown, cb_a2a_ce_launch, cb_a2a_ce_resources,
+    CB_WAITS_HANDSHAKE);
+CB_REGISTER_KERNEL(alltoall, cb_alltoall_ce,
+                   "copy engines: `cudaMemcpyAsync` of block q of every rank's input into block r "
+                   "of rank q's output (one side stream per peer, `CB_A2A_CE_PARALLEL`), between "
+                   "two one-block flag kernels; out of place only, as direct");
+CB_REGISTER_TUNABLES(alltoall_ce,
+                     CB_TUNABLE_NUMBER("CB_A2A_CE_PARALLEL", 0, 1, 1, 1, CB_TUNE_AGREE,
+                                       "alltoall -k ce: 1, one copy stream per peer; 0, every "
+                                       "copy on the call's stream"));

@@ -29,9 +29,15 @@ static void cb_a2a_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaSt
 }
 
 CB_KERNEL_ROW(cb_alltoall_direct) = CB_PEER_ROW_RESOURCES(
-    DIRECT,
+    "direct",
     "every rank stores block q of its input with 16-byte stores straight into "
     "block r of rank q's output, start and end flag handshakes per block; out of "
     "place only (in place would overwrite blocks not yet sent)",
     CB_OUT_OF_PLACE, cb_a2a_direct_setup, cb_direct_teardown, cb_a2a_direct_launch,
-    cb_direct_resources);
+    cb_direct_resources, CB_WAITS_HANDSHAKE);
+CB_REGISTER_KERNEL(alltoall, cb_alltoall_direct,
+                   "every rank stores block q of its input with 16-byte stores straight into block "
+                   "r of rank q's output; per-block start and end flag handshakes; out of place "
+                   "only: in place, block r of a peer still holds the peer's data for us until it "
+                   "has sent it");
+CB_DIRECT_TUNABLES(alltoall_direct, "CB_A2A_DIRECT", "alltoall");

@@ -31,7 +31,13 @@ static void cb_a2a_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream
 }
 
 CB_KERNEL_ROW(cb_alltoall_ll) =
-    CB_LL_ROW(LL,
+    CB_LL_ROW("ll",
               "LL16: every rank pushes block q of its input to rank q as packets, each rank "
               "copies the packets it receives into its output; in place too (through scratch)",
-              CB_OUT_OF_PLACE | CB_IN_PLACE, cb_a2a_ll_setup, cb_a2a_ll_launch);
+              CB_OUT_OF_PLACE | CB_IN_PLACE, cb_a2a_ll_setup, cb_a2a_ll_launch, CB_WAITS_LL);
+CB_REGISTER_KERNEL(alltoall, cb_alltoall_ll,
+                   "LL16: every rank pushes block q of its input to rank q's scratch as packets, "
+                   "each rank copies what it receives into its output; up to 1 MiB (the whole "
+                   "input); in place too, timed and checked (nccl-tests 2.19.6 times in-place "
+                   "alltoall but does not check it, `#wrong` N/A): every block passes through "
+                   "scratch");

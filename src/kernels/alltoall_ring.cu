@@ -202,3 +202,16 @@ CB_KERNEL_ROW(cb_alltoall_ring) = CB_RING_ROW_RESOURCES(
     "blocks not yet sent)",
     CB_OUT_OF_PLACE, cb_a2a_ring_setup, cb_a2a_ring_teardown, cb_a2a_ring_launch,
     cb_a2a_ring_resources);
+CB_REGISTER_KERNEL(alltoall, cb_alltoall_ring,
+                   "n-1 ring-ordered steps: in step d rank r sends its block for r+d into r+d's "
+                   "FIFO and receives r-d's from its own, slice by slice (all steps of a slice "
+                   "before the next slice), through FIFO pipes in the receivers' memory; its own "
+                   "block copied by the channels or by a copy engine (`CB_A2A_RING_OWN_COPY`); out "
+                   "of place only: in place, step d would overwrite block r-d before it is sent in "
+                   "step n-d");
+static const char *const sm_or_ce[] = {"sm", "ce"};
+CB_REGISTER_TUNABLES(alltoall_ring,
+                     CB_TUNABLE_CHOICE("CB_A2A_RING_OWN_COPY", sm_or_ce, 0, CB_TUNE_AGREE,
+                                       "alltoall -k ring: the own block copied by the channels "
+                                       "between their sends and receives (sm) or by a copy engine "
+                                       "beside the kernel (ce; not with ranks sharing a GPU)"));

@@ -30,8 +30,11 @@ static void cb_bc_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
                       stream);
 }
 
-CB_KERNEL_ROW(cb_broadcast_ce) =
-    CB_PEER_ROW(CE,
-                "copy engines: cudaMemcpyAsync of the root's input into every peer's output "
-                "(one side stream per peer), between two one-block flag kernels",
-                CB_BOTH_PLACEMENTS, cb_bc_ce_setup, cb_ce_rooted_teardown, cb_bc_ce_launch);
+CB_KERNEL_ROW(cb_broadcast_ce) = CB_PEER_ROW(
+    "ce",
+    "copy engines: cudaMemcpyAsync of the root's input into every peer's output "
+    "(one side stream per peer), between two one-block flag kernels",
+    CB_BOTH_PLACEMENTS, cb_bc_ce_setup, cb_ce_rooted_teardown, cb_bc_ce_launch, CB_WAITS_HANDSHAKE);
+CB_REGISTER_KERNEL(broadcast, cb_broadcast_ce,
+                   "copy engines: `cudaMemcpyAsync` of the root's input into every peer's output "
+                   "(one side stream per peer), between two one-block flag kernels");

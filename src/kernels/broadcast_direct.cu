@@ -53,8 +53,14 @@ static void cb_bc_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
 }
 
 CB_KERNEL_ROW(cb_broadcast_direct) = CB_PEER_ROW_RESOURCES(
-    DIRECT,
+    "direct",
     "the root stores its input with 16-byte stores straight into every peer's "
     "output, start and end flag handshakes per block between the root and each peer",
     CB_BOTH_PLACEMENTS, cb_bc_direct_setup, cb_direct_teardown, cb_bc_direct_launch,
-    cb_direct_resources);
+    cb_direct_resources, CB_WAITS_HANDSHAKE);
+CB_REGISTER_KERNEL(
+    broadcast, cb_broadcast_direct,
+    "the root stores its input with 16-byte stores straight into every peer's output "
+    "(a push: posted stores beat loads on H200); per-block start and end flag "
+    "handshakes between the root and each peer; the root's links carry n−1 copies");
+CB_DIRECT_TUNABLES(broadcast_direct, "CB_BC_DIRECT", "broadcast");

@@ -45,8 +45,14 @@ static void cb_bc_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
                                    stream);
 }
 
-CB_KERNEL_ROW(cb_broadcast_ll) =
-    CB_LL_ROW(LL,
-              "LL16: the root pushes its input to every peer as packets, each peer copies "
-              "them into its output; peers return credits to the root",
-              CB_BOTH_PLACEMENTS, cb_bc_ll_setup, cb_bc_ll_launch);
+CB_KERNEL_ROW(cb_broadcast_ll) = CB_LL_ROW(
+    "ll",
+    "LL16: the root pushes its input to every peer as packets, each peer copies "
+    "them into its output; peers return credits to the root",
+    CB_BOTH_PLACEMENTS, cb_bc_ll_setup, cb_bc_ll_launch, CB_WAITS_LL | CB_WAITS_LL_CREDIT);
+CB_REGISTER_KERNEL(
+    broadcast, cb_broadcast_ll,
+    "LL16: the root pushes its input to every peer as packets, each peer copies them "
+    "into its output; peers return credits to the root, so back-to-back calls never "
+    "overwrite packets not yet read (`common/mesh/device/ll_credit.cuh`); one warp "
+    "per 32-packet tile; up to 1 MiB");

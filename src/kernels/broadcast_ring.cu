@@ -106,3 +106,9 @@ CB_KERNEL_ROW(cb_broadcast_ring) =
     CB_RING_ROW("Simple protocol: a pipelined chain root -> root+1 -> ..., slices through FIFOs "
                 "in the next rank's memory (one per channel), each rank keeping and forwarding",
                 CB_BOTH_PLACEMENTS, cb_bc_ring_setup, cb_ring_teardown, cb_bc_ring_launch);
+CB_REGISTER_KERNEL(
+    broadcast, cb_broadcast_ring,
+    "Simple protocol, a pipelined chain root → root+1 → …: the root pushes slices "
+    "through FIFOs in the next rank's memory (one per channel), each rank copies "
+    "them into its output and forwards them; every link carries the message once, so "
+    "it is the one for large messages at 3 or more ranks");

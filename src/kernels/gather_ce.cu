@@ -23,7 +23,11 @@ static void cb_ga_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
 }
 
 CB_KERNEL_ROW(cb_gather_ce) =
-    CB_PEER_ROW(CE,
+    CB_PEER_ROW("ce",
                 "copy engines: every rank's cudaMemcpyAsync of its block into the root's output, "
                 "between two one-block flag kernels",
-                CB_BOTH_PLACEMENTS, cb_ce_rooted_setup, cb_ce_rooted_teardown, cb_ga_ce_launch);
+                CB_BOTH_PLACEMENTS, cb_ce_rooted_setup, cb_ce_rooted_teardown, cb_ga_ce_launch,
+                CB_WAITS_HANDSHAKE);
+CB_REGISTER_KERNEL(gather, cb_gather_ce,
+                   "copy engines: every rank's `cudaMemcpyAsync` of its block into the root's "
+                   "output, between two one-block flag kernels (broadcast's ce, reversed)");

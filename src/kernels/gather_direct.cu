@@ -34,8 +34,13 @@ static void cb_ga_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
 }
 
 CB_KERNEL_ROW(cb_gather_direct) = CB_PEER_ROW_RESOURCES(
-    DIRECT,
+    "direct",
     "every rank stores its block with 16-byte stores straight into the root's "
     "output; start and end flag handshakes per block",
     CB_BOTH_PLACEMENTS, cb_ga_direct_setup, cb_direct_teardown, cb_ga_direct_launch,
-    cb_direct_resources);
+    cb_direct_resources, CB_WAITS_HANDSHAKE);
+CB_REGISTER_KERNEL(
+    gather, cb_gather_direct,
+    "every rank stores its block with 16-byte stores straight into the root's output "
+    "(all_gather's direct kernel, one destination)");
+CB_DIRECT_TUNABLES(gather_direct, "CB_GA_DIRECT", "gather");

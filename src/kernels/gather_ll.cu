@@ -60,8 +60,13 @@ static void cb_ga_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
                                    stream);
 }
 
-CB_KERNEL_ROW(cb_gather_ll) =
-    CB_LL_ROW(LL,
-              "LL16: every rank pushes its block to the root as packets, the root copies them "
-              "into its output; the root returns credits",
-              CB_BOTH_PLACEMENTS, cb_ga_ll_setup, cb_ga_ll_launch);
+CB_KERNEL_ROW(cb_gather_ll) = CB_LL_ROW(
+    "ll",
+    "LL16: every rank pushes its block to the root as packets, the root copies them "
+    "into its output; the root returns credits",
+    CB_BOTH_PLACEMENTS, cb_ga_ll_setup, cb_ga_ll_launch, CB_WAITS_LL | CB_WAITS_LL_CREDIT);
+CB_REGISTER_KERNEL(
+    gather, cb_gather_ll,
+    "LL16: every other rank pushes its block to the root as packets, the root copies "
+    "them into its output; the root returns credits to every sender; up to 1 MiB "
+    "(the root's whole output)");

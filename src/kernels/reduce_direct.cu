@@ -48,8 +48,14 @@ static void cb_rd_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
 }
 
 CB_KERNEL_ROW(cb_reduce_direct) = CB_PEER_ROW_RESOURCES(
-    DIRECT,
+    "direct",
     "the root loads every rank's input with 16-byte loads over NVLink and reduces in "
     "rank order; start and end flag handshakes per block",
     CB_BOTH_PLACEMENTS, cb_rd_direct_setup, cb_direct_teardown, cb_rd_direct_launch,
-    cb_direct_resources);
+    cb_direct_resources, CB_WAITS_HANDSHAKE);
+CB_REGISTER_KERNEL(
+    reduce, cb_reduce_direct,
+    "the root loads every rank's input with 16-byte loads over NVLink and reduces in "
+    "rank order (all_reduce's direct kernel, one destination); the other ranks only "
+    "shake hands");
+CB_DIRECT_TUNABLES(reduce_direct, "CB_RD_DIRECT", "reduce");

@@ -66,8 +66,12 @@ static void cb_rd_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
   CB_DISPATCH_TYPE_OP(call->dtype, call->op, launch_typed, ctx, call, stream);
 }
 
-CB_KERNEL_ROW(cb_reduce_ll) =
-    CB_LL_ROW(LL,
-              "LL16: every rank pushes its input to the root as packets, the root reduces them "
-              "in rank order; the root returns credits",
-              CB_BOTH_PLACEMENTS, cb_rd_ll_setup, cb_rd_ll_launch);
+CB_KERNEL_ROW(cb_reduce_ll) = CB_LL_ROW(
+    "ll",
+    "LL16: every rank pushes its input to the root as packets, the root reduces them "
+    "in rank order; the root returns credits",
+    CB_BOTH_PLACEMENTS, cb_rd_ll_setup, cb_rd_ll_launch, CB_WAITS_LL | CB_WAITS_LL_CREDIT);
+CB_REGISTER_KERNEL(reduce, cb_reduce_ll,
+                   "LL16: every other rank pushes its input to the root as packets, the root "
+                   "reduces them with its own in rank order; the root returns credits to every "
+                   "sender (`common/mesh/device/ll_rooted.cuh`); up to 1 MiB");

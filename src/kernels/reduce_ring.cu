@@ -69,3 +69,10 @@ CB_KERNEL_ROW(cb_reduce_ring) =
     CB_RING_ROW("Simple protocol: a pipelined chain root+1 -> ... -> root, slices through FIFOs "
                 "in the next rank's memory (one per channel), each rank adding its input",
                 CB_BOTH_PLACEMENTS, cb_rd_ring_setup, cb_ring_teardown, cb_rd_ring_launch);
+CB_REGISTER_KERNEL(
+    reduce, cb_reduce_ring,
+    "Simple protocol, a pipelined chain root+1 → … → root (the chain kernel of the "
+    "other rings, one phase per slice): each rank adds its input to the slice it "
+    "receives and passes it on, the root keeps the result; every link carries the "
+    "message once; reduces along the chain, so its bits depend on the root (only the "
+    "root has an output)");

@@ -18,6 +18,7 @@
 #include "ce_reduce.h"
 #include "collective.h"
 #include "peer_limits.h"
+#include "tunables.h"
 
 static const cb_ce_schedule rs_schedule = {"CB_RS_CE_PIECES", "CB_RS_CE_TAPER"};
 
@@ -56,7 +57,22 @@ static void cb_rs_ce_resources(const cb_kernel_ctx *ctx, const cb_call *call,
 }
 
 CB_KERNEL_ROW(cb_reduce_scatter_ce) = CB_PEER_ROW_RESOURCES(
-    CE,
+    "ce",
     "copy engines push block q of every rank's input, piece by piece, into rank "
     "q's scratch with a landed flag per piece; SMs only reduce, in rank order",
-    CB_BOTH_PLACEMENTS, cb_rs_ce_setup, cb_ce_reduce_teardown, cb_rs_ce_launch, cb_rs_ce_resources);
+    CB_BOTH_PLACEMENTS, cb_rs_ce_setup, cb_ce_reduce_teardown, cb_rs_ce_launch, cb_rs_ce_resources,
+    CB_WAITS_HANDSHAKE | CB_WAITS_CE_LANDED);
+CB_REGISTER_KERNEL(reduce_scatter, cb_reduce_scatter_ce,
+                   "copy engines move every byte, SMs only reduce: each rank pushes "
+                   "(`cudaMemcpyAsync`) block q of its input into rank q's scratch, piece by piece "
+                   "with a \"landed\" flag per piece, and reduces its own block in rank order as "
+                   "pieces land (the reduce-scatter half of all_reduce's ce); the pieces shrink as "
+                   "the block ends (each takes 30% of what is left, `CB_RS_CE_TAPER`), so that the "
+                   "last reduce is short; for large messages");
+/* A taper: nothing hides the drain here (ce_reduce.cu says why). */
+CB_REGISTER_TUNABLES(reduce_scatter_ce,
+                     CB_TUNABLE_NUMBER("CB_RS_CE_PIECES", 1, 64, 1, 4, CB_TUNE_AGREE,
+                                       "reduce_scatter -k ce: equal pieces per part"),
+                     CB_TUNABLE_NUMBER("CB_RS_CE_TAPER", 0, 90, 1, 30, CB_TUNE_AGREE,
+                                       "reduce_scatter -k ce: above 0, pieces that each take this "
+                                       "percent of what is left of the part instead"));

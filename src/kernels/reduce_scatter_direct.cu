@@ -47,8 +47,14 @@ static void cb_rs_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
 }
 
 CB_KERNEL_ROW(cb_reduce_scatter_direct) =
-    CB_PEER_ROW_RESOURCES(DIRECT,
+    CB_PEER_ROW_RESOURCES("direct",
                           "every rank loads its block of every peer's input with 16-byte loads and "
                           "reduces in rank order, start and end flag handshakes per block",
                           CB_BOTH_PLACEMENTS, cb_rs_direct_setup, cb_direct_teardown,
-                          cb_rs_direct_launch, cb_direct_resources);
+                          cb_rs_direct_launch, cb_direct_resources, CB_WAITS_HANDSHAKE);
+CB_REGISTER_KERNEL(
+    reduce_scatter, cb_reduce_scatter_direct,
+    "every rank loads its block of every peer's input with 16-byte loads over NVLink "
+    "and reduces in rank order; per-block start and end flag handshakes; for mid and "
+    "large messages (the same kernel as all_reduce's direct, one destination)");
+CB_DIRECT_TUNABLES(reduce_scatter_direct, "CB_RS_DIRECT", "reduce_scatter");

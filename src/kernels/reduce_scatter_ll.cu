@@ -88,7 +88,12 @@ static void cb_rs_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
 }
 
 CB_KERNEL_ROW(cb_reduce_scatter_ll) =
-    CB_LL_ROW(LL,
+    CB_LL_ROW("ll",
               "LL16: every rank pushes each peer's block to it as packets, each rank "
               "reduces what it receives with its own block, in rank order",
-              CB_BOTH_PLACEMENTS, cb_rs_ll_setup, cb_rs_ll_launch);
+              CB_BOTH_PLACEMENTS, cb_rs_ll_setup, cb_rs_ll_launch, CB_WAITS_LL);
+CB_REGISTER_KERNEL(
+    reduce_scatter, cb_reduce_scatter_ll,
+    "LL16: every rank pushes each peer's block to it as packets, each rank reduces "
+    "them with its own block in rank order; one warp per 32-packet tile; up to 1 MiB "
+    "(the whole input)");

@@ -41,3 +41,8 @@ CB_KERNEL_ROW(cb_reduce_scatter_ring) =
                 "chunked and pipelined, one ring per block (channel), through FIFOs in the next "
                 "rank's memory",
                 CB_BOTH_PLACEMENTS, cb_rs_ring_setup, cb_ring_teardown, cb_rs_ring_launch);
+CB_REGISTER_KERNEL(
+    reduce_scatter, cb_reduce_scatter_ring,
+    "Simple protocol: block k is reduced along a chain of n-1 hops that ends at rank "
+    "k, chunked and pipelined, through FIFOs in the next rank's memory (the "
+    "reduce-scatter half of all_reduce's ring, same tunables); for large messages");

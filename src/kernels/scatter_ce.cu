@@ -31,7 +31,12 @@ static void cb_sc_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
 }
 
 CB_KERNEL_ROW(cb_scatter_ce) =
-    CB_PEER_ROW(CE,
+    CB_PEER_ROW("ce",
                 "copy engines: the root's cudaMemcpyAsync of block q into rank q's output (one "
                 "side stream per rank), between two one-block flag kernels",
-                CB_BOTH_PLACEMENTS, cb_ce_rooted_setup, cb_ce_rooted_teardown, cb_sc_ce_launch);
+                CB_BOTH_PLACEMENTS, cb_ce_rooted_setup, cb_ce_rooted_teardown, cb_sc_ce_launch,
+                CB_WAITS_HANDSHAKE);
+CB_REGISTER_KERNEL(
+    scatter, cb_scatter_ce,
+    "copy engines: the root's `cudaMemcpyAsync` of block q into rank q's output (one "
+    "side stream per rank), between two one-block flag kernels (broadcast's ce)");

@@ -37,8 +37,13 @@ static void cb_sc_direct_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStr
 }
 
 CB_KERNEL_ROW(cb_scatter_direct) = CB_PEER_ROW_RESOURCES(
-    DIRECT,
+    "direct",
     "the root stores block q of its input with 16-byte stores straight into rank "
     "q's output; start and end flag handshakes per block",
     CB_BOTH_PLACEMENTS, cb_sc_direct_setup, cb_direct_teardown, cb_sc_direct_launch,
-    cb_direct_resources);
+    cb_direct_resources, CB_WAITS_HANDSHAKE);
+CB_REGISTER_KERNEL(
+    scatter, cb_scatter_direct,
+    "the root stores block q of its input with 16-byte stores straight into rank q's "
+    "output (the direct store kernel with a run per rank)");
+CB_DIRECT_TUNABLES(scatter_direct, "CB_SC_DIRECT", "scatter");

@@ -37,8 +37,13 @@ static void cb_sc_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
                                    stream);
 }
 
-CB_KERNEL_ROW(cb_scatter_ll) =
-    CB_LL_ROW(LL,
-              "LL16: the root pushes block q of its input to rank q as packets, each rank "
-              "copies them into its output; ranks return credits to the root",
-              CB_BOTH_PLACEMENTS, cb_sc_ll_setup, cb_sc_ll_launch);
+CB_KERNEL_ROW(cb_scatter_ll) = CB_LL_ROW(
+    "ll",
+    "LL16: the root pushes block q of its input to rank q as packets, each rank "
+    "copies them into its output; ranks return credits to the root",
+    CB_BOTH_PLACEMENTS, cb_sc_ll_setup, cb_sc_ll_launch, CB_WAITS_LL | CB_WAITS_LL_CREDIT);
+CB_REGISTER_KERNEL(
+    scatter, cb_scatter_ll,
+    "LL16: the root pushes block q of its input to rank q as packets (broadcast's ll "
+    "with a block per rank); ranks return credits to the root; up to 1 MiB (the "
+    "root's whole input)");

@@ -56,8 +56,11 @@ static void cb_sr_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
   cb_ce_flags_launch(ctx, &st->flags, partners, 1, stream);
 }
 
-CB_KERNEL_ROW(cb_sendrecv_ce) =
-    CB_PEER_ROW(CE,
-                "copy engine: cudaMemcpyAsync of every rank's input into the next rank's "
-                "output, between two one-block flag kernels (out of place, as direct)",
-                CB_OUT_OF_PLACE, cb_sr_ce_setup, cb_sr_ce_teardown, cb_sr_ce_launch);
+CB_KERNEL_ROW(cb_sendrecv_ce) = CB_PEER_ROW(
+    "ce",
+    "copy engine: cudaMemcpyAsync of every rank's input into the next rank's "
+    "output, between two one-block flag kernels (out of place, as direct)",
+    CB_OUT_OF_PLACE, cb_sr_ce_setup, cb_sr_ce_teardown, cb_sr_ce_launch, CB_WAITS_HANDSHAKE);
+CB_REGISTER_KERNEL(sendrecv, cb_sendrecv_ce,
+                   "one `cudaMemcpyAsync` of the input into the next rank's output between two "
+                   "one-block flag kernels; out of place only, as direct");

@@ -46,9 +46,15 @@ static void cb_sr_direct_resources(const cb_kernel_ctx *ctx, const cb_call *call
 }
 
 CB_KERNEL_ROW(cb_sendrecv_direct) = CB_PEER_ROW_RESOURCES(
-    DIRECT,
+    "direct",
     "every rank stores its input with 16-byte stores straight into the next rank's "
     "output, start and end flag handshakes per block with its two neighbours (out "
     "of place: in place it would overwrite what the next rank still sends)",
     CB_OUT_OF_PLACE, cb_sr_direct_setup, cb_direct_teardown, cb_sr_direct_launch,
-    cb_sr_direct_resources);
+    cb_sr_direct_resources, CB_WAITS_HANDSHAKE);
+CB_REGISTER_KERNEL(sendrecv, cb_sendrecv_direct,
+                   "16-byte stores straight into the next rank's output, per-block start and end "
+                   "flag handshakes with both neighbours; out of place only: in place it would "
+                   "overwrite what the next rank still sends (nccl-tests times in-place sendrecv "
+                   "with its check off: \"We don't support in-place sendrecv\")");
+CB_DIRECT_TUNABLES(sendrecv_direct, "CB_SR_DIRECT", "sendrecv");

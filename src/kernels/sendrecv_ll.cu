@@ -108,8 +108,15 @@ static void cb_sr_ll_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_
 }
 
 CB_KERNEL_ROW(cb_sendrecv_ll) = CB_LL_ROW(
-    LL,
+    "ll",
     "LL16: every rank pushes its input to the next rank as packets and copies the "
     "packets it receives into its output; receivers return credits (at 2 ranks, where the "
     "next rank is the previous one, none are needed: all_gather's LL exchange)",
-    CB_BOTH_PLACEMENTS, cb_sr_ll_setup, cb_sr_ll_launch);
+    CB_BOTH_PLACEMENTS, cb_sr_ll_setup, cb_sr_ll_launch, CB_WAITS_LL | CB_WAITS_LL_CREDIT);
+CB_REGISTER_KERNEL(
+    sendrecv, cb_sendrecv_ll,
+    "LL16: every rank pushes its input to the next rank as packets and copies the "
+    "previous rank's into its output; receivers return credits "
+    "(`common/mesh/device/ll_credit.cuh`), except at 2 ranks, where the next rank is "
+    "the previous one and all_gather's LL exchange needs none; in and out of place; "
+    "up to 1 MiB");

@@ -91,3 +91,8 @@ CB_KERNEL_ROW(cb_sendrecv_ring) =
     CB_RING_ROW("Simple protocol: every rank pushes its input in slices through FIFOs in the "
                 "next rank's memory (one per channel), the receiver copies them into its output",
                 CB_BOTH_PLACEMENTS, cb_sr_ring_setup, cb_ring_teardown, cb_sr_ring_launch);
+CB_REGISTER_KERNEL(
+    sendrecv, cb_sendrecv_ring,
+    "Simple protocol: every rank pushes its input in slices through FIFOs in the "
+    "next rank's memory (one per channel), the receiver copies them into its output, "
+    "the copy of one slice overlapping the push of the next; in and out of place");

@@ -25,19 +25,27 @@ cb_programs() {
   done
 }
 
-# "ID NAME MAX AVAIL" per kernel of a program's -k list: MAX is the size
-# limit as -e takes it ("1M"), or "-"; AVAIL is 1, or 0 when the kernel is
-# listed unavailable here.
+# "ID NAME MAX AVAIL MUTANT" per kernel of a program's -k list: MAX is the
+# size limit as -e takes it ("1M"), or "-"; AVAIL is 1, or 0 when the kernel
+# is listed unavailable here; MUTANT is 1 when a mutant build says that its
+# mutation touches the kernel ("mutant: ..."), else 0.
 cb_kernels() {
   "$1" -k list | awk '
     function size_arg(n, unit) {
       sub(/iB$/, "", unit); sub(/B$/, "", unit); return n unit }
     /^ +[0-9]+  +[^ ]/ {
-      if (id != "") print id, name, max, avail
-      id = $1; name = $2; max = "-"; avail = index($0, "[unavailable:") ? 0 : 1; next }
+      if (id != "") print id, name, max, avail, mutant
+      id = $1; name = $2; max = "-"; mutant = 0; avail = index($0, "[unavailable:") ? 0 : 1; next }
+    /^      mutant: / { mutant = 1 }
     /^      / && match($0, /up to [0-9]+ [KMG]?i?B/) {
       split(substr($0, RSTART + 6, RLENGTH - 6), w, " "); max = size_arg(w[1], w[2]) }
-    END { if (id != "") print id, name, max, avail }'
+    END { if (id != "") print id, name, max, avail, mutant }'
+}
+
+# The kernels a mutant build's -k list marks as touched by its mutation
+# that can run here, as "ID NAME MAX".
+cb_mutated_kernels() {
+  cb_kernels "$1" | awk '$4 == 1 && $5 == 1 { print $1, $2, $3 }'
 }
 
 # Our kernels within one host (not NCCL's, not the hierarchical hier-*,

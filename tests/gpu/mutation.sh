@@ -5,12 +5,13 @@
 # For each mutation (default: every one of common/mesh/device/mutation.cuh,
 # and copy_perf's h2d_first_copy_only: copy/kernels/copy_llhost.cu),
 # builds a mutant into its own directory ($MUTANT_DIR/build-mutant-NAME,
-# MUTANT_DIR default the repository: the programs whose kernels run the
-# mutated code, or $PROGRAMS), and runs the validated back-to-back stress on
-# each kernel of theirs the mutation touches (by name, from -k list), at
-# each rank count (copy_perf: one validated run of the kernel, h2d, 8 B to
-# 1 MiB, every protocol): the mutant must be caught, and the same runs on the
-# normal build BUILD_DIR (default build-gpu) must report no wrong value.
+# MUTANT_DIR default the repository: every program, or $PROGRAMS), and runs
+# the validated back-to-back stress on each kernel the mutation touches (a
+# mutant's -k list says which: each kernel's row names the kinds of wait it
+# relies on, collective.h's CB_WAITS_*), at each rank count (copy_perf: one
+# validated run of llhost, h2d, 8 B to 1 MiB, every protocol): the mutant
+# must be caught, and the same runs on the normal build BUILD_DIR (default
+# build-gpu) must report no wrong value.
 # Caught: wrong values, or a wait that timed out (the program's spin
 # timeout, naming rank, peer and kernel). late_credit hangs by design (its
 # receivers return credit after polling): only that spin timeout, naming the
@@ -53,42 +54,29 @@ MUTANT_DIR=${MUTANT_DIR:-.}
 mkdir -p "$MUTANT_DIR" || exit 2
 ROOT=${ROOT:-all}
 
-# Every program with kernels of each family (ring: no gather or scatter).
-LL_PROGRAMS="all_reduce_perf all_gather_perf reduce_scatter_perf alltoall_perf broadcast_perf
-  reduce_perf gather_perf scatter_perf sendrecv_perf"
-RING_PROGRAMS="all_reduce_perf all_gather_perf reduce_scatter_perf alltoall_perf broadcast_perf
-  reduce_perf sendrecv_perf"
-HANDSHAKE_PROGRAMS=$LL_PROGRAMS # their direct and ce kernels (reduce has no ce)
-
-# The kernel names (a grep -E pattern) each mutation touches.
-touched() {
-  case $1 in
-    skip_start_wait | skip_end_wait) echo '^(direct|ce)$' ;;
-    skip_ll_poll | skip_ll_credit | single_half | late_credit | early_tile_done) echo '^ll' ;;
-    skip_fifo_wait | skip_fifo_credit | consumed_before_barrier) echo '^ring$' ;;
-    skip_ce_landed) echo '^ce$' ;;
-    h2d_first_copy_only) echo '^llhost$' ;;
-    *) echo "mutation.sh: unknown mutation '$1'" >&2; exit 2 ;;
-  esac
+KNOWN_MUTATIONS=" skip_start_wait skip_end_wait skip_ll_poll skip_fifo_wait skip_fifo_credit
+  skip_ll_credit skip_ce_landed single_half late_credit early_tile_done consumed_before_barrier
+  h2d_first_copy_only "
+known() {
+  [[ "$KNOWN_MUTATIONS" =~ [[:space:]]$1[[:space:]] ]] ||
+    { echo "mutation.sh: unknown mutation '$1'" >&2; exit 2; }
 }
 
-# The programs a mutant is built and run for ($PROGRAMS wins): those whose
-# kernels run the mutated code.
+# The programs a mutant is built for ($PROGRAMS wins): copy_perf for its own
+# mutation; else every program (none named: the build's every target).
 programs_of() {
   [ -n "${PROGRAMS:-}" ] && { echo "$PROGRAMS"; return; }
-  case $1 in
-    skip_start_wait | skip_end_wait) echo "$HANDSHAKE_PROGRAMS" ;;
-    # the packet poll and the tiles' epochs and halves: every LL kernel
-    skip_ll_poll | single_half | early_tile_done) echo "$LL_PROGRAMS" ;;
-    skip_fifo_wait | skip_fifo_credit | consumed_before_barrier) echo "$RING_PROGRAMS" ;;
-    # the credited LL kernels: one to many, and many to one (gather's and reduce's root)
-    skip_ll_credit) echo "broadcast_perf sendrecv_perf scatter_perf gather_perf reduce_perf" ;;
-    # not sendrecv: its sender never changes, so a credit returned after
-    # the polls of one call still comes before that sender needs it
-    late_credit) echo "broadcast_perf scatter_perf gather_perf reduce_perf" ;;
-    skip_ce_landed) echo "all_reduce_perf reduce_scatter_perf" ;;
-    h2d_first_copy_only) echo copy_perf ;;
-  esac
+  [ "$1" = h2d_first_copy_only ] && echo copy_perf
+}
+
+# The kernels of PROG (a mutant's) that mutation M touches, "ID NAME MAX":
+# copy_perf's llhost for its own; else those the mutant's -k list marks.
+touched_kernels() {
+  if [ "$1" = h2d_first_copy_only ]; then
+    cb_kernels "$2" | awk '$2 == "llhost" { print $1, $2, $3 }'
+  else
+    cb_mutated_kernels "$2"
+  fi
 }
 
 # The rank counts a mutant runs at ($RANKS wins): a sendrecv sender at 2
@@ -118,7 +106,7 @@ mutant_env() {
 # Why mutant M cannot show in PROG -k KERNEL at RANKS ranks (nothing: it can).
 cannot_show() {
   case $1:$2:$3 in
-    skip_ll_credit:sendrecv_perf:ll | late_credit:sendrecv_perf:ll)
+    skip_ll_credit:sendrecv_perf:ll)
       [ "$4" -lt 3 ] && echo "at $4 ranks sendrecv -k ll is the exchange, without credits" ;;
     # A rank sends slice s+1 on any link only after the barrier that ends its receives of
     # slice s on every link, and a sender q = r-d reaches slice s+2 (the slot of r's
@@ -128,6 +116,10 @@ cannot_show() {
     # that credit never waits there (docs/performance.md, "The wait mutants at 3 ranks").
     consumed_before_barrier:alltoall_perf:ring | skip_fifo_credit:alltoall_perf:ring)
       echo "the alltoall ring takes slice s from every rank before it sends slice s+1: no sender gets a FIFO ahead" ;;
+    # A sendrecv sender never changes, so a credit returned after the polls
+    # of one call still comes before that sender needs it.
+    late_credit:sendrecv_perf:ll)
+      echo "a sendrecv sender never changes: a credit returned late still comes before it is needed" ;;
   esac
 }
 
@@ -164,20 +156,30 @@ spin_timeout() {
   grep -m1 -E "collbench: rank [0-9]+: kernel [0-9]+ \($1\) timed out waiting for rank [0-9]+" <<<"$out"
 }
 
-# build_mutant M DIR CAP PROGRAM...: configures DIR for mutant M and builds
-# the programs within CAP seconds, the log in DIR.log.
+# build_mutant M DIR CAP [PROGRAM...]: configures DIR for mutant M and builds
+# the programs (none named: everything) within CAP seconds, the log in DIR.log.
 build_mutant() {
   local m=$1 dir=$2 cap=$3
   shift 3
   cmake -S . -B "$dir" -DCMAKE_CUDA_ARCHITECTURES=90 -DBUILD_TESTING=OFF \
     -DCOLLBENCH_MUTATE="$m" >"$dir.log" 2>&1 &&
-    timeout "$cap" cmake --build "$dir" -j "$(nproc)" --target "$@" >>"$dir.log" 2>&1
+    timeout "$cap" cmake --build "$dir" -j "$(nproc)" ${1:+--target "$@"} >>"$dir.log" 2>&1
+}
+
+# The programs of a mutant's directory: those asked for, else every one built.
+built_programs() {
+  local p
+  if [ -n "$progs" ]; then
+    echo "$progs"
+  else
+    for p in $(cb_programs "$1"); do basename "$p"; done
+  fi
 }
 
 declare -A normal_done # program:kernel:ranks runs of the normal build done
 fail=0
 for m in "${MUTATIONS[@]}"; do
-  touched "$m" >/dev/null || exit 2
+  known "$m"
   progs=$(programs_of "$m")
   dir=$MUTANT_DIR/build-mutant-$m
   build_cap=$(cb_cap "$BUILD_CAP")
@@ -188,6 +190,7 @@ for m in "${MUTATIONS[@]}"; do
   fi
   if [ "${RUN_ONLY:-0}" = 1 ]; then
     missing=$(for p in $progs; do [ -x "$dir/$p" ] || echo "$p"; done | tr '\n' ' ')
+    [ -n "$progs" ] || [ -n "$(cb_programs "$dir")" ] || missing="its programs "
     if [ -n "$missing" ]; then
       echo "FAIL: mutant $m: RUN_ONLY=1 and $dir lacks ${missing% }"
       fail=1
@@ -195,7 +198,7 @@ for m in "${MUTATIONS[@]}"; do
     fi
     echo "## mutant $m: built earlier in $dir"
   else
-    echo "## mutant $m: building" $progs "into $dir"
+    echo "## mutant $m: building" ${progs:-every program} "into $dir"
     # shellcheck disable=SC2086 # progs: a list of targets
     if ! build_mutant "$m" "$dir" "$build_cap" $progs; then
       tail -20 "$dir.log"
@@ -208,10 +211,9 @@ for m in "${MUTATIONS[@]}"; do
     echo "PASS: mutant $m built"
     continue
   fi
-  pattern=$(touched "$m")
   menv=$(mutant_env "$m")
-  for prog in $progs; do
-    kernels=$(cb_our_kernels "$dir/$prog" | awk -v p="$pattern" '$2 ~ p { print $1, $2, $3 }')
+  for prog in $(built_programs "$dir"); do
+    kernels=$(touched_kernels "$m" "$dir/$prog")
     if [ -z "$kernels" ]; then
       echo "SKIPPED: mutant $m, $prog: no kernel of ours that it touches can run here"
       continue

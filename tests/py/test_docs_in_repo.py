@@ -22,9 +22,9 @@ repository): no page may send a reader there. On every page:
   project is made (no session numbers, no issue numbers, no build-service words or
   paths of the machines it was built on).
 
-README.md must be under 150 lines and index the pages; its kernel catalogue says
-what the kernel tables of src/ say, and so does docs/kernels.md's table of every
-program's kernels. Standard library only.
+README.md must be under 150 lines and index the pages (its kernel tables and
+docs/kernels.md's are written from the kernels' registrations by `make docs`, and
+test_kernel_docs checks them). Standard library only.
 """
 
 import glob
@@ -173,8 +173,9 @@ def sources():
                         texts.append(read(path))
                     except UnicodeDecodeError:
                         pass
-        # The tunables a macro names (common/base/tunables.c: DIRECT_ROWS("CB_AR_DIRECT", ...)).
-        for prefix in re.findall(r'DIRECT_ROWS\("(CB_\w+)"', "\n".join(texts)):
+        # The tunables a macro names (a direct kernel's file:
+        # CB_DIRECT_TUNABLES(all_reduce_direct, "CB_AR_DIRECT", ...)).
+        for prefix in re.findall(r'CB_DIRECT_TUNABLES\(\w+, "(CB_\w+)"', "\n".join(texts)):
             texts.append(f"{prefix}_BLOCKS {prefix}_BLOCK_BYTES")
         _SOURCES = "\n".join(texts)
     return _SOURCES
@@ -209,78 +210,6 @@ def shell_blocks(text):
             yield body
         else:
             yield "\n".join(l[2:] for l in body.splitlines() if l.startswith("$ "))
-
-
-def catalogue():
-    """{id: name} of common/coll/catalogue.h, and {KIND: id}."""
-    h = read(os.path.join(REPO, "common", "coll", "catalogue.h"))
-    ids = {m.group(1): int(m.group(2)) for m in re.finditer(r"#define CB_KID_(\w+) +(\d+)", h)}
-    names = {m.group(1): m.group(2)
-             for m in re.finditer(r"#define CB_KNAME_(\w+) +\"([^\"]+)\"", h)}
-    return {ids[k]: names[k] for k in ids}, ids
-
-
-# NCCL's rows (common/coll/nccl_kernels.h): a program makes them with CB_NCCL_ROWS, nccl (0),
-# nccl_sym (6) and nccl_ce (7); whether nccl-ce can run is its last argument (where NCCL
-# has no copy-engine path the row is listed, unavailable).
-NCCL_ROWS = {"nccl": 0, "nccl_sym": 6, "nccl_ce": 7}
-NCCL_CE_ROWS = {"CB_NCCL_CE_KERNEL": "✓", "CB_NCCL_CE_SCATTER_KERNEL": "✓",
-                "CB_NCCL_NO_CE_KERNEL": "(✓)"}
-
-
-def kernel_tables():
-    """{program: {id: '✓' or '(✓)'}} from the kernel table of every src/<name>.c
-    (CB_DEFINE_COLLECTIVE): a pointer per row, to NCCL's rows there (CB_NCCL_ROWS) or
-    to our rows, each defined beside its kernel in src/kernels/<name>_<kernel>.cu
-    (CB_KERNEL_ROW)."""
-    _, kinds = catalogue()
-    ours = {}
-    for cu in sorted(glob.glob(os.path.join(REPO, "src", "kernels", "*.cu"))):
-        # {CB_KERNEL(KIND), ...}, or a row maker: CB_LL_ROW(KIND, ...), CB_PEER_ROW(KIND, ...)
-        # (or their _RESOURCES forms), CB_RING_ROW(...) or CB_RING_ROW_RESOURCES(...) (the ring's).
-        for m in re.finditer(r"CB_KERNEL_ROW\((\w+)\) =\s*(?:\{\s*CB_KERNEL\(|"
-                             r"CB_(?:LL|PEER)_ROW(?:_RESOURCES)?\(\s*)"
-                             r"(\w+)|CB_KERNEL_ROW\((\w+)\) =\s*CB_RING_ROW(?:_RESOURCES)?\(", read(cu)):
-            ours[m.group(1) or m.group(3)] = kinds[m.group(2) or "RING"]
-    tables = {}
-    for prog in programs():
-        src = read(os.path.join(REPO, "src", prog[:-len("_perf")] + ".c"))
-        # The hierarchical rows, made in the program's own file by CB_HIER_ROWS
-        # (common/coll/hier.h), whose CB_HIER_KERNEL(row, KIND, ...) lines name them.
-        if re.search(r"^CB_HIER_ROWS\(", src, re.M):
-            hier = read(os.path.join(REPO, "common", "coll", "hier.h"))
-            for m in re.finditer(r"CB_HIER_KERNEL\((hier_\w+), (\w+),", hier):
-                ours[m.group(1)] = kinds[m.group(2)]
-        m = re.search(r"^CB_DEFINE_COLLECTIVE\(\w+,\s*&\w+,(.*?)\);", src, re.S | re.M)
-        assert m, f"src/{prog[:-5]}.c: no kernel table"
-        ce = re.search(r"^CB_NCCL_ROWS\(.*?(CB_NCCL_\w+)\);", src, re.S | re.M)
-        assert ce, f"src/{prog[:-5]}.c: no NCCL rows"
-        assert ce.group(1) in NCCL_CE_ROWS, f"{prog}: {ce.group(1)} is new to this test"
-        rows = {}
-        for k in re.finditer(r"&(\w+)", m.group(1)):
-            name = k.group(1)
-            if name in ours:
-                rows[ours[name]] = "✓"
-            else:
-                assert name in NCCL_ROWS, f"{prog}: row {name} is neither ours nor NCCL's"
-                rows[NCCL_ROWS[name]] = NCCL_CE_ROWS[ce.group(1)] if name == "nccl_ce" else "✓"
-        tables[prog] = rows
-    return tables
-
-
-def table_rows(text, header):
-    """The cells of every row of the markdown table whose header row starts so."""
-    lines = text.splitlines()
-    for i, line in enumerate(lines):
-        if line.startswith(header):
-            head = [c.strip() for c in line.strip().strip("|").split("|")]
-            rows = []
-            for row in lines[i + 2:]:
-                if not row.startswith("|"):
-                    break
-                rows.append([c.strip() for c in row.strip().strip("|").split("|")])
-            return head, rows
-    return None, None
 
 
 class DocsStayInTheRepo(unittest.TestCase):
@@ -432,40 +361,6 @@ class TheShortReadme(unittest.TestCase):
         for p in glob.glob(os.path.join(REPO, "docs", "*.md")) + [
                 os.path.join(REPO, p) for p in REQUIRED_PAGES[1:] + INDEXED]:
             self.assertIn(rel(p), linked, f"README.md's index does not link {rel(p)}")
-
-    def test_readme_catalogue_is_the_kernel_tables(self):
-        readme = read(os.path.join(REPO, "README.md"))
-        head, rows = table_rows(readme, "| id | name | what |")
-        self.assertIsNotNone(head, "README.md: no kernel catalogue table (| id | name | what |)")
-        names, _ = catalogue()
-        tables = kernel_tables()
-        progs = [h + "_perf" for h in head[3:]]
-        self.assertEqual(sorted(progs), sorted(tables), "README.md: the catalogue's columns "
-                         "are not the programs CMakeLists.txt builds")
-        self.assertEqual([(int(r[0]), r[1]) for r in rows], sorted(names.items()),
-                         "README.md: the catalogue's ids and names are not catalogue.h's")
-        for r in rows:
-            for prog, cell in zip(progs, r[3:]):
-                want = tables[prog].get(int(r[0]), "–")
-                self.assertEqual(cell, want, f"README.md: kernel {r[0]} ({r[1]}) in {prog}: "
-                                 f"'{cell}', but src/ says '{want}'")
-
-    def test_kernels_page_lists_every_programs_kernels(self):
-        head, rows = table_rows(read(os.path.join(REPO, "docs", "kernels.md")),
-                                "| program | id | name |")
-        self.assertIsNotNone(head, "docs/kernels.md: no table of every program's kernels")
-        names, _ = catalogue()
-        listed, every, prog = {}, set(), None
-        for r in rows:
-            prog = r[0] or prog
-            self.assertEqual(names.get(int(r[1])), r[2], f"docs/kernels.md: {r}")
-            if prog == "every program":
-                every.add(int(r[1]))
-            else:
-                listed.setdefault(prog, set()).add(int(r[1]))
-        for p, ids in kernel_tables().items():
-            self.assertEqual(listed.get(p, set()) | every, set(ids),
-                             f"docs/kernels.md: the kernels of {p} are not src/'s")
 
 
 if __name__ == "__main__":

@@ -339,6 +339,24 @@ static void test_print(void) {
   free(text);
 }
 
+/* A name of the longest a kernel may take (CB_KERNEL_NAME_MAX, a plugin's,
+ * say) keeps every summary in one column, and names no longer than 11 keep
+ * it where it always was. */
+static void test_print_long_name(void) {
+  cb_kernel k[2] = {kernels[0], kernels[1]};
+  k[1].id = 12;
+  k[1].name = "oneshot-read-16";
+  const cb_kernel *const long_rows[] = {&k[0], &k[1]};
+  cb_collective c = {&cb_shape_all_reduce, long_rows, 2};
+  char *text = print_of(&c);
+  CHECK_CONTAINS(text, "\n   0  nccl            the reference");
+  CHECK_CONTAINS(text, "\n  12  oneshot-read-16 ");
+  free(text);
+  text = print_of(&coll);
+  CHECK_CONTAINS(text, "\n   0  nccl        the reference");
+  free(text);
+}
+
 /* A kernel with a minimum rank count and no maximum (0 = no limit) must
  * not be listed as serving "2..0 ranks". */
 static void test_print_min_ranks_only(void) {
@@ -403,6 +421,7 @@ int main(void) {
   test_call_reason();
   test_print();
   test_print_min_ranks_only();
+  test_print_long_name();
   test_call_unavailable();
   test_print_run_limits_and_types();
   return check_summary();

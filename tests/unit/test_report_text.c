@@ -471,6 +471,49 @@ static void test_summary_reference(void) {
   cb_report_free(&r);
 }
 
+/* A kernel whose name takes the longest a name may (CB_KERNEL_NAME_MAX)
+ * keeps the summary's columns in line: every line of it as long as its
+ * header, the name whole. Shorter names keep the columns 8 wide. */
+static void summary_lines_alike(const char *s, size_t *len) {
+  const char *head = strstr(s, "#       size");
+  *len = 0;
+  if (!CHECKF(head != NULL, "no summary header in:\n%s", s)) return;
+  *len = strcspn(head, "\n");
+  for (const char *line = head; strncmp(line, "# ", 2) == 0; line += strcspn(line, "\n") + 1)
+    CHECKF(strcspn(line, "\n") == *len, "a summary line of %zu characters, the header %zu:\n%s",
+           strcspn(line, "\n"), *len, s);
+}
+
+static void test_summary_long_name(void) {
+  static cb_kernel kernels[] = {{.id = 0, .name = "nccl", .summary = "NCCL"},
+                                {.id = 12, .name = "oneshot-read-16", .summary = "a plugin's"},
+                                {.id = 2, .name = "ll", .summary = "ours"}};
+  static const cb_kernel *const rows[] = {&kernels[0], &kernels[1], &kernels[2]};
+  static const cb_collective coll = {&cb_shape_all_reduce, rows, 3};
+  static const int both[] = {1, 1, 0}, short_names[] = {1, 0, 1};
+  cb_report r = basic_report(&coll, both);
+  add_timed(&r, 0, 64, 5.0, 5.0);
+  add_timed(&r, 1, 64, 2.0, 2.5);
+  add_timed(&r, 0, 128, 5.0, 5.0);
+  add_timed(&r, 1, 128, 9.0, 9.0);
+  char *s = footer_text(&r);
+  size_t wide, narrow;
+  summary_lines_alike(s, &wide);
+  static const char *const at64[8] = {"oneshot-read-16", "2.00", "2.50x", "nccl",
+                                      "oneshot-read-16", "2.50", "2.00x", "nccl"};
+  check_cells(s, 64, at64);
+  free(s);
+  cb_report_free(&r);
+  r = basic_report(&coll, short_names);
+  add_timed(&r, 0, 64, 5.0, 5.0);
+  add_timed(&r, 2, 64, 2.0, 2.0);
+  s = footer_text(&r);
+  summary_lines_alike(s, &narrow);
+  CHECK_EQ_INT((int)(wide - narrow), 4 * (15 - 8));
+  free(s);
+  cb_report_free(&r);
+}
+
 /* -r all: a rooted collective's rows of the same size but other roots are
  * other cases; the summary has one line per root, with a root column. */
 static void test_summary_per_root(void) {
@@ -1377,6 +1420,7 @@ int main(int argc, char **argv) {
     test_avg_bus_bandwidth_lines();
     test_header_variants();
     test_summary_reference();
+    test_summary_long_name();
     test_summary_per_root();
     test_json_rows_as_printed();
     test_header_timer_and_flags();

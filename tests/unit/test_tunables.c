@@ -1,5 +1,6 @@
-/* The CB_ tunables' table (common/base/tunables.c): its rows are sound
- * and fit the capacities they size, their values are parsed strictly,
+/* The CB_ tunables (common/base/tunables.c's rows and those the kernels
+ * register in their own files, CB_REGISTER_TUNABLES): every row is sound
+ * and fits the capacities it sizes, their values are parsed strictly,
  * read from the environment as a whole, and compared across processes
  * (only the rows that must agree, a value set to its default agreeing with
  * one left unset). With the source directory as argument: every CB_ name
@@ -357,11 +358,19 @@ static char *slurp_path(const char *path) {
   return text;
 }
 
+/* Whether name is the prefix of rows that a kernel names by it
+ * (cb_direct_setup(ctx, reply, "CB_AR_DIRECT") reads CB_AR_DIRECT_BLOCKS). */
+static int prefix_of_rows(const char *name) {
+  int n;
+  const cb_tunable_row *rows = cb_tunable_rows(&n);
+  size_t len = strlen(name);
+  for (int i = 0; i < n; i++)
+    if (strncmp(rows[i].name, name, len) == 0 && rows[i].name[len] == '_') return 1;
+  return 0;
+}
+
 static int known_name(const char *name) {
-  if (cb_tunable_find(name) || cb_tunable_retired(name)) return 1;
-  char blocks[128];
-  snprintf(blocks, sizeof blocks, "%s_BLOCKS", name); /* a direct kernel's prefix */
-  if (ends_with(name, "_DIRECT") && cb_tunable_find(blocks)) return 1;
+  if (cb_tunable_find(name) || cb_tunable_retired(name) || prefix_of_rows(name)) return 1;
   for (size_t i = 0; i < sizeof run_switches / sizeof run_switches[0]; i++)
     if (!strcmp(name, run_switches[i])) return 1;
   return 0;

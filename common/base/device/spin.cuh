@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kernel_menu.h" /* CB_KERNEL_NAME_MAX */
+
 /* Who is waiting, passed by value to every kernel that spins. The name is
  * packed in two words, not a char array: a kernel that passed the address
  * of an array in its parameters (to printf) would get its whole parameter
@@ -21,6 +23,8 @@ typedef struct {
   uint64_t name[2]; /* the kernel's name, up to 15 characters, NUL-padded */
   uint64_t timeout_ns;
 } cb_spin_info;
+static_assert(sizeof(((cb_spin_info *)0)->name) > CB_KERNEL_NAME_MAX,
+              "the timeout line keeps every name a kernel may take");
 
 /* Who waits and for how long, from the kernel's context (host side). */
 #define CB_SPIN_INFO(ctx)                                                                          \

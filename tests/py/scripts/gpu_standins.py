@@ -4,7 +4,8 @@ a run as OUTCOMES says, logging how it was called; and a cmake that "builds" a m
 by copying that program into the mutant's directory, marked with the mutation.
 
 Everything lives under one directory, STANDIN_HOME (the test's tmp_path):
-  klist/PROG   what PROG -k list prints (made by kernel_list)
+  klist/PROG   what PROG -k list prints (made by kernel_list); klist/PROG@M what a
+               mutant M's prints: the kernels M touches say so, as a mutant build's do
   outcomes     one rule a line, "MUTATION PROG KERNEL RANKS MODE OUTCOME", '*' for any
                (MUTATION is "normal" outside a mutant's directory; MODE graph or
                stream); the first that matches decides, none: clean
@@ -30,7 +31,9 @@ prog=$(basename "$0")
 mut=normal
 [ -f "$(dirname "$0")/mutation" ] && mut=$(cat "$(dirname "$0")/mutation")
 if [ "$*" = "-k list" ]; then
-  cat "$STANDIN_HOME/klist/$prog" 2>/dev/null
+  list=$STANDIN_HOME/klist/$prog
+  [ -f "$list@$mut" ] && list=$list@$mut
+  cat "$list" 2>/dev/null
   exit 0
 fi
 all="$*"
@@ -95,12 +98,14 @@ exit 0
 """
 
 # cmake: configure (-S . -B DIR ... -DCOLLBENCH_MUTATE=M) makes DIR and marks it;
-# --build DIR ... --target P... copies the stand-in program in as each P.
+# --build DIR ... --target P... copies the stand-in program in as each P (no
+# --target: every program there is a list of).
 CMAKE = r"""#!/usr/bin/env bash
 echo "cmake $*" >>"$STANDIN_HOME/cmake.log"
 if [ "$1" = --build ]; then
   dir=$2
   targets=$(echo "$*" | sed -n 's/.*--target //p')
+  [ -n "$targets" ] || targets=$(cd "$STANDIN_HOME/klist" && ls | grep -v @)
   for p in $targets; do
     cp "$STANDIN_HOME/program" "$dir/$p"
   done
@@ -118,16 +123,38 @@ mkdir -p "$dir" && echo "$mut" >"$dir/mutation"
 
 LIMITED = {"ll", "ll2"}  # kernels listed with a size limit ("up to 1 MiB")
 
+# The kinds of wait each mutation breaks, and those each kernel relies on (its
+# row's CB_WAITS_*, collective.h), as the real programs have them.
+MUTATED = {"skip_start_wait": "handshake", "skip_end_wait": "handshake", "skip_ll_poll": "ll",
+           "single_half": "ll", "early_tile_done": "ll", "skip_ll_credit": "ll_credit",
+           "late_credit": "ll_credit", "skip_fifo_wait": "fifo", "skip_fifo_credit": "fifo",
+           "consumed_before_barrier": "fifo", "skip_ce_landed": "ce_landed"}
+CREDITED = {"broadcast_perf", "gather_perf", "reduce_perf", "scatter_perf", "sendrecv_perf"}
 
-def kernel_list(prog, kernels):
+
+def waits_of(prog, name):
+    if name == "ring":
+        return {"fifo"}
+    if name in ("ll", "ll2"):
+        return {"ll", "ll_credit"} if prog in CREDITED and name == "ll" else {"ll"}
+    if name in ("direct", "ce"):
+        both = name == "ce" and prog in ("all_reduce_perf", "reduce_scatter_perf")
+        return {"handshake", "ce_landed"} if both else {"handshake"}
+    return set()
+
+
+def kernel_list(prog, kernels, mutation=None):
     """What PROG -k list prints (the real layout, cut short) for kernels, names in
-    id order; nccl is listed too, as it is everywhere."""
+    id order; nccl is listed too, as it is everywhere; a mutant's marks the kernels
+    its mutation touches."""
     ids = {"nccl": 0, "ring": 1, "ll": 2, "ll2": 3, "direct": 4, "ce": 5, "llhost": 4}
     lines = [f"# kernels of {prog} (-k takes an id, a name, a comma list, or all)"]
     for name in ["nccl"] + list(kernels):
         lines.append(f"   {ids[name]}  {name:<8} what {name} does")
         limit = "up to 1 MiB; " if name in LIMITED else ""
         lines.append(f"      out-of-place and in-place; {limit}at most 8 ranks; one host only")
+        if MUTATED.get(mutation) in waits_of(prog, name):
+            lines.append(f"      mutant: {mutation} breaks a wait this kernel relies on")
     return "\n".join(lines) + "\n"
 
 
@@ -153,6 +180,8 @@ class Standins:
         self.path = f"{bindir}:{os.environ['PATH']}"
         for prog, kernels in programs.items():
             (tmp_path / "klist" / prog).write_text(kernel_list(prog, kernels))
+            for m in MUTATED:
+                (tmp_path / "klist" / f"{prog}@{m}").write_text(kernel_list(prog, kernels, m))
             (self.build / prog).write_text(PROGRAM)
             (self.build / prog).chmod(0o755)
         (tmp_path / "outcomes").write_text("".join(f"{rule}\n" for rule in outcomes))
