@@ -3,9 +3,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "collbench/device/spin.cuh"     /* cb_spin_expired */
+#include "collbench/device/volatile.cuh" /* cb_load_volatile, cb_store_volatile */
 #include "copy_floor.h"
 #include "cuda_check.h"
-#include "device/spin.cuh" /* cb_spin_expired */
 
 namespace {
 
@@ -16,7 +17,7 @@ __global__ void floor_echo_kernel(cb_floor_words *w, int rank, uint64_t timeout_
     /* A volatile load: a fresh read of host memory over PCIe each time. It
      * orders nothing else: the trip carries no payload. */
     for (;;) {
-      asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(v) : "l"(&w->ping) : "memory");
+      v = cb_load_volatile(&w->ping);
       if (v == trip || v == CB_FLOOR_STOP) break;
       if (cb_spin_expired(&s, timeout_ns)) { /* bounded by -T; one thread: no other reporter */
         printf("copy_perf: rank %d: the floor's echo kernel timed out after %llu s waiting for "
@@ -27,7 +28,7 @@ __global__ void floor_echo_kernel(cb_floor_words *w, int rank, uint64_t timeout_
     }
     if (v == CB_FLOOR_STOP) return;
     /* Volatile too: the echo orders nothing, it only has to reach the CPU. */
-    asm volatile("st.volatile.global.u32 [%0], %1;" ::"l"(&w->pong), "r"(trip) : "memory");
+    cb_store_volatile(&w->pong, trip);
   }
 }
 

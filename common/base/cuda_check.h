@@ -1,25 +1,7 @@
-/* Checks for CUDA runtime calls: a failure is one fatal line with the call
- * and CUDA's own error string. Usable from C and CUDA C. */
+/* The harness's name for collbench/cuda_check.h: CB_CUDA. */
 #ifndef CB_CUDA_CHECK_H
 #define CB_CUDA_CHECK_H
 
-#include <cuda_runtime_api.h>
-
-#include "error.h"
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#define CB_CUDA(call)                                                                              \
-  do {                                                                                             \
-    cudaError_t cb_cuda_rc_ = (call);                                                              \
-    if (cb_cuda_rc_ != cudaSuccess)                                                                \
-      cb_die(__FILE__, __LINE__, #call, cudaGetErrorString(cb_cuda_rc_));                          \
-  } while (0)
-
-#ifdef __cplusplus
-}
-#endif
+#include "collbench/cuda_check.h"
 
 #endif

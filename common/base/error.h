@@ -1,7 +1,10 @@
 /* Fatal errors: one line naming the program, the rank, where, the call and
- * the library's own message, then a non-zero exit of the whole process. */
+ * the library's own message, then a non-zero exit of the whole process
+ * (cb_die and cb_fatal: collbench/error.h). */
 #ifndef CB_ERROR_H
 #define CB_ERROR_H
+
+#include "collbench/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -11,12 +14,6 @@ void cb_error_set_program(const char *prog);
 const char *cb_error_program(void);
 /* Rank of the calling thread, for messages (-1 = not yet known). */
 void cb_error_set_rank(int rank);
-
-/* "prog: rank R: file:line: call: what" then exit(1). */
-__attribute__((noreturn)) void cb_die(const char *file, int line, const char *call,
-                                      const char *what);
-/* "prog: rank R: <formatted message>" then exit(1). */
-__attribute__((noreturn, format(printf, 1, 2))) void cb_fatal(const char *fmt, ...);
 
 /* Exits 1 without a message: another process of the run says why. */
 __attribute__((noreturn)) void cb_exit_quietly(void);

@@ -11,13 +11,9 @@
 extern "C" {
 #endif
 
-/* Names a kernel may take: up to this many characters of a-z, 0-9 and '-'
- * (a -k word). Every output keeps such a name whole and its columns in line:
- * -k list and the summary pad to the longest name they show, and the GPU's
- * timeout line keeps 15 characters (device/spin.cuh). */
-#define CB_KERNEL_NAME_MAX 15
-
-/* The least widths names are padded to: -k list's, the summary's. */
+/* The least widths names are padded to: -k list's, the summary's; both
+ * pad to the longest name they show (CB_KERNEL_NAME_MAX, collbench/kernel.h,
+ * bounds it). */
 #define CB_KERNEL_LIST_NAME_WIDTH 11
 #define CB_SUMMARY_NAME_WIDTH     8
 

@@ -22,14 +22,17 @@
 
 #include <stddef.h>
 
+#include "collbench/world.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct cb_world cb_world;
 
-/* One rank's handle: what a thread knows about itself and the world. */
-typedef struct {
+/* One rank's handle: what a thread knows about itself and the world (a
+ * kernel's context holds it: collbench/world.h). */
+struct cb_rank_info {
   cb_world *world;
   int rank;         /* rank in its group, 0 .. nranks-1 (the world's rank without a split) */
   int nranks;       /* ranks of its group: the group's processes * ranks per process */
@@ -43,7 +46,7 @@ typedef struct {
   int world_nranks;
   int group;     /* the group's color (nccl-tests' "Group" column); 0 without a split */
   int node_view; /* 1: rank, nranks and the plain calls are the node group's (cb_world_node_view) */
-} cb_rank_info;
+};
 
 /* Starts MPI when it was built in (a plain launch without mpirun is a world
  * of one process). Exits with a message if MPI fails. Returns the world. */
@@ -105,14 +108,10 @@ int cb_world_run(cb_world *w, int ranks_per_proc, int (*fn)(cb_rank_info *me, vo
  * process uses the same view at a call. */
 cb_rank_info cb_world_node_view(const cb_rank_info *me);
 
-/* Collective calls over the rank's group (its node group for a node view):
- * every rank of the group must make them, in the same order. */
-void cb_world_barrier(cb_rank_info *me);
-/* Gathers bytes from every rank of the group (or node group) into all
- * (nranks * bytes), in rank order. */
-void cb_world_allgather(cb_rank_info *me, const void *mine, size_t bytes, void *all);
-/* The same over every rank of every group (world_nranks * bytes, in
- * world-rank order): the harness's calls, which keep the groups in step. */
+/* cb_world_barrier and cb_world_allgather (collbench/world.h) are collective
+ * over the rank's group (its node group for a node view): every rank of the
+ * group must make them, in the same order. The same over every rank of every group (world_nranks *
+ * bytes, in world-rank order): the harness's calls, which keep the groups in step. */
 void cb_world_barrier_all(cb_rank_info *me);
 void cb_world_allgather_all(cb_rank_info *me, const void *mine, size_t bytes, void *all);
 /* Process-wide, not world-wide: ranks of this process only. */

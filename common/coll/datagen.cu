@@ -7,7 +7,7 @@
 #include "alltoallv_pattern.h"
 #include "cuda_check.h"
 #include "datagen.h"
-#include "device/dispatch.cuh"
+#include "collbench/device/dispatch.cuh"
 #include "exact_data.h"
 #include "tolerance.h"
 

@@ -44,7 +44,7 @@ const char *cb_collective_collect_from(const cb_coll_shape *shape,
 /* Frees what cb_collective_collect allocated (never a table built by hand). */
 void cb_collective_free(cb_collective *c);
 
-/* NULL when name can name a kernel (CB_KERNEL_NAME_MAX, collective.h), else
+/* NULL when name can name a kernel (CB_KERNEL_NAME_MAX, collbench/kernel.h), else
  * why not (buf). */
 const char *cb_kernel_name_check(const char *name, char *buf, size_t len);
 

@@ -2,7 +2,7 @@
 #include "ce_flags.h"
 
 #include "cuda_check.h"
-#include "device/handshake.cuh"
+#include "collbench/device/handshake.cuh"
 
 #define FLAG_THREADS 32 /* one per partner: at least CB_MAX_PEERS - 1 */
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "cuda_check.h"
-#include "device/handshake.cuh"
+#include "collbench/device/handshake.cuh"
 #include "error.h"
 #include "grid_fit.h"
 

@@ -5,8 +5,8 @@
 
 #include "cuda_check.h"
 #include "device/direct_copy.cuh"
-#include "device/handshake.cuh"
-#include "device/vec.cuh"
+#include "collbench/device/handshake.cuh"
+#include "collbench/device/vec.cuh"
 
 typedef struct {
   const char *src;

@@ -1,6 +1,6 @@
 /* FIFO pipes between ranks for the Simple-protocol kernels (-k ring of
  * every collective): the host half. The device half, with the ordering
- * argument, is common/mesh/device/ring_fifo.cuh.
+ * argument, is the device kit's collbench/device/ring_fifo.cuh.
  *
  * A link of distance d (1 <= d <= links) carries data from every rank r to
  * rank (r + d) % n: a ring uses link 1 only, an all-to-all links 1..n-1.
@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collbench/device/ring_fifo.h" /* cb_ring_mesh: the kernel's view */
 #include "collective.h"
 #include "peer_limits.h"
 #include "peer_memory.h"
@@ -40,7 +41,6 @@
 extern "C" {
 #endif
 
-#define CB_RING_FLAG_STRIDE  32 /* uint64_t words between flags: 256 bytes, no false sharing */
 #define CB_RING_MAX_CHANNELS 128
 
 /* What a ring kernel needs from the mesh. */
@@ -62,16 +62,6 @@ typedef struct {
   void *extra;       /* the kernel's own state beside the FIFOs (NULL: none), its to free */
   cb_ring_spec spec; /* the kernel's, for cb_ring_resources */
 } cb_ring_state;
-
-/* The kernel's view (passed by value in its arguments); device/ring_fifo.cuh
- * picks a link's pointers out of it with selects. */
-typedef struct {
-  char *fifo[CB_MAX_PEERS];      /* [p]: rank (rank + p) % nranks's FIFO area; [0]: ours */
-  uint64_t *flags[CB_MAX_PEERS]; /* [p]: rank (rank + p) % nranks's flag area */
-  uint64_t *counters;            /* ours */
-  size_t slice_bytes;
-  int slots, channels, rank, nranks;
-} cb_ring_mesh;
 
 /* Collective: a cb_ring_state in ctx->state (or a refusal, cb_kernel_refuse,
  * when not one channel fits on some rank). */

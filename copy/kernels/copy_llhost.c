@@ -353,12 +353,7 @@ void cb_copy_llh_start(cb_copy_ctx *ctx, const cb_copy_call *call, int copies, c
   a.chunks_per_copy = st->cpc;
   a.session = st->session;
   a.protocol = st->protocol;
-  a.rank = ctx->rank;
-  a.kernel_id = ctx->kernel_id;
-  char name[sizeof a.name] = {0};
-  snprintf(name, sizeof name, "%s", ctx->kernel_name);
-  memcpy(a.name, name, sizeof name);
-  a.timeout_ns = (uint64_t)ctx->timeout_s * 1000000000ull;
+  a.who = CB_SPIN_INFO(ctx);
   cb_copy_llh_launch(&a, st->h2d, st->blocks, s);
   st->running = 1;
 }

@@ -29,9 +29,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "collbench/device/ll_packet.cuh" /* cb_ll_load, cb_ll16_write */
+#include "collbench/device/signal.cuh"    /* release stores, acquire loads */
+#include "collbench/device/spin.cuh"      /* cb_spin_expired, cb_spin_first_reporter */
+#include "collbench/device/volatile.cuh"  /* cb_load_volatile */
 #include "copy_llhost.h"
 #include "cuda_check.h"
-#include "device/spin.cuh" /* cb_spin_expired, cb_spin_first_reporter */
 
 namespace {
 
@@ -56,34 +59,22 @@ __device__ __noinline__ void llh_timeout(int rank, int kernel_id, uint64_t name0
 __device__ __forceinline__ void llh_tick(cb_spin &s, const cb_llh_args &a, const char *what,
                                          uint32_t chunk) {
   if (s.iters >= 4096) __nanosleep(256);
-  if (cb_spin_expired(&s, a.timeout_ns))
-    llh_timeout(a.rank, a.kernel_id, a.name[0], a.name[1], a.timeout_ns, what, chunk, a.session);
+  if (cb_spin_expired(&s, a.who.timeout_ns))
+    llh_timeout(a.who.rank, a.who.kernel_id, a.who.name[0], a.who.name[1], a.who.timeout_ns, what,
+                chunk, a.session);
 }
 
-__device__ __forceinline__ uint32_t load_volatile_u32(const uint32_t *p) {
-  uint32_t v;
-  asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-
-/* Acquire: when it reads the CPU's release, nothing this thread does after
- * it (and, through the barrier that follows, nothing its block does) is
- * performed before it. A fresh read each time, as a volatile one. */
-__device__ __forceinline__ uint32_t load_acquire_sys_u32(const uint32_t *p) {
-  uint32_t v;
-  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-
-/* Release (a fence.acq_rel.sys and the store in one): every load and store
- * the block performed before (ordered by the barrier before this store) is
- * complete and visible at system scope before the CPU can read this word. */
-__device__ __forceinline__ void store_release_sys_u32(uint32_t *p, uint32_t v) {
-  asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
+/* The kit's words shared with the CPU (collbench/device/signal.cuh): an
+ * acquire load, which reads afresh each time as a volatile one does, and
+ * when it reads the CPU's release orders everything this thread does after
+ * it (and, through the barrier that follows, its block) after it; a
+ * release store (a fence.acq_rel.sys and the store in one), which makes
+ * every load and store the block performed before it (ordered by the
+ * barrier before it) complete and visible at system scope before the CPU
+ * can read the word. */
 
 __device__ __forceinline__ bool stop_requested(const cb_llh_args &a) {
-  return cb_llh_reached(load_volatile_u32(&a.ctrl->stop.v), a.session);
+  return cb_llh_reached(cb_load_volatile(&a.ctrl->stop.v), a.session);
 }
 
 /* tests/gpu/mutation.sh's h2d_first_copy_only (-DCOLLBENCH_MUTATE): the h2d
@@ -104,15 +95,7 @@ __device__ __forceinline__ bool poll_packet(const uint4 *slot, uint32_t flag, co
                                             uint32_t chunk, uint2 *out) {
   cb_spin s = {0, 0};
   for (;;) {
-    uint32_t d0, f0, d1, f1;
-    asm volatile("ld.volatile.global.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(d0), "=r"(f0), "=r"(d1), "=r"(f1)
-                 : "l"(slot)
-                 : "memory");
-    if (f0 == flag && f1 == flag) {
-      *out = make_uint2(d0, d1);
-      return true;
-    }
+    if (cb_ll_load(slot, flag, out)) return true;
     /* The CPU stops a session only once every chunk it posted is consumed,
      * so a stop seen here means this chunk will never come. */
     if ((s.iters & 255u) == 255u && stop_requested(a)) return false;
@@ -166,7 +149,7 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_h2d_ll_kernel(cb_llh_args 
      * sooner and an 8 B copy's latency came a round trip apart from run to
      * run (2.86-4.01 us on H100s, where thread 0's stayed within
      * 3.28-3.41: docs/performance.md). */
-    if (threadIdx.x == 0) store_release_sys_u32(&a.ctrl->consumed[r].v, flag);
+    if (threadIdx.x == 0) cb_store_release_sys(&a.ctrl->consumed[r].v, flag);
     /* No thread polls the next chunk before the release is done: its fence
      * waited for the other warps' polls already in flight over PCIe, a
      * round trip each (512 B: 4.37 us without this barrier, 3.53-3.68 with
@@ -185,7 +168,7 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_h2d_ll_kernel(cb_llh_args 
 __device__ __forceinline__ bool wait_cpu_word(const cb_llh_args &a, const uint32_t *w,
                                               uint32_t flag, uint32_t g, const char *what) {
   cb_spin s = {0, 0};
-  while (load_acquire_sys_u32(w) != flag) {
+  while (cb_load_acquire_sys(w) != flag) {
     /* The CPU stops a session only once every chunk it posted or asked for
      * is done with: this one never will be. */
     if ((s.iters & 255u) == 255u && stop_requested(a)) return false;
@@ -219,10 +202,7 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_d2h_ll_kernel(cb_llh_args 
     if (p < packets) {
       uint2 v = load_data(src, p, a.bytes);
       /* One 16-byte store: data and flag travel together (copy_llhost.h). */
-      asm volatile("st.volatile.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(
-                       ring + (size_t)r * CB_LLH_CHUNK_PACKETS + threadIdx.x),
-                   "r"(v.x), "r"(flag), "r"(v.y), "r"(flag)
-                   : "memory");
+      cb_ll16_write(ring + (size_t)r * CB_LLH_CHUNK_PACKETS + threadIdx.x, v, flag);
     }
   }
 }
@@ -230,19 +210,10 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_d2h_ll_kernel(cb_llh_args 
 /* ---- flag ------------------------------------------------------------------------ */
 
 __device__ __forceinline__ uint4 load16(const uint4 *p, bool vol) {
-  if (!vol) return __ldcg(p);
-  uint4 v;
-  asm volatile("ld.volatile.global.v4.u32 {%0,%1,%2,%3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p)
-               : "memory");
-  return v;
+  return vol ? cb_load_volatile(p) : __ldcg(p);
 }
 __device__ __forceinline__ unsigned char load8(const unsigned char *p, bool vol) {
-  if (!vol) return __ldcg(p);
-  unsigned v;
-  asm volatile("ld.volatile.global.u8 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return (unsigned char)v;
+  return vol ? cb_load_volatile(p) : __ldcg(p);
 }
 
 /* One chunk's n payload bytes from src to dst (both 16-byte aligned), by
@@ -286,7 +257,7 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_h2d_flag_kernel(cb_llh_arg
     __syncthreads();
     /* Rule C2: the slot is free again, and the chunk's bytes are in device
      * memory, visible to anything that sees this word (the CPU's complete()). */
-    if (threadIdx.x == 0) store_release_sys_u32(&a.ctrl->consumed[r].v, flag);
+    if (threadIdx.x == 0) cb_store_release_sys(&a.ctrl->consumed[r].v, flag);
   }
 }
 
@@ -304,7 +275,7 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_d2h_flag_kernel(cb_llh_arg
     __syncthreads();
     /* Rule P2: the system-scope fence of the release makes the block's
      * payload stores visible to the CPU before the flag is. */
-    if (threadIdx.x == 0) store_release_sys_u32(&a.ctrl->ready[r].v, flag);
+    if (threadIdx.x == 0) cb_store_release_sys(&a.ctrl->ready[r].v, flag);
   }
 }
 

@@ -172,6 +172,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "collbench/wait.h"
+
 #ifdef __CUDACC__
 #define CB_LLH_HD __host__ __device__
 #else
@@ -243,10 +245,8 @@ typedef struct {
   uint32_t first_chunk;     /* the session's first global chunk number */
   uint32_t chunks_per_copy; /* cb_llh_chunks(bytes, its protocol) */
   uint32_t session;
-  int protocol; /* cb_llh_protocol */
-  int rank, kernel_id;
-  uint64_t name[2]; /* the kernel's name, NUL-padded: passed by value to the timeout's printf */
-  uint64_t timeout_ns;
+  int protocol;     /* cb_llh_protocol */
+  cb_spin_info who; /* who waits, and how long (collbench/wait.h) */
 } cb_llh_args;
 
 /* The protocol that moves a copy of bytes: LL16 up to ll_max (0: never; the

@@ -18,7 +18,7 @@
 #include "collective.h"
 #include "cuda_check.h"
 #include "device/direct_reduce.cuh"
-#include "device/dispatch.cuh"
+#include "collbench/device/dispatch.cuh"
 #include "direct_mesh.h"
 #include "peer_limits.h"
 #include "rank_chunk.h"

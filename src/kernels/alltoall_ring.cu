@@ -51,7 +51,7 @@
 
 #include "collective.h"
 #include "cuda_check.h"
-#include "device/ring_fifo.cuh"
+#include "collbench/device/ring_fifo.cuh"
 #include "device/ring_slice.cuh"
 #include "error.h"
 #include "ring_mesh.h"

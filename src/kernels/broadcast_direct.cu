@@ -24,7 +24,7 @@
  * In place (send == recv): the root only reads its buffer; peers' buffers
  * are only written, by the root. */
 #include "collective.h"
-#include "device/handshake.cuh"
+#include "collbench/device/handshake.cuh"
 #include "direct_push.h"
 #include "peer_limits.h"
 

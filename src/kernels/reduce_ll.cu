@@ -18,10 +18,10 @@
 #include <stdint.h>
 
 #include "collective.h"
-#include "device/dispatch.cuh"
+#include "collbench/device/dispatch.cuh"
 #include "device/ll_reduce.cuh"
 #include "device/ll_rooted.cuh"
-#include "device/type_op_funcs.cuh"
+#include "collbench/device/type_op_funcs.cuh"
 #include "ll_mesh.h"
 
 /* The root's work on packet i: every rank's packet reduced in rank order,

@@ -18,13 +18,13 @@
 
 #include "collective.h"
 #include "cuda_check.h"
-#include "device/dispatch.cuh"
-#include "device/ll_packet.cuh"
+#include "collbench/device/dispatch.cuh"
+#include "collbench/device/ll_packet.cuh"
 #include "device/ll_reduce.cuh"
 #include "device/ll_tiles.cuh"
-#include "device/pack8.cuh"
-#include "device/reduce.cuh"
-#include "device/type_op_funcs.cuh"
+#include "collbench/device/pack8.cuh"
+#include "collbench/device/reduce.cuh"
+#include "collbench/device/type_op_funcs.cuh"
 #include "ll_mesh.h"
 
 typedef struct {

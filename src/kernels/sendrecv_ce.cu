@@ -17,7 +17,7 @@
 #include "ce_flags.h"
 #include "collective.h"
 #include "cuda_check.h"
-#include "device/handshake.cuh"
+#include "collbench/device/handshake.cuh"
 #include "peer_limits.h"
 #include "peer_memory.h"
 

@@ -16,7 +16,7 @@
  * while it still reads that buffer to send it on (nccl-tests, too, does not
  * check in-place sendrecv: "We don't support in-place sendrecv"). */
 #include "collective.h"
-#include "device/handshake.cuh"
+#include "collbench/device/handshake.cuh"
 #include "direct_push.h"
 #include "peer_limits.h"
 

@@ -37,9 +37,9 @@
 #include "cuda_check.h"
 #include "device/ll_credit.cuh"
 #include "device/ll_exchange.cuh"
-#include "device/ll_packet.cuh"
+#include "collbench/device/ll_packet.cuh"
 #include "device/ll_tiles.cuh"
-#include "device/pack8.cuh"
+#include "collbench/device/pack8.cuh"
 #include "ll_mesh.h"
 
 typedef struct {

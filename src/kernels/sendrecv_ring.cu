@@ -27,7 +27,7 @@
 #include "collective.h"
 #include "cuda_check.h"
 #include "device/ring_bytes.cuh"
-#include "device/ring_fifo.cuh"
+#include "collbench/device/ring_fifo.cuh"
 #include "device/ring_slice.cuh"
 #include "ring_mesh.h"
 #include "ring_span.h"

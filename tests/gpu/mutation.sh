@@ -2,7 +2,7 @@
 # shellcheck disable=SC2154 # cap, t, out, rc, wrong, ran: set by lib.sh (cb_run_limits, cb_capped_run)
 # The validation must see a broken kernel (GPU node only):
 #   tests/gpu/mutation.sh [BUILD_DIR] [NGPUS] [MUTATION ...]
-# For each mutation (default: every one of common/mesh/device/mutation.cuh,
+# For each mutation (default: every one of include/collbench/device/mutation.cuh,
 # and copy_perf's h2d_first_copy_only: copy/kernels/copy_llhost.cu),
 # builds a mutant into its own directory ($MUTANT_DIR/build-mutant-NAME,
 # MUTANT_DIR default the repository: every program, or $PROGRAMS), and runs

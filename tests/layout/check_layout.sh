@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The source tree's layout, as docs/architecture.md states it (Layout): common/ holds
-# only the folders that name its parts; includes point one way (base <- peer
-# <- coll <- mesh <- src, base <- load <- coll, base <- peer <- copy, base <- load <- copy); every quoted include of a file
-# resolves in its own folder or in a layer below it, never by climbing out with "../".
+# only the folders that name its parts; includes point one way (include/collbench, the
+# public kernel API and device kit, below everything: include <- base <- peer <- coll <-
+# mesh <- src, base <- load <- coll, base <- peer <- copy, base <- load <- copy); every
+# quoted include of a file resolves in its own folder or in a layer below it, never by
+# climbing out with "../"; the public API includes nothing but itself.
 # Usage: check_layout.sh REPO_ROOT. Exits non-zero naming each violation.
 set -u
 root=${1:?usage: check_layout.sh REPO_ROOT}
@@ -23,22 +25,32 @@ done
 # The include roots each folder may use, lowest layer last.
 roots_for() {
   case "$1" in
-    common/base*) echo "common/base" ;;
-    common/peer*) echo "common/peer common/base" ;;
-    common/load*) echo "common/load common/base" ;;
-    common/coll*) echo "common/coll common/load common/peer common/base" ;;
-    common/mesh*) echo "common/mesh common/coll common/load common/peer common/base" ;;
-    copy*) echo "copy common/load common/peer common/base" ;;
-    src* | tools*) echo "src common/mesh common/coll common/load common/peer common/base" ;;
+    include/collbench*) echo "include" ;;
+    common/base*) echo "common/base include" ;;
+    common/peer*) echo "common/peer common/base include" ;;
+    common/load*) echo "common/load common/base include" ;;
+    common/coll*) echo "common/coll common/load common/peer common/base include" ;;
+    common/mesh*) echo "common/mesh common/coll common/load common/peer common/base include" ;;
+    copy*) echo "copy common/load common/peer common/base include" ;;
+    src* | tools*) echo "src common/mesh common/coll common/load common/peer common/base include" ;;
   esac
 }
 
-for f in $(find common copy src tools -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) | sort); do
+# include/ holds the public API's one folder.
+for f in include/*; do
+  [ "$f" = include/collbench ] || fail "$f: include/ holds only collbench/"
+done
+
+for f in $(find include common copy src tools -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) | sort); do
   dir=$(dirname "$f")
   roots=$(roots_for "$f")
   for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
     case "$inc" in ../*) fail "$f: #include \"$inc\" climbs out of its folder" && continue ;; esac
     found=
+    case "$f:$inc" in
+      include/*:collbench/*) ;;
+      include/*) fail "$f: #include \"$inc\": the public API includes only collbench/..." && continue ;;
+    esac
     [ -f "$dir/$inc" ] && found=1
     for r in $roots; do [ -f "$r/$inc" ] && found=1; done
     [ -n "$found" ] || fail "$f: #include \"$inc\" is not in its folder or a layer below ($roots)"

@@ -33,7 +33,7 @@ import re
 import unittest
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-TOP = ("scripts/", "tests/", "docs/", "common/", "copy/", "src/", "tools/", ".ci/",
+TOP = ("scripts/", "tests/", "docs/", "common/", "copy/", "src/", "tools/", ".ci/", "include/collbench/",
        "results/")
 OUTSIDE = re.compile(r"\.\./shared|shared/(DESIGN|reference)|DESIGN\.md")
 
@@ -65,7 +65,7 @@ MAKE_VARIABLE = re.compile(r"^[A-Z_][A-Z0-9_]*=")
 BUILD_FILES = {"make-configuration", "suites-not-run", "CMakeCache.txt"}
 # Scripts of nccl-tests' that the pages name.
 FOREIGN_SCRIPTS = {"analyze_perf_json.py"}
-SOURCE_DIRS = ("common", "src", "copy", "tools", "tests", "scripts", ".ci")
+SOURCE_DIRS = ("include", "common", "src", "copy", "tools", "tests", "scripts", ".ci")
 
 
 def rel(page):

@@ -401,7 +401,7 @@ static int scan_source(const char *path, const struct stat *st, int type, struct
 }
 
 static void test_sources_read_only_rows(const char *src) {
-  static const char *const dirs[] = {"common", "src", "copy"};
+  static const char *const dirs[] = {"include", "common", "src", "copy"};
   for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/%s", src, dirs[i]);

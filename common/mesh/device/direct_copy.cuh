@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "device/vec.cuh"
+#include "collbench/device/vec.cuh"
 #include "direct_mesh.h"
 #include "peer_memory.h"
 

@@ -41,13 +41,13 @@
 #include <stdint.h>
 
 #include "cuda_check.h"
-#include "device/dispatch.cuh"
+#include "collbench/device/dispatch.cuh"
 #include "direct_mesh.h"
 #include "direct_sync.cuh"
-#include "handshake.cuh"
-#include "reduce.cuh"
-#include "type_op_funcs.cuh"
-#include "vec.cuh"
+#include "collbench/device/handshake.cuh"
+#include "collbench/device/reduce.cuh"
+#include "collbench/device/type_op_funcs.cuh"
+#include "collbench/device/vec.cuh"
 
 #define CB_DIRECT_UNROLL 4 /* vectors in flight per thread and source rank */
 

@@ -48,9 +48,9 @@
 #include "cuda_check.h"
 #include "direct_mesh.h"
 #include "direct_sync.cuh"
-#include "handshake.cuh"
-#include "peer_pick.cuh"
-#include "vec.cuh"
+#include "collbench/device/handshake.cuh"
+#include "collbench/device/peer_pick.cuh"
+#include "collbench/device/vec.cuh"
 
 #define CB_DIRECT_STORE_UNROLL 4 /* vectors loaded per thread before they are stored */
 

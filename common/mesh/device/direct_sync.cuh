@@ -10,9 +10,9 @@
 
 #include <stdint.h>
 
-#include "device/spin.cuh"
+#include "collbench/device/spin.cuh"
 #include "direct_mesh.h"
-#include "handshake.cuh"
+#include "collbench/device/handshake.cuh"
 
 typedef struct {
   cb_hs_areas hs;   /* every rank's handshake words */

@@ -97,13 +97,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "device/ll_packet.cuh"
+#include "collbench/device/ll_packet.cuh"
 #include "device/ll_tiles.cuh"
-#include "device/pack8.cuh"
-#include "device/peer_pick.cuh"
-#include "device/signal.cuh"
-#include "device/spin.cuh"
-#include "device/mutation.cuh"
+#include "collbench/device/pack8.cuh"
+#include "collbench/device/peer_pick.cuh"
+#include "collbench/device/signal.cuh"
+#include "collbench/device/spin.cuh"
+#include "collbench/device/mutation.cuh"
 #include "ll_mesh.h"
 
 /* What a sender may store: packets of this epoch into the tile it cleared. */

@@ -34,9 +34,9 @@
 
 #include "cuda_check.h"
 #include "ll_mesh.h"
-#include "ll_packet.cuh"
+#include "collbench/device/ll_packet.cuh"
 #include "ll_tiles.cuh"
-#include "pack8.cuh"
+#include "collbench/device/pack8.cuh"
 
 typedef struct {
   const char *src;   /* the run for rank q: src + q * src_stride */

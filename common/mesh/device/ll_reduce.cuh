@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "device/ll_packet.cuh"
+#include "collbench/device/ll_packet.cuh"
 #include "device/ll_tiles.cuh"
-#include "device/reduce.cuh"
+#include "collbench/device/reduce.cuh"
 #include "ll_mesh.h"
 
 template <typename T, int OP>

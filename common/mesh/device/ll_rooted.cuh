@@ -40,10 +40,10 @@
 
 #include "cuda_check.h"
 #include "device/ll_credit.cuh"
-#include "device/ll_packet.cuh"
+#include "collbench/device/ll_packet.cuh"
 #include "device/ll_tiles.cuh"
-#include "device/pack8.cuh"
-#include "device/spin.cuh"
+#include "collbench/device/pack8.cuh"
+#include "collbench/device/spin.cuh"
 #include "ll_mesh.h"
 
 /* The arguments of a rooted LL kernel (passed by value). */

@@ -63,10 +63,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "device/mutation.cuh"
+#include "collbench/device/mutation.cuh"
 #include "ll_flag.h"
 #include "ll_mesh.h"
-#include "peer_pick.cuh"
+#include "collbench/device/peer_pick.cuh"
 
 __device__ __forceinline__ size_t cb_ll_first_tile() {
   return ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;

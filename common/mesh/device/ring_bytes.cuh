@@ -13,7 +13,7 @@
 
 #include "collective.h"
 #include "cuda_check.h"
-#include "device/spin.cuh"
+#include "collbench/device/spin.cuh"
 #include "ring_mesh.h"
 #include "ring_slice.cuh"
 

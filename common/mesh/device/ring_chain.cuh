@@ -38,8 +38,8 @@
 #include <stdint.h>
 
 #include "cuda_check.h"
-#include "device/dispatch.cuh"
-#include "ring_fifo.cuh"
+#include "collbench/device/dispatch.cuh"
+#include "collbench/device/ring_fifo.cuh"
 #include "ring_mesh.h"
 #include "ring_slice.cuh"
 #include "ring_span.h"

@@ -26,8 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "reduce.cuh"
-#include "vec.cuh"
+#include "collbench/device/reduce.cuh"
+#include "collbench/device/vec.cuh"
 
 #define CB_RING_THREADS   512
 #define RING_SLICE_UNROLL 4

@@ -8,8 +8,8 @@
 #include <cuda_fp8.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "types.h"
+#include "collbench/error.h"
+#include "collbench/types.h"
 
 /* Calls CALL(T, args...) for the C type T of dtype: the one switch over
  * cb_dtype that the dispatches below are made of. */

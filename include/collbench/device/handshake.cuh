@@ -22,11 +22,11 @@
 
 #include <stdint.h>
 
-#include "device/mutation.cuh"
-#include "device/spin.cuh"
-#include "peer_memory.h"
-#include "peer_pick.cuh"
-#include "signal.cuh"
+#include "collbench/device/mutation.cuh"
+#include "collbench/device/spin.cuh"
+#include "collbench/peer.h"
+#include "collbench/device/peer_pick.cuh"
+#include "collbench/device/signal.cuh"
 
 #define CB_HS_WORD(block, src) ((size_t)(block)*CB_MAX_PEERS + (size_t)(src))
 #define CB_HS_START(e)         (2 * (uint64_t)(e)-1)

@@ -17,8 +17,9 @@
 
 #include <stdint.h>
 
-#include "device/mutation.cuh"
-#include "device/spin.cuh"
+#include "collbench/device/mutation.cuh"
+#include "collbench/device/spin.cuh"
+#include "collbench/device/volatile.cuh"
 
 __device__ __forceinline__ void cb_ll16_write(uint4 *dst, uint2 data, uint32_t flag) {
   asm volatile("st.volatile.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(dst), "r"(data.x), "r"(flag),
@@ -29,19 +30,14 @@ __device__ __forceinline__ void cb_ll16_write(uint4 *dst, uint2 data, uint32_t f
 /* One volatile load of a packet (uint4: LL16, uint2: LL8): its data into
  * *data; whether every flag word of it equals flag. */
 __device__ __forceinline__ bool cb_ll_load(const uint4 *src, uint32_t flag, uint2 *data) {
-  uint32_t d0, f0, d1, f1;
-  asm volatile("ld.volatile.global.v4.u32 {%0,%1,%2,%3}, [%4];"
-               : "=r"(d0), "=r"(f0), "=r"(d1), "=r"(f1)
-               : "l"(src)
-               : "memory");
-  *data = make_uint2(d0, d1);
-  return f0 == flag && f1 == flag;
+  const uint4 v = cb_load_volatile(src); /* {data0, flag, data1, flag} */
+  *data = make_uint2(v.x, v.z);
+  return v.y == flag && v.w == flag;
 }
 __device__ __forceinline__ bool cb_ll_load(const uint2 *src, uint32_t flag, uint32_t *data) {
-  uint32_t d, f;
-  asm volatile("ld.volatile.global.v2.u32 {%0,%1}, [%2];" : "=r"(d), "=r"(f) : "l"(src) : "memory");
-  *data = d;
-  return f == flag;
+  const uint2 v = cb_load_volatile(src); /* {data, flag} */
+  *data = v.x;
+  return v.y == flag;
 }
 
 /* Polls one packet until every flag word of it equals flag, a bounded spin

@@ -5,7 +5,7 @@
 #ifndef CB_DEVICE_PEER_PICK_CUH
 #define CB_DEVICE_PEER_PICK_CUH
 
-#include "peer_memory.h"
+#include "collbench/peer.h"
 
 template <typename P>
 __device__ __forceinline__ P cb_peer_pick(P const (&arr)[CB_MAX_PEERS], int i) {

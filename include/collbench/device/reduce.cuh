@@ -24,7 +24,7 @@
 
 #include <type_traits>
 
-#include "types.h"
+#include "collbench/types.h"
 
 /* How a type's op is computed: in its own arithmetic (the built-in types),
  * with the __h functions (__half, __nv_bfloat16: __hadd and friends are

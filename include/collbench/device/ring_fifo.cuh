@@ -1,5 +1,6 @@
-/* FIFO pipes of the Simple-protocol (ring) kernels, device half; the host
- * half and the memory layout are in common/mesh/ring_mesh.h.
+/* FIFO pipes of the Simple-protocol (ring) kernels, device half; the view
+ * is ring_fifo.h; our rings' host half and the memory layout are in
+ * common/mesh/ring_mesh.h.
  *
  * A block (one channel) moves data through a link slice by slice. A step
  * sends one slice, receives one, or both:
@@ -44,11 +45,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mutation.cuh"
-#include "peer_pick.cuh"
-#include "ring_mesh.h"
-#include "signal.cuh"
-#include "device/spin.cuh"
+#include "collbench/device/mutation.cuh"
+#include "collbench/device/peer_pick.cuh"
+#include "collbench/device/ring_fifo.h"
+#include "collbench/device/signal.cuh"
+#include "collbench/device/spin.cuh"
 
 /* Link d of channel c, as this rank uses it: it sends into the FIFO of rank
  * `to` = rank + d and receives from rank `from` = rank - d. Only indices:

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "device/spin.cuh"
+#include "collbench/device/spin.cuh"
 
 __device__ __forceinline__ void cb_store_release_sys(uint64_t *p, uint64_t v) {
   asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
@@ -17,6 +17,18 @@ __device__ __forceinline__ void cb_store_release_sys(uint64_t *p, uint64_t v) {
 __device__ __forceinline__ uint64_t cb_load_acquire_sys(const uint64_t *p) {
   uint64_t v;
   asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+/* The same for a 32-bit word, for a word the CPU shares (its atomics are
+ * 32-bit there: copy_perf's llhost). */
+__device__ __forceinline__ void cb_store_release_sys(uint32_t *p, uint32_t v) {
+  asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+__device__ __forceinline__ uint32_t cb_load_acquire_sys(const uint32_t *p) {
+  uint32_t v;
+  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
   return v;
 }
 

@@ -4,42 +4,13 @@
  * reports, never a hang. copy_perf's resident kernels wait on the CPU, not
  * on a peer, and name what they wait for: they take the same bound from
  * cb_spin_expired and the same single report from cb_spin_first_reporter. */
-#ifndef CB_DEVICE_SPIN_CUH
-#define CB_DEVICE_SPIN_CUH
+#ifndef COLLBENCH_DEVICE_SPIN_CUH
+#define COLLBENCH_DEVICE_SPIN_CUH
 
 #include <stdint.h>
 #include <stdio.h>
-#include <string.h>
 
-#include "kernel_menu.h" /* CB_KERNEL_NAME_MAX */
-
-/* Who is waiting, passed by value to every kernel that spins. The name is
- * packed in two words, not a char array: a kernel that passed the address
- * of an array in its parameters (to printf) would get its whole parameter
- * block copied to local memory at the start of every launch. */
-typedef struct {
-  int rank;
-  int kernel_id;
-  uint64_t name[2]; /* the kernel's name, up to 15 characters, NUL-padded */
-  uint64_t timeout_ns;
-} cb_spin_info;
-static_assert(sizeof(((cb_spin_info *)0)->name) > CB_KERNEL_NAME_MAX,
-              "the timeout line keeps every name a kernel may take");
-
-/* Who waits and for how long, from the kernel's context (host side). */
-#define CB_SPIN_INFO(ctx)                                                                          \
-  cb_spin_info_make((ctx)->rank, (ctx)->kernel_id, (ctx)->kernel_name, (ctx)->timeout_s)
-static inline cb_spin_info cb_spin_info_make(int rank, int kernel_id, const char *name,
-                                             int timeout_s) {
-  cb_spin_info s;
-  s.rank = rank;
-  s.kernel_id = kernel_id;
-  char buf[sizeof s.name] = {0};
-  snprintf(buf, sizeof buf, "%s", name);
-  memcpy(s.name, buf, sizeof buf);
-  s.timeout_ns = (uint64_t)timeout_s * 1000000000ull;
-  return s;
-}
+#include "collbench/wait.h" /* cb_spin_info: who waits */
 
 __device__ __forceinline__ uint64_t cb_globaltimer_ns() {
   uint64_t t;

@@ -14,8 +14,8 @@
 #ifndef CB_DEVICE_TYPE_OP_FUNCS_CUH
 #define CB_DEVICE_TYPE_OP_FUNCS_CUH
 
-#include "device/dispatch.cuh"
-#include "types.h"
+#include "collbench/device/dispatch.cuh"
+#include "collbench/types.h"
 
 #define CB_TYPE_OP_FUNCS (CB_NUM_DTYPES * CB_NUM_OPS)
 
