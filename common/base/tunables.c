@@ -1,7 +1,7 @@
 /* The CB_ tunables: the harness's and copy_perf's rows, the list of every
  * row (these and those the kernels register), and their values as this
  * process read them (tunables.h). */
-#define _POSIX_C_SOURCE 200809L /* pthread_once */
+#define _POSIX_C_SOURCE 200809L /* pthread mutexes */
 #include "tunables.h"
 
 #include <pthread.h>
@@ -94,13 +94,19 @@ static const struct {
     {"CB_LLHOST_LL_MAX", COPY, "CB_LLHOST_H2D_LL_MAX and CB_LLHOST_D2H_LL_MAX (one a direction)"},
 };
 
-/* Every row (ours, then the registered ones by name), made once, and what
- * cb_tunables_read kept of each: nrows of them. */
+/* Every row (ours, then the registered ones by name: this library's, then
+ * the plugins'), made when first asked for and again when a plugin adds
+ * some, and what cb_tunables_read kept of each: nrows of them. */
 static cb_tunable_row *rows;
 static int nrows;
 static long *values;
 static unsigned char *set, *kept;
-static pthread_once_t rows_made = PTHREAD_ONCE_INIT;
+static pthread_mutex_t rows_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The plugins' groups (cb_tunables_add). */
+#define MAX_ADDED 64
+static const cb_tunable_group *added[MAX_ADDED];
+static int nadded;
 
 CB_SECTION_BOUNDS(const cb_tunable_group *, cb_tunable_groups);
 
@@ -108,11 +114,22 @@ static int by_name(const void *a, const void *b) {
   return strcmp(((const cb_tunable_row *)a)->name, ((const cb_tunable_row *)b)->name);
 }
 
+static int group_rows(const cb_tunable_group *const *g, size_t n) {
+  int rows_in = 0;
+  for (size_t i = 0; i < n; i++) rows_in += g[i]->n;
+  return rows_in;
+}
+
+static void append(const cb_tunable_group *const *g, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; k < g[i]->n; k++) rows[nrows++] = g[i]->rows[k];
+}
+
 static void make_rows(void) {
   const cb_tunable_group *const *g = __start_cb_tunable_groups;
   const size_t ngroups = g ? (size_t)(__stop_cb_tunable_groups - g) : 0;
-  int n = TABLE_ROWS;
-  for (size_t i = 0; i < ngroups; i++) n += g[i]->n;
+  const int n = TABLE_ROWS + group_rows(g, ngroups) + group_rows(added, (size_t)nadded);
+  free(rows), free(values), free(set), free(kept);
   rows = malloc((size_t)n * sizeof *rows);
   values = calloc((size_t)n, sizeof *values);
   set = calloc((size_t)n, 1);
@@ -120,15 +137,27 @@ static void make_rows(void) {
   if (!rows || !values || !set || !kept) cb_fatal("out of host memory");
   memcpy(rows, table, sizeof table);
   nrows = TABLE_ROWS;
-  for (size_t i = 0; i < ngroups; i++)
-    for (int k = 0; k < g[i]->n; k++) rows[nrows++] = g[i]->rows[k];
+  append(g, ngroups);
+  append(added, (size_t)nadded);
   qsort(rows + TABLE_ROWS, (size_t)(nrows - TABLE_ROWS), sizeof *rows, by_name);
 }
 
 const cb_tunable_row *cb_tunable_rows(int *n) {
-  pthread_once(&rows_made, make_rows);
+  pthread_mutex_lock(&rows_lock);
+  if (!rows) make_rows();
+  pthread_mutex_unlock(&rows_lock);
   *n = nrows;
   return rows;
+}
+
+void cb_tunables_add(const cb_tunable_group *const *groups, int n) {
+  pthread_mutex_lock(&rows_lock);
+  for (int i = 0; i < n; i++) {
+    if (nadded == MAX_ADDED) cb_fatal("more than %d groups of plugins' tunables", MAX_ADDED);
+    added[nadded++] = groups[i];
+  }
+  make_rows();
+  pthread_mutex_unlock(&rows_lock);
 }
 
 static int row_index(const char *name) {

@@ -21,6 +21,9 @@ extern "C" {
 /* Every row: tunables.c's, then every row registered in this library, by
  * name; *n rows. The one list of the tunables a program knows. */
 const cb_tunable_row *cb_tunable_rows(int *n);
+/* Adds a plugin's groups of rows to the list (before the tunables are
+ * read: what was read is forgotten). */
+void cb_tunables_add(const cb_tunable_group *const *groups, int n);
 /* The row named name, or NULL. */
 const cb_tunable_row *cb_tunable_find(const char *name);
 

@@ -159,12 +159,12 @@ static void print_limits(FILE *out, const cb_kernel *k) {
  * any other build. */
 #if defined(CB_MUTATE_SKIP_START_WAIT) || defined(CB_MUTATE_SKIP_END_WAIT)
 #define MUTATED_WAITS CB_WAITS_HANDSHAKE
-#elif defined(CB_MUTATE_SKIP_LL_POLL) || defined(CB_MUTATE_SINGLE_HALF) ||                          \
+#elif defined(CB_MUTATE_SKIP_LL_POLL) || defined(CB_MUTATE_SINGLE_HALF) ||                         \
     defined(CB_MUTATE_EARLY_TILE_DONE)
 #define MUTATED_WAITS CB_WAITS_LL
 #elif defined(CB_MUTATE_SKIP_LL_CREDIT) || defined(CB_MUTATE_LATE_CREDIT)
 #define MUTATED_WAITS CB_WAITS_LL_CREDIT
-#elif defined(CB_MUTATE_SKIP_FIFO_WAIT) || defined(CB_MUTATE_SKIP_FIFO_CREDIT) ||                   \
+#elif defined(CB_MUTATE_SKIP_FIFO_WAIT) || defined(CB_MUTATE_SKIP_FIFO_CREDIT) ||                  \
     defined(CB_MUTATE_CONSUMED_BEFORE_BARRIER)
 #define MUTATED_WAITS CB_WAITS_FIFO
 #elif defined(CB_MUTATE_SKIP_CE_LANDED)

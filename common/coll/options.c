@@ -44,7 +44,8 @@ enum {
   OPT_TIMER,
   OPT_ALL_SIZES_WARMUP,
   OPT_OVERLAP,
-  OPT_OVERLAP_SIZE
+  OPT_OVERLAP_SIZE,
+  OPT_PLUGIN
 };
 
 /* nccl-tests' -V: the CTAs of its device-API kernels (-D), which collbench
@@ -77,6 +78,7 @@ static const struct option long_opts[] = {
     {"all_sizes_warmup", required_argument, 0, OPT_ALL_SIZES_WARMUP},
     {"overlap", required_argument, 0, OPT_OVERLAP},
     {"overlap_size", required_argument, 0, OPT_OVERLAP_SIZE},
+    {"plugin", required_argument, 0, OPT_PLUGIN},
     {"agg_iters", required_argument, 0, 'm'},
     {"run_cycles", required_argument, 0, 'N'},
     {"parallel_init", required_argument, 0, 'p'},
@@ -252,6 +254,10 @@ cb_opts_result cb_options_parse(int argc, char **argv, cb_options *o, char *err,
       if (cb_load_option_kind(optarg, &o->overlap, err, len)) return CB_OPTS_ERROR;
     } else if (c == OPT_OVERLAP_SIZE) {
       if (overlap_size_opt(optarg, &o->overlap_size, err, len) != CB_OPTS_RUN) return CB_OPTS_ERROR;
+    } else if (c == OPT_PLUGIN) {
+      if (o->nplugins == CB_MAX_PLUGINS)
+        return cb_opts_fail(err, len, "--plugin %s: at most %d plugins", optarg, CB_MAX_PLUGINS);
+      o->plugins[o->nplugins++] = optarg;
     } else if (c == OPT_TIMER) {
       if (strcmp(optarg, "host") == 0)
         o->timer = CB_TIMER_HOST;
@@ -328,6 +334,9 @@ void cb_options_usage(FILE *out, const char *prog) {
           "      --overlap_size N   the load's unit: gemm M=N=K (8192), fma FMAs a thread\n"
           "                         (16K), mem bytes copied (512M)\n"
           "  -k, --kernel K         kernel id or name, a comma list, all, or list (all)\n"
+          "      --plugin PATH      load kernels from a plugin, a shared object built against\n"
+          "                         collbench's kernel API; repeatable (CB_PLUGINS: more,\n"
+          "                         paths separated by colons)\n"
           "  -h, --help             this text\n",
           prog);
 }

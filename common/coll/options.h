@@ -38,6 +38,9 @@ typedef enum {
                               meet; the time leaves the meeting out */
 } cb_blocking;
 
+/* The most plugins a run loads (--plugin and CB_PLUGINS together: plugins.h). */
+#define CB_MAX_PLUGINS 8
+
 /* -x not given: the communicator's CTA policy is left to NCCL. */
 #define CB_CTA_POLICY_UNSET (-1)
 
@@ -79,6 +82,8 @@ typedef struct {
   int overlap;           /* --overlap: a cb_load_kind run beside every timed call (load.h) */
   uint64_t overlap_size; /* --overlap_size: the load's size (its default when not given) */
   char kernels[256];     /* -k: as typed; resolved against the collective's table */
+  const char *plugins[CB_MAX_PLUGINS]; /* --plugin: the paths, in order (argv's words) */
+  int nplugins;
   char json_path[CB_PATH_MAX]; /* -J */
   char csv_path[CB_PATH_MAX];  /* --csv */
 } cb_options;

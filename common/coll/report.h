@@ -13,6 +13,7 @@
 #include "load_window.h"
 #include "options.h"
 #include "peer_mapping.h"
+#include "plugins.h"
 #include "rows.h"
 #include "sink.h"
 #include "text_pieces.h"
@@ -83,6 +84,7 @@ typedef struct {
 typedef struct {
   const char *program; /* "all_reduce_perf" */
   const cb_collective *coll;
+  const cb_plugin_set *plugins; /* the plugins loaded (NULL: none) */
   cb_options opts;
   cb_peer_mapping_auto peer_auto; /* opts.peer_mapping auto: what the ranks resolved it to */
   int nranks;                     /* ranks of a group (of the world without a split) */

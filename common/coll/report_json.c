@@ -33,6 +33,20 @@ static void json_peer_mapping(cb_json *j, const cb_report *r) {
     cb_json_null(j);
 }
 
+/* --plugin and CB_PLUGINS, when the run loaded any: each plugin's name and path. */
+static void json_plugins(cb_json *j, const cb_plugin_set *p) {
+  if (!p || p->n == 0) return;
+  cb_json_key(j, "plugins");
+  cb_json_begin_array(j);
+  for (int i = 0; i < p->n; i++) {
+    cb_json_begin_object(j);
+    cb_json_key(j, "name"), cb_json_string(j, p->names[i]);
+    cb_json_key(j, "path"), cb_json_string(j, p->paths[i]);
+    cb_json_end_object(j);
+  }
+  cb_json_end_array(j);
+}
+
 static void json_options(cb_json *j, const cb_report *r) {
   const cb_options *o = &r->opts;
   cb_json_key(j, "options");
@@ -67,6 +81,7 @@ static void json_options(cb_json *j, const cb_report *r) {
   cb_json_key(j, "report_cputime"), cb_json_int(j, o->report_cputime);
   cb_json_key(j, "per_iter_skip"), cb_json_int(j, o->per_iter_skip);
   cb_json_overlap_options(j, o->overlap, o->overlap_size); /* --overlap */
+  json_plugins(j, r->plugins);
   cb_json_end_object(j);
 }
 

@@ -101,6 +101,7 @@ static void text_collbench_lines(FILE *out, const cb_report *r) {
   const cb_options *o = &r->opts;
   fprintf(out, "# collbench version %s: nccl-tests %s's options and output, kernels by -k\n",
           CB_VERSION, CB_NCCL_TESTS_VERSION);
+  if (r->plugins) cb_plugins_print(out, r->plugins);
   cb_text_mutant(out);
   if (r->ngroups > 1)
     fprintf(out,

@@ -9,6 +9,7 @@
 #include "collective.h"
 #include "load.h"
 #include "options.h"
+#include "plugins.h"
 #include "report.h"
 #include "timing.h"
 
@@ -19,6 +20,7 @@ extern "C" {
 /* What all ranks of the process share. Rank 0 alone writes the report. */
 typedef struct {
   const cb_collective *coll;
+  const cb_plugin_set *plugins; /* the plugins loaded (NULL: none) */
   cb_options opts;
   int *runnable; /* per kernel-table index: selected and able to run here */
   cb_report report;

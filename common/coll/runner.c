@@ -17,6 +17,7 @@
 #include "peer_mapping.h"
 #include "placed_call.h"
 #include "placement.h"
+#include "plugins.h"
 #include "registry.h"
 #include "run_env.h"
 #include "run_state.h"
@@ -385,6 +386,7 @@ static void fill_report_header(cb_run *run, const char *program, int nranks, cb_
   r->envp = environ;
   cb_local_time(r->start_time, sizeof r->start_time);
   r->coll = run->coll;
+  r->plugins = run->plugins;
   r->opts = run->opts;
   r->nranks = nranks;
   r->kernels_run = run->runnable;
@@ -407,24 +409,47 @@ static int join_liveness(cb_rank_info *me, void *arg) {
   return 0;
 }
 
+static int is_collective(const char *name) {
+  return cb_registry_collective(name) != NULL;
+}
+
+/* The program's table: its rows of ours, then the plugins' rows for it. A
+ * table that cannot be made is a bug of this build. */
+static void table_of(const cb_coll_shape *shape, const cb_plugin_set *plugins, cb_collective *t) {
+  char why[512];
+  const cb_kernel **extra = calloc((size_t)plugins->nrows + 1, sizeof *extra);
+  if (!extra) cb_fatal("out of host memory");
+  int n = cb_plugins_rows_of(plugins, shape->name, extra);
+  if (cb_collective_collect(shape, extra, n, t, why, sizeof why))
+    cb_fatal("the kernel table cannot be made: %s", why);
+  free(extra);
+}
+
 int cb_main(const cb_coll_shape *shape, int argc, char **argv) {
   char program[64], err[512];
   snprintf(program, sizeof program, "%s_perf", shape->name);
   cb_error_set_program(program);
   cb_run_env_cuda_defaults(); /* before anything can initialise CUDA (MPI_Init may) */
   cb_load_env_defaults(argc, argv);
-  static cb_collective table; /* held to the end, whichever return ends the run */
-  if (cb_collective_collect(shape, NULL, 0, &table, err, sizeof err))
-    cb_fatal("the kernel table cannot be made: %s", err);
-  const cb_collective *coll = &table;
   cb_world *w = cb_world_init(&argc, &argv);
   int lead = cb_world_proc(w) == 0; /* only the first process prints */
-  cb_run run = {.coll = coll, .fault_skip_rank = -1};
+  cb_run run = {.fault_skip_rank = -1};
   /* Fault injection for tests/gpu: one rank that never launches a kernel
    * stands for a lost peer; the others must stop with a timeout naming it. */
   const char *skip = getenv("CB_FAULT_SKIP_RANK");
   if (skip) run.fault_skip_rank = atoi(skip);
   cb_opts_result parsed = cb_options_parse(argc, argv, &run.opts, err, sizeof err);
+  /* The kernels: ours, registered in the library, and the plugins' (loaded
+   * and checked now, before anything else can refuse the run for them). */
+  static cb_plugin_set plugins; /* held to the end, whichever return ends the run */
+  static cb_collective table;
+  if ((parsed == CB_OPTS_RUN || parsed == CB_OPTS_LIST_KERNELS) &&
+      cb_plugins_load(run.opts.plugins, run.opts.nplugins, getenv(CB_PLUGINS_ENV), is_collective,
+                      &plugins, err, sizeof err))
+    parsed = CB_OPTS_ERROR;
+  table_of(shape, &plugins, &table);
+  const cb_collective *coll = run.coll = &table;
+  run.plugins = plugins.n ? &plugins : NULL;
   if (lead && parsed == CB_OPTS_HELP) cb_options_usage(stdout, program);
   if (lead && parsed == CB_OPTS_LIST_KERNELS) cb_kernels_print(stdout, coll);
   cb_nccl_tests_vars vars;
@@ -435,6 +460,11 @@ int cb_main(const cb_coll_shape *shape, int argc, char **argv) {
   cb_watchdog_set_default(run.opts.timeout_s); /* bounds the MPI waits from here on */
   char canonical[512];
   cb_options_canonical(&run.opts, canonical, sizeof canonical);
+  /* The plugins too, where any was loaded: every process must have the same kernels. */
+  size_t used = strlen(canonical);
+  if (plugins.n)
+    snprintf(canonical + used, sizeof canonical - used, " plugins=%016llx",
+             (unsigned long long)plugins.digest);
   cb_world_run(w, 1, cb_refuse_different_options, canonical); /* a process-level check */
   cb_world_run(w, 1, cb_refuse_different_tunables, NULL);
   cb_place_hosts(w, lead);

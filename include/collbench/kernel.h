@@ -226,11 +226,13 @@ typedef struct {
 } cb_kernel_entry;
 
 /* Registers row_ (a cb_kernel of the file) as a kernel of collective_ (a bare
- * name: all_reduce): the file is then all it takes, nothing else lists it.
- * The entry's address goes into the section cb_kernel_entries, which the
- * linker gathers from every object of the program or plugin (registry.h). */
+ * name, all_reduce, or a macro that gives one): the file is then all it
+ * takes, nothing else lists it. The entry's address goes into the section
+ * cb_kernel_entries, which the linker gathers from every object of the
+ * library or plugin (section.h). */
+#define CB_NAME_OF(word_) #word_
 #define CB_REGISTER_KERNEL(collective_, row_, about_)                                              \
-  static const cb_kernel_entry cb_entry_##row_ = {#collective_, &(row_), about_};                  \
+  static const cb_kernel_entry cb_entry_##row_ = {CB_NAME_OF(collective_), &(row_), about_};       \
   CB_IN_SECTION(cb_kernel_entries)                                                                 \
   static const cb_kernel_entry *const cb_entry_at_##row_ = &cb_entry_##row_
 

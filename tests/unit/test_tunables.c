@@ -348,7 +348,7 @@ static void test_settings(void) {
 /* Read from the environment but not tunables: they choose how a run is
  * made, not how a kernel moves data (docs/options.md's other sections). */
 static const char *const run_switches[] = {"CB_PEER_MAPPING", "CB_FAULT_SKIP_RANK", "CB_GDRAPI_LIB",
-                                           "CB_CUBLAS_LIB", "CB_ERROR_STACKS"};
+                                           "CB_CUBLAS_LIB",   "CB_ERROR_STACKS",    "CB_PLUGINS"};
 
 static char *slurp_path(const char *path) {
   FILE *f = fopen(path, "rb");
