@@ -29,6 +29,10 @@
 #   less 10 s when shorter. EXTRA_ARGS are added to every stress. A mutant
 #   may run with tunables of its own (mutant_env), and the normal build's
 #   runs beside it with the same.
+#   PLUGIN_SRC: a plugin's source (examples/plugin), built against BUILD_DIR
+#   and against each mutant (tests/gpu/build_plugin.sh: the mutant's plugin is
+#   a mutant too) and loaded in their every run (CB_PLUGINS): its kernels are
+#   run as ours are. KERNELS: a comma list of kernel names, the only ones run.
 #   BUILD_ONLY=1 builds the mutants and runs nothing: a later call finds
 #   them built (the build is incremental), so building and running can be
 #   split into shorter calls. RUN_ONLY=1 builds nothing and runs the mutants
@@ -70,13 +74,20 @@ programs_of() {
 }
 
 # The kernels of PROG (a mutant's) that mutation M touches, "ID NAME MAX":
-# copy_perf's llhost for its own; else those the mutant's -k list marks.
+# copy_perf's llhost for its own; else those the mutant's -k list marks
+# (with its plugin loaded, PLUGIN), those of KERNELS only when it is set.
 touched_kernels() {
   if [ "$1" = h2d_first_copy_only ]; then
     cb_kernels "$2" | awk '$2 == "llhost" { print $1, $2, $3 }'
   else
-    cb_mutated_kernels "$2"
+    CB_PLUGINS=${3:-} cb_mutated_kernels "$2" |
+      awk -v only=",${KERNELS:-}," 'only == ",," || index(only, "," $2 ",") { print }'
   fi
+}
+
+# The plugin of PLUGIN_SRC built against build DIR (nothing without PLUGIN_SRC).
+plugin_of() {
+  [ -z "${PLUGIN_SRC:-}" ] || tests/gpu/build_plugin.sh "$1" "$PLUGIN_SRC"
 }
 
 # The rank counts a mutant runs at ($RANKS wins): a sendrecv sender at 2
@@ -123,9 +134,10 @@ cannot_show() {
   esac
 }
 
-# stress WHO BIN: runs the stress of $kernel at $ranks ranks (sizes up to
-# $limit) and sets rc, wrong, out and ran (cb_capped_run); when the
-# deadline leaves no room for it, says so for WHO, fails and returns 1.
+# stress WHO BIN [PLUGIN]: runs the stress of $kernel at $ranks ranks (sizes
+# up to $limit), PLUGIN loaded, and sets rc, wrong, out and ran
+# (cb_capped_run); when the deadline leaves no room for it, says so for WHO,
+# fails and returns 1.
 stress() {
   local share=${CB_SHARE_GPUS:-0}
   [ "$ranks" -gt "$NGPUS" ] && share=1
@@ -142,9 +154,10 @@ stress() {
   else
     cmd="$2 -g $ranks -k $kernel -b 8 -e $(cb_min_size "$limit" "$MAX") -G 1 -d float,int32,half -o sum,max --stress $CALLS -T $t $(cb_root_args "$2" "$ROOT") ${EXTRA_ARGS:-}"
   fi
-  echo "\$ ${menv:+$menv }CB_SHARE_GPUS=$share $cmd"
-  # shellcheck disable=SC2086 # menv: words on purpose
-  cb_capped_run "$cap" env $menv CB_SHARE_GPUS=$share $cmd
+  local plugin=${3:+CB_PLUGINS=$3}
+  echo "\$ ${menv:+$menv }${plugin:+$plugin }CB_SHARE_GPUS=$share $cmd"
+  # shellcheck disable=SC2086 # menv, plugin: words on purpose
+  cb_capped_run "$cap" env $menv $plugin CB_SHARE_GPUS=$share $cmd
   # copy_perf ran the kernel when its block is there: "# kernel N (NAME): ..."
   grep -qE "^# kernel [0-9]+ \($kernel\):" <<<"$out" && ran=1
   echo "$out" | grep -E "^# MUTANT|^# stress|timed out|rror" | head -3
@@ -178,6 +191,10 @@ built_programs() {
 
 declare -A normal_done # program:kernel:ranks runs of the normal build done
 fail=0
+normal_plugin=
+if [ -n "${PLUGIN_SRC:-}" ] && [ "${BUILD_ONLY:-0}" != 1 ]; then
+  normal_plugin=$(plugin_of "$BUILD") || { echo "FAIL: the plugin of $PLUGIN_SRC did not build against $BUILD"; exit 1; }
+fi
 for m in "${MUTATIONS[@]}"; do
   known "$m"
   progs=$(programs_of "$m")
@@ -207,13 +224,19 @@ for m in "${MUTATIONS[@]}"; do
       continue
     fi
   fi
+  mutant_plugin=
+  if [ -n "${PLUGIN_SRC:-}" ] && ! mutant_plugin=$(plugin_of "$dir"); then
+    echo "FAIL: mutant $m: the plugin of $PLUGIN_SRC did not build against $dir"
+    fail=1
+    continue
+  fi
   if [ "${BUILD_ONLY:-0}" = 1 ]; then
     echo "PASS: mutant $m built"
     continue
   fi
   menv=$(mutant_env "$m")
   for prog in $(built_programs "$dir"); do
-    kernels=$(touched_kernels "$m" "$dir/$prog")
+    kernels=$(touched_kernels "$m" "$dir/$prog" "$mutant_plugin")
     if [ -z "$kernels" ]; then
       echo "SKIPPED: mutant $m, $prog: no kernel of ours that it touches can run here"
       continue
@@ -226,7 +249,7 @@ for m in "${MUTATIONS[@]}"; do
           echo "SKIPPED: mutant $m, $run: $why"
           continue
         fi
-        stress "mutant $m" "$dir/$prog" || continue
+        stress "mutant $m" "$dir/$prog" "$mutant_plugin" || continue
         if [ $rc -eq 0 ] && [ "$ran" = 0 ]; then
           # The kernel did not run here (its setup refused the run, e.g. ranks
           # sharing a GPU): neither caught nor missed.
@@ -259,7 +282,7 @@ for m in "${MUTATIONS[@]}"; do
           fail=1
           continue
         fi
-        stress "normal build" "$BUILD/$prog" || continue
+        stress "normal build" "$BUILD/$prog" "$normal_plugin" || continue
         if [ $rc -eq 0 ] && [ "${wrong:-}" = 0 ]; then
           echo "PASS: normal build, $run: 0 wrong"
         else

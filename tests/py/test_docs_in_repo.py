@@ -34,6 +34,7 @@ import unittest
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TOP = ("scripts/", "tests/", "docs/", "common/", "copy/", "src/", "tools/", ".ci/", "include/collbench/",
+       "examples/",
        "results/")
 OUTSIDE = re.compile(r"\.\./shared|shared/(DESIGN|reference)|DESIGN\.md")
 
