@@ -23,6 +23,7 @@ for f in common/*; do
 done
 
 # The include roots each folder may use, lowest layer last.
+SRC_ROOTS="src common/mesh common/coll common/load common/peer common/base include"
 roots_for() {
   case "$1" in
     include/collbench*) echo "include" ;;
@@ -32,7 +33,11 @@ roots_for() {
     common/coll*) echo "common/coll common/load common/peer common/base include" ;;
     common/mesh*) echo "common/mesh common/coll common/load common/peer common/base include" ;;
     copy*) echo "copy common/load common/peer common/base include" ;;
-    src* | tools*) echo "src common/mesh common/coll common/load common/peer common/base include" ;;
+    # A family of kernels (src/kernels/<family>/) includes its own folder; the ce
+    # kernels copy with the direct family's copy too (ce_push.cu).
+    src/kernels/ce/*) echo "src/kernels/ce src/kernels/direct $SRC_ROOTS" ;;
+    src/kernels/*/*) echo "$(echo "$1" | cut -d/ -f1-3) $SRC_ROOTS" ;;
+    src* | tools*) echo "$SRC_ROOTS" ;;
   esac
 }
 

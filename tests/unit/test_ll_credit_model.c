@@ -1,4 +1,4 @@
-/* The LL credit protocol (common/mesh/device/ll_credit.cuh) as a model, run
+/* The LL credit protocol (src/kernels/ll/device/ll_credit.cuh) as a model, run
  * under random schedules on the CPU: ranks with per-tile epochs, scratch
  * slots by (source, parity, tile), credit words by (tile, receiver) in the
  * sender's area, and the kernels' steps in their order (sendrecv: per tile

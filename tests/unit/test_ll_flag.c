@@ -1,4 +1,4 @@
-/* cb_ll_flag (common/mesh/ll_flag.h): 1 + e mod (2^32 - 1) without a
+/* cb_ll_flag (src/kernels/ll/ll_flag.h): 1 + e mod (2^32 - 1) without a
  * division, never 0, and different for e and e - 2, at the edges of the
  * 32-bit halves and across a range; and two epochs of one parity (one half
  * of an LL slot) share a flag only 2 (2^32 - 1) epochs apart or a multiple

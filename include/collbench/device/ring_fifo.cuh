@@ -1,6 +1,6 @@
 /* FIFO pipes of the Simple-protocol (ring) kernels, device half; the view
  * is ring_fifo.h; our rings' host half and the memory layout are in
- * common/mesh/ring_mesh.h.
+ * src/kernels/ring/ring_mesh.h.
  *
  * A block (one channel) moves data through a link slice by slice. A step
  * sends one slice, receives one, or both:

@@ -1,6 +1,6 @@
 /* The view a ring kernel passes by value to its blocks: every rank's FIFO
  * and flag areas of one set of FIFO pipes (device/ring_fifo.cuh moves data
- * through them; a mesh's setup makes them, as common/mesh/ring_mesh.h
+ * through them; a mesh's setup makes them, as src/kernels/ring/ring_mesh.h
  * does). Plain C, for the host that fills it. */
 #ifndef COLLBENCH_DEVICE_RING_FIFO_H
 #define COLLBENCH_DEVICE_RING_FIFO_H

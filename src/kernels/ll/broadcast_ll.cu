@@ -54,5 +54,5 @@ CB_REGISTER_KERNEL(
     broadcast, cb_broadcast_ll,
     "LL16: the root pushes its input to every peer as packets, each peer copies them "
     "into its output; peers return credits to the root, so back-to-back calls never "
-    "overwrite packets not yet read (`common/mesh/device/ll_credit.cuh`); one warp "
+    "overwrite packets not yet read (`src/kernels/ll/device/ll_credit.cuh`); one warp "
     "per 32-packet tile; up to 1 MiB");

@@ -1,7 +1,7 @@
 /* What the LL packet kernels (-k ll of every collective) share on the host:
  * every rank's packet scratch, mapped on every rank, and this rank's
  * per-tile epoch counters; and the grid shape for a size. The device half
- * is common/mesh/device/ll_tiles.cuh, which explains the epochs and the
+ * is src/kernels/ll/device/ll_tiles.cuh, which explains the epochs and the
  * double buffering, and device/ll_credit.cuh for one-to-many kernels.
  *
  * The reuse invariant. A rank writes packets of epoch e into the half

@@ -74,4 +74,4 @@ CB_KERNEL_ROW(cb_reduce_ll) = CB_LL_ROW(
 CB_REGISTER_KERNEL(reduce, cb_reduce_ll,
                    "LL16: every other rank pushes its input to the root as packets, the root "
                    "reduces them with its own in rank order; the root returns credits to every "
-                   "sender (`common/mesh/device/ll_rooted.cuh`); up to 1 MiB");
+                   "sender (`src/kernels/ll/device/ll_rooted.cuh`); up to 1 MiB");

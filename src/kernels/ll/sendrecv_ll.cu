@@ -117,6 +117,6 @@ CB_REGISTER_KERNEL(
     sendrecv, cb_sendrecv_ll,
     "LL16: every rank pushes its input to the next rank as packets and copies the "
     "previous rank's into its output; receivers return credits "
-    "(`common/mesh/device/ll_credit.cuh`), except at 2 ranks, where the next rank is "
+    "(`src/kernels/ll/device/ll_credit.cuh`), except at 2 ranks, where the next rank is "
     "the previous one and all_gather's LL exchange needs none; in and out of place; "
     "up to 1 MiB");

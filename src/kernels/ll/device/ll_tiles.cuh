@@ -1,5 +1,5 @@
 /* Tiles and epochs of the LL packet kernels (-k ll); the host half is
- * common/mesh/ll_mesh.h.
+ * src/kernels/ll/ll_mesh.h.
  *
  * A message is cut into tiles of CB_LL_TILE (32) packets; one warp handles
  * a tile, one packet per lane, and warp w of the grid takes tiles w, w + W,
