@@ -4,8 +4,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "cuda_check.h"
-#include "error.h"
+#include "collbench/cuda_check.h"
+#include "collbench/error.h"
 
 int cb_shared_resident_blocks(int per_sm, int sms, int ranks_on_device) {
   if (per_sm <= 0 || sms <= 0) return 0;

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "collective.h"
+#include "collbench/kernel.h"
 
 #ifdef __cplusplus
 extern "C" {

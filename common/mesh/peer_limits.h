@@ -4,8 +4,8 @@
 #ifndef CB_PEER_LIMITS_H
 #define CB_PEER_LIMITS_H
 
-#include "collective.h"
-#include "peer_memory.h" /* CB_MAX_PEERS */
+#include "collbench/kernel.h"
+#include "collbench/peer.h" /* CB_MAX_PEERS */
 
 /* The limits (cb_kernel_limits' fields, inside its braces) of a kernel of
  * ours over peer memory that serves every datatype and op: up to

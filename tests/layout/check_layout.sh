@@ -2,9 +2,10 @@
 # The source tree's layout, as docs/architecture.md states it (Layout): common/ holds
 # only the folders that name its parts; includes point one way (include/collbench, the
 # public kernel API and device kit, below everything: include <- base <- peer <- coll <-
-# mesh <- src, base <- load <- coll, base <- peer <- copy, base <- load <- copy); every
-# quoted include of a file resolves in its own folder or in a layer below it, never by
-# climbing out with "../"; the public API includes nothing but itself.
+# src, base <- load <- coll, base <- peer <- copy, base <- load <- copy, and include <-
+# mesh <- src/kernels: our kernels see the public API alone); every quoted include of a
+# file resolves in its own folder or in a layer below it, never by climbing out with
+# "../"; the public API includes nothing but itself.
 # Usage: check_layout.sh REPO_ROOT. Exits non-zero naming each violation.
 set -u
 root=${1:?usage: check_layout.sh REPO_ROOT}
@@ -31,12 +32,15 @@ roots_for() {
     common/peer*) echo "common/peer common/base include" ;;
     common/load*) echo "common/load common/base include" ;;
     common/coll*) echo "common/coll common/load common/peer common/base include" ;;
-    common/mesh*) echo "common/mesh common/coll common/load common/peer common/base include" ;;
+    # What our kernels' families share is written against the public API alone.
+    common/mesh*) echo "common/mesh include" ;;
     copy*) echo "copy common/load common/peer common/base include" ;;
-    # A family of kernels (src/kernels/<family>/) includes its own folder; the ce
-    # kernels copy with the direct family's copy too (ce_push.cu).
-    src/kernels/ce/*) echo "src/kernels/ce src/kernels/direct $SRC_ROOTS" ;;
-    src/kernels/*/*) echo "$(echo "$1" | cut -d/ -f1-3) $SRC_ROOTS" ;;
+    # A family of kernels (src/kernels/<family>/) includes its own folder, what the
+    # families share and the public API, nothing of the harness: our kernels are
+    # written as a plugin is. The ce kernels copy with the direct family's copy
+    # too (ce_push.cu).
+    src/kernels/ce/*) echo "src/kernels/ce src/kernels/direct common/mesh include" ;;
+    src/kernels/*) echo "$(echo "$1" | cut -d/ -f1-3) common/mesh include" ;;
     src* | tools*) echo "$SRC_ROOTS" ;;
   esac
 }

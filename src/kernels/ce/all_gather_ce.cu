@@ -9,9 +9,9 @@
  * In place: our block of our output is the input and is not copied; peers
  * copy only into the other blocks. */
 #include "ce_push.h"
-#include "collective.h"
+#include "collbench/kernel.h"
 #include "peer_limits.h"
-#include "tunables.h"
+#include "collbench/tunables.h"
 
 static void cb_ag_ce_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
   cb_ce_push_setup(ctx, reply, "CB_AG_CE_PARALLEL");

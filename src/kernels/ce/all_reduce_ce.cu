@@ -21,11 +21,11 @@
 #include <stdint.h>
 
 #include "ce_reduce.h"
-#include "collective.h"
-#include "cuda_check.h"
+#include "collbench/kernel.h"
+#include "collbench/cuda_check.h"
 #include "peer_limits.h"
 #include "rank_chunk.h"
-#include "tunables.h"
+#include "collbench/tunables.h"
 
 static const cb_ce_schedule ar_schedule = {"CB_AR_CE_PIECES", "CB_AR_CE_TAPER"};
 

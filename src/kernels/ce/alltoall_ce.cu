@@ -10,9 +10,9 @@
  * in place, our copy into block r of a peer's buffer would overwrite the
  * peer's data for us before its own copy has read it. */
 #include "ce_push.h"
-#include "collective.h"
+#include "collbench/kernel.h"
 #include "peer_limits.h"
-#include "tunables.h"
+#include "collbench/tunables.h"
 
 static void cb_a2a_ce_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
   cb_ce_push_setup(ctx, reply, "CB_A2A_CE_PARALLEL");

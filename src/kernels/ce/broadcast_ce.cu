@@ -10,7 +10,7 @@
  *
  * In place (send == recv): the root's buffer is only read. */
 #include "ce_rooted.h"
-#include "collective.h"
+#include "collbench/kernel.h"
 #include "peer_limits.h"
 
 static void cb_bc_ce_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {

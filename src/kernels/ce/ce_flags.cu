@@ -1,7 +1,7 @@
 /* The ce kernels' flag kernels (ce_flags.h). */
 #include "ce_flags.h"
 
-#include "cuda_check.h"
+#include "collbench/cuda_check.h"
 #include "collbench/device/handshake.cuh"
 
 #define FLAG_THREADS 32 /* one per partner: at least CB_MAX_PEERS - 1 */

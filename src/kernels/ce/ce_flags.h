@@ -22,8 +22,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "collective.h"
-#include "peer_memory.h"
+#include "collbench/kernel.h"
+#include "collbench/peer.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "peer_memory.h" /* CB_MAX_PEERS */
+#include "collbench/peer.h" /* CB_MAX_PEERS */
 
 #ifdef __cplusplus
 extern "C" {

@@ -30,11 +30,11 @@
 
 #include <stdlib.h>
 
-#include "cuda_check.h"
+#include "collbench/cuda_check.h"
 #include "device/direct_copy.cuh"
-#include "error.h"
+#include "collbench/error.h"
 #include "grid_fit.h"
-#include "tunables.h"
+#include "collbench/tunables.h"
 
 static const char *const ce_or_sm[] = {"ce", "sm"};
 CB_REGISTER_TUNABLES(ce_push, CB_TUNABLE_CHOICE("CB_CE_OWN_COPY", ce_or_sm, 0, CB_TUNE_AGREE,

@@ -74,7 +74,7 @@
 
 #include <stdlib.h>
 
-#include "cuda_check.h"
+#include "collbench/cuda_check.h"
 #include "collbench/device/dispatch.cuh"
 #include "collbench/device/peer_pick.cuh"
 #include "collbench/device/mutation.cuh"
@@ -82,9 +82,9 @@
 #include "collbench/device/signal.cuh"
 #include "collbench/device/type_op_funcs.cuh"
 #include "collbench/device/vec.cuh"
-#include "error.h"
+#include "collbench/error.h"
 #include "grid_fit.h"
-#include "tunables.h"
+#include "collbench/tunables.h"
 
 /* How the ce reduce-scatter cuts the longest part into pieces
  * (cb_ce_plan). Each piece costs a few microseconds of copy-engine and

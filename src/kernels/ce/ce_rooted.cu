@@ -3,9 +3,9 @@
 
 #include <stdlib.h>
 
-#include "cuda_check.h"
+#include "collbench/cuda_check.h"
 #include "collbench/device/handshake.cuh"
-#include "error.h"
+#include "collbench/error.h"
 #include "grid_fit.h"
 
 extern "C" void cb_ce_rooted_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {

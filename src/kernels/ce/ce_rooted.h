@@ -17,7 +17,7 @@
 #include <cuda_runtime_api.h>
 
 #include "ce_side.h"
-#include "collective.h"
+#include "collbench/kernel.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "cuda_check.h"
+#include "collbench/cuda_check.h"
 
 void cb_ce_side_setup(cb_kernel_ctx *ctx, cb_ce_side *s) {
   cb_peer_share(ctx->world, ctx->recv_buf, ctx->recv_buf_bytes, &s->recv);

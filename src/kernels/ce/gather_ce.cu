@@ -11,7 +11,7 @@
  * In place: the root's block of its output is its input and is not copied.
  * The other ranks' outputs are never written. */
 #include "ce_rooted.h"
-#include "collective.h"
+#include "collbench/kernel.h"
 #include "peer_limits.h"
 
 static void cb_ga_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

@@ -16,9 +16,9 @@
 #include <stdint.h>
 
 #include "ce_reduce.h"
-#include "collective.h"
+#include "collbench/kernel.h"
 #include "peer_limits.h"
-#include "tunables.h"
+#include "collbench/tunables.h"
 
 static const cb_ce_schedule rs_schedule = {"CB_RS_CE_PIECES", "CB_RS_CE_TAPER"};
 

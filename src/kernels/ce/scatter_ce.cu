@@ -12,7 +12,7 @@
  * In place: rank q's output is block q of its receive buffer, where the
  * root addresses it; the root's own block is already in place. */
 #include "ce_rooted.h"
-#include "collective.h"
+#include "collbench/kernel.h"
 #include "peer_limits.h"
 
 static void cb_sc_ce_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {

@@ -15,11 +15,11 @@
 #include <stdlib.h>
 
 #include "ce_flags.h"
-#include "collective.h"
-#include "cuda_check.h"
+#include "collbench/kernel.h"
+#include "collbench/cuda_check.h"
 #include "collbench/device/handshake.cuh"
 #include "peer_limits.h"
-#include "peer_memory.h"
+#include "collbench/peer.h"
 
 typedef struct {
   cb_peer_buffer recv; /* the harness's receive buffer of every rank */

@@ -9,7 +9,7 @@
  * In place: our input already sits in block r of our output, which we only
  * read; peers store only into the other blocks of our output, and nobody
  * else ever writes block r. So no byte is read after being overwritten. */
-#include "collective.h"
+#include "collbench/kernel.h"
 #include "device/direct_store.cuh"
 #include "peer_limits.h"
 

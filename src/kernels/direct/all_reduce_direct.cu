@@ -15,8 +15,8 @@
  * byte is read after being overwritten. */
 #include <stdint.h>
 
-#include "collective.h"
-#include "cuda_check.h"
+#include "collbench/kernel.h"
+#include "collbench/cuda_check.h"
 #include "device/direct_reduce.cuh"
 #include "collbench/device/dispatch.cuh"
 #include "direct_mesh.h"

@@ -14,7 +14,7 @@
  * copy) could order the two, which costs what -k ll pays for with its
  * scratch. nccl-tests 2.19.6 times an in-place alltoall and does not check
  * it (its #wrong column says N/A); we skip it. */
-#include "collective.h"
+#include "collbench/kernel.h"
 #include "device/direct_store.cuh"
 #include "peer_limits.h"
 

@@ -23,7 +23,7 @@
  *
  * In place (send == recv): the root only reads its buffer; peers' buffers
  * are only written, by the root. */
-#include "collective.h"
+#include "collbench/kernel.h"
 #include "collbench/device/handshake.cuh"
 #include "direct_push.h"
 #include "peer_limits.h"

@@ -6,10 +6,10 @@
 
 #include <cuda_runtime_api.h>
 
-#include "cuda_check.h"
-#include "error.h"
+#include "collbench/cuda_check.h"
+#include "collbench/error.h"
 #include "grid_fit.h"
-#include "tunables.h"
+#include "collbench/tunables.h"
 
 /* device/handshake.cuh: one 64-bit word per (block, source rank). */
 #define AREA_BYTES(blocks) ((size_t)(blocks)*CB_MAX_PEERS * sizeof(uint64_t))

@@ -10,9 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collective.h"
-#include "tunables.h"
-#include "peer_memory.h"
+#include "collbench/kernel.h"
+#include "collbench/tunables.h"
+#include "collbench/peer.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -3,7 +3,7 @@
 
 #include <stdint.h>
 
-#include "cuda_check.h"
+#include "collbench/cuda_check.h"
 #include "device/direct_copy.cuh"
 #include "collbench/device/handshake.cuh"
 #include "collbench/device/vec.cuh"

@@ -33,9 +33,9 @@
 
 #include <cuda_runtime_api.h>
 
-#include "collective.h"
+#include "collbench/kernel.h"
 #include "direct_mesh.h"
-#include "peer_memory.h"
+#include "collbench/peer.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -11,7 +11,7 @@
  * In place: the root's input already sits in its block of its output,
  * which it only reads; the other ranks store only into the other blocks.
  * The other ranks' outputs are never written. */
-#include "collective.h"
+#include "collbench/kernel.h"
 #include "device/direct_store.cuh"
 #include "peer_limits.h"
 

@@ -11,7 +11,7 @@
  * In place: rank q's output is block q of its receive buffer (the region
  * its input lies in), so the root addresses it there; the root's own block
  * is already in place and only read. */
-#include "collective.h"
+#include "collbench/kernel.h"
 #include "device/direct_store.cuh"
 #include "peer_limits.h"
 

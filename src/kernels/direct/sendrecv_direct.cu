@@ -15,7 +15,7 @@
  * Out of place only: in place, we would store into the next rank's buffer
  * while it still reads that buffer to send it on (nccl-tests, too, does not
  * check in-place sendrecv: "We don't support in-place sendrecv"). */
-#include "collective.h"
+#include "collbench/kernel.h"
 #include "collbench/device/handshake.cuh"
 #include "direct_push.h"
 #include "peer_limits.h"

@@ -9,7 +9,7 @@
  *
  * In place: our block of our output is the input; we only read it (to push
  * it), and the packets we receive go to the other blocks. */
-#include "collective.h"
+#include "collbench/kernel.h"
 #include "device/ll_exchange.cuh"
 
 static void cb_ag_ll_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {

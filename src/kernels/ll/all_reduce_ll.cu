@@ -13,8 +13,8 @@
  * send == recv is safe, and no fence is needed anywhere. */
 #include <stdint.h>
 
-#include "collective.h"
-#include "cuda_check.h"
+#include "collbench/kernel.h"
+#include "collbench/cuda_check.h"
 #include "collbench/device/dispatch.cuh"
 #include "collbench/device/ll_packet.cuh"
 #include "device/ll_reduce.cuh"

@@ -59,8 +59,8 @@
  * checking their flags: the checks must find wrong values. */
 #include <stdint.h>
 
-#include "collective.h"
-#include "cuda_check.h"
+#include "collbench/kernel.h"
+#include "collbench/cuda_check.h"
 #include "collbench/device/dispatch.cuh"
 #include "collbench/device/ll_packet.cuh"
 #include "device/ll_reduce.cuh"

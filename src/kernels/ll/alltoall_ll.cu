@@ -15,7 +15,7 @@
  * any block (from the packets received), and no other lane touches packet
  * i; the data crosses through the peers' scratch, never straight into our
  * buffer. */
-#include "collective.h"
+#include "collbench/kernel.h"
 #include "device/ll_exchange.cuh"
 
 static void cb_a2a_ll_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {

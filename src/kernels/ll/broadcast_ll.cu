@@ -22,7 +22,7 @@
  * only write theirs, and never read their input. */
 #include <stdint.h>
 
-#include "collective.h"
+#include "collbench/kernel.h"
 #include "device/ll_rooted.cuh"
 #include "ll_mesh.h"
 

@@ -16,7 +16,7 @@
  * blocks. The senders only read their input. */
 #include <stdint.h>
 
-#include "collective.h"
+#include "collbench/kernel.h"
 #include "device/ll_rooted.cuh"
 #include "ll_mesh.h"
 

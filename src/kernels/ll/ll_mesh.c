@@ -5,10 +5,10 @@
 
 #include <cuda_runtime_api.h>
 
-#include "cuda_check.h"
-#include "error.h"
+#include "collbench/cuda_check.h"
+#include "collbench/error.h"
 #include "grid_fit.h"
-#include "tunables.h"
+#include "collbench/tunables.h"
 
 /* The LL grid: a rank's own choice (nothing its peers see depends on it). */
 CB_REGISTER_TUNABLES(ll,

@@ -32,9 +32,9 @@
 
 #include <vector_types.h>
 
-#include "collective.h"
+#include "collbench/kernel.h"
 #include "peer_limits.h"
-#include "peer_memory.h"
+#include "collbench/peer.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -17,7 +17,7 @@
  * the result over it; the senders only read theirs. */
 #include <stdint.h>
 
-#include "collective.h"
+#include "collbench/kernel.h"
 #include "collbench/device/dispatch.cuh"
 #include "device/ll_reduce.cuh"
 #include "device/ll_rooted.cuh"

@@ -16,8 +16,8 @@
  * the other blocks, which nothing writes. */
 #include <stdint.h>
 
-#include "collective.h"
-#include "cuda_check.h"
+#include "collbench/kernel.h"
+#include "collbench/cuda_check.h"
 #include "collbench/device/dispatch.cuh"
 #include "collbench/device/ll_packet.cuh"
 #include "device/ll_reduce.cuh"

@@ -13,7 +13,7 @@
  * read their input. */
 #include <stdint.h>
 
-#include "collective.h"
+#include "collbench/kernel.h"
 #include "device/ll_rooted.cuh"
 #include "ll_mesh.h"
 

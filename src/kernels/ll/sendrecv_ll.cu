@@ -33,8 +33,8 @@
  * peers write only our scratch (ll_exchange.cuh argues the same). */
 #include <stdint.h>
 
-#include "collective.h"
-#include "cuda_check.h"
+#include "collbench/kernel.h"
+#include "collbench/cuda_check.h"
 #include "device/ll_credit.cuh"
 #include "device/ll_exchange.cuh"
 #include "collbench/device/ll_packet.cuh"

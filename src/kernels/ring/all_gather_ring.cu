@@ -19,7 +19,7 @@
  * buffers: data is pushed into their FIFOs. */
 #include <stdint.h>
 
-#include "collective.h"
+#include "collbench/kernel.h"
 #include "device/ring_chain.cuh"
 #include "ring_mesh.h"
 

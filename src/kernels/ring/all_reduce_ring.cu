@@ -30,7 +30,7 @@
  * 351-355 with 4, 328-332 with 8, against 364 for this ring alone, and
  * slower at every size from 4 MiB (docs/performance.md, "all_reduce ring with a copy-engine
  * all-gather"). */
-#include "collective.h"
+#include "collbench/kernel.h"
 #include "device/ring_chain.cuh"
 #include "rank_chunk.h"
 #include "ring_mesh.h"

@@ -49,14 +49,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "collective.h"
-#include "cuda_check.h"
+#include "collbench/kernel.h"
+#include "collbench/cuda_check.h"
 #include "collbench/device/ring_fifo.cuh"
 #include "device/ring_slice.cuh"
-#include "error.h"
+#include "collbench/error.h"
 #include "ring_mesh.h"
 #include "ring_span.h"
-#include "tunables.h"
+#include "collbench/tunables.h"
 
 typedef struct {
   const char *send;

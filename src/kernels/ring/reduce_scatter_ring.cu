@@ -8,7 +8,7 @@
  * reduce-scatter half of the all-reduce ring, with the same tunables. */
 #include <stdint.h>
 
-#include "collective.h"
+#include "collbench/kernel.h"
 #include "device/ring_chain.cuh"
 #include "device/ring_rs_plan.cuh"
 #include "ring_mesh.h"

@@ -6,10 +6,10 @@
 
 #include <cuda_runtime_api.h>
 
-#include "cuda_check.h"
-#include "error.h"
+#include "collbench/cuda_check.h"
+#include "collbench/error.h"
 #include "grid_fit.h"
-#include "tunables.h"
+#include "collbench/tunables.h"
 
 /* Ring defaults from sweeps of the all_reduce ring on 2 x H200 at 1 GiB
  * float (docs/performance.md, "all_reduce ring and LL beside NCCL"): 16 channels of

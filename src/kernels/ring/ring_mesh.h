@@ -33,9 +33,9 @@
 #include <stdint.h>
 
 #include "collbench/device/ring_fifo.h" /* cb_ring_mesh: the kernel's view */
-#include "collective.h"
+#include "collbench/kernel.h"
 #include "peer_limits.h"
-#include "peer_memory.h"
+#include "collbench/peer.h"
 
 #ifdef __cplusplus
 extern "C" {

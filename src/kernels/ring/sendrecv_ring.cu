@@ -24,8 +24,8 @@
  * peers write only our FIFO. */
 #include <stdint.h>
 
-#include "collective.h"
-#include "cuda_check.h"
+#include "collbench/kernel.h"
+#include "collbench/cuda_check.h"
 #include "device/ring_bytes.cuh"
 #include "collbench/device/ring_fifo.cuh"
 #include "device/ring_slice.cuh"

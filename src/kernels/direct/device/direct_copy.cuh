@@ -10,7 +10,7 @@
 
 #include "collbench/device/vec.cuh"
 #include "direct_mesh.h"
-#include "peer_memory.h"
+#include "collbench/peer.h"
 
 #define CB_DIRECT_UNROLL 4 /* vectors a thread loads before it stores them */
 

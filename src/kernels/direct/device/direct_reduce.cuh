@@ -40,7 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cuda_check.h"
+#include "collbench/cuda_check.h"
 #include "collbench/device/dispatch.cuh"
 #include "direct_mesh.h"
 #include "direct_sync.cuh"

@@ -45,7 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cuda_check.h"
+#include "collbench/cuda_check.h"
 #include "direct_mesh.h"
 #include "direct_sync.cuh"
 #include "collbench/device/handshake.cuh"

@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cuda_check.h"
+#include "collbench/cuda_check.h"
 #include "ll_mesh.h"
 #include "collbench/device/ll_packet.cuh"
 #include "ll_tiles.cuh"

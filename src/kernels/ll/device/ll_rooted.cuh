@@ -38,7 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cuda_check.h"
+#include "collbench/cuda_check.h"
 #include "device/ll_credit.cuh"
 #include "collbench/device/ll_packet.cuh"
 #include "device/ll_tiles.cuh"

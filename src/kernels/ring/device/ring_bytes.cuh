@@ -11,8 +11,8 @@
 
 #include <stdint.h>
 
-#include "collective.h"
-#include "cuda_check.h"
+#include "collbench/kernel.h"
+#include "collbench/cuda_check.h"
 #include "collbench/device/spin.cuh"
 #include "ring_mesh.h"
 #include "ring_slice.cuh"
