@@ -2,8 +2,9 @@
 # Qualifies a GPU node in one command: the GPU checks (tests/gpu/validate_all.sh),
 # copy_perf's recorded runs (tests/gpu/copy_perf_runs.sh), the tunables' defaults
 # measured when asked (tests/gpu/tunables_ab.sh), a sweep of every program
-# (scripts/sweep.sh) and its report (scripts/report.py), written as one record,
-# results/<machine>/<date>-<commit>/. See --help and docs/qualify.md.
+# (scripts/sweep.sh) and the record's report (scripts/report.py), written as one record,
+# results/<machine>/<date>-<commit>/, its raw output packed within the records' budget
+# (scripts/records.py). See --help and docs/qualify.md.
 set -uo pipefail
 
 usage() {
@@ -36,9 +37,10 @@ usage: scripts/qualify.sh [options]
   --sweep-args "ARGS" more options for scripts/sweep.sh (e.g. "-e 256M --programs all_reduce_perf")
   -h, --help          this text
 Writes, into the record (--out), manifest.md (the command lines run, the machine, its GPUs
-and topology, driver, CUDA, NCCL and MPI versions, commit, date), raw/ (each step's raw
-output: raw/checks/, raw/copy/, raw/tunables/, raw/sweep/, raw/<step>.txt, raw/machine/)
-and report.md with its plots. The checkout's path becomes ., its parent folder .., $HOME ~ and an --out outside
+and topology, driver, CUDA, NCCL and MPI versions, commit, date), raw.tar.xz (raw/, each
+step's raw output: raw/checks/, raw/copy/, raw/tunables/, raw/sweep/, raw/<step>.txt,
+raw/machine/; packed within a record's budget of 1 MB, the logs of passing check runs
+left out, and their runs listed, when it would weigh more) and report.md with its plots. The checkout's path becomes ., its parent folder .., $HOME ~ and an --out outside
 the checkout <record>, in every file written. Exit status: 0 every step passed; 1 a step
 failed or was cut at its cap, or no GPU is visible; 2 bad input (one line, before any GPU
 work). NVIDIA_SMI (default nvidia-smi) is the command asked for the GPUs; PYTHON (default
@@ -121,9 +123,24 @@ COPY_RUNS=$(names --copy-runs run "$COPY_RUNS" copy_perf_runs.sh) || exit 2
 TUNABLES_CASES=$(names --tunables-cases case "$TUNABLES_CASES" tunables_ab.sh) || exit 2
 [ -z "$NGPUS" ] || [[ $NGPUS =~ ^[1-9][0-9]*$ ]] || die "-g '$NGPUS': expected a whole number of GPUs >= 1"
 
+# raw_text PATH: the text of the record's raw/PATH (--out), unpacked or in its raw.tar.xz;
+# exit 1 when it has none.
+raw_text() {
+  "$PY" -c 'import sys; sys.path.insert(0, sys.argv[1]); import record_files as rf
+try:
+    sys.stdout.write(rf.read_bytes(sys.argv[2]).decode())
+except OSError:
+    sys.exit(1)' "$REPO/scripts" "$REC/raw/$1" 2>/dev/null
+}
+# holds PATH: whether the record holds raw/PATH.
+holds() {
+  "$PY" -c 'import sys; sys.path.insert(0, sys.argv[1]); import record_files as rf
+sys.exit(0 if rf.exists(sys.argv[2]) else 1)' "$REPO/scripts" "$REC/raw/$1" 2>/dev/null
+}
+
 # A report alone, into an earlier record, names that record's commit.
-if [ -z "$COMMIT" ] && ! runs_programs && [ -n "$REC" ] && [ -f "$REC/raw/commit.txt" ]; then
-  COMMIT=$(cat "$REC/raw/commit.txt")
+if [ -z "$COMMIT" ] && ! runs_programs && [ -n "$REC" ] && holds commit.txt; then
+  COMMIT=$(raw_text commit.txt)
 fi
 if [ -n "$COMMIT" ]; then
   [[ $COMMIT =~ ^[0-9a-fA-F]{4,40}$ ]] || die "--commit '$COMMIT': expected a hexadecimal commit hash"
@@ -140,8 +157,8 @@ if has copy && [ ! -x "$BUILD/copy_perf" ]; then
   die "--build '$BUILD': no copy_perf there for the copy step (build it first: make BUILD=$BUILD)"
 fi
 [ ! -d "$BUILD" ] || BUILD=$(cd "$BUILD" && pwd)
-if has report && ! has sweep && [ -z "$REC" ]; then
-  die "--steps report without sweep needs --out (the record whose raw/sweep/ it reports)"
+if has report && ! runs_programs && [ -z "$REC" ]; then
+  die "--steps report alone needs --out (the record it reports)"
 fi
 
 # The GPUs: what nvidia-smi lists. Needed by checks and sweep, and to name the record.
@@ -166,14 +183,18 @@ REC=${REC:-$REPO/results/$MACHINE/$DATE-$COMMIT}
 
 # A step's raw output is written once: a second run into the same record would mix two runs.
 for s in checks copy tunables sweep; do
-  if has $s && [ -e "$REC/raw/$s" ]; then
+  if has $s && holds "$s"; then
     die "--out $REC already holds raw/$s (an earlier $s): give a new --out, or remove it first"
   fi
 done
-if has report && ! has sweep && [ ! -d "$REC/raw/sweep" ]; then
-  die "--out $REC has no raw/sweep/ to report (run the sweep step first)"
+if has report && ! runs_programs && ! holds .; then
+  die "--out $REC has no raw output to report (run a step that measures first)"
 fi
 
+# An earlier record's packed output, unpacked to add to it; packed again at the end.
+if [ -f "$REC/raw.tar.xz" ] && [ ! -d "$REC/raw" ]; then
+  "$PY" "$REPO/scripts/records.py" unpack "$REC" >/dev/null || die "--out $REC: cannot unpack raw.tar.xz"
+fi
 mkdir -p "$REC/raw" || die "--out $REC: cannot create it"
 REC=$(cd "$REC" && pwd)
 RAW=$REC/raw
@@ -268,7 +289,7 @@ if has sweep; then
 fi
 
 if has report; then
-  step report "$CAP_REPORT" "$PY" scripts/report.py "$RAW/sweep" -o "$REC"
+  step report "$CAP_REPORT" "$PY" scripts/report.py "$REC"
 fi
 
 # The manifest, then every path of this machine cut from every file of the record.
@@ -362,19 +383,21 @@ L = [f"# Qualification of {machine} at {commit}", "",
 for name, res, _rc, secs, cap, started, cmd in steps:
     L.append(f"| {name} | `{cmd}` | {res} | {secs} | {cap} | {started} |")
 L += ["", "Each step's output is `raw/<step>.txt`; the checks' logs are in `raw/checks/` "
-      "(`summary.txt`: one line a check; `<check>.txt` its output, `<check>.tar.gz` the log of "
+      "(`summary.txt`: one line a check; `<check>.txt` its output, `<check>/` the log of "
       "each of its runs), copy_perf's runs in `raw/copy/` (each run's output headed by its "
       "command line, and its JSON), the tunables' runs in `raw/tunables/`, the sweep's files in `raw/sweep/` (`run.json`: "
-      "every program's command line), the report in `report.md` and its PNGs.", ""]
+      "every program's command line), the report in `report.md` (its plots are drawn when it is re-made).", "",
+      "`raw/` is kept packed as `raw.tar.xz` (docs/scripts.md, \"Records\"): the scripts read paths through `raw/` "
+      "from it as they are; `scripts/records.py unpack RECORD` unpacks it.", ""]
 if topo:
     L += ["## Topology", "", "```", topo, "```", ""]
 L += ["## Contents", "", "| path | what |", "| --- | --- |",
       "| `manifest.md` | this page |",
-      "| `report.md`, `*.png` | scripts/report.py of raw/sweep |",
+      "| `report.md` | scripts/report.py of the record: the sweep, the copies, the correctness of every run |",
       "| `raw/steps.tsv` | one line a step: name, result, exit status, seconds, cap, start, command |",
       "| `raw/commit.txt` | the commit the record names |",
       "| `raw/machine/` | `nvidia-smi -L`, `nvidia-smi topo -m`, `nvidia-smi`, the versions found |",
-      "| `raw/checks.txt`, `raw/checks/` | tests/gpu/validate_all.sh: its output, `summary.txt`, each check's output and its runs' logs (`<check>.tar.gz`) |",
+      "| `raw/checks.txt`, `raw/checks/` | tests/gpu/validate_all.sh: its output, `summary.txt`, each check's output and its runs' logs (`<check>/`) |",
       "| `raw/copy.txt`, `raw/copy/` | tests/gpu/copy_perf_runs.sh: its output and digest of the targets, each run's `.txt` and `.json` |",
       "| `raw/tunables.txt`, `raw/tunables/` | tests/gpu/tunables_ab.sh: its progress and digest (the value of each tunable to keep), each run's `.txt` and `.json` |",
       "| `raw/sweep.txt`, `raw/sweep/` | scripts/sweep.sh: its progress, every program's `.txt` and `.json`, `run.json` |",
@@ -412,14 +435,10 @@ for root, _dirs, files in os.walk(out):
             with open(path, "w", encoding="utf-8") as f:
                 f.write(new)
 PY
-# Each check's own logs (a file a run: megabytes of tables) as one tarball, its paths already
-# cut above; the summary and each check's output stay as text.
-if [ -d "$RAW/checks" ]; then
-  for d in "$RAW"/checks/*/; do
-    [ -d "$d" ] || continue
-    name=$(basename "$d")
-    tar -czf "$RAW/checks/$name.tar.gz" -C "$RAW/checks" "$name" && rm -rf "${d%/}"
-  done
+# raw/ as one archive, within a record's budget (scripts/records.py): a record over it leaves
+# out the logs of its passing check runs, keeping what each printed; one still over it fails.
+if ! "$PY" "$REPO/scripts/records.py" pack "$REC" >/dev/null; then
+  FAILED=1
 fi
 echo "qualify.sh: record in $(realpath --relative-to=. "$REC" 2>/dev/null || echo "$REC") (manifest.md)" >&2
 exit $FAILED

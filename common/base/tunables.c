@@ -54,7 +54,7 @@ static const cb_tunable_row table[] = {
            "N > 0: the processes of this machine form N simulated hosts, each with its own "
            "NCCL_HOSTID (correctness checks only; times are not comparable)"),
     /* Ring defaults from sweeps of the all_reduce ring on 2 x H200 at 1 GiB
-     * float (docs/performance.md, "all_reduce ring and LL beside NCCL"): 16 channels of
+     * float (docs/kernels.md, "The ring's defaults"): 16 channels of
      * 128 KiB slices gave 164 GB/s, 32 x 512 KiB 311, 64 x 512 KiB 350, 96 x 512 KiB
      * 357, 128 x 512 KiB 364; 1 MiB slices and 8 slots did not help. At
      * most CB_RING_MAX_CHANNELS (ring_mesh.h) channels; a slot is moved in
@@ -69,9 +69,9 @@ static const cb_tunable_row table[] = {
      * (cb_ce_plan). Each piece costs a few microseconds of copy-engine and
      * launch gaps; the reduce of the last piece is the pipeline's drain.
      * all_reduce hides that drain behind its all-gather copies, so it wants
-     * few equal pieces: at 1 GiB on 2 x H200 (docs/performance.md, "The ce
-     * reduce-scatter: pieces and the peer mapping", both launches) 2, 3, 4 and 6 pieces per
-     * part gave 386.9, 384.1, 384.6 and 382.1 GB/s (one piece, no pipeline: 308). A
+     * few equal pieces: at 1 GiB on 2 x H200 (docs/kernels.md, "ce: pieces
+     * and the taper", both launches) 2, 3, 4 and 6 pieces per part gave
+     * 386.9, 384.1, 384.6 and 382.1 GB/s (one piece, no pipeline: 308). A
      * reduce-scatter has nothing to hide its drain behind: there 2, 4, 8 and
      * 16 equal pieces gave 297, 333, 352 and 357 GB/s, and pieces that take
      * 60, 50, 40 and 30 percent of what is left of the part 308, 331, 353
@@ -121,13 +121,11 @@ static const cb_tunable_row table[] = {
            "copy_perf -k llhost: blocks of the resident kernel"),
     /* Where llhost leaves LL16 packets for its payload-then-flag protocol
      * (copy_llhost.h), per direction: the crossover of the protocols'
-     * latencies (docs/performance.md, "llhost on one H200" and "llhost: a
-     * crossover per direction", "LL16 h2d without read-for-ownership"). h2d:
-     * LL16 faster up to 8 KiB on one H100, but from 8 KiB its window a third
-     * of flag's, so 4096. d2h: LL16 slower at 1 KiB on one H200 (4.36
-     * against 3.62 us), within the runs' spread on one H100, and its window
-     * a tenth of flag's there, so 512. They shape only this process's
-     * kernel. */
+     * latencies (docs/copy_perf.md, "The crossovers"). On one H100, LL16's
+     * latency at most flag's up to 4 KiB h2d (8 KiB: 6.44 against 5.01 us),
+     * so 4096, and up to 512 B d2h (1 KiB: 3.87 against 3.57 us), so 512;
+     * another host's crossovers lie elsewhere. They shape only this
+     * process's kernel. */
     NUMBER("CB_LLHOST_H2D_LL_MAX", 0, 1L << 40, 1, 4096, PER_RANK, COPY,
            "copy_perf -k llhost, h2d: LL16 packets for copies up to this many bytes, the "
            "payload-then-flag protocol above; 0, the flag protocol at every size"),
@@ -138,11 +136,11 @@ static const cb_tunable_row table[] = {
      * what counts is the time per copy with many in flight, not one copy's
      * latency: LL16 moves 8 data bytes in 16 and is polled packet by
      * packet, the flag protocol's time per copy hardly grows with the size
-     * (docs/performance.md, "llhost: a crossover for windows"). h2d: LL16's
-     * window ahead up to 1 KiB on one H100 (0.21 against 0.32 us a copy),
-     * behind from 2 KiB; d2h: ahead up to 64 B, behind from 128 B (0.15
-     * against 0.13 us) on one H100 and one H200. Windows take LL16 up to
-     * the smaller of this and the direction's LL_MAX. */
+     * (docs/copy_perf.md, "The crossovers"). h2d: LL16's window ahead up to
+     * 1 KiB on two H100s (3.08 against 2.89 GB/s), behind from 2 KiB; d2h:
+     * ahead up to 64 B, behind from 128 B (0.69 against 1.0 GB/s) on H100s
+     * and one H200. Windows take LL16 up to the smaller of this and the
+     * direction's LL_MAX. */
     NUMBER("CB_LLHOST_H2D_WINDOW_LL_MAX", 0, 1L << 40, 1, 1024, PER_RANK, COPY,
            "copy_perf -k llhost, h2d: in a post of more than one copy (a window), LL16 packets "
            "for copies up to this many bytes and up to CB_LLHOST_H2D_LL_MAX, the "
@@ -155,7 +153,7 @@ static const cb_tunable_row table[] = {
      * for the GPU's own reads of the host buffer (copy_llhost.h). 0: the
      * GPU's ld.global.cg reads of the host buffer beat staging at every
      * size (8 KiB windows 21-22 against 9 GB/s, latency no worse:
-     * docs/performance.md, "llhost flag-direct h2d: ld.global.cg"). */
+     * docs/copy_perf.md, "flag-direct h2d: ld.global.cg, nothing staged"). */
     NUMBER("CB_LLHOST_STAGE_MAX", 0, 1L << 40, 1, 0, PER_RANK, COPY,
            "copy_perf -k llhost: h2d copies above LL16's limit (CB_LLHOST_H2D_LL_MAX, in a window "
            "CB_LLHOST_H2D_WINDOW_LL_MAX) and up to this many bytes "

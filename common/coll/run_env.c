@@ -20,16 +20,16 @@ void cb_run_env_cuda_defaults(void) {
   /* Ranks sharing a GPU (CB_SHARE_GPUS=1, tests only) spin on each other
    * from different streams; streams that share one of the device's hardware
    * queues run in order, so a rank's kernel can wait behind another rank's
-   * waiting one forever (docs/performance.md, "Ranks sharing a GPU"). 32
+   * waiting one forever (docs/architecture.md, "Ranks sharing a GPU"). 32
    * queues, the most, give each of up to 32 ranks of a process on a GPU its
    * own; a user's smaller setting is refused (cb_check_devices, placement.h). */
   const char *shared = getenv("CB_SHARE_GPUS");
   if (!shared || strcmp(shared, "1") != 0) return;
   setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
   /* Three more waits of one rank on another's spinning kernel, in NCCL, seen
-   * with ranks of one process on one GPU (docs/performance.md, "Hierarchical
-   * kernels across simulated hosts"): where a rank takes NCCL and another of
-   * its process runs ours at the same time (the hierarchical kernels).
+   * with ranks of one process on one GPU (docs/multi-node.md, "Ranks of one
+   * process on one GPU"): where a rank takes NCCL and another of its
+   * process runs ours at the same time (the hierarchical kernels).
    * - NCCL connects a communicator's peers at its first call of each kind
    *   (NCCL_RUNTIME_CONNECT=1), and its proxy thread then allocates pinned
    *   memory (cuMemHostAlloc), which waits on a lock of the CUDA driver that

@@ -417,8 +417,8 @@ static void wait_slot_free(const cb_copy_ctx *ctx, llh_state *st, uint32_t g) {
 /* A packet's 8 data bytes, or the left bytes of a copy's short last packet.
  * The full packet's memcpy has a constant size, which the compiler turns
  * into one load and one store: with a size known only at run time it was a
- * call to memcpy per packet, and the CPU the slowest part of LL16 from 1
- * KiB (docs/performance.md). */
+ * call to memcpy per packet (docs/copy_perf.md, "LL16 h2d: the stores and
+ * the release"). */
 static inline void copy_packet_data(void *to, const void *from, uint64_t left) {
   if (left >= CB_LLH_PACKET_DATA)
     memcpy(to, from, CB_LLH_PACKET_DATA);
@@ -430,9 +430,10 @@ static inline void copy_packet_data(void *to, const void *from, uint64_t left) {
  * 16-byte stores: they write the lines without reading them first. The
  * GPU polls the very lines the CPU writes, and with ordinary stores each
  * line it had read came back to the CPU by a read-for-ownership: 4 KiB
- * took 1.1-1.5 us to write, 0.52-0.55 us so (docs/performance.md). Each
- * 8-byte half still lands whole (nt_keeps_halves_whole()), and a packet
- * torn between its halves is never taken (copy_llhost.h). No older packet
+ * took 1.1-1.5 us to write, 0.52-0.55 us so (docs/copy_perf.md, "LL16 h2d:
+ * the stores and the release"). Each 8-byte half still lands whole
+ * (nt_keeps_halves_whole()), and a packet torn between its halves is
+ * never taken (copy_llhost.h). No older packet
  * can land on a newer one: a slot is written again only once the GPU has
  * consumed (seen) every packet of its previous chunk (rule P1). */
 static void write_packets_nt(uint64_t *slot, const unsigned char *src, uint64_t left, uint32_t n,

@@ -21,9 +21,10 @@
  *    no L1. Not volatile: in a window of copies of one host buffer, 32
  *    blocks' volatile reads of the same host lines were served one after
  *    another (16 KiB: 7.0-9.4 GB/s, with ld.global.cg 29.9-33.0:
- *    docs/performance.md). flag-staged h2d reads its own slot per chunk,
- *    never a line another block reads, with volatile loads: ld.global.cg
- *    was slower there (8 KiB: 9.2 against 10.8 GB/s). The runner's second
+ *    docs/copy_perf.md, "flag-direct h2d: ld.global.cg, nothing staged").
+ *    flag-staged h2d reads its own slot per chunk, never a line another
+ *    block reads, with volatile loads: ld.global.cg was slower there
+ *    (8 KiB: 9.2 against 10.8 GB/s). The runner's second
  *    copy from a rewritten source (copy_runner.c validate()) is the check
  *    that no stale line is served. */
 #include <stdint.h>
@@ -164,13 +165,15 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_h2d_ll_kernel(cb_llh_args 
      * fence puts that poll at much the same point of a PCIe round trip in
      * every run. Released by the last thread instead, thread 0 polled
      * sooner and an 8 B copy's latency came a round trip apart from run to
-     * run (2.86-4.01 us on H100s, where thread 0's stayed within
-     * 3.28-3.41: docs/performance.md). */
+     * run (2.86-3.60 us on one H100, where thread 0's stayed within
+     * 3.28-3.41: docs/copy_perf.md, "LL16 h2d: the stores and the
+     * release"). */
     if (threadIdx.x == 0) store_release_sys_u32(&a.ctrl->consumed[r].v, flag);
     /* No thread polls the next chunk before the release is done: its fence
      * waited for the other warps' polls already in flight over PCIe, a
      * round trip each (512 B: 4.37 us without this barrier, 3.53-3.68 with
-     * it, on one H100: docs/performance.md). */
+     * it, on one H100: docs/copy_perf.md, "LL16 h2d: the stores and the
+     * release"). */
     __syncthreads();
   }
 }

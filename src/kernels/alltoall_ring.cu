@@ -31,9 +31,9 @@
  * kept NVLink idle while every channel copied at once: the likely reason
  * this ring reached 309 GB/s at 1 GiB on 2 x H200, where all_gather's ring,
  * which writes its own output as it sends, reaches 360; in this order it
- * reached 351 (docs/performance.md, "alltoall ring"), against 363 for
- * sendrecv's ring, which moves the same
- * bytes over NVLink and has no own block. With CB_A2A_RING_OWN_COPY=ce a
+ * reached 351 (docs/kernels.md, "The alltoall ring's own block"), against
+ * 363 for sendrecv's ring, which moves the same bytes over NVLink and has
+ * no own block. With CB_A2A_RING_OWN_COPY=ce a
  * copy engine copies the own block instead, on a side stream forked before
  * the kernel and joined after it, so the channels only send and receive.
  * With ranks sharing a GPU the channels copy it (a note says so): there a

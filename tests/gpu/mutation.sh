@@ -125,7 +125,7 @@ cannot_show() {
     # slice s, with 2 slots or more) only after taking r's slice s+1: by then r's warps
     # have read slice s, whenever `consumed` was stored.
     # The same order frees the slot before its sender could need it, so the wait for
-    # that credit never waits there (docs/performance.md, "The wait mutants at 3 ranks").
+    # that credit never waits there (docs/architecture.md, "Why the mutants lag").
     consumed_before_barrier:alltoall_perf:ring | skip_fifo_credit:alltoall_perf:ring)
       echo "the alltoall ring takes slice s from every rank before it sends slice s+1: no sender gets a FIFO ahead" ;;
   esac

@@ -58,7 +58,7 @@
  * loads from them) are done; with skip_fifo_credit every ring warp of rank
  * 0 sleeps CB_MUTANT_RING_LAG_NS before it moves a received slice, so the
  * sender before it gets a FIFO ahead. Without the lag neither was caught at
- * 3 ranks on one GPU (docs/performance.md, "The wait mutants at 3 ranks").
+ * 3 ranks on one GPU (docs/architecture.md, "Why the mutants lag").
  * A rank or a warp descheduled for as long is a schedule the proofs must
  * allow; the lag makes it certain. A normal build has no lag.
  *

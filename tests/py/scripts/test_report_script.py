@@ -13,6 +13,7 @@ import sys
 import pytest
 
 import collbench_results as cr
+import record_files as rf
 import report
 from collbench_testlib import (EDGE_DIR, EMPTY, MISSING_KEYS, OVERLAP_DIR, PNG_SIGNATURE,
                                VARIANTS_DIR,
@@ -626,7 +627,7 @@ def test_error_copy_perf_results_are_refused(tmp_path):
     copy_result = os.path.join(REPO, "results", "h200x2", "2026-11-30-b60f372-copy", "raw",
                                "runs", "d2d_1GiB.json")
     shutil.copy(REAL_GRAPH, tmp_path)
-    shutil.copy(copy_result, tmp_path)
+    (tmp_path / "d2d_1GiB.json").write_bytes(rf.read_bytes(copy_result))  # in its archive
     err = expect_failure(tmp_path, words=[tmp_path / "d2d_1GiB.json", "a copy_perf result"])
     assert "compare.py" in err
     assert not (tmp_path / "report.md").exists()
