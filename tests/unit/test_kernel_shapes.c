@@ -4,15 +4,18 @@
  * per rank (cb_rank_chunk), the ring kernels' channel spans and slices
  * and how a slice at any alignment moves (ring_span.h), and the share of a
  * GPU that ranks sharing it may fill with grids that wait on each other
- * (grid_fit.h). No GPU: the functions only
+ * (grid_fit.h), hosts simulated on it included. No GPU: the functions only
  * do arithmetic. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "check.h"
 #include "direct_mesh.h"
+#include "gpu.h"
 #include "grid_fit.h"
+#include "host_layout.h"
 #include "ll_mesh.h"
 #include "rank_chunk.h"
 #include "ring_span.h"
@@ -87,6 +90,50 @@ static void test_shared_residency(void) {
   CHECK(cb_shared_resident_blocks(0, 132, 2) == 0);
   CHECK(cb_shared_resident_blocks(8, 0, 2) == 0);
   CHECK(cb_shared_resident_blocks(8, -3, 1) == 0); /* more SMs reserved than there are */
+}
+
+/* Hosts simulated on one GPU (CB_HOSTS=H, L ranks a host, one GPU): every
+ * rank drives the same GPU whatever host it claims, so each counts H x L
+ * ranks on it (cb_gpu_identity, as cb_ranks_on_gpu counts), and their
+ * grids together stay within the shared budget. Counted by host (its L
+ * ranks), the H hosts' grids would take H times the budget: the hang of
+ * simulated hosts at their default grid sizes. */
+static void test_shared_residency_across_hosts(void) {
+  enum { MAXR = 64 };
+  static char ids[MAXR][CB_HOST_ID_MAX];
+  cb_host_place places[MAXR];
+  for (int hosts = 1; hosts <= 4; hosts++)
+    for (int per_host = 1; per_host <= 8 && hosts * per_host <= MAXR; per_host++)
+      for (int visible = 1; visible <= 2; visible++) {
+        const int n = hosts * per_host;
+        for (int r = 0; r < n; r++) { /* rank r: index r % per_host on its host, round robin */
+          char bus[32];
+          snprintf(bus, sizeof bus, "0000:%02x:00.0",
+                   cb_gpu_for_local_rank(r % per_host, visible, 1));
+          cb_gpu_identity("node7", bus, ids[r], CB_HOST_ID_MAX);
+        }
+        cb_host_places(ids[0], CB_HOST_ID_MAX, n, places);
+        for (int gpu = 0; gpu < visible; gpu++) {
+          long blocks = 0;
+          int on_it = 0;
+          for (int r = 0; r < n; r++) {
+            if (cb_gpu_for_local_rank(r % per_host, visible, 1) != gpu) continue;
+            on_it++;
+            blocks += cb_shared_resident_blocks(8, 132, places[r].local_nprocs);
+          }
+          for (int r = 0; r < n; r++)
+            if (cb_gpu_for_local_rank(r % per_host, visible, 1) == gpu)
+              CHECKF(places[r].local_nprocs == on_it, "%dx%d on %d GPUs: rank %d counts %d of %d",
+                     hosts, per_host, visible, r, places[r].local_nprocs, on_it);
+          CHECKF(on_it < 2 || blocks * 100 <= 8 * 132 * CB_SHARED_GPU_PERCENT,
+                 "%dx%d on %d GPUs: GPU %d holds %ld blocks of spinning grids, over %d%%", hosts,
+                 per_host, visible, gpu, blocks, CB_SHARED_GPU_PERCENT);
+        }
+      }
+  /* Two machines' GPUs of one bus id are two GPUs. */
+  cb_gpu_identity("node7", "0000:01:00.0", ids[0], CB_HOST_ID_MAX);
+  cb_gpu_identity("node8", "0000:01:00.0", ids[1], CB_HOST_ID_MAX);
+  CHECK(cb_host_places(ids[0], CB_HOST_ID_MAX, 2, places) == 2 && places[0].local_nprocs == 1);
 }
 
 static void test_direct_blocks(void) {
@@ -225,6 +272,7 @@ int main(void) {
   test_ll_grid_overrides();
   test_ll_grid_fit();
   test_shared_residency();
+  test_shared_residency_across_hosts();
   test_direct_blocks();
   test_rank_chunks();
   test_ring_spans();
