@@ -80,6 +80,10 @@ __global__ void __launch_bounds__(CB_RING_THREADS) cb_ring_chain_kernel(cb_ring_
       const T *in = (const T *)a.in + (size_t)k * a.in_stride + c0 + s0;
       T *out = (T *)a.out + (size_t)k * a.out_stride + c0 + s0;
       PLAN::template move<T, OP>(kind, in, fin, out, fout, len, n, a.m.rank);
+      /* write_past_end (device/mutation.cuh): a byte after the chunk's end. */
+      if (CB_MUTANT_BREAKS(CB_BOUND_OUTPUT_END) && (kind & CB_SLICE_TO_OUT) && threadIdx.x == 0 &&
+          len > 0 && c0 + s0 + len == klen)
+        *(unsigned char *)(out + len) = 0;
       cb_ring_signal(a.m, l, pos, recv, send);
     }
   }
