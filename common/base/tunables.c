@@ -57,14 +57,14 @@ static const cb_tunable_row table[] = {
      * float (docs/kernels.md, "The ring's defaults"): 16 channels of
      * 128 KiB slices gave 164 GB/s, 32 x 512 KiB 311, 64 x 512 KiB 350, 96 x 512 KiB
      * 357, 128 x 512 KiB 364; 1 MiB slices and 8 slots did not help. At
-     * most CB_RING_MAX_CHANNELS (ring_mesh.h) channels; a slot is moved in
-     * 16-byte accesses. */
+     * most CB_RING_MAX_CHANNELS (ring_mesh.h) channels; a slice is moved in
+     * 16-byte accesses, its slot CB_RING_SLOT_PAD bytes longer (ring_span.h). */
     NUMBER("CB_RING_CHANNELS", 1, 128, 1, 128, AGREE, COLL,
            "ring kernels: channels (one FIFO pipe per channel and link), at most; fewer where "
            "the GPU cannot hold them all resident"),
     NUMBER("CB_RING_SLOTS", 2, 64, 1, 4, AGREE, COLL, "ring kernels: slots of each FIFO pipe"),
     NUMBER("CB_RING_SLICE", 1 << 10, 64 << 20, 16, 512 << 10, AGREE, COLL,
-           "ring kernels: bytes of a FIFO slot"),
+           "ring kernels: bytes a FIFO slot carries"),
     /* How the ce reduce-scatter cuts the longest part into pieces
      * (cb_ce_plan). Each piece costs a few microseconds of copy-engine and
      * launch gaps; the reduce of the last piece is the pipeline's drain.

@@ -379,6 +379,12 @@ __global__ void check_kernel(cb_data_spec s, const T *buf, size_t count, float_l
   }
 }
 
+__global__ void check_guard_kernel(const unsigned char *p, size_t bytes,
+                                   unsigned long long *wrong) {
+  const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < bytes && p[i] != 0xFF) atomicAdd(wrong, 1ull);
+}
+
 __global__ void advance_kernel(uint64_t *round, uint64_t by) {
   *round += by;
 }
@@ -428,6 +434,14 @@ extern "C" void cb_data_check(const cb_data_spec *s, const void *buf, size_t cou
                               cudaStream_t stream) {
   if (count == 0) return;
   CB_DISPATCH_TYPE(s->dtype, check_typed, s, buf, count, wrong, hash, stream);
+  CB_CUDA(cudaGetLastError());
+}
+
+extern "C" void cb_data_check_guard(const void *buf, size_t bytes, unsigned long long *wrong,
+                                    cudaStream_t stream) {
+  if (bytes == 0) return;
+  check_guard_kernel<<<(unsigned)((bytes + 255) / 256), 256, 0, stream>>>(
+      (const unsigned char *)buf, bytes, wrong);
   CB_CUDA(cudaGetLastError());
 }
 

@@ -19,8 +19,10 @@
 extern "C" {
 #endif
 
-/* Ranks sharing a GPU (CB_SHARE_GPUS) spin on each other from grids of
- * their own, and every block of all of them must be resident at once.
+/* Ranks sharing a GPU (CB_SHARE_GPUS, or hosts simulated on one machine:
+ * every rank on the physical GPU, of whatever host, cb_ranks_on_gpu) spin
+ * on each other from grids of their own, and every block of all of them
+ * must be resident at once.
  * Blocks of other kernels land between them (each rank's fill and check
  * kernels, another rank's next call in another block shape), and grids that
  * together fill the GPU were seen to wait forever for a block that never

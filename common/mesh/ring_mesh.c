@@ -39,7 +39,7 @@ void cb_ring_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply, const cb_ring_spec
   st->channels = fit_channels(ctx, reply, spec, want);
   if (st->channels == 0) return; /* refused here or on another rank: nothing allocated */
   size_t pipes = (size_t)st->links * st->channels;
-  cb_peer_alloc(ctx->world, pipes * st->slots * st->slice_bytes, &st->fifo);
+  cb_peer_alloc(ctx->world, pipes * st->slots * (st->slice_bytes + CB_RING_SLOT_PAD), &st->fifo);
   cb_peer_alloc(ctx->world, pipes * 2 * CB_RING_FLAG_STRIDE * sizeof(uint64_t), &st->flags);
   CB_CUDA(cudaMalloc((void **)&st->counters, pipes * 2 * sizeof(uint64_t)));
   CB_CUDA(cudaMemset(st->counters, 0, pipes * 2 * sizeof(uint64_t)));
@@ -66,6 +66,7 @@ cb_ring_mesh cb_ring_mesh_for(const cb_kernel_ctx *ctx, const cb_ring_state *st)
   }
   m.counters = st->counters;
   m.slice_bytes = st->slice_bytes;
+  m.slot_bytes = st->slice_bytes + CB_RING_SLOT_PAD;
   m.slots = st->slots;
   m.channels = st->channels;
   m.rank = ctx->rank;
@@ -80,13 +81,7 @@ void cb_ring_resources(const cb_kernel_ctx *ctx, const cb_call *call, cb_kernel_
               (unsigned)st->spec.threads, 0);
 }
 
-void cb_ring_check_aligned(const cb_kernel_ctx *ctx, const cb_call *call) {
-  if (((uintptr_t)call->send | (uintptr_t)call->recv) & 15)
-    cb_fatal("kernel %s needs 16-byte aligned buffers", ctx->kernel_name);
-}
-
-void cb_ring_check_blocks(const cb_kernel_ctx *ctx, const cb_call *call, size_t block_bytes) {
-  cb_ring_check_aligned(ctx, call);
+void cb_ring_check_blocks(const cb_kernel_ctx *ctx, size_t block_bytes) {
   if (block_bytes % 16)
     cb_fatal("kernel %s needs blocks of whole 16-byte vectors, not %zu bytes", ctx->kernel_name,
              block_bytes);

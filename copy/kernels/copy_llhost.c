@@ -390,15 +390,22 @@ static void count_chunks(const cb_copy_ctx *ctx, const llh_state *st, uint64_t n
              ctx->kernel_name);
 }
 
+/* The store fence of x86 (sfence): every store before it, non-temporal
+ * ones included, is globally visible before any store after it. Weak, so
+ * that tests/unit/test_llhost_protocol.c can see where it is called. */
+__attribute__((weak)) void cb_llh_store_fence(void) {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
 /* Pushes the post's non-temporal stores out of the write-combining
  * buffers, which hold a partly written line until something evicts it
  * (Intel's manual: software empties them where it needs the data seen):
  * before the CPU waits on the GPU, and at the end of post(). Not for their
  * order: LL16 needs none. */
 static void flush_nt_packets(llh_state *st) {
-#if defined(__SSE2__)
-  if (st->nt_pending) _mm_sfence();
-#endif
+  if (st->nt_pending) cb_llh_store_fence();
   st->nt_pending = 0;
 }
 
@@ -485,7 +492,7 @@ static void stage_payload(unsigned char *slot, const unsigned char *src, size_t 
   for (size_t i = 0; i < v; i++)
     _mm_stream_si128((__m128i *)slot + i, _mm_loadu_si128((const __m128i *)src + i));
   memcpy(slot + 16 * v, src + 16 * v, n - 16 * v);
-  _mm_sfence(); /* orders the non-temporal stores before the release of ready[r] */
+  cb_llh_store_fence(); /* orders the non-temporal stores before the release of ready[r] */
 #else
   memcpy(slot, src, n);
 #endif
@@ -563,6 +570,10 @@ void cb_copy_llh_post(cb_copy_ctx *ctx, const cb_copy_call *call, int copies, cu
     ask_for_chunks(st);
     return;
   }
+  /* flag-direct: the GPU reads the user's buffer itself, which the caller
+   * may have written with non-temporal stores; ready[r]'s release orders
+   * ordinary stores only (copy_llhost.h, P2 -> C1). */
+  if (st->protocol == CB_LLH_FLAG_DIRECT) cb_llh_store_fence();
   for (int c = 0; c < copies; c++)
     for (uint32_t j = 0; j < st->cpc; j++) {
       uint32_t g = st->next_chunk++;

@@ -25,7 +25,7 @@
  *    flag-staged h2d reads its own slot per chunk, never a line another
  *    block reads, with volatile loads: ld.global.cg was slower there
  *    (8 KiB: 9.2 against 10.8 GB/s). The runner's second
- *    copy from a rewritten source (copy_runner.c validate()) is the check
+ *    post from a rewritten source (copy_runner.c validate()) is the check
  *    that no stale line is served. */
 #include <stdint.h>
 #include <stdio.h>
@@ -87,15 +87,25 @@ __device__ __forceinline__ bool stop_requested(const cb_llh_args &a) {
   return cb_llh_reached(load_volatile_u32(&a.ctrl->stop.v), a.session);
 }
 
-/* tests/gpu/mutation.sh's h2d_first_copy_only (-DCOLLBENCH_MUTATE): the h2d
- * kernels move only each session's first copy, so every later one leaves the
- * destination as the first left it. The copies of a window all move the same
- * bytes and cannot show it; the validation's second single copy, from a
- * rewritten source (copy_runner.c validate()), must. */
+/* tests/gpu/mutation.sh's copy mutants (-DCOLLBENCH_MUTATE): kernels that
+ * move nothing for the later copies of a session, so the destination keeps
+ * what an earlier copy left. The copies of one post all move the same bytes
+ * and cannot show it; only a post after the source was rewritten can
+ * (copy_runner.c validate()):
+ *   h2d_first_copy_only  h2d, every copy after the session's first;
+ *   d2h_first_copy_only  d2h (the flag kernel), every copy after the first;
+ *   window_copies_stale  both directions, every copy after the session's
+ *                        second: a single copy's validation (two copies)
+ *                        moves all it posts, a window's second post nothing. */
 #if defined(CB_MUTATE_H2D_FIRST_COPY_ONLY)
-#define LLH_MUTANT_SKIPS_COPY(a, g) ((g) - (a).first_chunk >= (a).chunks_per_copy)
+#define LLH_MUTANT_SKIPS_COPY(a, g, h2d) ((h2d) && (g) - (a).first_chunk >= (a).chunks_per_copy)
+#elif defined(CB_MUTATE_D2H_FIRST_COPY_ONLY)
+#define LLH_MUTANT_SKIPS_COPY(a, g, h2d) (!(h2d) && (g) - (a).first_chunk >= (a).chunks_per_copy)
+#elif defined(CB_MUTATE_WINDOW_COPIES_STALE)
+#define LLH_MUTANT_SKIPS_COPY(a, g, h2d)                                                           \
+  ((uint64_t)((g) - (a).first_chunk) >= 2ull * (a).chunks_per_copy)
 #else
-#define LLH_MUTANT_SKIPS_COPY(a, g) false
+#define LLH_MUTANT_SKIPS_COPY(a, g, h2d) false
 #endif
 
 /* ---- LL16 ------------------------------------------------------------------------ */
@@ -153,7 +163,7 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_h2d_ll_kernel(cb_llh_args 
       uint2 v;
       if (!poll_packet(ring + (size_t)r * CB_LLH_CHUNK_PACKETS + threadIdx.x, flag, a, g, &v))
         stopped = 1;
-      else if (!LLH_MUTANT_SKIPS_COPY(a, g))
+      else if (!LLH_MUTANT_SKIPS_COPY(a, g, true))
         store_data(dst, p, a.bytes, v);
     }
     /* Every thread's packet load has returned and its store has been
@@ -282,7 +292,7 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_h2d_flag_kernel(cb_llh_arg
     const unsigned char *src = a.host
                                    ? (const unsigned char *)a.host + off
                                    : (const unsigned char *)a.stage + (size_t)r * CB_LLH_STAGE_SLOT;
-    if (!LLH_MUTANT_SKIPS_COPY(a, g))
+    if (!LLH_MUTANT_SKIPS_COPY(a, g, true))
       copy_chunk(dst + off, src, cb_llh_chunk_bytes(a.bytes, a.protocol, j), !a.host);
     /* Every thread's loads have returned and its stores are issued, before
      * thread 0's release. */
@@ -302,7 +312,8 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_d2h_flag_kernel(cb_llh_arg
     const uint64_t off = (uint64_t)j * CB_LLH_FLAG_CHUNK;
     unsigned char *dst = a.host ? (unsigned char *)a.host + off
                                 : (unsigned char *)a.stage + (size_t)r * CB_LLH_STAGE_SLOT;
-    copy_chunk(dst, src + off, cb_llh_chunk_bytes(a.bytes, a.protocol, j), false);
+    if (!LLH_MUTANT_SKIPS_COPY(a, g, false))
+      copy_chunk(dst, src + off, cb_llh_chunk_bytes(a.bytes, a.protocol, j), false);
     /* Every thread's payload stores are issued before thread 0's release. */
     __syncthreads();
     /* Rule P2: the system-scope fence of the release makes the block's

@@ -103,8 +103,10 @@
  * The payload is in place when its flag is seen (P2 -> C1). h2d: the CPU
  * writes the payload (staged: non-temporal stores then sfence, which x86
  * needs because its ordering of ordinary stores does not cover
- * non-temporal ones; direct: the user wrote the buffer before post()),
- * then release-stores ready[r]; GPU thread 0 polls ready[r] with
+ * non-temporal ones; direct: the user wrote the buffer before post(), by
+ * whatever stores it chose, non-temporal ones too, so post() begins with
+ * an sfence before its first ready[r]: a release store orders the CPU's
+ * ordinary stores only), then release-stores ready[r]; GPU thread 0 polls ready[r] with
  * ld.acquire.sys until it sees g + 1; bar.sync then orders every thread of
  * the block after that acquire, so every payload load is performed after
  * the CPU's stores are visible. flag-direct's payload loads are weak
@@ -297,6 +299,10 @@ static inline CB_LLH_HD int cb_llh_reached(uint32_t a, uint32_t b) {
 
 /* The name a report gives protocol p. */
 const char *cb_llh_protocol_name(int p);
+
+/* The CPU's store fence (x86 sfence; copy_llhost.c): every store before it,
+ * non-temporal ones included, is visible before any store after it. */
+void cb_llh_store_fence(void);
 
 /* Blocks of the resident kernels the device holds at once (copy_llhost.cu). */
 int cb_copy_llh_resident_blocks(int device);

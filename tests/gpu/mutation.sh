@@ -3,13 +3,16 @@
 # The validation must see a broken kernel (GPU node only):
 #   tests/gpu/mutation.sh [BUILD_DIR] [NGPUS] [MUTATION ...]
 # For each mutation (default: every one of common/mesh/device/mutation.cuh,
-# and copy_perf's h2d_first_copy_only: copy/kernels/copy_llhost.cu),
+# and copy_perf's h2d_first_copy_only, d2h_first_copy_only and
+# window_copies_stale: copy/kernels/copy_llhost.cu; write_past_end runs in
+# copy_perf's sm too, copy/kernels/copy_sm.cu),
 # builds a mutant into its own directory ($MUTANT_DIR/build-mutant-NAME,
 # MUTANT_DIR default the repository: the programs whose kernels run the
 # mutated code, or $PROGRAMS), and runs the validated back-to-back stress on
 # each kernel of theirs the mutation touches (by name, from -k list), at
-# each rank count (copy_perf: one validated run of the kernel, h2d, 8 B to
-# 1 MiB, every protocol): the mutant must be caught, and the same runs on the
+# each rank count (copy_perf: one validated run of the kernel, in the
+# directions the mutant breaks, 8 B to 1 MiB, every protocol): the mutant
+# must be caught, and the same runs on the
 # normal build BUILD_DIR (default build-gpu) must report no wrong value.
 # Caught: wrong values, or a wait that timed out (the program's spin
 # timeout, naming rank, peer and kernel). late_credit hangs by design (its
@@ -44,7 +47,8 @@ shift $(($# < 2 ? $# : 2))
 MUTATIONS=("$@")
 [ ${#MUTATIONS[@]} -gt 0 ] || MUTATIONS=(skip_start_wait skip_end_wait skip_ll_poll skip_fifo_wait
   skip_fifo_credit skip_ll_credit skip_ce_landed single_half late_credit early_tile_done
-  consumed_before_barrier h2d_first_copy_only)
+  consumed_before_barrier write_past_end h2d_first_copy_only d2h_first_copy_only
+  window_copies_stale)
 CALLS=${CALLS:-20000}
 MAX=${MAX:-4M}
 CAP=${CAP:-300}
@@ -67,7 +71,8 @@ touched() {
     skip_ll_poll | skip_ll_credit | single_half | late_credit | early_tile_done) echo '^ll' ;;
     skip_fifo_wait | skip_fifo_credit | consumed_before_barrier) echo '^ring$' ;;
     skip_ce_landed) echo '^ce$' ;;
-    h2d_first_copy_only) echo '^llhost$' ;;
+    write_past_end) echo '^(ring|sm)$' ;;
+    h2d_first_copy_only | d2h_first_copy_only | window_copies_stale) echo '^llhost$' ;;
     *) echo "mutation.sh: unknown mutation '$1'" >&2; exit 2 ;;
   esac
 }
@@ -87,7 +92,18 @@ programs_of() {
     # the polls of one call still comes before that sender needs it
     late_credit) echo "broadcast_perf scatter_perf gather_perf reduce_perf" ;;
     skip_ce_landed) echo "all_reduce_perf reduce_scatter_perf" ;;
-    h2d_first_copy_only) echo copy_perf ;;
+    # reduce_scatter's ring writes one chunk, our block: past its end is the guard only
+    write_past_end) echo "reduce_scatter_perf copy_perf" ;;
+    h2d_first_copy_only | d2h_first_copy_only | window_copies_stale) echo copy_perf ;;
+  esac
+}
+
+# The directions copy_perf runs mutant M in: those it breaks.
+copy_dirs_of() {
+  case $1 in
+    h2d_first_copy_only) echo h2d ;;
+    d2h_first_copy_only) echo d2h ;;
+    *) echo h2d,d2h ;;
   esac
 }
 
@@ -96,7 +112,7 @@ programs_of() {
 # credits; at 3 it does not.
 ranks_of() {
   # copy_perf: rank 0 copies, whatever RANKS says
-  [ "$1" = h2d_first_copy_only ] && { echo 1; return; }
+  [ "$2" = copy_perf ] && { echo 1; return; }
   [ -n "${RANKS:-}" ] && { echo "$RANKS"; return; }
   case $1 in
     skip_ll_credit) echo 3 ;;
@@ -112,6 +128,8 @@ ranks_of() {
 mutant_env() {
   case $1 in
     consumed_before_barrier | skip_fifo_credit) echo "CB_RING_SLOTS=2 CB_RING_CHANNELS=1" ;;
+    # d2h's flag kernel is the one they break: the flag protocol at every size
+    d2h_first_copy_only | window_copies_stale) echo "CB_LLHOST_D2H_LL_MAX=0" ;;
   esac
 }
 
@@ -144,9 +162,9 @@ stress() {
   fi
   local cmd
   if [ "$(basename "$2")" = copy_perf ]; then
-    # No stress mode: one run whose validation (-c 1) sends, per size, a
-    # single copy, a second from a rewritten source and a window.
-    cmd="$2 -k $kernel -D h2d -b 8 -e 1M -f 4 -n 5 -w 1 -W 4 -T $t ${EXTRA_ARGS:-}"
+    # No stress mode: one run whose validation (-c 1) posts, per size, a
+    # single copy and a window, each again after its source was rewritten.
+    cmd="$2 -k $kernel -D $(copy_dirs_of "$m") -b 8 -e 1M -f 4 -n 5 -w 1 -W 4 -T $t ${EXTRA_ARGS:-}"
   else
     cmd="$2 -g $ranks -k $kernel -b 8 -e $(cb_min_size "$limit" "$MAX") -G 1 -d float,int32,half -o sum,max --stress $CALLS -T $t $(cb_root_args "$2" "$ROOT") ${EXTRA_ARGS:-}"
   fi
@@ -216,7 +234,7 @@ for m in "${MUTATIONS[@]}"; do
       echo "SKIPPED: mutant $m, $prog: no kernel of ours that it touches can run here"
       continue
     fi
-    for ranks in $(ranks_of "$m"); do
+    for ranks in $(ranks_of "$m" "$prog"); do
       while read -r _ kernel limit; do
         run="$prog -k $kernel, $ranks ranks"
         why=$(cannot_show "$m" "$prog" "$kernel" "$ranks")

@@ -151,12 +151,12 @@ class BadInput(ErrorAssertions, unittest.TestCase):
         """A run llhost could not see through (its 32-bit chunk numbers) is refused before any
         GPU work, naming the direction and the size it would run out at; one that fits, or
         without llhost, gets to the GPU check."""
-        # 1100 windows of 64 and 1100 single copies, and 135 to warm up and validate (a single
-        # copy, its second from a rewritten source, a window): 71635 copies of 65536 chunks;
-        # 1000 iterations make 65135 copies, which fit.
+        # 1100 windows of 64 and 1100 single copies, and 199 to warm up and validate (a single
+        # copy and a window, each again from a rewritten source): 71699 copies of 65536 chunks;
+        # 1000 iterations make 65199 copies, which fit.
         big = ("-b", "1G", "-e", "1G", "-n", "1100")
         line = self.assertOneLineError(run("-k", "llhost", "-D", "d2h", *big), "-k llhost -D d2h",
-                                       "by 1073741824 B", "71635 copies of each size", "-n")
+                                       "by 1073741824 B", "71699 copies of each size", "-n")
         self.assertIn("32-bit chunk numbers", line)
         # LL16's chunks hold 4 KiB: the same run at 256 MiB is as many chunks as 1 GiB's, with
         # LL16 for single copies and windows both; with LL16 for single copies only, each copy

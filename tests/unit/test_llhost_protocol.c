@@ -22,7 +22,13 @@
  *
  * And the check can fail: emulated kernels that break the ordering on
  * purpose (a flag released before its payload is in place; a staged
- * payload read before its flag is seen) must be caught as wrong bytes. */
+ * payload read before its flag is seen) must be caught as wrong bytes.
+ *
+ * The CPU's store fence (cb_llh_store_fence) is stood in for too, to see
+ * where it is called: the user may write the source with non-temporal
+ * stores before each post, which only a fence orders before a flag, so an
+ * emulated flag-direct block that reads the user's buffer with no fence
+ * since the user's last stores counts it. */
 #define _GNU_SOURCE /* setenv, pthread, usleep */
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h> /* __get_cpuid: nt_words() */
@@ -76,6 +82,15 @@ void cb_gpu_wait(cudaStream_t s, int timeout_s, const char *what) {
   (void)s, (void)timeout_s, (void)what;
   for (int b = 0; b < nblocks; b++) pthread_join(blocks[b], NULL);
   nblocks = 0;
+}
+
+/* The user's last stores into the h2d source (session(): before each post)
+ * have not yet been fenced; and the flag-direct chunks read so. */
+static atomic_int user_stores_unfenced, unfenced_reads;
+
+void cb_llh_store_fence(void) {
+  atomic_thread_fence(memory_order_seq_cst);
+  atomic_store(&user_stores_unfenced, 0);
 }
 
 int cb_copy_llh_resident_blocks(int device) {
@@ -242,6 +257,7 @@ static void *h2d_flag_block(void *p) {
     const uint32_t n = cb_llh_chunk_bytes(a->bytes, a->protocol, j);
     if (broken == PAYLOAD_BEFORE_FLAG) copy_chunk(early, src, n);
     if (!wait_cpu_word(a, &a->ctrl->ready[r].v, flag, g, "the CPU's h2d flag")) break;
+    if (a->host && atomic_load(&user_stores_unfenced)) atomic_fetch_add(&unfenced_reads, 1);
     if (broken == FLAG_BEFORE_PAYLOAD) {
       store_release_sys(&a->ctrl->consumed[r].v, flag);
       usleep(LATE_US);
@@ -371,11 +387,13 @@ static long long session(cb_copy_ctx *ctx, const setup *su, size_t n, int window
   cb_copy_pattern_fill(call.dst, n, seed, 1);
   cb_copy_llh_start(ctx, &call, sized_for, NULL);
   for (int i = 0; i < singles; i++) {
+    atomic_store(&user_stores_unfenced, 1);
     cb_copy_llh_post(ctx, &call, 1, NULL);
     cb_copy_llh_complete(ctx, NULL);
   }
   cb_copy_pattern_fill(call.dst, n, seed, 1);
   if (pause_us) usleep((useconds_t)pause_us); /* let a broken kernel read too early */
+  atomic_store(&user_stores_unfenced, 1);
   cb_copy_llh_post(ctx, &call, window, NULL);
   cb_copy_llh_complete(ctx, NULL);
   long long early = cb_copy_pattern_check(call.dst, n, seed);
@@ -405,6 +423,11 @@ static void run_setup(const setup *su) {
              name, n, cb_copy_llh_protocol(&ctx, n, window), window, early);
       long long wrong = cb_copy_pattern_check(call_of(su->dir, n).dst, n, seed);
       CHECKF(wrong == 0, "%s, %zu B, window %d: %lld wrong bytes", name, n, window, wrong);
+      int unfenced = atomic_exchange(&unfenced_reads, 0);
+      CHECKF(unfenced == 0,
+             "%s, %zu B, window %d: %d flag-direct chunks read before the user's stores were "
+             "fenced",
+             name, n, window, unfenced);
       if (!CHECK(!atomic_load(&emu_failed))) goto out;
     }
   }

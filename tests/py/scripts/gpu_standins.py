@@ -122,7 +122,7 @@ LIMITED = {"ll", "ll2"}  # kernels listed with a size limit ("up to 1 MiB")
 def kernel_list(prog, kernels):
     """What PROG -k list prints (the real layout, cut short) for kernels, names in
     id order; nccl is listed too, as it is everywhere."""
-    ids = {"nccl": 0, "ring": 1, "ll": 2, "ll2": 3, "direct": 4, "ce": 5, "llhost": 4}
+    ids = {"nccl": 0, "ring": 1, "ll": 2, "ll2": 3, "direct": 4, "ce": 5, "sm": 2, "llhost": 4}
     lines = [f"# kernels of {prog} (-k takes an id, a name, a comma list, or all)"]
     for name in ["nccl"] + list(kernels):
         lines.append(f"   {ids[name]}  {name:<8} what {name} does")

@@ -22,14 +22,14 @@ exit ${STANDIN_RC:-0}
 """
 
 
-def check(tmp_path, output, rc=0, mapping=None):
+def check(tmp_path, output, rc=0, mapping=None, passes="exact"):
     build = tmp_path / "build"
     build.mkdir(exist_ok=True)
     prog = build / "all_reduce_perf"
     prog.write_text(STANDIN)
     prog.chmod(0o755)
     env = dict(os.environ, STANDIN_OUTPUT=output, STANDIN_RC=str(rc), LAUNCH="single",
-               PASSES="exact", LOGDIR=str(tmp_path / "logs"), RUN_CAP="20")
+               PASSES=passes, LOGDIR=str(tmp_path / "logs"), RUN_CAP="20")
     env.pop("CB_PEER_MAPPING", None)
     if mapping:
         env["CB_PEER_MAPPING"] = mapping
@@ -86,6 +86,19 @@ def test_a_mapping_our_kernels_skipped_is_no_pass(tmp_path):
     assert all("# CB_PEER_MAPPING=fabric" in log for log in logs)
     proc, rows, _ = check(tmp_path, CLEAN, mapping="cumem")
     assert proc.returncode == 0 and all(r.endswith(" PASS") for r in rows)
+
+
+def test_a_kernel_that_skips_unaligned_calls_fails(tmp_path):
+    """Every kernel serves -u N: a call skipped for want of aligned buffers is a FAIL in
+    the uN passes, whatever the wrong count says; the -u runs pass otherwise."""
+    skipped = ("#          1024           256     float     sum  skipped: needs 16-byte aligned "
+               "buffers\n" + CLEAN)
+    proc, rows, logs = check(tmp_path, skipped, passes="u5")
+    assert proc.returncode == 1
+    assert rows and all(r.endswith("FAIL(aligned skip)") for r in rows), rows
+    assert all("# args: " in log and " -u 5 " in log for log in logs)
+    proc, rows, _ = check(tmp_path, CLEAN, passes="u1 u3")
+    assert proc.returncode == 0 and len(rows) == 8 and all(r.endswith(" PASS") for r in rows)
 
 
 NOTHING_RUNS = "all_reduce_perf: no selected kernel can run here (-k list shows why)"
