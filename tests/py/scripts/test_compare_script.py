@@ -410,3 +410,15 @@ def test_a_baseline_of_both_launches_gates_one(tmp_path):
     new = write_json(tmp_path / "new.json", BASE)
     proc = run_script("compare.py", "--baseline", REAL_GRAPH, REAL_KERNEL0, "--new", new)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_zero_byte_rows_are_in_no_verdict(tmp_path):
+    """A 0-byte row (nothing timed) 10 times slower is no regression: counted, not gated."""
+    doc = copy.deepcopy(BASE)
+    zero = [dict(r, size=0, count=0) for r in doc["results"] if r["size"] == 8]
+    base = write_json(tmp_path / "base.json", dict(doc, results=zero + doc["results"]))
+    slow = [dict(r, time_us=r["time_us"] * 10) for r in zero]
+    proc = run_compare(tmp_path, dict(doc, results=slow + doc["results"]), base=base)
+    assert proc.returncode == 0, proc.stdout
+    assert count(proc.stdout, "not gated: 0-byte rows") == len(zero) == 6
+    assert count(proc.stdout, "regressions") == 0
