@@ -312,6 +312,25 @@ def nr(v):
     return v if v else "not recorded"
 
 
+# What an earlier manifest of this record holds that this run must keep: every invocation
+# that wrote to the record (raw/invocations.txt, one a line; a manifest older than that
+# file names its own), and the sections written by hand (any but the ones made here).
+OWN_SECTIONS = ("## Commands", "## Topology", "## Contents")
+old_manifest = read(os.path.join(out, "manifest.md"))
+inv_path = os.path.join(raw, "invocations.txt")
+invocations = [l for l in read(inv_path).splitlines() if l.strip()]
+if not invocations:
+    invocations = re.findall(r"^(?:The invocation: |- )`(scripts/qualify\.sh[^`]*)`$",
+                             old_manifest, re.M)
+invocations.append(invocation)
+with open(inv_path, "w", encoding="utf-8") as f:
+    f.write("\n".join(invocations) + "\n")
+kept_sections = []
+for part in re.split(r"^(?=## )", old_manifest, flags=re.M)[1:]:
+    if not part.startswith(OWN_SECTIONS):
+        kept_sections.append(part.rstrip() + "\n")
+
+
 cuda = []
 if run.get("cuda"):
     cuda.append(f"runtime {cuda_version(run['cuda'])} (raw/sweep/run.json)")
@@ -356,8 +375,13 @@ L = [f"# Qualification of {machine} at {commit}", "",
      f"| MPI | {nr(mpi)} |",
      f"| commit | {commit_text} |",
      f"| date | {steps[0][5] if steps else date} |",
-     "", "## Commands", "",
-     f"The invocation: `{invocation}`", "",
+     "", "## Commands", ""]
+if len(invocations) == 1:
+    L += [f"The invocation: `{invocation}`", ""]
+else:
+    L += ["The invocations that wrote to this record, in order:", ""]
+    L += [f"- `{i}`" for i in invocations] + [""]
+L += [
      "| step | command | result | seconds | cap (s) | started |", "| --- | --- | --- | --- | --- | --- |"]
 for name, res, _rc, secs, cap, started, cmd in steps:
     L.append(f"| {name} | `{cmd}` | {res} | {secs} | {cap} | {started} |")
@@ -378,9 +402,10 @@ L += ["## Contents", "", "| path | what |", "| --- | --- |",
       "| `raw/copy.txt`, `raw/copy/` | tests/gpu/copy_perf_runs.sh: its output and digest of the targets, each run's `.txt` and `.json` |",
       "| `raw/tunables.txt`, `raw/tunables/` | tests/gpu/tunables_ab.sh: its progress and digest (the value of each tunable to keep), each run's `.txt` and `.json` |",
       "| `raw/sweep.txt`, `raw/sweep/` | scripts/sweep.sh: its progress, every program's `.txt` and `.json`, `run.json` |",
-      "| `raw/report.txt` | scripts/report.py's output |"]
+      "| `raw/report.txt` | scripts/report.py's output |",
+      "| `raw/invocations.txt` | every invocation of scripts/qualify.sh that wrote to the record |"]
 with open(os.path.join(out, "manifest.md"), "w", encoding="utf-8") as f:
-    f.write("\n".join(L) + "\n")
+    f.write("\n".join(L) + "\n" + "".join("\n" + k for k in kept_sections))
 
 # Paths of this machine: the record outside the checkout, the checkout, its parent, $HOME.
 subs = []
