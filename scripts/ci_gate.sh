@@ -34,7 +34,8 @@ PNGs) and OUT/summary.md (the verdict, then both), which is appended to
 $GITHUB_STEP_SUMMARY when that is set. Exit status: 0 pass; 1 a regression, a wrong
 value or a failed sweep; 2 bad options, a missing baseline or unreadable results.
 COLLBENCH_BASELINES (default .ci/baselines) is where baseline names are looked up;
-PYTHON (default python3) runs compare.py and report.py.
+PYTHON runs compare.py and report.py (default: the active venv's, ./.venv's or
+python3, the first with scripts/requirements.txt's packages).
 USAGE
 }
 
@@ -45,7 +46,9 @@ die() {
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BASELINES=${COLLBENCH_BASELINES:-$REPO/.ci/baselines}
-PY=${PYTHON:-python3}
+# shellcheck source=script_python.sh
+. "$REPO/scripts/script_python.sh"
+PY=$(script_python "$REPO")
 BASELINE="" REPEAT=3 REPEAT_SET=0 OUT="" COMPARE_ARGS="" SWEEP_ARGS=() NEW_DIRS=()
 # An option's value: the next word, which must be there (and, but for --compare, not empty).
 value() {

@@ -41,8 +41,9 @@ output: raw/checks/, raw/copy/, raw/tunables/, raw/sweep/, raw/<step>.txt, raw/m
 and report.md with its plots. The checkout's path becomes ., its parent folder .., $HOME ~ and an --out outside
 the checkout <record>, in every file written. Exit status: 0 every step passed; 1 a step
 failed or was cut at its cap, or no GPU is visible; 2 bad input (one line, before any GPU
-work). NVIDIA_SMI (default nvidia-smi) is the command asked for the GPUs; PYTHON (default
-python3) runs report.py.
+work). NVIDIA_SMI (default nvidia-smi) is the command asked for the GPUs; PYTHON (default: the
+active venv's, ./.venv's or python3, the first with scripts/requirements.txt's packages)
+runs report.py.
 USAGE
 }
 
@@ -54,7 +55,9 @@ die() {
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=gpu_short_name.sh
 . "$REPO/scripts/gpu_short_name.sh"
-PY=${PYTHON:-python3}
+# shellcheck source=script_python.sh
+. "$REPO/scripts/script_python.sh"
+PY=$(script_python "$REPO")
 SMI=${NVIDIA_SMI:-nvidia-smi}
 STEPS_ARG="checks,copy,sweep,report" CAP_ALL="" BUILD=build REC="" COMMIT="" NGPUS="" LAUNCHER=""
 CHECKS="" CHECKS_SET=0 SWEEP_ARGS="" CAP_CHECKS="" CAP_COPY="" CAP_TUNABLES="" CAP_SWEEP=""

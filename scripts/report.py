@@ -917,8 +917,22 @@ def require_matplotlib():
     try:
         import matplotlib  # noqa: F401
     except ImportError as e:
-        raise cr.ResultsError(f"matplotlib cannot be imported ({e}): pip install -r "
-                              "scripts/requirements.txt") from None
+        raise cr.ResultsError(f"matplotlib cannot be imported by {sys.executable} ({e}): "
+                              + venv_hint()) from None
+
+
+def venv_hint() -> str:
+    """The command that runs report.py with the packages: the repository's venv (made
+    first, as the README says, where it is not there)."""
+    venv = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".venv")
+    py = os.path.relpath(os.path.join(venv, "bin", "python"))
+    run = f"{py} {os.path.relpath(os.path.abspath(__file__))}"
+    if os.path.exists(os.path.join(venv, "bin", "python")):
+        return f"run it with the repository's venv: {run}"
+    return (f"make the repository's venv, python3 -m venv {os.path.relpath(venv)} && "
+            f"{os.path.relpath(venv)}/bin/pip install -r "
+            f"{os.path.relpath(os.path.join(os.path.dirname(__file__), 'requirements.txt'))}, "
+            f"then run {run}")
 
 
 def refuse_copy_results(files):
