@@ -276,14 +276,15 @@ class UnderMpirun(ErrorAssertions, unittest.TestCase):
 
     def test_different_options_refused(self):
         p = mpirun(["-b", "8", "-e", "8", "-n", "5"], ["-b", "8", "-e", "8", "-n", "6"])
-        self.assertRefusedOnce(p, "different options", "n=5", "n=6")
+        self.assertRefusedOnce(p, "different options", "-n 5 on process 0, -n 6 on process 1")
 
     def test_different_peer_mappings_refused(self):
         """CB_PEER_MAPPING is compared like an option, auto (unset) a value of its own:
         auto beside ipc is refused before any GPU work, naming both."""
         args = ["-b", "8", "-e", "8"]
         p = mpirun(args, args, proc_env=[{}, {"CB_PEER_MAPPING": "ipc"}])
-        self.assertRefusedOnce(p, "different options", "peer_mapping=auto", "peer_mapping=ipc")
+        self.assertRefusedOnce(p, "different options",
+                               "CB_PEER_MAPPING=auto on process 0, CB_PEER_MAPPING=ipc on process 1")
         p = mpirun(args, args, proc_env=[{"CB_PEER_MAPPING": "auto"}, {}])
         self.assertNoGpuOnce(p)  # auto named and auto by default are the same run
 
