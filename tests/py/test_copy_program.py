@@ -26,7 +26,7 @@ EMITTER = None
 KERNELS = ["ce", "batch", "sm", "gdrcopy", "llhost"]
 
 
-def run(*args, timeout=30, env_extra=None):
+def run(*args, timeout=600, env_extra=None):
     return run_program(PROGRAM, *args, timeout=timeout, env_extra=env_extra)
 
 
@@ -203,7 +203,7 @@ class WithoutGpu(ErrorAssertions, unittest.TestCase):
         self.assertOneLineError(p, NO_GPU, gpu_message=True)
 
 
-def mpirun(*args, timeout=60, env_extra=None, proc_env=None):
+def mpirun(*args, timeout=600, env_extra=None, proc_env=None):
     return mpirun_program(MPIEXEC, PROGRAM, *args, timeout=timeout, env_extra=env_extra,
                           proc_env=proc_env)
 
@@ -256,7 +256,7 @@ class ReportFiles(unittest.TestCase):
         cls.json_path = os.path.join(cls.dir.name, "r.json")
         cls.csv_path = os.path.join(cls.dir.name, "r.csv")
         p = subprocess.run([EMITTER, "--emit", cls.json_path, cls.csv_path], capture_output=True,
-                           text=True, timeout=30)
+                           text=True, timeout=600)
         if p.returncode != 0:
             raise AssertionError(f"emitter failed: {p.stdout}{p.stderr}")
 

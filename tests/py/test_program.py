@@ -23,7 +23,7 @@ PROGRAM = None  # set from argv in __main__
 MPIEXEC = None  # --mpiexec: also run under it with 2 processes
 
 
-def run(*args, timeout=30, env_extra=None):
+def run(*args, timeout=600, env_extra=None):
     return run_program(PROGRAM, *args, timeout=timeout, env_extra=env_extra)
 
 
@@ -252,7 +252,7 @@ class OutputFilesOfFailedRun(unittest.TestCase):
         self.check_kept("--csv")
 
 
-def mpirun(*args, timeout=60, nprocs=2, env_extra=None, proc_env=None):
+def mpirun(*args, timeout=600, nprocs=2, env_extra=None, proc_env=None):
     """Processes of PROGRAM (two) with args, or a list of argument lists (one per process)."""
     return mpirun_program(MPIEXEC, PROGRAM, *args, timeout=timeout, nprocs=nprocs,
                           env_extra=env_extra, proc_env=proc_env)

@@ -43,7 +43,7 @@ def hier_check(tmp_path, layouts="2x1 2x2 3x2", fail=None, programs=None):
     for k in ("CB_HOSTS", "CB_SHARE_GPUS", "MPS", "CUDA_DEVICE_MAX_CONNECTIONS"):
         env.pop(k, None)
     proc = subprocess.run(["bash", HIER, str(build)], capture_output=True, text=True, env=env,
-                          timeout=120, cwd=REPO)
+                          timeout=600, cwd=REPO)
     return proc, logs
 
 

@@ -634,7 +634,7 @@ def test_error_without_matplotlib(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(tmp_path / "no_mpl"))
     proc = subprocess.run([sys.executable, os.path.join(SCRIPTS, "report.py"), REAL_DIR, "-o",
                            str(tmp_path / "out")], capture_output=True, text=True, env=env,
-                          timeout=120)
+                          timeout=600)
     assert proc.returncode == 2, proc.stderr
     err = proc.stderr.strip()
     assert err.startswith("report.py: error: matplotlib cannot be imported") and "\n" not in err

@@ -32,7 +32,7 @@ def found(tmp_path, **env):
     full.update(env)
     r = subprocess.run(["bash", "-c", f'. "{SCRIPTS}/script_python.sh"; script_python "$0"',
                         str(tmp_path / "repo")], env=full, capture_output=True, text=True,
-                       timeout=30)
+                       timeout=600)
     assert r.returncode == 0, r.stderr
     return r.stdout.strip()
 
@@ -67,7 +67,7 @@ def test_report_names_the_venv_command(tmp_path, venv, hint):
     (shim / "__init__.py").write_text("raise ImportError(\"No module named 'matplotlib'\")\n")
     env = dict(os.environ, PYTHONPATH=str(tmp_path / "no_mpl"))
     r = subprocess.run([sys.executable, "scripts/report.py", REAL_DIR], cwd=checkout, env=env,
-                       capture_output=True, text=True, timeout=60)
+                       capture_output=True, text=True, timeout=600)
     assert r.returncode == 2
     assert r.stderr == (f"report.py: error: matplotlib cannot be imported by {sys.executable} "
                         f"(No module named 'matplotlib'): {hint}\n")

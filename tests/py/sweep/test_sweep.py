@@ -22,7 +22,7 @@ def sweep(fake, *args, extra_env=None):
     tmp, build, env = fake
     env = dict(env, **(extra_env or {}))
     return subprocess.run(["bash", SWEEP, "--build", str(build), *args], cwd=tmp, env=env,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=600)
 
 
 def calls(fake, ceiling=False):
@@ -191,11 +191,11 @@ def test_bad_input_one_line_exit_2_before_any_run(fake, args, line):
     if args[0] != "--build":
         args = ["--build", str(build), *args]
     r = subprocess.run(["bash", SWEEP, *args], cwd=tmp, env=env, capture_output=True, text=True,
-                       timeout=60)
+                       timeout=600)
     env = dict(env, NVIDIA_SMI="nvidia-smi")  # the stand-in on PATH, as its name
     for check in ([], ["--check"]):
         r = subprocess.run(["bash", SWEEP, *check, *args], cwd=tmp, env=env,
-                           capture_output=True, text=True, timeout=60)
+                           capture_output=True, text=True, timeout=600)
         assert r.returncode == 2, r.stderr
         assert r.stderr.strip().splitlines() == [line]
         assert not (tmp / "log").exists(), "no program may run"
@@ -267,7 +267,7 @@ def test_no_gpu_and_no_count(fake, tmp_path):
     write_exe(tmp / "no-gpu-smi", NO_GPU_SMI)
     env = dict(env, NVIDIA_SMI=str(tmp / "no-gpu-smi"))
     r = subprocess.run(["bash", SWEEP, "--build", str(build)], cwd=tmp, env=env,
-                       capture_output=True, text=True, timeout=60)
+                       capture_output=True, text=True, timeout=600)
     assert r.returncode == 2 and "no GPU visible" in r.stderr, r.stderr
     assert not (tmp / "log").exists(), "no program may run"
 
