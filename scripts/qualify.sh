@@ -43,8 +43,9 @@ raw/machine/; packed within a record's budget of 1 MB, the logs of passing check
 left out, and their runs listed, when it would weigh more) and report.md with its plots. The checkout's path becomes ., its parent folder .., $HOME ~ and an --out outside
 the checkout <record>, in every file written. Exit status: 0 every step passed; 1 a step
 failed or was cut at its cap, or no GPU is visible; 2 bad input (one line, before any GPU
-work). NVIDIA_SMI (default nvidia-smi) is the command asked for the GPUs; PYTHON (default
-python3) runs report.py.
+work). NVIDIA_SMI (default nvidia-smi) is the command asked for the GPUs; PYTHON (default: the
+active venv's, ./.venv's or python3, the first with scripts/requirements.txt's packages)
+runs report.py.
 USAGE
 }
 
@@ -56,7 +57,9 @@ die() {
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=gpu_short_name.sh
 . "$REPO/scripts/gpu_short_name.sh"
-PY=${PYTHON:-python3}
+# shellcheck source=script_python.sh
+. "$REPO/scripts/script_python.sh"
+PY=$(script_python "$REPO")
 SMI=${NVIDIA_SMI:-nvidia-smi}
 STEPS_ARG="checks,copy,sweep,report" CAP_ALL="" BUILD=build REC="" COMMIT="" NGPUS="" LAUNCHER=""
 CHECKS="" CHECKS_SET=0 SWEEP_ARGS="" CAP_CHECKS="" CAP_COPY="" CAP_TUNABLES="" CAP_SWEEP=""
@@ -333,6 +336,25 @@ def nr(v):
     return v if v else "not recorded"
 
 
+# What an earlier manifest of this record holds that this run must keep: every invocation
+# that wrote to the record (raw/invocations.txt, one a line; a manifest older than that
+# file names its own), and the sections written by hand (any but the ones made here).
+OWN_SECTIONS = ("## Commands", "## Topology", "## Contents")
+old_manifest = read(os.path.join(out, "manifest.md"))
+inv_path = os.path.join(raw, "invocations.txt")
+invocations = [l for l in read(inv_path).splitlines() if l.strip()]
+if not invocations:
+    invocations = re.findall(r"^(?:The invocation: |- )`(scripts/qualify\.sh[^`]*)`$",
+                             old_manifest, re.M)
+invocations.append(invocation)
+with open(inv_path, "w", encoding="utf-8") as f:
+    f.write("\n".join(invocations) + "\n")
+kept_sections = []
+for part in re.split(r"^(?=## )", old_manifest, flags=re.M)[1:]:
+    if not part.startswith(OWN_SECTIONS):
+        kept_sections.append(part.rstrip() + "\n")
+
+
 cuda = []
 if run.get("cuda"):
     cuda.append(f"runtime {cuda_version(run['cuda'])} (raw/sweep/run.json)")
@@ -377,8 +399,13 @@ L = [f"# Qualification of {machine} at {commit}", "",
      f"| MPI | {nr(mpi)} |",
      f"| commit | {commit_text} |",
      f"| date | {steps[0][5] if steps else date} |",
-     "", "## Commands", "",
-     f"The invocation: `{invocation}`", "",
+     "", "## Commands", ""]
+if len(invocations) == 1:
+    L += [f"The invocation: `{invocation}`", ""]
+else:
+    L += ["The invocations that wrote to this record, in order:", ""]
+    L += [f"- `{i}`" for i in invocations] + [""]
+L += [
      "| step | command | result | seconds | cap (s) | started |", "| --- | --- | --- | --- | --- | --- |"]
 for name, res, _rc, secs, cap, started, cmd in steps:
     L.append(f"| {name} | `{cmd}` | {res} | {secs} | {cap} | {started} |")
@@ -401,9 +428,10 @@ L += ["## Contents", "", "| path | what |", "| --- | --- |",
       "| `raw/copy.txt`, `raw/copy/` | tests/gpu/copy_perf_runs.sh: its output and digest of the targets, each run's `.txt` and `.json` |",
       "| `raw/tunables.txt`, `raw/tunables/` | tests/gpu/tunables_ab.sh: its progress and digest (the value of each tunable to keep), each run's `.txt` and `.json` |",
       "| `raw/sweep.txt`, `raw/sweep/` | scripts/sweep.sh: its progress, every program's `.txt` and `.json`, `run.json` |",
-      "| `raw/report.txt` | scripts/report.py's output |"]
+      "| `raw/report.txt` | scripts/report.py's output |",
+      "| `raw/invocations.txt` | every invocation of scripts/qualify.sh that wrote to the record |"]
 with open(os.path.join(out, "manifest.md"), "w", encoding="utf-8") as f:
-    f.write("\n".join(L) + "\n")
+    f.write("\n".join(L) + "\n" + "".join("\n" + k for k in kept_sections))
 
 # Paths of this machine: the record outside the checkout, the checkout, its parent, $HOME.
 subs = []

@@ -18,7 +18,8 @@ Where the rows were measured beside a load (--overlap), per group a plot of each
 time beside the load against the load's slowdown, one point per kernel at a size, and a
 table of the kernels no other kernel dominates at each size (none both faster beside the
 load and slowing it less).
-A measurement with wrong > 0 is never counted as the fastest or the best. The
+A measurement with wrong > 0 is never counted as the fastest or the best, nor is a
+0-byte one (a size that rounds down to no element: nothing is timed). The
 copy-engine ceiling of the headline is run.json's ce_ceiling_gbps (scripts/sweep.sh
 measures it), or --ce-ceiling. copy_perf's results are refused (compare.py reads them):
 their rows are copies by direction, not collectives beside NCCL. Exit 0 on success, 2
@@ -44,6 +45,7 @@ MODE_ORDER = {m: i for i, m in enumerate(cr.MODES)}
 LAUNCH_ORDER = {m: i for i, m in enumerate(cr.LAUNCHES)}
 LAUNCH_TEXT = {"single": "one process", "mpi": "mpirun, a process per rank"}
 MISSING = "—"  # a kernel that has no measurement at all at this size
+NOT_RANKED = "none (0 bytes)"  # a 0-byte size: no fastest, no ratio
 LARGE_MIN = 1 << 20  # the large-message busbw plot: sizes from 1 MiB up
 NCCL_LINES = {"nccl": "--", "nccl-sym": ":", "nccl-ce": "-."}  # NCCL's variants, in black
 
@@ -74,8 +76,9 @@ def nccl_ratio(nccl: cr.Row | None, fastest: cr.Row | None) -> float | None:
 
 
 def eligible(r: cr.Row | None) -> bool:
-    """Counts for fastest/best: measured, has a time, and not wrong."""
-    return r is not None and r.measured and not r.is_wrong
+    """Counts for fastest/best: measured, has a time, not wrong, and not 0 bytes (a size
+    that rounds down to no element: nothing is timed, every kernel only launches)."""
+    return r is not None and r.measured and not r.is_wrong and r.size > 0
 
 
 def fastest_of(rows) -> cr.Row | None:
@@ -359,7 +362,7 @@ def group_section(key, grows, out_dir, make_plots: bool, multi_launch: bool,
         for k in kernels:
             r = t.cells.get(k)
             row += [time_cell(r), busbw_cell(r)]
-        row.append(t.fastest.kernel_name if t.fastest else "n/a")
+        row.append(t.fastest.kernel_name if t.fastest else NOT_RANKED if t.size == 0 else "n/a")
         if name_nccl:
             row.append(t.nccl.kernel_name if t.nccl else "n/a")
         row.append(cr.format_ratio(t.ratio))
@@ -927,8 +930,22 @@ def require_matplotlib():
     try:
         import matplotlib  # noqa: F401
     except ImportError as e:
-        raise cr.ResultsError(f"matplotlib cannot be imported ({e}): pip install -r "
-                              "scripts/requirements.txt") from None
+        raise cr.ResultsError(f"matplotlib cannot be imported by {sys.executable} ({e}): "
+                              + venv_hint()) from None
+
+
+def venv_hint() -> str:
+    """The command that runs report.py with the packages: the repository's venv (made
+    first, as the README says, where it is not there)."""
+    venv = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".venv")
+    py = os.path.relpath(os.path.join(venv, "bin", "python"))
+    run = f"{py} {os.path.relpath(os.path.abspath(__file__))}"
+    if os.path.exists(os.path.join(venv, "bin", "python")):
+        return f"run it with the repository's venv: {run}"
+    return (f"make the repository's venv, python3 -m venv {os.path.relpath(venv)} && "
+            f"{os.path.relpath(venv)}/bin/pip install -r "
+            f"{os.path.relpath(os.path.join(os.path.dirname(__file__), 'requirements.txt'))}, "
+            f"then run {run}")
 
 
 def refuse_copy_results(files):

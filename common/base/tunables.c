@@ -173,6 +173,79 @@ static const struct {
     {"CB_LLHOST_LL_MAX", COPY, "CB_LLHOST_H2D_LL_MAX and CB_LLHOST_D2H_LL_MAX (one a direction)"},
 };
 
+/* Read from the environment but not tunables: they choose how a run is made,
+ * not how a kernel moves data (docs/options.md's other sections). */
+static const char *const run_switches[] = {"CB_PEER_MAPPING", "CB_FAULT_SKIP_RANK", "CB_GDRAPI_LIB",
+                                           "CB_CUBLAS_LIB", "CB_ERROR_STACKS"};
+
+void cb_env_names(void (*each)(const char *name, void *ctx), void *ctx) {
+  int n = 0;
+  const cb_tunable_row *rows = cb_tunable_rows(&n);
+  for (int i = 0; i < n; i++) each(rows[i].name, ctx);
+  for (size_t i = 0; i < sizeof run_switches / sizeof run_switches[0]; i++)
+    each(run_switches[i], ctx);
+  for (size_t i = 0; i < sizeof retired / sizeof retired[0]; i++) each(retired[i].name, ctx);
+}
+
+/* The edit distance of a and b (letters inserted, removed or changed), capped
+ * at 63 characters a name: names are shorter. */
+static int edit_distance(const char *a, const char *b) {
+  enum { MAX = 64 };
+  int prev[MAX + 1], cur[MAX + 1];
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > MAX) la = MAX;
+  if (lb > MAX) lb = MAX;
+  for (size_t j = 0; j <= lb; j++) prev[j] = (int)j;
+  for (size_t i = 1; i <= la; i++) {
+    cur[0] = (int)i;
+    for (size_t j = 1; j <= lb; j++) {
+      int change = prev[j - 1] + (a[i - 1] != b[j - 1]);
+      int gap = (prev[j] < cur[j - 1] ? prev[j] : cur[j - 1]) + 1;
+      cur[j] = change < gap ? change : gap;
+    }
+    memcpy(prev, cur, sizeof cur);
+  }
+  return prev[lb];
+}
+
+/* What cb_env_names' walk looks for: a name, whether it was met, and the nearest. */
+typedef struct {
+  const char *name;
+  int found, best;
+  const char *nearest;
+} name_search;
+
+static void search_one(const char *known, void *ctx) {
+  name_search *s = ctx;
+  if (strcmp(known, s->name) == 0) s->found = 1;
+  int d = edit_distance(s->name, known);
+  if (!s->nearest || d < s->best) s->nearest = known, s->best = d;
+}
+
+int cb_env_name_known(const char *name) {
+  name_search s = {.name = name};
+  cb_env_names(search_one, &s);
+  return s.found;
+}
+
+const char *cb_env_unknown(char *const *env, char *why, size_t len) {
+  for (; env && *env; env++) {
+    if (strncmp(*env, "CB_", 3) != 0) continue;
+    char name[128];
+    size_t n = strcspn(*env, "=");
+    snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), *env);
+    name_search s = {.name = name};
+    cb_env_names(search_one, &s);
+    if (s.found) continue;
+    snprintf(why, len,
+             "%s is set, but collbench reads no such variable (the nearest it reads: %s; "
+             "docs/options.md lists them)",
+             name, s.nearest ? s.nearest : "none");
+    return why;
+  }
+  return NULL;
+}
+
 /* What cb_tunables_read kept. */
 static long values[ROWS];
 static unsigned char set[ROWS], kept[ROWS];
@@ -211,7 +284,10 @@ const char *cb_tunable_retired(const char *name) {
   return NULL;
 }
 
+extern char **environ;
+
 const char *cb_tunables_read(int programs, char *why, size_t len) {
+  if (cb_env_unknown(environ, why, len)) return why;
   for (size_t i = 0; i < sizeof retired / sizeof retired[0]; i++)
     if ((retired[i].programs & programs) && getenv(retired[i].name)) {
       snprintf(why, len, "%s is no longer read: set %s instead", retired[i].name,

@@ -63,6 +63,21 @@ long cb_tunable(const char *name);
  * the table is a bug of the caller: it stops the program. */
 int cb_tunable_is(const char *name, const char *choice);
 
+/* Every CB_ name collbench reads, each once: every tunable (cb_tunable_rows),
+ * every run switch (how a run is made, read where it is used: CB_PEER_MAPPING,
+ * say) and every retired name (cb_tunable_retired). The one list the
+ * unknown-name check and the tests consult. */
+void cb_env_names(void (*each)(const char *name, void *ctx), void *ctx);
+
+/* Whether collbench reads name (one of cb_env_names). */
+int cb_env_name_known(const char *name);
+
+/* env is an environment (environ): NULL when every CB_ variable in it is one
+ * collbench reads, else why the first other one is refused (collbench owns the
+ * CB_ prefix: a misspelt tunable must not run as if it were unset), one line
+ * naming it and the known name nearest to it. cb_tunables_read checks this first. */
+const char *cb_env_unknown(char *const *env, char *why, size_t len);
+
 /* What one process read for one row: what the processes compare. */
 typedef struct {
   long value;

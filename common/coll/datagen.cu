@@ -3,6 +3,7 @@
 #include <cuda_fp8.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 
 #include "alltoallv_pattern.h"
 #include "cuda_check.h"
@@ -413,8 +414,8 @@ extern "C" const char *cb_data_kind_name(cb_data_kind k) {
 }
 
 extern "C" int cb_data_kind_parse(const char *name) {
-  if (strcmp(name, "exact") == 0) return CB_DATA_EXACT;
-  if (strcmp(name, "random") == 0) return CB_DATA_RANDOM;
+  if (strcasecmp(name, "exact") == 0) return CB_DATA_EXACT; /* names: any case (options.md) */
+  if (strcasecmp(name, "random") == 0) return CB_DATA_RANDOM;
   return -1;
 }
 

@@ -157,7 +157,7 @@ class Standins:
             (self.build / prog).chmod(0o755)
         (tmp_path / "outcomes").write_text("".join(f"{rule}\n" for rule in outcomes))
 
-    def run(self, script, args, timeout=120, **env):
+    def run(self, script, args, timeout=600, **env):
         full = dict(os.environ, STANDIN_HOME=str(self.home), PATH=self.path)
         for var in ("RANKS", "CB_SHARE_GPUS", "DEADLINE", "PROGRAMS", "EXTRA_ARGS", "NGPUS"):
             full.pop(var, None)

@@ -34,7 +34,7 @@ def check(tmp_path, output, rc=0, mapping=None, passes="exact"):
     if mapping:
         env["CB_PEER_MAPPING"] = mapping
     proc = subprocess.run(["bash", CHECK, str(build), "2"], capture_output=True, text=True,
-                          env=env, timeout=60, cwd=REPO)
+                          env=env, timeout=600, cwd=REPO)
     rows = [line for line in proc.stdout.splitlines() if line.startswith("all_reduce_perf")]
     logs = [(tmp_path / "logs" / n).read_text() for n in sorted(os.listdir(tmp_path / "logs"))
             if n != "summary.txt"]
@@ -153,7 +153,7 @@ def check_with_mpirun(tmp_path, monkeypatch, passes, launch):
     env = dict(os.environ, STANDIN_OUTPUT=CLEAN, PASSES=passes, LAUNCH=launch,
                LOGDIR=str(tmp_path / "logs"), RUN_CAP="20")
     proc = subprocess.run(["bash", CHECK, str(build), "2"], capture_output=True, text=True,
-                          env=env, timeout=60, cwd=REPO)
+                          env=env, timeout=600, cwd=REPO)
     logs = {n: (tmp_path / "logs" / n).read_text() for n in os.listdir(tmp_path / "logs")
             if n != "summary.txt"}
     return proc, logs

@@ -61,7 +61,7 @@ def hier_check(tmp_path, layouts=None, fail=None, programs=None, refusals=True):
     for k in ("CB_HOSTS", "CB_SHARE_GPUS", "MPS", "CUDA_DEVICE_MAX_CONNECTIONS"):
         env.pop(k, None)
     proc = subprocess.run(["bash", HIER, str(build)], capture_output=True, text=True, env=env,
-                          timeout=120, cwd=REPO)
+                          timeout=600, cwd=REPO)
     return proc, logs
 
 

@@ -150,11 +150,10 @@ def test_a_kernel_that_refuses_the_run_is_skipped(tmp_path):
 
 def test_a_hang_is_cut_at_its_cap(tmp_path):
     """A run that never ends (no spin timeout either) is cut at CAP and fails; the
-    program was given a -T shorter than the cap."""
-    start = time.monotonic()
+    program was given a -T shorter than the cap. Exit 124 is the cap's cut (the
+    stand-in sleeps 600 s): no verdict here reads the clock."""
     s, proc = mutation(tmp_path, ["late_credit"], ["* * * * * hang"], RANKS="3",
                        PROGRAMS="broadcast_perf", CAP=16)
-    assert time.monotonic() - start < 60
     assert proc.returncode == 1
     lines = verdicts(proc)
     assert lines == ["FAIL: mutant late_credit, broadcast_perf -k ll, 3 ranks: not caught "

@@ -86,7 +86,7 @@ class Node:
         self.home.mkdir()
         self.log = tmp_path / "log"
 
-    def run(self, *args, timeout=240, **env):
+    def run(self, *args, timeout=600, **env):
         full = dict(os.environ, PATH=f"{self.bin}:{os.environ['PATH']}",
                     NVIDIA_SMI=str(self.bin / "nvidia-smi"), FAKE_LOG=str(self.log),
                     PYTHON=str(self.bin / "python-mpl"), HOME=str(self.home), LAUNCH="single")
@@ -292,8 +292,28 @@ def test_report_alone_remakes_the_report_of_a_record(node):
     assert "| sweep |" in text and "| report |" in text  # both runs' steps
 
 
+def test_a_later_run_keeps_every_invocation_and_the_notes(node):
+    """--steps report into an earlier record: the manifest lists both invocations, and the
+    sections written into it by hand stay."""
+    assert node.run(*QUICK, "--steps", "sweep").returncode == 0
+    rec = node.record()
+    notes = "## What they show\n\nThe sweep, read by hand: nothing wrong.\n"
+    with open(rec / "manifest.md", "a") as f:
+        f.write("\n" + notes)
+    r = node.run("--steps", "report", "--out", str(rec), NVIDIA_SMI=node.tmp / "none")
+    assert r.returncode == 0, r.stderr
+    text = (rec / "manifest.md").read_text()
+    listed = text.split("The invocations that wrote to this record, in order:\n\n")[1]
+    first, second = listed.splitlines()[:2]
+    assert first.startswith("- `scripts/qualify.sh --commit abc1234") and "--steps sweep" in first
+    assert second.startswith("- `scripts/qualify.sh --steps report --out ")
+    assert text.endswith(notes) and text.count("## What they show") == 1
+    assert len((rec / "raw" / "invocations.txt").read_text().splitlines()) == 2
+
+
 def test_a_step_past_its_cap_is_cut_and_named(node):
-    r = node.run(*QUICK, "--steps", "sweep", "--cap-sweep", "3", STANDIN_SLEEP=30)
+    # Every run sleeps 8 s, past the 3 s cap whatever the load.
+    r = node.run(*QUICK, "--steps", "sweep", "--cap-sweep", "3", STANDIN_SLEEP=8)
     assert r.returncode == 1
     (row,) = [l for l in (node.record() / "manifest.md").read_text().splitlines()
               if l.startswith("| sweep |")]
