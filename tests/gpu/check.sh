@@ -23,7 +23,9 @@
 #           none of those paths runs (the ce kernels are skipped, the
 #           alltoall ring keeps its channels' copy)
 # Logs go to $LOGDIR (default ./gpu-check-logs). KERNELS (default all) is
-# passed to -k: e.g. KERNELS=ce checks one kernel. LAUNCH=single or
+# passed to -k: e.g. KERNELS=ce checks one kernel, in every program that has
+# it (each program runs those of KERNELS it lists; one that lists none is
+# SKIPPED(no kernel KERNELS names), neither a pass nor a failure). LAUNCH=single or
 # LAUNCH=mpi keeps one of the two launches; EXTRA_ARGS are added to every
 # command line (e.g. EXTRA_ARGS="-T 20"); RUN_CAP (900) bounds each run in
 # seconds, and DEADLINE (epoch seconds) the whole matrix.
@@ -83,6 +85,18 @@ pass_env() {
 }
 for pass in $PASSES; do pass_args "$pass" >/dev/null || exit 2; done
 
+# kernels_of PROGRAM: the kernels of KERNELS (ids or names, comma separated)
+# that PROGRAM's -k list names, comma separated; "all" for all.
+kernels_of() {
+  [ "${KERNELS:-all}" = all ] && { echo all; return; }
+  local listed k out=""
+  listed=$(cb_kernels "$1" | awk '{ print $1; print $2 }')
+  for k in ${KERNELS//,/ }; do
+    grep -qx -- "$k" <<<"$listed" && out="${out:+$out,}$k"
+  done
+  echo "$out"
+}
+
 fail=0
 printf '%-22s %-6s %-7s %-6s %-26s %6s %s\n' program pass launch mode sizes wrong result \
   >"$LOGDIR/summary.txt"
@@ -92,10 +106,16 @@ for pass in $PASSES; do
   for prog in "${PROGS[@]}"; do
     [ -x "$prog" ] || { echo "check.sh: '$prog' is not an executable program" >&2; exit 2; }
     name=$(basename "$prog")
+    kernels=$(kernels_of "$prog")
+    if [ -z "$kernels" ]; then
+      printf '%-22s %-6s %-7s %-6s %-26s %6s %s\n' "$name" "$pass" - - - - \
+        "SKIPPED(no kernel KERNELS names)" | tee -a "$LOGDIR/summary.txt"
+      continue
+    fi
     for launch in "${LAUNCHERS[@]}"; do
       for mode in "${MODES[@]}"; do
         for sizes in "${SIZE_SETS[@]}"; do
-          args="-k ${KERNELS:-all} -d all -o all -c 2 -n 3 -w 1 $sizes $mode $(pass_args "$pass") ${EXTRA_ARGS:-}"
+          args="-k $kernels -d all -o all -c 2 -n 3 -w 1 $sizes $mode $(pass_args "$pass") ${EXTRA_ARGS:-}"
           penv=$(pass_env "$pass")
           if [ "$launch" = single ]; then
             cmd="$prog -g $NGPUS $args"

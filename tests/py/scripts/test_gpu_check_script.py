@@ -193,3 +193,21 @@ def test_paths_pass_forces_the_paths_on_every_rank(tmp_path, monkeypatch, launch
             assert ("-x CB_CE_MIN_PIECE=65536 " in called) == forced, called
             assert ("-x CB_CE_OWN_COPY=sm " in called) == forced, called
             assert ("-x CB_A2A_RING_OWN_COPY=ce " in called) == forced, called
+
+
+def test_kernels_named_run_where_a_program_lists_them(tmp_path):
+    """KERNELS=ring,ll checks those kernels in every program that lists one of them:
+    each program runs the ones it has (-k ll where there is no ring), and a program
+    with none is SKIPPED, not a failure (seen to fail: -k ring,ll sent to gather_perf)."""
+    from gpu_standins import Standins
+    s = Standins(tmp_path, {"all_reduce_perf": ["ring", "ll"], "gather_perf": ["ll"],
+                            "alltoallv_perf": []}, ngpus=1)
+    proc = s.run("check.sh", [str(s.build), "1"], KERNELS="ring,ll", PASSES="u1",
+                 LAUNCH="single", LOGDIR=str(tmp_path / "logs"), RUN_CAP="20")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    args = {(p, a.split(" -d ")[0]) for _m, p, _k, _r, _mode, _s, _v, a in s.calls()}
+    assert ("all_reduce_perf", "-g 1 -k ring,ll") in args
+    assert ("gather_perf", "-g 1 -k ll") in args
+    assert not any(p == "alltoallv_perf" for p, _a in args)
+    skipped = [l for l in proc.stdout.splitlines() if l.startswith("alltoallv_perf")]
+    assert skipped and skipped[0].endswith("SKIPPED(no kernel KERNELS names)")
