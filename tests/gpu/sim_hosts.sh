@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # NCCL's kernels across simulated hosts on one machine (GPU node only; one
 # GPU is enough):
-#   tests/gpu/sim_hosts.sh [BUILD_DIR] [PROGRAM...]
+#   tests/gpu/sim_hosts.sh [BUILD_DIR] [PROGRAM...]   (or PROGRAMS="a_perf b_perf")
 # For each host count H of HOSTS (default "2 4"): H processes under mpirun,
 # each its own simulated host (CB_HOSTS=H, docs/options.md "Simulated
 # hosts"), run check.sh's matrix (PASSES, default "random": every datatype
@@ -28,10 +28,12 @@ export CB_SHARE_GPUS=1
 LOGDIR=${LOGDIR:-gpu-check-logs}
 source tests/gpu/lib.sh
 cb_mps_for_this_run
-# The programs' names (all of the build's, or those named).
+# The programs' names (all of the build's, or those named, or PROGRAMS's).
 programs=()
 if [ $# -gt 0 ]; then
   programs=("$@")
+elif [ -n "${PROGRAMS:-}" ]; then
+  read -ra programs <<<"$PROGRAMS"
 else
   for p in $(cb_programs "$BUILD"); do programs+=("$(basename "$p")"); done
 fi
