@@ -551,7 +551,7 @@ int cb_copy_main(const cb_copy_program *prog, int argc, char **argv) {
     cb_copy_report_free(&run.report);
     return 0;
   }
-  char canonical[1024]; /* every option, -k's 256 characters included */
+  char canonical[CB_OPTIONS_LINE_MAX];
   cb_copy_options_canonical(&run.opts, canonical, sizeof canonical);
   cb_world_run(w, 1, cb_refuse_different_options, canonical);
   cb_world_run(w, 1, cb_refuse_different_tunables, NULL);

@@ -18,6 +18,10 @@ extern "C" {
 #endif
 
 #define CB_PATH_MAX 1024
+/* The bytes of a canonical options line (cb_options_canonical,
+ * cb_copy_options_canonical) that the processes compare: every option, a -k
+ * of 255 characters and every type and op included. */
+#define CB_OPTIONS_LINE_MAX 1024
 
 typedef enum {
   CB_OPTS_RUN,          /* options are valid: run the benchmark */

@@ -153,7 +153,7 @@ static void options_differing(const char *a, const char *b, int r, char *out, si
 }
 
 int cb_refuse_different_options(cb_rank_info *me, void *canonical) {
-  enum { LEN = 1024 }; /* a canonical line: every option, -k's 256 characters included */
+  enum { LEN = CB_OPTIONS_LINE_MAX };
   char mine[LEN] = {0};
   snprintf(mine, LEN, "%s", (const char *)canonical);
   char *all = malloc((size_t)me->world_nranks * LEN);

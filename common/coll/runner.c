@@ -443,7 +443,7 @@ int cb_main(const cb_collective *coll, int argc, char **argv) {
   const char *bad_env = coll->shape->environment ? coll->shape->environment(err, sizeof err) : NULL;
   if (bad_env) CB_REFUSE(lead, "%s", bad_env);
   cb_watchdog_set_default(run.opts.timeout_s); /* bounds the MPI waits from here on */
-  char canonical[1024];                        /* every option, -k's 256 characters included */
+  char canonical[CB_OPTIONS_LINE_MAX];
   cb_options_canonical(&run.opts, canonical, sizeof canonical);
   cb_world_run(w, 1, cb_refuse_different_options, canonical); /* a process-level check */
   cb_world_run(w, 1, cb_refuse_different_tunables, NULL);

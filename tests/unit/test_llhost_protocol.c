@@ -73,8 +73,14 @@ static int nblocks;
 static atomic_int running; /* blocks still in the "kernel" */
 static atomic_int emu_failed;
 
+/* The CPU side's bounded wait asks every 65536 polls (cb_host_poll_tick).
+ * A real GPU runs beside the CPU; the emulated kernel's threads need a core:
+ * where they are more than the cores (a loaded machine), the waiting side
+ * gives its core up here, so that it does not spin its whole time slice
+ * while the thread it waits for cannot run. */
 cudaError_t cudaStreamQuery(cudaStream_t s) {
   (void)s;
+  sched_yield();
   return atomic_load(&running) ? cudaErrorNotReady : cudaSuccess;
 }
 

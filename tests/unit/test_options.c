@@ -632,13 +632,15 @@ static void test_canonical(void) {
   cb_options_canonical(&o, b, LEN);
   CHECK_STR(a, b);
   /* The longest line (every type and op, a -k of 255 characters) is whole in the
-   * 1024 bytes the processes compare (run_steps.c): the options after -k count too. */
+   * CB_OPTIONS_LINE_MAX bytes the processes compare (run_steps.c): the options after
+   * -k count too. */
   char longest[400], spec[256];
   for (int i = 0; i < 255; i++) spec[i] = i % 2 ? ',' : '0'; /* 0,0,...,0: its shape is right */
   spec[255] = '\0';
   snprintf(longest, sizeof longest, "-d all -o all -r all -x 2 --overlap fma -k %s", spec);
   canonical_of(longest, a, LEN);
-  CHECKF(strlen(a) < LEN - 1 && strstr(a, "; --overlap fma; --overlap_size 16384"), "cut: '%s'", a);
+  CHECKF(strlen(a) < CB_OPTIONS_LINE_MAX - 1 && strstr(a, "; --overlap fma; --overlap_size 16384"),
+         "cut at %d bytes: '%s'", CB_OPTIONS_LINE_MAX, a);
   /* A short buffer is still terminated. */
   char tiny[8];
   memset(tiny, 'x', sizeof tiny);
