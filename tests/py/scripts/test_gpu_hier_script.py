@@ -37,14 +37,22 @@ echo "# Out of bounds values : 0 OK"
 """
 
 
+# A program's stand-in: its -k list names the hierarchical kernels (check.sh runs those of
+# KERNELS a program lists); every other run is mpirun's stand-in's.
+PROGRAM = """#!/bin/sh
+[ "$1 $2" = "-k list" ] || exit 9
+for k in "8  hier-ring" "9  hier-ll" "10  hier-direct" "11  hier-ce"; do echo "   $k  across hosts"; done
+"""
+
+
 def hier_check(tmp_path, layouts=None, fail=None, programs=None, refusals=True):
     bin_dir, build, logs = tmp_path / "bin", tmp_path / "build", tmp_path / "logs"
     bin_dir.mkdir()
     build.mkdir()
     (bin_dir / "mpirun").write_text(MPIRUN)
     (bin_dir / "mpirun").chmod(0o755)
-    for p in PROGRAMS:  # never run: mpirun's stand-in answers for them
-        (build / p).write_text("#!/bin/sh\nexit 9\n")
+    for p in PROGRAMS:  # never run but for -k list: mpirun's stand-in answers for them
+        (build / p).write_text(PROGRAM)
         (build / p).chmod(0o755)
     env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", LOGDIR=str(logs),
                CALLS="10000")

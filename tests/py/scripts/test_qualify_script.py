@@ -308,7 +308,7 @@ def test_a_later_run_keeps_every_invocation_and_the_notes(node):
     assert first.startswith("- `scripts/qualify.sh --commit abc1234") and "--steps sweep" in first
     assert second.startswith("- `scripts/qualify.sh --steps report --out ")
     assert text.endswith(notes) and text.count("## What they show") == 1
-    assert len((rec / "raw" / "invocations.txt").read_text().splitlines()) == 2
+    assert len((unpacked_raw(rec) / "invocations.txt").read_text().splitlines()) == 2
 
 
 def test_a_step_past_its_cap_is_cut_and_named(node):
