@@ -23,8 +23,10 @@ usage: scripts/sweep.sh [options] [-- ARGS passed to every program]
   --build DIR        where the programs are (build)
   --programs "LIST"  programs to run, comma or space separated (default: every DIR/*_perf
                      but copy_perf)
-  --machine NAME     results/<NAME>/... (default: <gpu>x<count>, e.g. h200x8)
-  --out DIR          output directory (default: results/<machine>/<YYYY-MM-DD>)
+  --machine NAME     the machine's name in the output (default: <gpu>x<count>, e.g. h200x8)
+  --out DIR          output directory (default: sweep-out/<machine>-<YYYY-MM-DD>T<HHMMSS>Z,
+                     a new one every sweep, ignored by git; a record under results/ is
+                     made by scripts/qualify.sh --steps sweep,report)
   --no-ce-ceiling    do not measure the copy-engine ceiling
   --check            check the options, the programs and the GPUs, run and write nothing
                      (exit 0, or 2 with the refusal)
@@ -147,7 +149,8 @@ if [ -z "$MACHINE" ]; then
   short=$(gpu_short_name "$GPU_MODEL")
   if [ -n "$NGPUS" ]; then MACHINE=${short}x${NGPUS}; else MACHINE=${short}; fi
 fi
-OUT=${OUT:-results/$MACHINE/$(date -u +%Y-%m-%d)}
+# Outside results/: a record there is qualify.sh's, packed within the records' budget.
+OUT=${OUT:-sweep-out/$MACHINE-$(date -u +%Y-%m-%dT%H%M%SZ)}
 # --check: every refusal above was made; nothing runs, nothing is written.
 [ "$CHECK_ONLY" -eq 0 ] || exit 0
 # The first folder of OUT that this sweep creates: removed again when the sweep

@@ -2,6 +2,7 @@
 files and manifest it writes, its progress lines and its exit codes."""
 import json
 import os
+import re
 import subprocess
 
 import pytest
@@ -79,7 +80,7 @@ def test_machine_named_by_the_model_s_first_word_such_as_h100(fake):
     write_exe(tmp / "bin" / "nvidia-smi", "#!/bin/sh\necho 'NVIDIA H100 80GB HBM3, 580.159.04'\n")
     r = sweep(fake, "-b", "8", "-e", "8", "--programs", "all_reduce_perf")
     assert r.returncode == 0, r.stderr
-    assert [d.name for d in (tmp / "results").iterdir()] == ["h100x1"]
+    assert [d.name.split("-")[0] for d in (tmp / "sweep-out").iterdir()] == ["h100x1"]
 
 
 def test_programs_comma_or_space_separated(fake):
@@ -92,12 +93,16 @@ def test_programs_comma_or_space_separated(fake):
             "all_gather_perf_single_graph.json", "all_reduce_perf_single_graph.json"]
 
 
-def test_default_output_directory_is_machine_and_date(fake):
+def test_default_output_directory_is_machine_and_time_outside_results(fake):
+    """A sweep writes a folder of its own, outside results/ (where records are qualify.sh's,
+    within their budget), ignored by git."""
     r = sweep(fake, "-b", "8", "-e", "64", "--programs", "all_reduce_perf")
     assert r.returncode == 0, r.stderr
-    dirs = list((fake[0] / "results" / "h200x2").iterdir())
-    assert len(dirs) == 1 and len(dirs[0].name) == 10  # YYYY-MM-DD
-    assert (dirs[0] / "run.json").exists()
+    dirs = list((fake[0] / "sweep-out").iterdir())
+    assert len(dirs) == 1 and re.fullmatch(r"h200x2-\d{4}-\d{2}-\d{2}T\d{6}Z", dirs[0].name)
+    assert (dirs[0] / "run.json").exists() and not (fake[0] / "results").exists()
+    with open(os.path.join(ROOT, ".gitignore"), encoding="utf-8") as f:
+        assert "/sweep-out/" in f.read().split()
 
 
 def test_progress_names_program_mode_kernel_size_and_remaining(fake):
@@ -223,13 +228,13 @@ def test_check_counts_the_gpus(fake):
 
 
 def test_failed_sweep_leaves_no_default_folder(fake):
-    """A sweep that stops before measuring anything, into the default results/<machine>/<date>,
+    """A sweep that stops before measuring anything, into the default sweep-out/<machine>-<time>,
     removes the folders it made; one into an --out that was there keeps it."""
     tmp = fake[0]
     r = sweep(fake, "-b", "8", "-e", "8", extra_env={"FAKE_NO_GPU": "1"})
     assert r.returncode == 1 and "before measuring anything" in r.stderr
     assert "removed (it held no measurement)" in r.stderr
-    assert not (tmp / "results").exists()
+    assert not (tmp / "sweep-out").exists()
     (tmp / "mine").mkdir()
     r = sweep(fake, "-b", "8", "-e", "8", "--out", str(tmp / "mine"),
               extra_env={"FAKE_NO_GPU": "1"})
