@@ -11,6 +11,9 @@ SANITIZED := $(filter 1,$(SANITIZE))
 BUILD ?= $(or $(BUILDDIR),$(if $(SANITIZED),build-asan,build))
 CMAKE ?= cmake
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# Tests at once in `make test`: twice the build's jobs, since many tests
+# spend most of their time waiting (MPI's start, a program's child), not on a core.
+TEST_JOBS ?= $(shell echo $$(( $(JOBS) * 2 )))
 CMAKE_FLAGS ?=
 
 # Where the toolkits are, as nccl-tests' Makefile takes them (on make's
@@ -95,8 +98,8 @@ build: configure
 # MPI (and what it loads) keeps what MPI_Init allocated; they are suppressed
 # by the library they were allocated from, which only a full stack names
 # (fast_unwind_on_malloc=0: those libraries keep no frame pointers). The
-# scripts' tests (test_scripts), which run no program of the build, run in
-# the plain build only.
+# scripts' tests (test_scripts_*), which run no program of the build, run in
+# the plain build only. The tests run TEST_JOBS at a time (ctest -j).
 REQUIRE_ALL := $(filter 1,$(COLLBENCH_REQUIRE_ALL_SUITES))
 LSAN_SUPPRESSIONS := $(BUILD)/lsan-suppressions.txt
 LIBRARIES_WE_CALL := libmpi.so libopen-pal.so libopen-rte.so libhwloc.so libevent libpmix
@@ -108,7 +111,7 @@ test: build
 	@$(if $(SANITIZED),$(WRITE_SUPPRESSIONS);) \
 	  (cd $(BUILD) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
 	  $(if $(REQUIRE_ALL),COLLBENCH_REQUIRE_SCRIPT_TESTS=ON) $(if $(SANITIZED),$(SANITIZER_ENV)) \
-	  ctest --output-on-failure $(if $(SANITIZED),-E '^test_scripts$$')); rc=$$?; \
+	  ctest --output-on-failure -j $(TEST_JOBS) $(if $(SANITIZED),-E '^test_scripts_')); rc=$$?; \
 	  tests/suites_not_run.sh $(if $(REQUIRE_ALL),--require-all) $(BUILD) || [ $$rc -ne 0 ] || rc=1; \
 	  exit $$rc
 

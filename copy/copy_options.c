@@ -22,8 +22,8 @@ static int dir_parse(const char *name) {
   return -1;
 }
 
-unsigned cb_copy_dir_mask_parse(const char *list, char *bad, size_t bad_len) {
-  return cb_name_mask_parse(list, dir_parse, CB_ALL_DIRS, bad, bad_len);
+unsigned cb_copy_dir_mask_parse(const char *list, char *bad, size_t bad_len, int *twice) {
+  return cb_name_mask_parse(list, dir_parse, CB_ALL_DIRS, bad, bad_len, twice);
 }
 
 void cb_copy_options_defaults(cb_copy_options *o) {
@@ -112,14 +112,18 @@ cb_opts_result cb_copy_options_parse(int argc, char **argv, cb_copy_options *o, 
   while ((c = getopt_long(argc, argv, ":b:e:i:f:n:w:c:g:T:D:W:J:k:G:h", long_opts, NULL)) != -1) {
     cb_opts_result res;
     char bad[64];
+    int twice;
     if (cb_common_opt(&co, c, argv, &res, err, len)) {
       if (res != CB_OPTS_RUN) return res;
       f_given |= c == 'f';
       i_given |= c == 'i';
     } else if (c == 'D') {
-      if (!(o->dirs = cb_copy_dir_mask_parse(optarg, bad, sizeof bad)))
-        return cb_opts_fail(
-            err, len, "unknown direction '%s' (-D takes h2d d2h d2d, a comma list, or all)", bad);
+      if (!(o->dirs = cb_copy_dir_mask_parse(optarg, bad, sizeof bad, &twice)))
+        return twice ? cb_opts_fail(err, len, "bad -D '%s': %s is named twice", optarg, bad)
+                     : cb_opts_fail(err, len,
+                                    "unknown direction '%s' (-D takes h2d d2h d2d, a comma list, "
+                                    "or all)",
+                                    bad);
       o->dirs_named = strcasecmp(optarg, "all") != 0;
     } else if (c == OPT_PAGEABLE) {
       o->pageable = 1;
@@ -174,12 +178,18 @@ void cb_copy_options_usage(FILE *out, const char *prog) {
 }
 
 void cb_copy_options_canonical(const cb_copy_options *o, char *buf, size_t len) {
-  snprintf(
-      buf, len,
-      "b=%llu e=%llu i=%llu f=%llu n=%d w=%d c=%d g=%d T=%d D=%x W=%d gap=%d pageable=%d osu=%d "
-      "k=%s overlap=%d:%llu",
-      (unsigned long long)o->sweep.min_bytes, (unsigned long long)o->sweep.max_bytes,
-      (unsigned long long)o->sweep.step_bytes, (unsigned long long)o->sweep.step_factor, o->iters,
-      o->warmup, o->check, o->gpus, o->timeout_s, o->dirs, o->window, o->post_gap_ns, o->pageable,
-      o->osu, o->kernels, o->overlap, (unsigned long long)o->overlap_size);
+  char dirs[32] = "";
+  size_t at = 0;
+  for (int d = 0; d < CB_NUM_DIRS; d++)
+    if (o->dirs & CB_DIR_BIT(d))
+      at += (size_t)snprintf(dirs + at, sizeof dirs - at, "%s%s", at ? "," : "",
+                             cb_copy_dir_name((cb_copy_dir)d));
+  snprintf(buf, len,
+           "-b %llu; -e %llu; -i %llu; -f %llu; -n %d; -w %d; -c %d; -g %d; -T %d; -D %s; -W %d; "
+           "--post_gap %d; --pageable %s; --osu %s; -k %s; --overlap %s; --overlap_size %llu",
+           (unsigned long long)o->sweep.min_bytes, (unsigned long long)o->sweep.max_bytes,
+           (unsigned long long)o->sweep.step_bytes, (unsigned long long)o->sweep.step_factor,
+           o->iters, o->warmup, o->check, o->gpus, o->timeout_s, dirs, o->window, o->post_gap_ns,
+           o->pageable ? "given" : "not given", o->osu ? "given" : "not given", o->kernels,
+           cb_load_name(o->overlap), (unsigned long long)o->overlap_size);
 }

@@ -23,8 +23,9 @@ typedef enum { CB_H2D, CB_D2H, CB_D2D, CB_NUM_DIRS } cb_copy_dir;
 
 const char *cb_copy_dir_name(cb_copy_dir d);
 /* Parses "all" or a comma list of h2d, d2h, d2d into a mask; 0 on an
- * unknown or empty word, whose text is copied into bad (bad_len bytes). */
-unsigned cb_copy_dir_mask_parse(const char *list, char *bad, size_t bad_len);
+ * unknown or empty word, or one named twice (*twice set), whose text is
+ * copied into bad (bad_len bytes). */
+unsigned cb_copy_dir_mask_parse(const char *list, char *bad, size_t bad_len, int *twice);
 
 #define CB_COPY_WINDOW_DEFAULT 64 /* osu_bw's window */
 #define CB_COPY_WINDOW_MAX     65536
@@ -58,7 +59,8 @@ cb_opts_result cb_copy_options_parse(int argc, char **argv, cb_copy_options *o, 
 
 void cb_copy_options_usage(FILE *out, const char *prog);
 
-/* Every option that changes what is run, on one line: processes compare it. */
+/* Every option that changes what is run, on one line, as the user types them
+ * ("-b 8; -e 8; ...; -D h2d,d2h; ..."): processes compare it. */
 void cb_copy_options_canonical(const cb_copy_options *o, char *buf, size_t len);
 
 /* Bytes one bandwidth iteration moves: window copies of bytes each. */

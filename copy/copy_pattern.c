@@ -29,3 +29,13 @@ long long cb_copy_pattern_check(const void *buf, size_t bytes, uint32_t seed) {
   for (size_t i = 8 * words; i < bytes; i++) wrong += p[i] != cb_copy_pattern_byte(i, seed);
   return wrong;
 }
+
+long long cb_copy_pattern_check_guard(const void *buf, size_t bytes, uint32_t seed) {
+  const unsigned char *p = buf;
+  long long changed = 0;
+  for (size_t i = bytes; i < bytes + CB_COPY_GUARD_BYTES; i++) {
+    const uint8_t poison = (uint8_t)(0xFFu - cb_copy_pattern_byte(i, seed));
+    changed += p[i] != poison;
+  }
+  return changed;
+}

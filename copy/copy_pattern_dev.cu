@@ -42,6 +42,25 @@ __global__ void check_kernel(const unsigned char *p, size_t bytes, uint32_t seed
   if (mine) atomicAdd(wrong, mine);
 }
 
+/* The guard after a copy of `bytes`: each byte must still hold the poison,
+ * the pattern's complement. */
+__global__ void check_guard_kernel(const unsigned char *p, size_t bytes, uint32_t seed,
+                                   unsigned long long *changed) {
+  const size_t i = bytes + (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= bytes + CB_COPY_GUARD_BYTES) return;
+  const uint8_t poison = (uint8_t)(0xFFu - cb_copy_pattern_byte(i, seed));
+  if (p[i] != poison) atomicAdd(changed, 1ull);
+}
+
+/* The device word's count, once the kernel enqueued before it has run. */
+long long read_count(const unsigned long long *counter, cudaStream_t stream) {
+  unsigned long long n = 0;
+  CB_CUDA(cudaGetLastError());
+  CB_CUDA(cudaMemcpyAsync(&n, counter, sizeof n, cudaMemcpyDeviceToHost, stream));
+  CB_CUDA(cudaStreamSynchronize(stream));
+  return (long long)n;
+}
+
 unsigned grid_for(size_t bytes) {
   size_t blocks = (bytes / 8 + 255) / 256;
   return (unsigned)(blocks < 1 ? 1 : blocks > 4096 ? 4096 : blocks);
@@ -61,12 +80,17 @@ extern "C" long long cb_copy_pattern_check_device(const void *buf, size_t bytes,
                                                   unsigned long long *counter,
                                                   cudaStream_t stream) {
   if (bytes == 0) return 0;
-  unsigned long long wrong = 0;
   CB_CUDA(cudaMemsetAsync(counter, 0, sizeof *counter, stream));
   check_kernel<<<grid_for(bytes), 256, 0, stream>>>((const unsigned char *)buf, bytes, seed,
                                                     counter);
-  CB_CUDA(cudaGetLastError());
-  CB_CUDA(cudaMemcpyAsync(&wrong, counter, sizeof wrong, cudaMemcpyDeviceToHost, stream));
-  CB_CUDA(cudaStreamSynchronize(stream));
-  return (long long)wrong;
+  return read_count(counter, stream);
+}
+
+extern "C" long long cb_copy_pattern_check_guard_device(const void *buf, size_t bytes,
+                                                        uint32_t seed, unsigned long long *counter,
+                                                        cudaStream_t stream) {
+  CB_CUDA(cudaMemsetAsync(counter, 0, sizeof *counter, stream));
+  check_guard_kernel<<<CB_COPY_GUARD_BYTES / 256, 256, 0, stream>>>((const unsigned char *)buf,
+                                                                    bytes, seed, counter);
+  return read_count(counter, stream);
 }

@@ -59,12 +59,14 @@ typedef struct {
   int device;
   cudaStream_t stream;
   void *host, *host_mapped;    /* rank 0: host buffer, and its device address when mapped */
-  void *dev_base, *dev;        /* rank 0 (and rank 1 for d2d): device buffer, 64 KiB aligned */
+  void *dev_base, *dev;        /* rank 0 (and rank 1 for d2d): device buffer, 64 KiB aligned, and
+                                  CB_COPY_GUARD_BYTES beyond -e for the validation's guard */
   cb_peer_view peer;           /* rank 0: rank 1's buffer as this GPU addresses it */
   int peer_device;             /* its ordinal in this process */
   unsigned long long *counter; /* rank 0: device word for validation */
   char peer_what[160];         /* rank 0: "device 1 [...] of rank 1 (...)" */
   cb_load_beside beside;       /* rank 0: --overlap's load */
+  cudaStream_t aside;          /* rank 0: rewrites a device source while a session runs */
 } copy_rank;
 
 /* ---- before any GPU work --------------------------------------------------- */
@@ -102,12 +104,13 @@ static void refuse_unfinishable(const copy_run *run, int lead) {
 
 /* ---- buffers ---------------------------------------------------------------- */
 
-/* A device buffer of bytes starting on a GPU page: GDRCopy pins whole
- * 64 KiB pages from a page boundary, so the allocation is padded by one
- * page and the buffer starts at the first boundary inside it. */
+/* A device buffer of bytes (and the validation's guard after them)
+ * starting on a GPU page: GDRCopy pins whole 64 KiB pages from a page
+ * boundary, so the allocation is padded by one page and the buffer starts
+ * at the first boundary inside it. */
 static void alloc_device(copy_rank *st, uint64_t bytes) {
   uint64_t page = CB_GPU_PAGE_SIZE;
-  uint64_t need = (bytes + page - 1) / page * page + page;
+  uint64_t need = (bytes + CB_COPY_GUARD_BYTES + page - 1) / page * page + page;
   size_t free_b, total_b;
   CB_CUDA(cudaMemGetInfo(&free_b, &total_b));
   if (need + COPY_MEM_HEADROOM > free_b) {
@@ -121,8 +124,9 @@ static void alloc_device(copy_rank *st, uint64_t bytes) {
   st->dev = (void *)(((uintptr_t)st->dev_base + page - 1) & ~(uintptr_t)(page - 1));
 }
 
+/* The host buffer: bytes, and the validation's guard after them. */
 static void alloc_host(copy_rank *st, uint64_t bytes, int pageable) {
-  size_t n = bytes ? (size_t)bytes : 1;
+  size_t n = (size_t)bytes + CB_COPY_GUARD_BYTES;
   char size_s[32];
   cb_format_bytes(n, size_s, sizeof size_s);
   if (pageable) {
@@ -224,23 +228,35 @@ static int is_host(const copy_rank *st, const void *p) {
   return p == st->host;
 }
 
-/* Writes round seed's pattern into the source and its complement into the
- * destination, and waits: the CPU-driven paths do not follow stream order. */
-static void prepare_round(copy_rank *st, const cb_copy_call *c, uint32_t seed, const char *what) {
-  if (is_host(st, c->src))
-    cb_copy_pattern_fill((void *)c->src, c->bytes, seed, 0);
+/* Round seed's pattern (its complement when invert) into p, a copy's
+ * bytes and the guard after them, on stream s, and waits: the CPU-driven
+ * paths do not follow stream order. */
+static void fill_round(copy_rank *st, const void *p, size_t bytes, uint32_t seed, int invert,
+                       cudaStream_t s, const char *what) {
+  const size_t n = bytes + CB_COPY_GUARD_BYTES;
+  if (is_host(st, p))
+    cb_copy_pattern_fill((void *)p, n, seed, invert);
   else
-    cb_copy_pattern_fill_device((void *)c->src, c->bytes, seed, 0, st->stream);
-  if (is_host(st, c->dst))
-    cb_copy_pattern_fill(c->dst, c->bytes, seed, 1);
-  else
-    cb_copy_pattern_fill_device(c->dst, c->bytes, seed, 1, st->stream);
-  cb_gpu_wait(st->stream, st->run->opts.timeout_s, what);
+    cb_copy_pattern_fill_device((void *)p, n, seed, invert, s);
+  cb_gpu_wait(s, st->run->opts.timeout_s, what);
 }
 
-static long long check_round(copy_rank *st, const cb_copy_call *c, uint32_t seed) {
-  if (is_host(st, c->dst)) return cb_copy_pattern_check(c->dst, c->bytes, seed);
-  return cb_copy_pattern_check_device(c->dst, c->bytes, seed, st->counter, st->stream);
+/* Round seed's pattern into the source, its complement (the poison) into
+ * the destination, beyond the copy's end too: a copy that runs past its
+ * end writes the pattern over the guard's poison. */
+static void prepare_round(copy_rank *st, const cb_copy_call *c, uint32_t seed, const char *what) {
+  fill_round(st, c->src, c->bytes, seed, 0, st->stream, what);
+  fill_round(st, c->dst, c->bytes, seed, 1, st->stream, what);
+}
+
+/* Bytes of the destination that differ from round expect's pattern, and
+ * of its guard that no longer hold round seed's poison. */
+static long long check_round(copy_rank *st, const cb_copy_call *c, uint32_t expect, uint32_t seed) {
+  if (is_host(st, c->dst))
+    return cb_copy_pattern_check(c->dst, c->bytes, expect) +
+           cb_copy_pattern_check_guard(c->dst, c->bytes, seed);
+  return cb_copy_pattern_check_device(c->dst, c->bytes, expect, st->counter, st->stream) +
+         cb_copy_pattern_check_guard_device(c->dst, c->bytes, seed, st->counter, st->stream);
 }
 
 static void post_complete(const cb_copy_kernel *k, cb_copy_ctx *ctx, const cb_copy_call *c,
@@ -249,29 +265,28 @@ static void post_complete(const cb_copy_kernel *k, cb_copy_ctx *ctx, const cb_co
   if (k->complete) k->complete(ctx, s);
 }
 
-/* The seed of a single copy's second pattern (validate()): one no round uses. */
+/* The seed of a post's second pattern (validate()): one no round uses. */
 #define REWRITE_SEED(seed) ((seed) | 0x80000000u)
 
 /* One validation round: copies copies of a fresh pattern, in a start/stop
- * session of their own, then every byte of the destination checked. A
- * single copy from host memory is followed, in the same session, by a
- * second after the CPU rewrote the source with another pattern: the
- * destination must hold the new bytes, not those the first copy read (a
- * GPU that served the second copy's reads from a cache, or a path that
- * moved nothing, leaves the old ones). */
+ * session of their own, then, in the same session, copies more after the
+ * source was rewritten with another pattern (by the CPU, or on a stream
+ * of its own beside the session's resident kernel for a device source);
+ * then every byte of the destination checked, and the guard after it. The
+ * destination must hold the new bytes, not those the first copies read (a
+ * GPU that served the second copies' reads from a cache, or a path that
+ * moved nothing, leaves the old ones): a single copy and a window alike,
+ * in every direction. */
 static long long validate(copy_rank *st, const cb_copy_kernel *k, cb_copy_ctx *ctx,
                           const cb_copy_call *c, int copies, uint32_t seed, const char *what) {
   prepare_round(st, c, seed, what);
   if (k->start) k->start(ctx, c, copies, st->stream);
   post_complete(k, ctx, c, copies, st->stream);
-  uint32_t expect = seed;
-  if (copies == 1 && is_host(st, c->src)) {
-    expect = REWRITE_SEED(seed);
-    cb_copy_pattern_fill((void *)c->src, c->bytes, expect, 0);
-    post_complete(k, ctx, c, 1, st->stream);
-  }
+  const uint32_t expect = REWRITE_SEED(seed);
+  fill_round(st, c->src, c->bytes, expect, 0, st->aside, what);
+  post_complete(k, ctx, c, copies, st->stream);
   if (k->stop) k->stop(ctx, st->stream);
-  return check_round(st, c, expect);
+  return check_round(st, c, expect, seed);
 }
 
 /* measure()'s warm-up, in one place for it and for the count below.
@@ -289,13 +304,13 @@ static int window_warmups(const cb_copy_options *o) {
 
 /* What measure() posts at each size, beside the load's copies, for a kernel
  * with a session: the warm-up and -n latency copies, the warm-up and -n
- * windows, per validation round a single copy, its second from a rewritten
- * source (h2d; counted for every direction), and a window (of more than one). */
+ * windows, per validation round a single copy and a window (of more than
+ * one), each twice (the second from a rewritten source). */
 uint64_t cb_copy_copies_per_size(const cb_copy_options *o) {
   uint64_t w = (uint64_t)o->window, n = (uint64_t)o->iters;
   uint64_t latency = (uint64_t)latency_warmup(o, 1) + n;
   uint64_t windows = ((uint64_t)window_warmups(o) + n) * w;
-  uint64_t validation = (uint64_t)o->check * (2 + (w > 1 ? w : 0));
+  uint64_t validation = (uint64_t)o->check * 2 * (1 + (w > 1 ? w : 0));
   return latency + windows + validation;
 }
 
@@ -460,6 +475,7 @@ static int rank_main(cb_rank_info *me, void *arg) {
     alloc_host(&st, o->sweep.max_bytes, o->pageable);
     CB_CUDA(cudaMalloc((void **)&st.counter, sizeof *st.counter));
     CB_CUDA(cudaStreamCreateWithFlags(&st.stream, cudaStreamNonBlocking));
+    CB_CUDA(cudaStreamCreateWithFlags(&st.aside, cudaStreamNonBlocking));
   }
   if (d2d) d2d_why = share_peer(&st, why_buf, sizeof why_buf);
   if (me->rank == 0 && (o->dirs & CB_DIR_BIT(CB_D2D)) && me->nranks < 2)
@@ -485,6 +501,7 @@ static int rank_main(cb_rank_info *me, void *arg) {
     cb_load_beside_close(&st.beside);
     CB_CUDA(cudaFree(st.counter));
     CB_CUDA(cudaStreamDestroy(st.stream));
+    CB_CUDA(cudaStreamDestroy(st.aside));
     if (o->pageable)
       free(st.host);
     else
@@ -534,7 +551,7 @@ int cb_copy_main(const cb_copy_program *prog, int argc, char **argv) {
     cb_copy_report_free(&run.report);
     return 0;
   }
-  char canonical[512];
+  char canonical[CB_OPTIONS_LINE_MAX];
   cb_copy_options_canonical(&run.opts, canonical, sizeof canonical);
   cb_world_run(w, 1, cb_refuse_different_options, canonical);
   cb_world_run(w, 1, cb_refuse_different_tunables, NULL);

@@ -14,7 +14,9 @@ either "skipped": reason, or time_us, algbw, busbw (GB/s; null when not finite) 
 wrong (an int, or null when the run did not check). scripts/sweep.sh writes a run
 manifest, run.json, beside the result files; it is not a result file.
 
-Both scripts/report.py and scripts/compare.py read their input through this module.
+Both scripts/report.py and scripts/compare.py read their input through this module, and
+through scripts/record_files.py a path into a record's raw/ folder reads the same whether
+the folder is unpacked or kept as the record's raw.tar.xz.
 Anything wrong with an input raises ResultsError with a one-line message that names
 the file; the scripts print it and exit 2.
 
@@ -41,6 +43,8 @@ import math
 import os
 from dataclasses import dataclass, field
 from typing import Any
+
+import record_files as rf
 
 MANIFEST_NAME = "run.json"
 NCCL_KERNEL_ID = 0
@@ -194,8 +198,7 @@ def is_number(v: Any) -> bool:
 
 def _read_json(path: str) -> Any:
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
+        raw = rf.read_bytes(path)
     except OSError as e:
         raise ResultsError(f"{path}: cannot read: {e.strerror or e}") from None
     if not raw.strip():
@@ -365,14 +368,14 @@ def load_result_file(path: str) -> ResultFile:
 def find_result_files(directory: str) -> list:
     """The *.json files of a directory other than the run manifest, sorted by name."""
     directory = str(directory)
-    if not os.path.isdir(directory):
+    if not rf.isdir(directory):
         raise ResultsError(f"{directory}: not a directory")
     try:
-        names = os.listdir(directory)
+        names = rf.listdir(directory)
     except OSError as e:
         raise ResultsError(f"{directory}: cannot list: {e.strerror or e}") from None
     files = sorted(n for n in names if n.endswith(".json") and n != MANIFEST_NAME
-                   and not os.path.isdir(os.path.join(directory, n)))
+                   and not rf.isdir(os.path.join(directory, n)))
     if not files:
         raise ResultsError(f"{directory}: no result JSON files (*.json other than "
                            f"{MANIFEST_NAME})")
@@ -382,9 +385,9 @@ def find_result_files(directory: str) -> list:
 def load_results(path: str) -> list:
     """A results directory (every result file in it) or a single result file."""
     path = str(path)
-    if os.path.isdir(path):
+    if rf.isdir(path):
         return [load_result_file(p) for p in find_result_files(path)]
-    if not os.path.exists(path):
+    if not rf.exists(path):
         raise ResultsError(f"{path}: no such file or directory")
     return [load_result_file(path)]
 
@@ -392,7 +395,7 @@ def load_results(path: str) -> list:
 def load_manifest(directory: str) -> dict | None:
     """run.json of a results directory (written by scripts/sweep.sh), or None."""
     path = os.path.join(str(directory), MANIFEST_NAME)
-    if not os.path.exists(path):
+    if not rf.exists(path):
         return None
     data = _read_json(path)
     if not isinstance(data, dict):

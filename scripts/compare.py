@@ -31,6 +31,10 @@ collective or launch that the other side lacks: nothing was gated, so nothing pa
 verdict and one line on stderr say why), 0 otherwise (rows missing from or extra in NEW
 are reported, not failures), 2 for input that cannot be read or whose times mean nothing
 (a run whose header says so: ranks sharing a GPU, hosts simulated on one machine).
+
+Two sides measured on different set-ups are refused (exit 2, one line naming the
+difference): a different rank count, ranks per node, GPU model, or no launch in common
+(one process against mpirun). --compare-anyway compares them all the same.
 """
 
 from __future__ import annotations
@@ -114,6 +118,44 @@ def load_side(paths, kernels=None) -> ResultSet:
         for key, row in index.items():
             side.rows[key] = best_of(side.rows[key], row) if key in side.rows else row
     return side
+
+
+# --------------------------------------------------------------------------- set-ups
+
+def ranks_per_node(f: cr.ResultFile) -> str | None:
+    """The most ranks one host ran (its devices' "host"), or None where not recorded."""
+    hosts = [d.get("host") for d in f.data["devices"] if isinstance(d, dict)]
+    if not hosts or None in hosts:
+        return None
+    return str(max(hosts.count(h) for h in set(hosts)))
+
+
+def gpu_models(f: cr.ResultFile) -> list:
+    return [str(d["name"]) for d in f.data["devices"] if isinstance(d, dict) and d.get("name")]
+
+
+# What makes two runs' times comparable: (what the refusal calls it, the values of a file).
+SETUP_FIELDS = (
+    ("rank count", lambda f: [str(f.nranks)]),
+    ("ranks per node", lambda f: [v] if (v := ranks_per_node(f)) else []),
+    ("GPU model", gpu_models),
+    ("launch", lambda f: [f.launch]),
+)
+
+
+def setup_difference(base: ResultSet, new: ResultSet) -> str | None:
+    """How the two sides' set-ups differ ("rank count: baseline 2; NEW 1"), or None. The
+    launches differ only when the sides have none in common (a baseline of both launches
+    gates a run of one); a field a side does not record is not compared."""
+    for what, values in SETUP_FIELDS:
+        b = sorted({v for f in base.files for v in values(f)})
+        n = sorted({v for f in new.files for v in values(f)})
+        if not b or not n:
+            continue
+        differ = not set(b) & set(n) if what == "launch" else b != n
+        if differ:
+            return f"{what}: baseline {', '.join(b)}; NEW {', '.join(n)}"
+    return None
 
 
 # --------------------------------------------------------------------------- comparison
@@ -404,6 +446,10 @@ def parse_args(argv):
                    help="gate only these kernels (a comma list of names, e.g. nccl,ll)")
     p.add_argument("--gate-small-stream", action="store_true",
                    help="also gate the collectives' stream-mode rows up to --boundary")
+    p.add_argument("--compare-anyway", action="store_true",
+                   help="compare sides measured on different set-ups (rank count, ranks "
+                        "per node, GPU model, no launch in common), which are refused "
+                        "otherwise")
     p.add_argument("-o", "--output", metavar="FILE", help="also write the summary here")
     args = p.parse_args(argv)
     if args.paths and (args.baseline or args.new):
@@ -426,6 +472,11 @@ def main(argv=None) -> int:
     try:
         base = load_side(args.baseline, args.kernels)
         new = load_side(args.new, args.kernels)
+        differ = setup_difference(base, new)
+        if differ and not args.compare_anyway:
+            raise cr.ResultsError(f"the two sides ran on different set-ups ({differ}): their "
+                                  "times do not compare; --compare-anyway compares them all "
+                                  "the same")
         c = compare(base, new, args.small_threshold, args.large_threshold, args.boundary,
                     args.floor_us, args.gate_small_stream, args.kernels)
         text = render(c, base, new, args.kernels)

@@ -2,8 +2,9 @@
 # Qualifies a GPU node in one command: the GPU checks (tests/gpu/validate_all.sh),
 # copy_perf's recorded runs (tests/gpu/copy_perf_runs.sh), the tunables' defaults
 # measured when asked (tests/gpu/tunables_ab.sh), a sweep of every program
-# (scripts/sweep.sh) and its report (scripts/report.py), written as one record,
-# results/<machine>/<date>-<commit>/. See --help and docs/qualify.md.
+# (scripts/sweep.sh) and the record's report (scripts/report.py), written as one record,
+# results/<machine>/<date>-<commit>/, its raw output packed within the records' budget
+# (scripts/records.py). See --help and docs/qualify.md.
 set -uo pipefail
 
 usage() {
@@ -36,13 +37,15 @@ usage: scripts/qualify.sh [options]
   --sweep-args "ARGS" more options for scripts/sweep.sh (e.g. "-e 256M --programs all_reduce_perf")
   -h, --help          this text
 Writes, into the record (--out), manifest.md (the command lines run, the machine, its GPUs
-and topology, driver, CUDA, NCCL and MPI versions, commit, date), raw/ (each step's raw
-output: raw/checks/, raw/copy/, raw/tunables/, raw/sweep/, raw/<step>.txt, raw/machine/)
-and report.md with its plots. The checkout's path becomes ., its parent folder .., $HOME ~ and an --out outside
+and topology, driver, CUDA, NCCL and MPI versions, commit, date), raw.tar.xz (raw/, each
+step's raw output: raw/checks/, raw/copy/, raw/tunables/, raw/sweep/, raw/<step>.txt,
+raw/machine/; packed within a record's budget of 1 MB, the logs of passing check runs
+left out, and their runs listed, when it would weigh more) and report.md with its plots. The checkout's path becomes ., its parent folder .., $HOME ~ and an --out outside
 the checkout <record>, in every file written. Exit status: 0 every step passed; 1 a step
 failed or was cut at its cap, or no GPU is visible; 2 bad input (one line, before any GPU
-work). NVIDIA_SMI (default nvidia-smi) is the command asked for the GPUs; PYTHON (default
-python3) runs report.py.
+work). NVIDIA_SMI (default nvidia-smi) is the command asked for the GPUs; PYTHON (default: the
+active venv's, ./.venv's or python3, the first with scripts/requirements.txt's packages)
+runs report.py.
 USAGE
 }
 
@@ -54,7 +57,9 @@ die() {
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=gpu_short_name.sh
 . "$REPO/scripts/gpu_short_name.sh"
-PY=${PYTHON:-python3}
+# shellcheck source=script_python.sh
+. "$REPO/scripts/script_python.sh"
+PY=$(script_python "$REPO")
 SMI=${NVIDIA_SMI:-nvidia-smi}
 STEPS_ARG="checks,copy,sweep,report" CAP_ALL="" BUILD=build REC="" COMMIT="" NGPUS="" LAUNCHER=""
 CHECKS="" CHECKS_SET=0 SWEEP_ARGS="" CAP_CHECKS="" CAP_COPY="" CAP_TUNABLES="" CAP_SWEEP=""
@@ -121,9 +126,24 @@ COPY_RUNS=$(names --copy-runs run "$COPY_RUNS" copy_perf_runs.sh) || exit 2
 TUNABLES_CASES=$(names --tunables-cases case "$TUNABLES_CASES" tunables_ab.sh) || exit 2
 [ -z "$NGPUS" ] || [[ $NGPUS =~ ^[1-9][0-9]*$ ]] || die "-g '$NGPUS': expected a whole number of GPUs >= 1"
 
+# raw_text PATH: the text of the record's raw/PATH (--out), unpacked or in its raw.tar.xz;
+# exit 1 when it has none.
+raw_text() {
+  "$PY" -c 'import sys; sys.path.insert(0, sys.argv[1]); import record_files as rf
+try:
+    sys.stdout.write(rf.read_bytes(sys.argv[2]).decode())
+except OSError:
+    sys.exit(1)' "$REPO/scripts" "$REC/raw/$1" 2>/dev/null
+}
+# holds PATH: whether the record holds raw/PATH.
+holds() {
+  "$PY" -c 'import sys; sys.path.insert(0, sys.argv[1]); import record_files as rf
+sys.exit(0 if rf.exists(sys.argv[2]) else 1)' "$REPO/scripts" "$REC/raw/$1" 2>/dev/null
+}
+
 # A report alone, into an earlier record, names that record's commit.
-if [ -z "$COMMIT" ] && ! runs_programs && [ -n "$REC" ] && [ -f "$REC/raw/commit.txt" ]; then
-  COMMIT=$(cat "$REC/raw/commit.txt")
+if [ -z "$COMMIT" ] && ! runs_programs && [ -n "$REC" ] && holds commit.txt; then
+  COMMIT=$(raw_text commit.txt)
 fi
 if [ -n "$COMMIT" ]; then
   [[ $COMMIT =~ ^[0-9a-fA-F]{4,40}$ ]] || die "--commit '$COMMIT': expected a hexadecimal commit hash"
@@ -140,8 +160,8 @@ if has copy && [ ! -x "$BUILD/copy_perf" ]; then
   die "--build '$BUILD': no copy_perf there for the copy step (build it first: make BUILD=$BUILD)"
 fi
 [ ! -d "$BUILD" ] || BUILD=$(cd "$BUILD" && pwd)
-if has report && ! has sweep && [ -z "$REC" ]; then
-  die "--steps report without sweep needs --out (the record whose raw/sweep/ it reports)"
+if has report && ! runs_programs && [ -z "$REC" ]; then
+  die "--steps report alone needs --out (the record it reports)"
 fi
 
 # The GPUs: what nvidia-smi lists. Needed by checks and sweep, and to name the record.
@@ -166,14 +186,18 @@ REC=${REC:-$REPO/results/$MACHINE/$DATE-$COMMIT}
 
 # A step's raw output is written once: a second run into the same record would mix two runs.
 for s in checks copy tunables sweep; do
-  if has $s && [ -e "$REC/raw/$s" ]; then
+  if has $s && holds "$s"; then
     die "--out $REC already holds raw/$s (an earlier $s): give a new --out, or remove it first"
   fi
 done
-if has report && ! has sweep && [ ! -d "$REC/raw/sweep" ]; then
-  die "--out $REC has no raw/sweep/ to report (run the sweep step first)"
+if has report && ! runs_programs && ! holds .; then
+  die "--out $REC has no raw output to report (run a step that measures first)"
 fi
 
+# An earlier record's packed output, unpacked to add to it; packed again at the end.
+if [ -f "$REC/raw.tar.xz" ] && [ ! -d "$REC/raw" ]; then
+  "$PY" "$REPO/scripts/records.py" unpack "$REC" >/dev/null || die "--out $REC: cannot unpack raw.tar.xz"
+fi
 mkdir -p "$REC/raw" || die "--out $REC: cannot create it"
 REC=$(cd "$REC" && pwd)
 RAW=$REC/raw
@@ -268,7 +292,7 @@ if has sweep; then
 fi
 
 if has report; then
-  step report "$CAP_REPORT" "$PY" scripts/report.py "$RAW/sweep" -o "$REC"
+  step report "$CAP_REPORT" "$PY" scripts/report.py "$REC"
 fi
 
 # The manifest, then every path of this machine cut from every file of the record.
@@ -310,6 +334,25 @@ def nccl_version(v):
 
 def nr(v):
     return v if v else "not recorded"
+
+
+# What an earlier manifest of this record holds that this run must keep: every invocation
+# that wrote to the record (raw/invocations.txt, one a line; a manifest older than that
+# file names its own), and the sections written by hand (any but the ones made here).
+OWN_SECTIONS = ("## Commands", "## Topology", "## Contents")
+old_manifest = read(os.path.join(out, "manifest.md"))
+inv_path = os.path.join(raw, "invocations.txt")
+invocations = [l for l in read(inv_path).splitlines() if l.strip()]
+if not invocations:
+    invocations = re.findall(r"^(?:The invocation: |- )`(scripts/qualify\.sh[^`]*)`$",
+                             old_manifest, re.M)
+invocations.append(invocation)
+with open(inv_path, "w", encoding="utf-8") as f:
+    f.write("\n".join(invocations) + "\n")
+kept_sections = []
+for part in re.split(r"^(?=## )", old_manifest, flags=re.M)[1:]:
+    if not part.startswith(OWN_SECTIONS):
+        kept_sections.append(part.rstrip() + "\n")
 
 
 cuda = []
@@ -356,31 +399,39 @@ L = [f"# Qualification of {machine} at {commit}", "",
      f"| MPI | {nr(mpi)} |",
      f"| commit | {commit_text} |",
      f"| date | {steps[0][5] if steps else date} |",
-     "", "## Commands", "",
-     f"The invocation: `{invocation}`", "",
+     "", "## Commands", ""]
+if len(invocations) == 1:
+    L += [f"The invocation: `{invocation}`", ""]
+else:
+    L += ["The invocations that wrote to this record, in order:", ""]
+    L += [f"- `{i}`" for i in invocations] + [""]
+L += [
      "| step | command | result | seconds | cap (s) | started |", "| --- | --- | --- | --- | --- | --- |"]
 for name, res, _rc, secs, cap, started, cmd in steps:
     L.append(f"| {name} | `{cmd}` | {res} | {secs} | {cap} | {started} |")
 L += ["", "Each step's output is `raw/<step>.txt`; the checks' logs are in `raw/checks/` "
-      "(`summary.txt`: one line a check; `<check>.txt` its output, `<check>.tar.gz` the log of "
+      "(`summary.txt`: one line a check; `<check>.txt` its output, `<check>/` the log of "
       "each of its runs), copy_perf's runs in `raw/copy/` (each run's output headed by its "
       "command line, and its JSON), the tunables' runs in `raw/tunables/`, the sweep's files in `raw/sweep/` (`run.json`: "
-      "every program's command line), the report in `report.md` and its PNGs.", ""]
+      "every program's command line), the report in `report.md` (its plots are drawn when it is re-made).", "",
+      "`raw/` is kept packed as `raw.tar.xz` (docs/scripts.md, \"Records\"): the scripts read paths through `raw/` "
+      "from it as they are; `scripts/records.py unpack RECORD` unpacks it.", ""]
 if topo:
     L += ["## Topology", "", "```", topo, "```", ""]
 L += ["## Contents", "", "| path | what |", "| --- | --- |",
       "| `manifest.md` | this page |",
-      "| `report.md`, `*.png` | scripts/report.py of raw/sweep |",
+      "| `report.md` | scripts/report.py of the record: the sweep, the copies, the correctness of every run |",
       "| `raw/steps.tsv` | one line a step: name, result, exit status, seconds, cap, start, command |",
       "| `raw/commit.txt` | the commit the record names |",
       "| `raw/machine/` | `nvidia-smi -L`, `nvidia-smi topo -m`, `nvidia-smi`, the versions found |",
-      "| `raw/checks.txt`, `raw/checks/` | tests/gpu/validate_all.sh: its output, `summary.txt`, each check's output and its runs' logs (`<check>.tar.gz`) |",
+      "| `raw/checks.txt`, `raw/checks/` | tests/gpu/validate_all.sh: its output, `summary.txt`, each check's output and its runs' logs (`<check>/`) |",
       "| `raw/copy.txt`, `raw/copy/` | tests/gpu/copy_perf_runs.sh: its output and digest of the targets, each run's `.txt` and `.json` |",
       "| `raw/tunables.txt`, `raw/tunables/` | tests/gpu/tunables_ab.sh: its progress and digest (the value of each tunable to keep), each run's `.txt` and `.json` |",
       "| `raw/sweep.txt`, `raw/sweep/` | scripts/sweep.sh: its progress, every program's `.txt` and `.json`, `run.json` |",
-      "| `raw/report.txt` | scripts/report.py's output |"]
+      "| `raw/report.txt` | scripts/report.py's output |",
+      "| `raw/invocations.txt` | every invocation of scripts/qualify.sh that wrote to the record |"]
 with open(os.path.join(out, "manifest.md"), "w", encoding="utf-8") as f:
-    f.write("\n".join(L) + "\n")
+    f.write("\n".join(L) + "\n" + "".join("\n" + k for k in kept_sections))
 
 # Paths of this machine: the record outside the checkout, the checkout, its parent, $HOME.
 subs = []
@@ -412,14 +463,10 @@ for root, _dirs, files in os.walk(out):
             with open(path, "w", encoding="utf-8") as f:
                 f.write(new)
 PY
-# Each check's own logs (a file a run: megabytes of tables) as one tarball, its paths already
-# cut above; the summary and each check's output stay as text.
-if [ -d "$RAW/checks" ]; then
-  for d in "$RAW"/checks/*/; do
-    [ -d "$d" ] || continue
-    name=$(basename "$d")
-    tar -czf "$RAW/checks/$name.tar.gz" -C "$RAW/checks" "$name" && rm -rf "${d%/}"
-  done
+# raw/ as one archive, within a record's budget (scripts/records.py): a record over it leaves
+# out the logs of its passing check runs, keeping what each printed; one still over it fails.
+if ! "$PY" "$REPO/scripts/records.py" pack "$REC" >/dev/null; then
+  FAILED=1
 fi
 echo "qualify.sh: record in $(realpath --relative-to=. "$REC" 2>/dev/null || echo "$REC") (manifest.md)" >&2
 exit $FAILED

@@ -18,7 +18,8 @@ Where the rows were measured beside a load (--overlap), per group a plot of each
 time beside the load against the load's slowdown, one point per kernel at a size, and a
 table of the kernels no other kernel dominates at each size (none both faster beside the
 load and slowing it less).
-A measurement with wrong > 0 is never counted as the fastest or the best. The
+A measurement with wrong > 0 is never counted as the fastest or the best, nor is a
+0-byte one (a size that rounds down to no element: nothing is timed). The
 copy-engine ceiling of the headline is run.json's ce_ceiling_gbps (scripts/sweep.sh
 measures it), or --ce-ceiling. copy_perf's results are refused (compare.py reads them):
 their rows are copies by direction, not collectives beside NCCL. Exit 0 on success, 2
@@ -37,11 +38,14 @@ from dataclasses import dataclass
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import collbench_results as cr  # noqa: E402
+import record_files as rf  # noqa: E402
+import record_report  # noqa: E402
 
 MODE_ORDER = {m: i for i, m in enumerate(cr.MODES)}
 LAUNCH_ORDER = {m: i for i, m in enumerate(cr.LAUNCHES)}
 LAUNCH_TEXT = {"single": "one process", "mpi": "mpirun, a process per rank"}
 MISSING = "—"  # a kernel that has no measurement at all at this size
+NOT_RANKED = "none (0 bytes)"  # a 0-byte size: no fastest, no ratio
 LARGE_MIN = 1 << 20  # the large-message busbw plot: sizes from 1 MiB up
 NCCL_LINES = {"nccl": "--", "nccl-sym": ":", "nccl-ce": "-."}  # NCCL's variants, in black
 
@@ -72,8 +76,9 @@ def nccl_ratio(nccl: cr.Row | None, fastest: cr.Row | None) -> float | None:
 
 
 def eligible(r: cr.Row | None) -> bool:
-    """Counts for fastest/best: measured, has a time, and not wrong."""
-    return r is not None and r.measured and not r.is_wrong
+    """Counts for fastest/best: measured, has a time, not wrong, and not 0 bytes (a size
+    that rounds down to no element: nothing is timed, every kernel only launches)."""
+    return r is not None and r.measured and not r.is_wrong and r.size > 0
 
 
 def fastest_of(rows) -> cr.Row | None:
@@ -338,7 +343,8 @@ def headline_section(rows, placement, ce_ceiling) -> list:
     return lines + md_table(header, body) + [""]
 
 
-def group_section(key, grows, out_dir, make_plots: bool, multi_launch: bool) -> list:
+def group_section(key, grows, out_dir, make_plots: bool, multi_launch: bool,
+                  prefix: str = "") -> list:
     coll, typ, redop = key
     placement = grows[0].placement
     lines = [f"## {coll} — {typ} {redop} ({placement})", ""]
@@ -356,7 +362,7 @@ def group_section(key, grows, out_dir, make_plots: bool, multi_launch: bool) -> 
         for k in kernels:
             r = t.cells.get(k)
             row += [time_cell(r), busbw_cell(r)]
-        row.append(t.fastest.kernel_name if t.fastest else "n/a")
+        row.append(t.fastest.kernel_name if t.fastest else NOT_RANKED if t.size == 0 else "n/a")
         if name_nccl:
             row.append(t.nccl.kernel_name if t.nccl else "n/a")
         row.append(cr.format_ratio(t.ratio))
@@ -397,11 +403,11 @@ def group_section(key, grows, out_dir, make_plots: bool, multi_launch: bool) -> 
                          f"{why}")
         lines.append("")
 
+    base = prefix + plot_basename(coll, typ, redop)
     lines += overlap_section(grows, kernels, out_dir, make_plots, f"{coll} {typ} {redop}",
-                             plot_basename(coll, typ, redop), multi_launch)
-    if make_plots:
-        lines += group_plots(grows, kernels, out_dir, f"{coll} {typ} {redop}",
-                             plot_basename(coll, typ, redop), placement)
+                             base, multi_launch)
+    lines += group_plots(grows, kernels, out_dir, f"{coll} {typ} {redop}", base, placement,
+                         make_plots)
     return lines
 
 
@@ -467,16 +473,18 @@ def overlap_section(grows, kernels, out_dir, make_plots, what, base, multi_launc
         lines += [f"- {k} at {', '.join(cr.format_bytes(s) for s in sorted(sizes))}: {why}"
                   for (k, why), sizes in sorted(unmeasured.items())]
         lines.append("")
-    if make_plots and overlap_points(with_load):
+    if overlap_points(with_load):
         name = f"{base}_overlap.png"
-        plot_overlap(with_load, kernels, os.path.join(out_dir, name),
-                     f"{what}, {with_load[0].placement}: time beside --overlap {loads}")
+        if make_plots:
+            plot_overlap(with_load, kernels, os.path.join(out_dir, name),
+                         f"{what}, {with_load[0].placement}: time beside --overlap {loads}")
         lines += [f"![{what} beside a load]({name})", ""]
     return lines
 
 
-def group_plots(grows, kernels, out_dir, what, base, placement) -> list:
-    """Writes the group's plots; returns the markdown lines that show them."""
+def group_plots(grows, kernels, out_dir, what, base, placement, make_plots=True) -> list:
+    """Writes the group's plots (with make_plots); returns the markdown lines that show them
+    (the same lines either way: report.md does not depend on whether they were drawn)."""
     plots = [("busbw", "bus bandwidth", plot_group), ("latency", "latency", plot_group)]
     if nccl_rows(grows) and our_rows(grows):
         plots.append(("speedup", "speed-up over NCCL's fastest variant", plot_speedup))
@@ -486,7 +494,9 @@ def group_plots(grows, kernels, out_dir, what, base, placement) -> list:
     lines = []
     for metric, title, plot in plots:
         name = f"{base}_{metric}.png"
-        plot(grows, kernels, metric, os.path.join(out_dir, name), f"{what}, {placement}: {title}")
+        if make_plots:
+            plot(grows, kernels, metric, os.path.join(out_dir, name),
+                 f"{what}, {placement}: {title}")
         lines.append(f"![{what} {title}]({name})")
     return lines + [""]
 
@@ -606,15 +616,17 @@ def files_section(files) -> list:
 
 
 def render_report(results_dir, files, manifest, out_dir, placement="out-of-place",
-                  ce_ceiling=None, make_plots=True) -> str:
-    """The text of report.md (and, with make_plots, the PNGs in out_dir)."""
+                  ce_ceiling=None, make_plots=True, prefix="", title=None) -> str:
+    """The text of report.md (and, with make_plots, the PNGs in out_dir, each name
+    starting with prefix)."""
     rows = cr.all_rows(files)
     index, dups = cr.index_rows(rows)
     # Sizes that round down to 0 bytes print one 0-byte row each, as in
     # nccl-tests; those repeats are expected, not duplicates worth a warning.
     dups = [(a, b) for a, b in dups if a.size > 0]
     multi_launch = len({r.launch for r in rows}) > 1
-    lines = [f"# collbench report: {os.path.basename(os.path.abspath(results_dir))}", ""]
+    title = title or os.path.basename(os.path.abspath(results_dir))
+    lines = [f"# collbench report: {title}", ""]
     nwrong = sum(1 for r in rows if r.is_wrong) + sum(1 for f in files for s in f.stress
                                                         if s.wrong > 0)
     if nwrong:
@@ -648,7 +660,7 @@ def render_report(results_dir, files, manifest, out_dir, placement="out-of-place
     if not groups:
         lines += [f"No {placement} measurements in these files.", ""]
     for key, grows in groups.items():
-        lines += group_section(key, grows, out_dir, make_plots, multi_launch)
+        lines += group_section(key, grows, out_dir, make_plots, multi_launch, prefix)
     lines += stress_section(files)
     lines += files_section(files)
     return "\n".join(lines).rstrip() + "\n"
@@ -897,9 +909,13 @@ def parse_args(argv):
                     "results (the -J files of the programs; run.json is read as the run "
                     "manifest).",
         epilog="Exit status: 0 on success, 2 for unusable input (one line on stderr).")
-    p.add_argument("results_dir", metavar="RESULTS_DIR", help="directory of *.json results")
+    p.add_argument("results_dir", metavar="RESULTS_DIR",
+                   help="directory of *.json results, or a record under results/ (a folder "
+                        "with manifest.md: every results folder of its raw/ output)")
     p.add_argument("-o", "--out-dir", metavar="OUT_DIR",
                    help="where report.md and the PNGs go (default: RESULTS_DIR)")
+    p.add_argument("--no-plots", action="store_true",
+                   help="write report.md only (the same text: it names the plots either way)")
     p.add_argument("--placement", choices=cr.PLACEMENTS, default="out-of-place",
                    help="which placement the tables, plots and headline show "
                         "(default: out-of-place)")
@@ -914,8 +930,22 @@ def require_matplotlib():
     try:
         import matplotlib  # noqa: F401
     except ImportError as e:
-        raise cr.ResultsError(f"matplotlib cannot be imported ({e}): pip install -r "
-                              "scripts/requirements.txt") from None
+        raise cr.ResultsError(f"matplotlib cannot be imported by {sys.executable} ({e}): "
+                              + venv_hint()) from None
+
+
+def venv_hint() -> str:
+    """The command that runs report.py with the packages: the repository's venv (made
+    first, as the README says, where it is not there)."""
+    venv = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".venv")
+    py = os.path.relpath(os.path.join(venv, "bin", "python"))
+    run = f"{py} {os.path.relpath(os.path.abspath(__file__))}"
+    if os.path.exists(os.path.join(venv, "bin", "python")):
+        return f"run it with the repository's venv: {run}"
+    return (f"make the repository's venv, python3 -m venv {os.path.relpath(venv)} && "
+            f"{os.path.relpath(venv)}/bin/pip install -r "
+            f"{os.path.relpath(os.path.join(os.path.dirname(__file__), 'requirements.txt'))}, "
+            f"then run {run}")
 
 
 def refuse_copy_results(files):
@@ -929,23 +959,56 @@ def refuse_copy_results(files):
                                   "copy_perf results")
 
 
+def is_record(path) -> bool:
+    """A record under results/ (scripts/records.py): a folder with manifest.md, or with the
+    raw output qualify.sh is writing into it (raw/, raw.tar.xz)."""
+    return os.path.isdir(path) and any(
+        os.path.exists(os.path.join(path, n)) for n in ("manifest.md", "raw.tar.xz", "raw"))
+
+
+def record_text(args, out_dir) -> str:
+    """report.md of a record: every folder of its raw/ output (scripts/record_report.py)."""
+    def render_folder(folder, files, rel, prefix, make_plots):
+        manifest = cr.load_manifest(folder)
+        ce = manifest.get("ce_ceiling_gbps") if manifest else None
+        text = render_report(folder, files, manifest, out_dir, placement=args.placement,
+                             ce_ceiling=ce, make_plots=make_plots, prefix=prefix, title=rel)
+        return text.splitlines()[2:]  # the section's heading names the folder
+
+    return record_report.render_record(args.results_dir, out_dir, render_folder, md_table,
+                                       make_plots=not args.no_plots)
+
+
+def folder_text(args, out_dir) -> str:
+    """report.md of a directory of results."""
+    files = cr.load_results(args.results_dir)
+    refuse_copy_results(files)
+    manifest = cr.load_manifest(args.results_dir)
+    ce = args.ce_ceiling
+    if ce is None and manifest is not None:
+        ce = manifest.get("ce_ceiling_gbps")
+    return render_report(args.results_dir, files, manifest, out_dir, placement=args.placement,
+                         ce_ceiling=ce, make_plots=not args.no_plots)
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     try:
-        require_matplotlib()
-        if not os.path.isdir(args.results_dir):
+        if not args.no_plots:
+            require_matplotlib()
+        if not rf.isdir(args.results_dir):
             raise cr.ResultsError(f"{args.results_dir}: not a directory")
-        files = cr.load_results(args.results_dir)
-        refuse_copy_results(files)
-        manifest = cr.load_manifest(args.results_dir)
-        ce = args.ce_ceiling
-        if ce is None and manifest is not None:
-            ce = manifest.get("ce_ceiling_gbps")
+        if is_record(args.results_dir) and args.ce_ceiling is not None:
+            raise cr.ResultsError(f"{args.results_dir}: a record's copy-engine ceiling is its "
+                                  "run.json's ce_ceiling_gbps (so that its report is re-made "
+                                  "as it is): --ce-ceiling is for a results directory")
+        if args.out_dir is None and rf.split(args.results_dir):
+            raise cr.ResultsError(f"{args.results_dir}: read from its record's archive, where "
+                                  "report.md cannot be written: give -o OUT_DIR")
         out_dir = args.out_dir or args.results_dir
         try:
             os.makedirs(out_dir, exist_ok=True)
-            text = render_report(args.results_dir, files, manifest, out_dir,
-                                 placement=args.placement, ce_ceiling=ce)
+            text = (record_text if is_record(args.results_dir) else folder_text)(args, out_dir)
             path = os.path.join(out_dir, "report.md")
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)

@@ -23,8 +23,10 @@ usage: scripts/sweep.sh [options] [-- ARGS passed to every program]
   --build DIR        where the programs are (build)
   --programs "LIST"  programs to run, comma or space separated (default: every DIR/*_perf
                      but copy_perf)
-  --machine NAME     results/<NAME>/... (default: <gpu>x<count>, e.g. h200x8)
-  --out DIR          output directory (default: results/<machine>/<YYYY-MM-DD>)
+  --machine NAME     the machine's name in the output (default: <gpu>x<count>, e.g. h200x8)
+  --out DIR          output directory (default: sweep-out/<machine>-<YYYY-MM-DD>T<HHMMSS>Z,
+                     a new one every sweep, ignored by git; a record under results/ is
+                     made by scripts/qualify.sh --steps sweep,report)
   --no-ce-ceiling    do not measure the copy-engine ceiling
   --check            check the options, the programs and the GPUs, run and write nothing
                      (exit 0, or 2 with the refusal)
@@ -79,16 +81,28 @@ whole -n "$ITERS" 1 || die "-n '$ITERS': expected a whole number >= 1"
 whole -G "$GRAPHS" 1 || die "-G '$GRAPHS': expected a whole number >= 1"
 whole -w "$WARMUP" 0 || die "-w '$WARMUP': expected a whole number >= 0"
 
-# Sizes in bytes, with the programs' K/M/G suffixes.
+# bytes VAR OPTION SIZE: sets VAR to SIZE in bytes, read as the programs read a
+# size (docs/options.md, Sizes): digits, or a fraction that makes whole bytes
+# (1.5G), then K, M or G (binary, either case), which KB or KiB spells too; B
+# alone is bytes. Not in a $(...) subshell: die must end the script, not a subshell.
 bytes() {
-  local v=$1 n unit
-  [[ $v =~ ^([0-9]+)([kKmMgG]?)[bB]?$ ]] || die "bad size '$v'"
-  n=${BASH_REMATCH[1]} unit=${BASH_REMATCH[2]}
-  case $unit in
-  k | K) echo $((n << 10)) ;; m | M) echo $((n << 20)) ;; g | G) echo $((n << 30)) ;; *) echo "$n" ;;
-  esac
+  local v=$3 whole frac unit mult scale
+  if ! [[ $v =~ ^([0-9]*)(\.([0-9]+))?([kKmMgG]?)(([iI]?)[bB])?$ ]] ||
+    [ -z "${BASH_REMATCH[1]}${BASH_REMATCH[3]}" ] ||
+    { [ -n "${BASH_REMATCH[6]}" ] && [ -z "${BASH_REMATCH[4]}" ]; }; then
+    die "$2 '$v': not a size (a byte count, or with K, M or G: 64K, 1.5G)"
+  fi
+  whole=${BASH_REMATCH[1]:-0} frac=${BASH_REMATCH[3]} unit=${BASH_REMATCH[4]}
+  case $unit in k | K) mult=$((1 << 10)) ;; m | M) mult=$((1 << 20)) ;; g | G) mult=$((1 << 30)) ;; *) mult=1 ;; esac
+  [ ${#whole} -le 12 ] && [ ${#frac} -le 9 ] || die "$2 '$v': too large a size for a sweep"
+  scale=$((10 ** ${#frac}))
+  frac=$((10#${frac:-0} * mult))
+  [ $((frac % scale)) -eq 0 ] || die "$2 '$v': not a whole number of bytes"
+  printf -v "$1" '%d' $((10#$whole * mult + frac / scale))
 }
-MIN_B=$(bytes "$MIN") MAX_B=$(bytes "$MAX") GRAPH_MAX_B=$(bytes "$GRAPH_MAX")
+bytes MIN_B -b "$MIN"
+bytes MAX_B -e "$MAX"
+bytes GRAPH_MAX_B --graph-max "$GRAPH_MAX"
 if ! [[ $FACTOR =~ ^[0-9]+$ ]] || [ "$FACTOR" -lt 2 ]; then die "-f must be a whole factor >= 2"; fi
 if [ "$MIN_B" -lt 1 ] || [ "$MIN_B" -gt "$MAX_B" ]; then die "-b must be between 1 and -e"; fi
 
@@ -105,7 +119,11 @@ sizes() {
 PROGRAMS=${PROGRAMS//,/ }
 if [ -z "${PROGRAMS// /}" ]; then
   # The collective tests; copy_perf (host<->device paths) has its own runs.
-  PROGRAMS=$(find "$BUILD" -maxdepth 1 -name '*_perf' ! -name copy_perf -type f -printf '%f ' 2>/dev/null | tr ' ' '\n' | sort | tr '\n' ' ')
+  # Files or links to them (a build folder of links is one too), in name order.
+  PROGRAMS=""
+  for f in "$BUILD"/*_perf; do
+    [ -f "$f" ] && [ "${f##*/}" != copy_perf ] && PROGRAMS+="${f##*/} "
+  done
   [ -n "$PROGRAMS" ] || die "no *_perf programs in '$BUILD' (run make first, or give --build)"
 fi
 for p in $PROGRAMS; do [ -x "$BUILD/$p" ] || die "'$BUILD/$p' is not an executable program"; done
@@ -120,6 +138,9 @@ GPU_DRIVER=$(echo "$GPU_LIST" | sed -n 1p | cut -d, -f2 | sed 's/^ *//')
 GPU_COUNT=$(echo "$GPU_LIST" | grep -c . || true)
 [ -n "$LAUNCHER" ] || [ -n "$NGPUS" ] || NGPUS=$GPU_COUNT
 [ -z "$NGPUS" ] || [[ $NGPUS =~ ^[1-9][0-9]*$ ]] || die "no GPU visible: give -g N or --mpirun"
+# One process drives -g N GPUs of this machine: they must be there.
+[ -z "$NGPUS" ] || [ "$NGPUS" -le "$GPU_COUNT" ] ||
+  die "-g $NGPUS: ${GPU_COUNT:-0} GPU(s) visible here (${NVIDIA_SMI:-nvidia-smi} lists them)"
 # The launches: one process driving -g N GPUs, mpirun, or both.
 LAUNCHES=()
 [ -n "$NGPUS" ] && LAUNCHES+=(single)
@@ -128,9 +149,15 @@ if [ -z "$MACHINE" ]; then
   short=$(gpu_short_name "$GPU_MODEL")
   if [ -n "$NGPUS" ]; then MACHINE=${short}x${NGPUS}; else MACHINE=${short}; fi
 fi
-OUT=${OUT:-results/$MACHINE/$(date -u +%Y-%m-%d)}
+# Outside results/: a record there is qualify.sh's, packed within the records' budget.
+OUT=${OUT:-sweep-out/$MACHINE-$(date -u +%Y-%m-%dT%H%M%SZ)}
 # --check: every refusal above was made; nothing runs, nothing is written.
 [ "$CHECK_ONLY" -eq 0 ] || exit 0
+# The first folder of OUT that this sweep creates: removed again when the sweep
+# stops before measuring anything, so that a failed sweep leaves no empty record.
+CREATED=$OUT
+while [ ! -e "$(dirname "$CREATED")" ]; do CREATED=$(dirname "$CREATED"); done
+[ ! -e "$OUT" ] || CREATED=""
 mkdir -p "$OUT"
 
 export NCCL_NVLS_ENABLE=0 # never NVLink multicast (README, NVLink multicast)
@@ -199,7 +226,12 @@ run_one() {
     why=$(grep -E "^[a-z_]+_perf: " "$base.txt" | tail -1)
     [ -n "$why" ] || why=$(grep -v '^#' "$base.txt" | grep . | tail -1)
     echo "sweep.sh: stopped: $name exited $rc before measuring anything: ${why:-no output}" >&2
-    echo "sweep.sh: the other runs would fail the same way; see $base.txt" >&2
+    if [ -n "$CREATED" ]; then
+      rm -rf "$CREATED"
+      echo "sweep.sh: the other runs would fail the same way; $OUT removed (it held no measurement)" >&2
+    else
+      echo "sweep.sh: the other runs would fail the same way; see $base.txt" >&2
+    fi
     exit 1
   fi
   echo "sweep.sh: $name exited $rc; see $base.txt" >&2

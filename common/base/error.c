@@ -81,10 +81,10 @@ static void *exit_hook_main(void *arg) {
 }
 
 /* The hook may itself wait on a lost peer: it gets 2 s, then the exit goes
- * on. ncclCommAbort with a stopped peer had not returned after 5 s on
- * 2 x H200 (docs/performance.md, "A stopped or lost peer"); the exit itself tears down the
- * CUDA context, which stops NCCL's kernels as well, so a longer wait only
- * delays the end past -T + 5 s. */
+ * on. The exit itself tears down the CUDA context, which stops NCCL's
+ * kernels as well, so a longer wait only delays the end past -T + 5 s (with
+ * -T 6 and a stopped peer on 4 x H200, NCCL's rows ended 8.3-8.5 s after
+ * the stop: docs/nccl-variants.md, "-T and NCCL"). */
 static void run_exit_hook(void) {
   if (!atomic_load(&exit_hook)) return;
   pthread_t t;

@@ -62,13 +62,15 @@ void cb_gpu_describe(int device, cb_device_info *out) {
  * a kernel waiting for a lost peer reports first, naming the peer. */
 #define CB_HOST_GRACE_S 5
 
-void cb_gpu_wait(cudaStream_t stream, int timeout_s, const char *what) {
+/* Polls query(arg) (a stream's or an event's) until it is done, bounded by
+ * timeout_s plus the grace; call names it in a CUDA error. */
+static void wait_until_done(cudaError_t (*query)(void *), void *arg, const char *call,
+                            int timeout_s, const char *what) {
   double start = cb_monotonic_s();
   for (long spins = 0;; spins++) {
-    cudaError_t rc = cudaStreamQuery(stream);
+    cudaError_t rc = query(arg);
     if (rc == cudaSuccess) return;
-    if (rc != cudaErrorNotReady)
-      cb_die(__FILE__, __LINE__, "cudaStreamQuery", cudaGetErrorString(rc));
+    if (rc != cudaErrorNotReady) cb_die(__FILE__, __LINE__, call, cudaGetErrorString(rc));
     if (cb_monotonic_s() - start > timeout_s + CB_HOST_GRACE_S)
       cb_fatal("timed out after %d s (-T, plus %d s) waiting for %s", timeout_s, CB_HOST_GRACE_S,
                what);
@@ -81,4 +83,19 @@ void cb_gpu_wait(cudaStream_t stream, int timeout_s, const char *what) {
       nanosleep(&ns, NULL);
     }
   }
+}
+
+static cudaError_t query_stream(void *s) {
+  return cudaStreamQuery((cudaStream_t)s);
+}
+static cudaError_t query_event(void *e) {
+  return cudaEventQuery((cudaEvent_t)e);
+}
+
+void cb_gpu_wait(cudaStream_t stream, int timeout_s, const char *what) {
+  wait_until_done(query_stream, (void *)stream, "cudaStreamQuery", timeout_s, what);
+}
+
+void cb_gpu_wait_event(cudaEvent_t event, int timeout_s, const char *what) {
+  wait_until_done(query_event, (void *)event, "cudaEventQuery", timeout_s, what);
 }

@@ -30,6 +30,9 @@ void cb_gpu_describe(int device, cb_device_info *out);
 /* Waits for everything queued on stream, failing with a message naming
  * what was waited for once timeout_s seconds pass. */
 void cb_gpu_wait(cudaStream_t stream, int timeout_s, const char *what);
+/* The same for one recorded event: until the work before its record, on
+ * its own stream, is done (cudaEventElapsedTime reads only such events). */
+void cb_gpu_wait_event(cudaEvent_t event, int timeout_s, const char *what);
 
 #ifdef __cplusplus
 }

@@ -64,6 +64,10 @@ const char *cb_host_uneven(const cb_host_place *places, int nprocs, int nhosts, 
   return why;
 }
 
+void cb_gpu_identity(const char *machine, const char *bus_id, char *id, size_t len) {
+  snprintf(id, len, "%s/%s", machine, bus_id);
+}
+
 int cb_host_node_of(const cb_host_place *p) {
   return p->host;
 }

@@ -59,6 +59,13 @@ void cb_process_counts_text(const char *what, const int *counts, int n, char *bu
 const char *cb_host_uneven(const cb_host_place *places, int nprocs, int nhosts, char *why,
                            size_t len);
 
+/* The identity of a GPU, whatever host its rank claims: its machine's name
+ * and its PCI bus id ("<machine>/<bus id>", cut to len). Ranks with one
+ * identity share one GPU, its SMs and its residency budget (grid_fit.h),
+ * whether they are one host's or several simulated hosts'; cb_host_places
+ * over the ranks' identities counts them (a place's local_nprocs). */
+void cb_gpu_identity(const char *machine, const char *bus_id, char *id, size_t len);
+
 /* The node group and the rail of the rank that is thread `thread` of a
  * process at place p, with ranks_per_proc ranks a process: its host's
  * index, and its index among its host's ranks. */

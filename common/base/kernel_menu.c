@@ -3,17 +3,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "option_parse.h" /* cb_kernel_spec_check, cb_kernel_word */
 
-/* A number names a kernel by id, anything else by name. */
+/* A number names a kernel by id, anything else by name, in any case (options.md). */
 static int find_kernel(const cb_kernel_menu *m, const char *word) {
   char *end;
   long id = strtol(word, &end, 10);
   int numeric = *word && *end == '\0';
   for (int i = 0; i < m->nkernels; i++) {
     cb_kernel_key k = m->key(m->table, i);
-    if (numeric ? k.id == id : strcmp(k.name, word) == 0) return i;
+    if (numeric ? k.id == id : strcasecmp(k.name, word) == 0) return i;
   }
   return -1;
 }
@@ -22,7 +23,7 @@ int cb_kernel_menu_select(const cb_kernel_menu *m, const char *spec, int *select
                           int *explicit_pick, char *err, size_t err_len) {
   memset(selected, 0, sizeof *selected * (size_t)m->nkernels);
   if (cb_kernel_spec_check(spec, err, err_len)) return -1;
-  *explicit_pick = strcmp(spec, "all") != 0;
+  *explicit_pick = strcasecmp(spec, "all") != 0;
   if (!*explicit_pick) {
     for (int i = 0; i < m->nkernels; i++) selected[i] = 1;
     return 0;
@@ -35,6 +36,11 @@ int cb_kernel_menu_select(const cb_kernel_menu *m, const char *spec, int *select
     if (k < 0) {
       snprintf(err, err_len, "unknown kernel '%s' for %s (-k list shows the kernels)", word,
                m->program);
+      return -1;
+    }
+    if (selected[k]) { /* -k ll,ll or -k 2,ll: a kernel runs once */
+      cb_kernel_key key = m->key(m->table, k);
+      snprintf(err, err_len, "bad -k '%s': kernel %d (%s) is named twice", spec, key.id, key.name);
       return -1;
     }
     selected[k] = 1;

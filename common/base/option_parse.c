@@ -90,6 +90,10 @@ static cb_opts_result sweep_opt(cb_common_opts *co, int c, const char *arg, char
 
 static cb_opts_result int_opt(const cb_common_opts *co, const cb_int_opt *io, const char *arg,
                               char *err, size_t len) {
+  int zero;
+  if (io->letter == 'T' && parse_int(arg, 0, 0, &zero) == 0)
+    return cb_opts_fail(err, len, "bad %s: '%s' (expected a whole number from %d to %d: %s)",
+                        io->what, arg, io->lo, io->hi, CB_TIMEOUT_NO_ZERO);
   if (parse_int(arg, io->lo, io->hi, (int *)((char *)co->options + io->offset)))
     return cb_opts_fail(err, len, "bad %s: '%s' (expected a whole number from %d to %d)", io->what,
                         arg, io->lo, io->hi);
@@ -126,7 +130,7 @@ enum { NALONE = sizeof alone_words / sizeof alone_words[0] };
 /* The row of alone_words that word is, or -1. */
 static int alone_word(const char *word) {
   for (int i = 0; i < NALONE; i++)
-    if (strcmp(word, alone_words[i].word) == 0) return i;
+    if (strcasecmp(word, alone_words[i].word) == 0) return i;
   return -1;
 }
 
@@ -156,7 +160,7 @@ static cb_opts_result kernel_opt(cb_common_opts *co, const char *arg, char *err,
   if (copy_arg(co->kernels, co->kernels_len, arg))
     return cb_opts_fail(err, len, "bad -k '%s'", arg);
   if (cb_kernel_spec_check(arg, err, len)) return CB_OPTS_ERROR;
-  co->list = strcmp(arg, "list") == 0;
+  co->list = strcasecmp(arg, "list") == 0;
   return CB_OPTS_RUN;
 }
 
@@ -234,7 +238,8 @@ cb_opts_result cb_sweep_check(const cb_sweep *s, const cb_common_opts *co, char 
 }
 
 uint32_t cb_name_mask_parse(const char *list, int (*parse)(const char *name), uint32_t all,
-                            char *bad, size_t bad_len) {
+                            char *bad, size_t bad_len, int *twice) {
+  *twice = 0;
   if (strcasecmp(list, "all") == 0) return all;
   uint32_t mask = 0;
   const char *p = list;
@@ -248,10 +253,11 @@ uint32_t cb_name_mask_parse(const char *list, int (*parse)(const char *name), ui
       word[len] = '\0';
       v = parse(word);
     }
-    if (v < 0) {
+    if (v < 0 || (mask & (1u << v))) { /* unknown, or named twice (float,FLOAT too) */
       size_t n = len < bad_len - 1 ? len : bad_len - 1;
       memcpy(bad, p, n);
       bad[n] = '\0';
+      *twice = v >= 0;
       return 0;
     }
     mask |= 1u << v;

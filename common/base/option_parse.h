@@ -18,6 +18,10 @@ extern "C" {
 #endif
 
 #define CB_PATH_MAX 1024
+/* The bytes of a canonical options line (cb_options_canonical,
+ * cb_copy_options_canonical) that the processes compare: every option, a -k
+ * of 255 characters and every type and op included. */
+#define CB_OPTIONS_LINE_MAX 1024
 
 typedef enum {
   CB_OPTS_RUN,          /* options are valid: run the benchmark */
@@ -55,6 +59,11 @@ typedef struct {
   int lo, hi;
   size_t offset;
 } cb_int_opt;
+
+/* Why -T has no 0 (nccl-tests': no timeout), said with its refusal. */
+#define CB_TIMEOUT_NO_ZERO                                                                         \
+  "nccl-tests' -T 0 turns its timeout off, but here every wait is bounded, so that a lost peer "   \
+  "ends the run naming it instead of hanging"
 
 /* The common whole numbers, in a program's table (type: its options struct). */
 /* clang-format off */
@@ -122,10 +131,11 @@ __attribute__((format(printf, 3, 4))) cb_opts_result cb_opts_fail(char *err, siz
  * the other as the default it was left at. */
 cb_opts_result cb_sweep_check(const cb_sweep *s, const cb_common_opts *co, char *err, size_t len);
 /* "all" or a comma list of names into a bit mask, parse(name) giving each
- * name's bit (or -1); 0 on an unknown or empty name, whose text is copied
- * into bad (bad_len bytes). -d, -o and copy_perf's -D take their lists so. */
+ * name's bit (or -1); 0 on an unknown or empty name, or one named twice
+ * (*twice set), whose text is copied into bad (bad_len bytes). -d, -o and
+ * copy_perf's -D take their lists so. */
 uint32_t cb_name_mask_parse(const char *list, int (*parse)(const char *name), uint32_t all,
-                            char *bad, size_t bad_len);
+                            char *bad, size_t bad_len, int *twice);
 
 #ifdef __cplusplus
 }

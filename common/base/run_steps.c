@@ -136,19 +136,35 @@ int cb_choose_kernels(const cb_kernel_menu *m, const char *spec, int *runnable, 
   return explicit_pick;
 }
 
+/* The options in which two canonical lines ("-b 8; -e 8; ...", the same
+ * options in the same order) differ, as the user types them: "-b 8 on process
+ * 0, -b 16 on process r; ...". */
+static void options_differing(const char *a, const char *b, int r, char *out, size_t len) {
+  size_t at = 0;
+  out[0] = '\0';
+  while (*a && *b && at < len) {
+    size_t na = strcspn(a, ";"), nb = strcspn(b, ";");
+    if (na != nb || strncmp(a, b, na) != 0)
+      at += (size_t)snprintf(out + at, len - at, "%s%.*s on process 0, %.*s on process %d",
+                             at ? "; " : "", (int)na, a, (int)nb, b, r);
+    a += na + (a[na] == ';'), b += nb + (b[nb] == ';');
+    a += *a == ' ', b += *b == ' ';
+  }
+}
+
 int cb_refuse_different_options(cb_rank_info *me, void *canonical) {
-  enum { LEN = 512 };
+  enum { LEN = CB_OPTIONS_LINE_MAX };
   char mine[LEN] = {0};
   snprintf(mine, LEN, "%s", (const char *)canonical);
   char *all = malloc((size_t)me->world_nranks * LEN);
   if (!all) cb_fatal("out of host memory");
   cb_world_allgather_all(me, mine, LEN, all);
   for (int r = 1; r < me->world_nranks; r++)
-    if (strncmp(all, all + (size_t)r * LEN, LEN) != 0)
-      CB_REFUSE(me->world_rank == 0,
-                "processes were started with different options: process 0 has '%s', "
-                "process %d has '%s'",
-                all, r, all + (size_t)r * LEN);
+    if (strncmp(all, all + (size_t)r * LEN, LEN) != 0) {
+      char diff[LEN * 2];
+      options_differing(all, all + (size_t)r * LEN, r, diff, sizeof diff);
+      CB_REFUSE(me->world_rank == 0, "processes were started with different options: %s", diff);
+    }
   free(all);
   return 0;
 }

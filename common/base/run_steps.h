@@ -60,7 +60,8 @@ int cb_choose_kernels(const cb_kernel_menu *m, const char *spec, int *runnable, 
 /* For cb_world_run with one thread per process: compares this process's
  * canonical options line (canonical: cb_options_canonical's or
  * cb_copy_options_canonical's) with the first process's, and refuses a
- * mismatch (a launcher passing different arguments to different ranks). */
+ * mismatch (a launcher passing different arguments to different ranks),
+ * naming each option that differs as the line spells it. */
 int cb_refuse_different_options(cb_rank_info *me, void *canonical);
 /* The same for the tunables that must agree across ranks (tunables.h), as
  * cb_tunables_read read them on every process: a difference is refused in

@@ -10,6 +10,8 @@
 static uint64_t unit_of(const char **p) {
   switch (**p) {
   case '\0':
+  case 'b':
+  case 'B':
     return 1;
   case 'k':
   case 'K':
@@ -51,7 +53,9 @@ cb_size_parse cb_parse_size(const char *text, uint64_t *out) {
   const char *p = end;
   uint64_t unit = unit_of(&p);
   if (!unit) return CB_SIZE_BAD;
-  if (*p == 'B' || *p == 'b') p++; /* "64KB" reads as 64 KiB */
+  /* "64KB" and "64KiB" read as 64 KiB, "8B" as 8 bytes (docs/options.md, Sizes). */
+  if (unit > 1 && (*p == 'i' || *p == 'I') && (p[1] == 'B' || p[1] == 'b')) p++;
+  if (*p == 'B' || *p == 'b') p++;
   if (*p != '\0') return CB_SIZE_BAD;
   /* frac / scale of a unit must be whole bytes: 1.5K is 1536, 1.3K is not a byte count. */
   unsigned __int128 part = (unsigned __int128)frac * unit;

@@ -40,13 +40,11 @@ static const cb_tunable_row table[] = {
            "copy_perf -k llhost: blocks of the resident kernel"),
     /* Where llhost leaves LL16 packets for its payload-then-flag protocol
      * (copy_llhost.h), per direction: the crossover of the protocols'
-     * latencies (docs/performance.md, "llhost on one H200" and "llhost: a
-     * crossover per direction", "LL16 h2d without read-for-ownership"). h2d:
-     * LL16 faster up to 8 KiB on one H100, but from 8 KiB its window a third
-     * of flag's, so 4096. d2h: LL16 slower at 1 KiB on one H200 (4.36
-     * against 3.62 us), within the runs' spread on one H100, and its window
-     * a tenth of flag's there, so 512. They shape only this process's
-     * kernel. */
+     * latencies (docs/copy_perf.md, "The crossovers"). On one H100, LL16's
+     * latency at most flag's up to 4 KiB h2d (8 KiB: 6.44 against 5.01 us),
+     * so 4096, and up to 512 B d2h (1 KiB: 3.87 against 3.57 us), so 512;
+     * another host's crossovers lie elsewhere. They shape only this
+     * process's kernel. */
     NUMBER("CB_LLHOST_H2D_LL_MAX", 0, 1L << 40, 1, 4096, PER_RANK, COPY,
            "copy_perf -k llhost, h2d: LL16 packets for copies up to this many bytes, the "
            "payload-then-flag protocol above; 0, the flag protocol at every size"),
@@ -57,11 +55,11 @@ static const cb_tunable_row table[] = {
      * what counts is the time per copy with many in flight, not one copy's
      * latency: LL16 moves 8 data bytes in 16 and is polled packet by
      * packet, the flag protocol's time per copy hardly grows with the size
-     * (docs/performance.md, "llhost: a crossover for windows"). h2d: LL16's
-     * window ahead up to 1 KiB on one H100 (0.21 against 0.32 us a copy),
-     * behind from 2 KiB; d2h: ahead up to 64 B, behind from 128 B (0.15
-     * against 0.13 us) on one H100 and one H200. Windows take LL16 up to
-     * the smaller of this and the direction's LL_MAX. */
+     * (docs/copy_perf.md, "The crossovers"). h2d: LL16's window ahead up to
+     * 1 KiB on two H100s (3.08 against 2.89 GB/s), behind from 2 KiB; d2h:
+     * ahead up to 64 B, behind from 128 B (0.69 against 1.0 GB/s) on H100s
+     * and one H200. Windows take LL16 up to the smaller of this and the
+     * direction's LL_MAX. */
     NUMBER("CB_LLHOST_H2D_WINDOW_LL_MAX", 0, 1L << 40, 1, 1024, PER_RANK, COPY,
            "copy_perf -k llhost, h2d: in a post of more than one copy (a window), LL16 packets "
            "for copies up to this many bytes and up to CB_LLHOST_H2D_LL_MAX, the "
@@ -74,7 +72,7 @@ static const cb_tunable_row table[] = {
      * for the GPU's own reads of the host buffer (copy_llhost.h). 0: the
      * GPU's ld.global.cg reads of the host buffer beat staging at every
      * size (8 KiB windows 21-22 against 9 GB/s, latency no worse:
-     * docs/performance.md, "llhost flag-direct h2d: ld.global.cg"). */
+     * docs/copy_perf.md, "flag-direct h2d: ld.global.cg, nothing staged"). */
     NUMBER("CB_LLHOST_STAGE_MAX", 0, 1L << 40, 1, 0, PER_RANK, COPY,
            "copy_perf -k llhost: h2d copies above LL16's limit (CB_LLHOST_H2D_LL_MAX, in a window "
            "CB_LLHOST_H2D_WINDOW_LL_MAX) and up to this many bytes "
@@ -142,6 +140,79 @@ static void make_rows(void) {
   qsort(rows + TABLE_ROWS, (size_t)(nrows - TABLE_ROWS), sizeof *rows, by_name);
 }
 
+/* Read from the environment but not tunables: they choose how a run is made,
+ * not how a kernel moves data (docs/options.md's other sections). */
+static const char *const run_switches[] = {"CB_PEER_MAPPING", "CB_FAULT_SKIP_RANK", "CB_GDRAPI_LIB",
+                                           "CB_CUBLAS_LIB",   "CB_ERROR_STACKS",    "CB_PLUGINS"};
+
+void cb_env_names(void (*each)(const char *name, void *ctx), void *ctx) {
+  int n = 0;
+  const cb_tunable_row *all = cb_tunable_rows(&n);
+  for (int i = 0; i < n; i++) each(all[i].name, ctx);
+  for (size_t i = 0; i < sizeof run_switches / sizeof run_switches[0]; i++)
+    each(run_switches[i], ctx);
+  for (size_t i = 0; i < sizeof retired / sizeof retired[0]; i++) each(retired[i].name, ctx);
+}
+
+/* The edit distance of a and b (letters inserted, removed or changed), capped
+ * at 63 characters a name: names are shorter. */
+static int edit_distance(const char *a, const char *b) {
+  enum { MAX = 64 };
+  int prev[MAX + 1], cur[MAX + 1];
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > MAX) la = MAX;
+  if (lb > MAX) lb = MAX;
+  for (size_t j = 0; j <= lb; j++) prev[j] = (int)j;
+  for (size_t i = 1; i <= la; i++) {
+    cur[0] = (int)i;
+    for (size_t j = 1; j <= lb; j++) {
+      int change = prev[j - 1] + (a[i - 1] != b[j - 1]);
+      int gap = (prev[j] < cur[j - 1] ? prev[j] : cur[j - 1]) + 1;
+      cur[j] = change < gap ? change : gap;
+    }
+    memcpy(prev, cur, sizeof cur);
+  }
+  return prev[lb];
+}
+
+/* What cb_env_names' walk looks for: a name, whether it was met, and the nearest. */
+typedef struct {
+  const char *name;
+  int found, best;
+  const char *nearest;
+} name_search;
+
+static void search_one(const char *known, void *ctx) {
+  name_search *s = ctx;
+  if (strcmp(known, s->name) == 0) s->found = 1;
+  int d = edit_distance(s->name, known);
+  if (!s->nearest || d < s->best) s->nearest = known, s->best = d;
+}
+
+int cb_env_name_known(const char *name) {
+  name_search s = {.name = name};
+  cb_env_names(search_one, &s);
+  return s.found;
+}
+
+const char *cb_env_unknown(char *const *env, char *why, size_t len) {
+  for (; env && *env; env++) {
+    if (strncmp(*env, "CB_", 3) != 0) continue;
+    char name[128];
+    size_t n = strcspn(*env, "=");
+    snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), *env);
+    name_search s = {.name = name};
+    cb_env_names(search_one, &s);
+    if (s.found) continue;
+    snprintf(why, len,
+             "%s is set, but collbench reads no such variable (the nearest it reads: %s; "
+             "docs/options.md lists them)",
+             name, s.nearest ? s.nearest : "none");
+    return why;
+  }
+  return NULL;
+}
+
 const cb_tunable_row *cb_tunable_rows(int *n) {
   pthread_mutex_lock(&rows_lock);
   if (!rows) make_rows();
@@ -191,7 +262,10 @@ const char *cb_tunable_retired(const char *name) {
   return NULL;
 }
 
+extern char **environ;
+
 const char *cb_tunables_read(int programs, char *why, size_t len) {
+  if (cb_env_unknown(environ, why, len)) return why;
   for (size_t i = 0; i < sizeof retired / sizeof retired[0]; i++)
     if ((retired[i].programs & programs) && getenv(retired[i].name)) {
       snprintf(why, len, "%s is no longer read: set %s instead", retired[i].name,

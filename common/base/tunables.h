@@ -42,6 +42,22 @@ const char *cb_tunable_retired(const char *name);
  * those programs no longer read, set, is refused too, naming what replaced it. */
 const char *cb_tunables_read(int programs, char *why, size_t len);
 
+/* Every CB_ name collbench reads, each once: every tunable (cb_tunable_rows:
+ * ours and every registered or plugin-added row), every run switch (how a run
+ * is made, read where it is used: CB_PEER_MAPPING, say) and every retired name
+ * (cb_tunable_retired). The one list the unknown-name check and the tests
+ * consult. */
+void cb_env_names(void (*each)(const char *name, void *ctx), void *ctx);
+
+/* Whether collbench reads name (one of cb_env_names). */
+int cb_env_name_known(const char *name);
+
+/* env is an environment (environ): NULL when every CB_ variable in it is one
+ * collbench reads, else why the first other one is refused (collbench owns the
+ * CB_ prefix: a misspelt tunable must not run as if it were unset), one line
+ * naming it and the known name nearest to it. cb_tunables_read checks this first. */
+const char *cb_env_unknown(char *const *env, char *why, size_t len);
+
 /* What one process read for one row: what the processes compare. */
 typedef struct {
   long value;

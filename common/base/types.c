@@ -72,12 +72,12 @@ int cb_redop_parse(const char *name) {
   return -1;
 }
 
-uint32_t cb_dtype_mask_parse(const char *list, char *bad, size_t bad_len) {
-  return cb_name_mask_parse(list, cb_dtype_parse, CB_ALL_DTYPES, bad, bad_len);
+uint32_t cb_dtype_mask_parse(const char *list, char *bad, size_t bad_len, int *twice) {
+  return cb_name_mask_parse(list, cb_dtype_parse, CB_ALL_DTYPES, bad, bad_len, twice);
 }
 
-uint32_t cb_redop_mask_parse(const char *list, char *bad, size_t bad_len) {
-  return cb_name_mask_parse(list, cb_redop_parse, CB_ALL_OPS, bad, bad_len);
+uint32_t cb_redop_mask_parse(const char *list, char *bad, size_t bad_len, int *twice) {
+  return cb_name_mask_parse(list, cb_redop_parse, CB_ALL_OPS, bad, bad_len, twice);
 }
 
 /* The names of n entries, space-separated; truncated (never overrun) when

@@ -29,9 +29,10 @@ const char *cb_dtype_names(char *buf, size_t len);
 const char *cb_redop_names(char *buf, size_t len);
 
 /* Parses "all" or a comma list of names into a bit mask; 0 on an unknown
- * name, whose text is copied into bad (size bad_len). */
-uint32_t cb_dtype_mask_parse(const char *list, char *bad, size_t bad_len);
-uint32_t cb_redop_mask_parse(const char *list, char *bad, size_t bad_len);
+ * name, or one named twice (*twice set), whose text is copied into bad (size
+ * bad_len). */
+uint32_t cb_dtype_mask_parse(const char *list, char *bad, size_t bad_len, int *twice);
+uint32_t cb_redop_mask_parse(const char *list, char *bad, size_t bad_len, int *twice);
 
 #ifdef __cplusplus
 }

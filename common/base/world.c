@@ -33,6 +33,7 @@ struct cb_world {
    * processes of one machine are on different hosts, and how many machines
    * the processes run on. */
   int nhosts, host, simulated, nmachines;
+  int machine_nprocs; /* the run's processes on this machine, whatever hosts they claim */
   /* This process's group (cb_world_split); the world until it is split. */
   int color, ngroups, group_proc, group_nprocs, group_multi_host;
   char uneven[160];
@@ -91,7 +92,8 @@ static int places_in(cb_world *w, MPI_Comm comm, int nprocs, int me, cb_host_pla
  * comm) with this host identity, in comm's order. Made again whenever the
  * group or the hosts change. machine_hosts, when not NULL, gets the number
  * of host identities on this machine. */
-static void set_node_comm(cb_world *w, MPI_Comm comm, int proc, int *machine_hosts) {
+static void set_node_comm(cb_world *w, MPI_Comm comm, int proc, int *machine_hosts,
+                          int *machine_procs) {
   if (w->node_comm != MPI_COMM_NULL) MPI_Comm_free(&w->node_comm);
   MPI_Comm machine;
   int machine_proc, machine_nprocs;
@@ -105,6 +107,7 @@ static void set_node_comm(cb_world *w, MPI_Comm comm, int proc, int *machine_hos
   CB_MPI(MPI_Comm_rank(w->node_comm, &w->node_proc));
   CB_MPI(MPI_Comm_size(w->node_comm, &w->node_nprocs));
   if (machine_hosts) *machine_hosts = nhosts;
+  if (machine_procs) *machine_procs = machine_nprocs;
 }
 
 /* Hosts, machines and local ranks, before any split: the group is the
@@ -115,7 +118,7 @@ static void mpi_layout(cb_world *w) {
   w->host = place.host;
   w->multi_host = w->nhosts > 1;
   int machine_hosts;
-  set_node_comm(w, MPI_COMM_WORLD, w->proc, &machine_hosts);
+  set_node_comm(w, MPI_COMM_WORLD, w->proc, &machine_hosts, &w->machine_nprocs);
   w->local_proc = w->node_proc;
   w->local_nprocs = w->node_nprocs;
   int simulated_here = machine_hosts > 1;
@@ -127,6 +130,7 @@ cb_world *cb_world_init(int *argc, char ***argv) {
   cb_world *w = calloc(1, sizeof *w);
   if (!w) cb_fatal("out of host memory");
   w->nprocs = w->local_nprocs = w->nhosts = w->nmachines = w->node_nprocs = 1;
+  w->machine_nprocs = 1;
   if (gethostname(w->machine, HOST_MAX - 1) != 0) snprintf(w->machine, HOST_MAX, "unknown");
   cb_host_identity(w->machine, getenv("NCCL_HOSTID"), w->hostname, sizeof w->hostname);
   snprintf(w->mpi_version, sizeof w->mpi_version, "none");
@@ -222,6 +226,12 @@ int cb_world_multi_host(const cb_world *w) {
 }
 const char *cb_world_hostname(const cb_world *w) {
   return w->hostname;
+}
+const char *cb_world_machine(const cb_world *w) {
+  return w->machine;
+}
+int cb_world_machine_nprocs(const cb_world *w) {
+  return w->machine_nprocs;
 }
 int cb_world_nhosts(const cb_world *w) {
   return w->nhosts;
@@ -435,7 +445,7 @@ void cb_world_split(cb_world *w, int color) {
     cb_host_place place;
     w->group_multi_host =
         places_in(w, w->group_comm, w->group_nprocs, w->group_proc, &place, NULL) > 1;
-    set_node_comm(w, w->group_comm, w->group_proc, NULL);
+    set_node_comm(w, w->group_comm, w->group_proc, NULL, NULL);
     return;
   }
 #endif

@@ -61,6 +61,12 @@ int cb_world_local_nprocs(const cb_world *w);
 int cb_world_multi_host(const cb_world *w);
 /* The host's identity (host_layout.h): NCCL_HOSTID, or the machine's name. */
 const char *cb_world_hostname(const cb_world *w);
+/* The machine's own name, whatever host the process claims (CB_HOSTS,
+ * NCCL_HOSTID): what tells the GPUs of one machine apart from another's. */
+const char *cb_world_machine(const cb_world *w);
+/* The run's processes on this machine, whatever hosts they claim (1
+ * without MPI). */
+int cb_world_machine_nprocs(const cb_world *w);
 /* The hosts of the world, and this process's (0 .. nhosts - 1, numbered by
  * their first process). */
 int cb_world_nhosts(const cb_world *w);

@@ -17,7 +17,14 @@ void cb_buffers_need(const cb_coll_shape *shape, uint64_t max_bytes, int nranks,
   shape->counts((size_t)max_bytes, 1, nranks, 0, &c);
   size_t pad = (size_t)unalign * WIDEST_ELEMENT;
   *send = c.send_count + pad;
-  *recv = (c.send_count > c.recv_count ? c.send_count : c.recv_count) + pad;
+  *recv = (c.send_count > c.recv_count ? c.send_count : c.recv_count) + pad + CB_GUARD_BYTES;
+}
+
+char *cb_buffers_output_end(const cb_buffers *b, const cb_call *call, const cb_counts *c,
+                            size_t elem) {
+  if (!call->in_place) return (char *)call->recv + c->recv_count * elem;
+  const size_t region = c->send_count > c->recv_count ? c->send_count : c->recv_count;
+  return cb_buffers_start(b, b->recv, elem) + region * elem;
 }
 
 uint64_t cb_buffers_largest_fit(const cb_coll_shape *shape, int nranks, int unalign,

@@ -23,6 +23,12 @@
 extern "C" {
 #endif
 
+/* Bytes after a call's output region (cb_buffers_output_end) that the
+ * validation poisons with its output and checks after the kernel: a kernel
+ * that writes past the end of its output changes them. The receive buffer
+ * holds them beyond the largest call. */
+#define CB_GUARD_BYTES 4096
+
 /* Calls validated back to back without the host in between (checked_calls.c)
  * at most, and the device words that count their results. */
 #define CB_CHECK_SLOTS 64
@@ -42,7 +48,8 @@ typedef struct {
 } cb_buffers;
 
 /* Bytes a rank needs for messages up to max_bytes (any datatype), with
- * -u unalign elements in front. */
+ * -u unalign elements in front, and the output's guard (CB_GUARD_BYTES)
+ * after the receive buffer's region. */
 void cb_buffers_need(const cb_coll_shape *shape, uint64_t max_bytes, int nranks, int unalign,
                      size_t *send, size_t *recv);
 /* Largest message size whose buffers fit in avail bytes (0 if none). */
@@ -68,6 +75,13 @@ void cb_buffers_free_ours(void *p);
 static inline char *cb_buffers_start(const cb_buffers *b, void *base, size_t elem) {
   return (char *)base + (size_t)b->unalign * elem;
 }
+
+/* The end of a placed call's output region, where its guard begins: out of
+ * place its output (recv_count elements from call->recv); in place the one
+ * region both lie in (the larger count, from the start of the receive
+ * buffer). */
+char *cb_buffers_output_end(const cb_buffers *b, const cb_call *call, const cb_counts *c,
+                            size_t elem);
 
 #ifdef __cplusplus
 }

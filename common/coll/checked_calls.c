@@ -1,9 +1,10 @@
 /* Validated calls launched back to back, with no host wait between them.
  *
- * For each call of a chain, the rank's stream gets: poison the output,
- * write this call's inputs (its own round, so a stale read of an earlier
- * call's data or a write that lands late is a wrong value), the kernel
- * (1-4 launches), and the check of the output into the call's own device
+ * For each call of a chain, the rank's stream gets: poison the output and
+ * the guard after it, write this call's inputs (its own round, so a stale
+ * read of an earlier call's data or a write that lands late is a wrong
+ * value), the kernel (1-4 launches), and the check of the output and of
+ * its guard (a write past the output's end) into the call's own device
  * counters (and, where every rank's output must agree, a hash of it). The
  * next call follows on the stream at once. Nothing but stream order and the
  * kernel's own handshakes keeps the ranks apart, which is the contract of a
@@ -39,6 +40,9 @@ static void enqueue_call(cb_rank_state *st, cb_checked_call *k, int slot, cudaSt
   for (int r = 0; r < k->reps; r++) cb_enqueue_kernel(&k->launch, s);
   unsigned long long *hash = st->run->coll->shape->outputs_agree ? &w->hash[slot] : NULL;
   cb_data_check(&spec, call->recv, k->counts.recv_count, &w->wrong[slot], hash, s);
+  cb_data_check_guard(
+      cb_buffers_output_end(&st->bufs, call, &k->counts, cb_dtype_size(call->dtype)),
+      CB_GUARD_BYTES, &w->wrong[slot], s);
 }
 
 static void enqueue_chain(void *p, cudaStream_t s) {

@@ -3,6 +3,7 @@
 #include <cuda_fp8.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 
 #include "alltoallv_pattern.h"
 #include "cuda_check.h"
@@ -379,6 +380,12 @@ __global__ void check_kernel(cb_data_spec s, const T *buf, size_t count, float_l
   }
 }
 
+__global__ void check_guard_kernel(const unsigned char *p, size_t bytes,
+                                   unsigned long long *wrong) {
+  const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < bytes && p[i] != 0xFF) atomicAdd(wrong, 1ull);
+}
+
 __global__ void advance_kernel(uint64_t *round, uint64_t by) {
   *round += by;
 }
@@ -407,8 +414,8 @@ extern "C" const char *cb_data_kind_name(cb_data_kind k) {
 }
 
 extern "C" int cb_data_kind_parse(const char *name) {
-  if (strcmp(name, "exact") == 0) return CB_DATA_EXACT;
-  if (strcmp(name, "random") == 0) return CB_DATA_RANDOM;
+  if (strcasecmp(name, "exact") == 0) return CB_DATA_EXACT; /* names: any case (options.md) */
+  if (strcasecmp(name, "random") == 0) return CB_DATA_RANDOM;
   return -1;
 }
 
@@ -428,6 +435,14 @@ extern "C" void cb_data_check(const cb_data_spec *s, const void *buf, size_t cou
                               cudaStream_t stream) {
   if (count == 0) return;
   CB_DISPATCH_TYPE(s->dtype, check_typed, s, buf, count, wrong, hash, stream);
+  CB_CUDA(cudaGetLastError());
+}
+
+extern "C" void cb_data_check_guard(const void *buf, size_t bytes, unsigned long long *wrong,
+                                    cudaStream_t stream) {
+  if (bytes == 0) return;
+  check_guard_kernel<<<(unsigned)((bytes + 255) / 256), 256, 0, stream>>>(
+      (const unsigned char *)buf, bytes, wrong);
   CB_CUDA(cudaGetLastError());
 }
 

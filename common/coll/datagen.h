@@ -82,6 +82,11 @@ void cb_data_poison(void *buf, size_t bytes, cudaStream_t stream);
  * any rank). Both are device words; nothing here waits. */
 void cb_data_check(const cb_data_spec *s, const void *buf, size_t count, unsigned long long *wrong,
                    unsigned long long *hash, cudaStream_t stream);
+/* Enqueues the check of the guard of bytes at buf, poisoned with the
+ * output (cb_data_poison) and never the call's to write: adds to *wrong
+ * the bytes that no longer hold the poison. */
+void cb_data_check_guard(const void *buf, size_t bytes, unsigned long long *wrong,
+                         cudaStream_t stream);
 /* Enqueues *round += by. */
 void cb_data_advance_round(uint64_t *round, uint64_t by, cudaStream_t stream);
 

@@ -200,12 +200,37 @@ static void refuse_for(cb_setup_reply *reply, const cb_hier_part *part, const ch
   cb_kernel_refuse(reply, "within each host, %s %s: %s", part->shape->name, part->row->name, why);
 }
 
+/* ---- setting the steps up, in turn ------------------------------------------ */
+
+/* Collective within the host: whether a rank of it refused; a rank that did
+ * not takes the first refusal's words, naming that rank. */
+static int refused_on_host(cb_rank_info *node, cb_setup_reply *reply) {
+  const size_t len = sizeof reply->refused;
+  char *all = malloc((size_t)node->nranks * len);
+  if (!all) cb_fatal("out of host memory");
+  cb_world_allgather(node, reply->refused, len, all);
+  for (int r = 0; r < node->nranks && !reply->refused[0]; r++)
+    if (all[(size_t)r * len])
+      cb_kernel_refuse(reply, "%s (rank %d of the host)", all + (size_t)r * len, r);
+  free(all);
+  return reply->refused[0] != 0;
+}
+
+void cb_hier_set_up_in_turn(cb_rank_info *node, int nsteps,
+                            void (*setup)(int step, void *arg, cb_setup_reply *reply), void *arg,
+                            cb_setup_reply *reply) {
+  for (int step = 0; step < nsteps; step++) {
+    setup(step, arg, reply);
+    if (refused_on_host(node, reply)) return;
+  }
+}
+
 /* Sets up our kernel within the host, as its own program would at L ranks. */
 static void set_up_part(hier_state *st, const cb_kernel_ctx *ctx, cb_hier_step step,
                         cb_setup_reply *reply) {
   const cb_hier_part *part = &st->plan->steps[step];
   part_state *p = &st->steps[step];
-  if (!part->row || reply->refused[0]) return;
+  if (!part->row) return;
   p->part = part;
   p->ctx = (cb_kernel_ctx){.rank = st->node.rank,
                            .nranks = st->node.nranks,
@@ -234,6 +259,16 @@ static void set_up_part(hier_state *st, const cb_kernel_ctx *ctx, cb_hier_step s
                    r.note);
 }
 
+typedef struct {
+  hier_state *st;
+  const cb_kernel_ctx *ctx;
+} part_setup;
+
+static void set_up_step(int step, void *arg, cb_setup_reply *reply) {
+  part_setup *p = arg;
+  set_up_part(p->st, p->ctx, (cb_hier_step)step, reply);
+}
+
 void cb_hier_setup(const cb_hier_plan *plan, cb_kernel_ctx *ctx, cb_setup_reply *reply) {
   hier_state *st = calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");
@@ -252,7 +287,8 @@ void cb_hier_setup(const cb_hier_plan *plan, cb_kernel_ctx *ctx, cb_setup_reply 
   cb_nccl_rail_setup(&st->rail, st->per_host);
   if (st->per_host == 1) return;
   alloc_buffers(st, ctx->max_bytes);
-  for (int step = 0; step < CB_HIER_NSTEPS; step++) set_up_part(st, ctx, step, reply);
+  part_setup arg = {st, ctx};
+  cb_hier_set_up_in_turn(&st->node, CB_HIER_NSTEPS, set_up_step, &arg, reply);
 }
 
 static void tear_down_part(part_state *p) {

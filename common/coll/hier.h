@@ -106,6 +106,17 @@ void cb_hier_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream
  * NCCL's note for the rail's call. */
 void cb_hier_resources(const cb_kernel_ctx *ctx, const cb_call *call, cb_kernel_resources *r);
 
+/* The parts' setups, in turn (cb_hier_setup): setup(step, arg, reply) for
+ * steps 0 .. nsteps - 1 on every rank of the host (node: its node view).
+ * Each setup is collective within the host (its kernel maps its peers'
+ * memory), so after each the host agrees whether any rank refused: a rank
+ * that did not takes the first refusal's words (naming the rank), and the
+ * steps end on every rank alike. A rank that skipped a step its peers set
+ * up would leave them in a collective it never joins. */
+void cb_hier_set_up_in_turn(cb_rank_info *node, int nsteps,
+                            void (*setup)(int step, void *arg, cb_setup_reply *reply), void *arg,
+                            cb_setup_reply *reply);
+
 /* ---- the arithmetic of the forms (plain; tests/unit/test_hier.c) ---------- */
 
 /* all_reduce's chunk: ceil(count / L) elements of elem bytes, rounded up to

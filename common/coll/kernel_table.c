@@ -165,7 +165,8 @@ static void print_limits(FILE *out, const cb_kernel *k) {
 #elif defined(CB_MUTATE_SKIP_LL_CREDIT) || defined(CB_MUTATE_LATE_CREDIT)
 #define MUTATED_WAITS CB_WAITS_LL_CREDIT
 #elif defined(CB_MUTATE_SKIP_FIFO_WAIT) || defined(CB_MUTATE_SKIP_FIFO_CREDIT) ||                  \
-    defined(CB_MUTATE_CONSUMED_BEFORE_BARRIER)
+    defined(CB_MUTATE_CONSUMED_BEFORE_BARRIER) || defined(CB_MUTATE_WRITE_PAST_END)
+/* write_past_end: the ring kernels' slices past an output's end */
 #define MUTATED_WAITS CB_WAITS_FIFO
 #elif defined(CB_MUTATE_SKIP_CE_LANDED)
 #define MUTATED_WAITS CB_WAITS_CE_LANDED

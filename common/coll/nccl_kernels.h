@@ -67,7 +67,7 @@ int cb_nccl_one_rank_fp8_premul_fails(int library_version, int nranks, const cb_
  * scatter (symmetric windows, CTA policy zero) leaves a non-root rank's block
  * wrong in place when the root is not rank 0 -- nccl-tests 2.19.6
  * `scatter_perf -R 2 -x 2 -r 1` shows the same wrong values
- * (docs/performance.md, "NCCL 2.28.3's copy-engine scatter in place"). Skipped for
+ * (docs/nccl-variants.md, "Known NCCL bugs"). Skipped for
  * libraries up to 2.28.3, with that reason, unless CB_NCCL_CE_SCATTER_IN_PLACE=1 asks to
  * see it. */
 int cb_nccl_ce_scatter_is_wrong(int library_version, const cb_call *call);

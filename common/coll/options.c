@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "error.h"
 #include "load_options.h"
@@ -226,20 +227,24 @@ cb_opts_result cb_options_parse(int argc, char **argv, cb_options *o, char *err,
                           long_opts, NULL)) != -1) {
     cb_opts_result res;
     char bad[64];
-    if (c == 'r' && (strcmp(optarg, "all") == 0 || strcmp(optarg, "-1") == 0)) {
+    int twice;
+    if (c == 'r' && (strcasecmp(optarg, "all") == 0 || strcmp(optarg, "-1") == 0)) {
       o->root = CB_ROOT_ALL; /* nccl-tests' README says "all", its parser takes -1 */
     } else if (cb_common_opt(&co, c, argv, &res, err, len)) {
       if (res != CB_OPTS_RUN) return res;
     } else if (c == 'd') {
       char names[160];
-      if (!(o->dtypes = cb_dtype_mask_parse(optarg, bad, sizeof bad)))
-        return cb_opts_fail(err, len, "unknown datatype '%s' (-d takes %s, a comma list, or all)",
-                            bad, cb_dtype_names(names, sizeof names));
+      if (!(o->dtypes = cb_dtype_mask_parse(optarg, bad, sizeof bad, &twice)))
+        return twice ? cb_opts_fail(err, len, "bad -d '%s': %s is named twice", optarg, bad)
+                     : cb_opts_fail(err, len,
+                                    "unknown datatype '%s' (-d takes %s, a comma list, or all)",
+                                    bad, cb_dtype_names(names, sizeof names));
     } else if (c == 'o') {
       char names[80];
-      if (!(o->ops = cb_redop_mask_parse(optarg, bad, sizeof bad)))
-        return cb_opts_fail(err, len, "unknown op '%s' (-o takes %s, a comma list, or all)", bad,
-                            cb_redop_names(names, sizeof names));
+      if (!(o->ops = cb_redop_mask_parse(optarg, bad, sizeof bad, &twice)))
+        return twice ? cb_opts_fail(err, len, "bad -o '%s': %s is named twice", optarg, bad)
+                     : cb_opts_fail(err, len, "unknown op '%s' (-o takes %s, a comma list, or all)",
+                                    bad, cb_redop_names(names, sizeof names));
     } else if (c == OPT_DATA) {
       int kind = cb_data_kind_parse(optarg);
       if (kind < 0)
@@ -259,9 +264,9 @@ cb_opts_result cb_options_parse(int argc, char **argv, cb_options *o, char *err,
         return cb_opts_fail(err, len, "--plugin %s: at most %d plugins", optarg, CB_MAX_PLUGINS);
       o->plugins[o->nplugins++] = optarg;
     } else if (c == OPT_TIMER) {
-      if (strcmp(optarg, "host") == 0)
+      if (strcasecmp(optarg, "host") == 0)
         o->timer = CB_TIMER_HOST;
-      else if (strcmp(optarg, "events") == 0)
+      else if (strcasecmp(optarg, "events") == 0)
         o->timer = CB_TIMER_EVENTS;
       else
         return cb_opts_fail(err, len, "unknown timer '%s' (--timer takes host or events)", optarg);
@@ -341,18 +346,44 @@ void cb_options_usage(FILE *out, const char *prog) {
           prog);
 }
 
+/* The names of a mask's bits (name(i) for each bit set), a comma list, into buf. */
+static const char *mask_names(uint32_t mask, int n, const char *(*name)(int), char *buf,
+                              size_t len) {
+  size_t at = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < n; i++)
+    if (mask & (1u << i) && at < len)
+      at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? "," : "", name(i));
+  return buf;
+}
+static const char *dtype_name_of(int t) {
+  return cb_dtype_name((cb_dtype)t);
+}
+static const char *redop_name_of(int op) {
+  return cb_redop_name((cb_redop)op);
+}
+
 void cb_options_canonical(const cb_options *o, char *buf, size_t len) {
+  char dtypes[160], ops[64], root[16], cta[16];
+  snprintf(root, sizeof root, "%d", o->root);
+  snprintf(cta, sizeof cta, "%d", o->cta_policy);
   snprintf(buf, len,
-           "b=%llu e=%llu i=%llu f=%llu n=%d w=%d c=%d d=%x o=%x r=%d t=%d g=%d G=%d a=%d z=%d "
-           "T=%d I=%d k=%s stress=%d u=%d data=%s R=%d x=%d timer=%d m=%d N=%d y=%d C=%d S=%d M=%d "
-           "K=%d p=%d peer_mapping=%s asw=%d overlap=%s:%llu",
+           "-b %llu; -e %llu; -i %llu; -f %llu; -n %d; -w %d; -c %d; -d %s; -o %s; -r %s; -t %d; "
+           "-g %d; -G %d; -a %d; -z %d; -T %d; -I %d; -k %s; --stress %d; -u %d; --data %s; "
+           "-R %d; -x %s; --timer %s; -m %d; -N %d; -y %d; -C %d; -S %d; -M %d; -K %d; -p %d; "
+           "CB_PEER_MAPPING=%s; --all_sizes_warmup %d; --overlap %s; --overlap_size %llu",
            (unsigned long long)o->sweep.min_bytes, (unsigned long long)o->sweep.max_bytes,
            (unsigned long long)o->sweep.step_bytes, (unsigned long long)o->sweep.step_factor,
-           o->iters, o->warmup, o->check, o->dtypes, o->ops, o->root, o->threads, o->gpus,
-           o->graph_launches, o->average, o->blocking, o->timeout_s, o->per_iter, o->kernels,
-           o->stress, o->unalign, cb_data_kind_name(o->data), o->local_register, o->cta_policy,
-           o->timer, o->agg_iters, o->run_cycles, o->stream_null, o->report_cputime,
-           o->report_timestamps, o->memory_report, o->per_iter_skip, o->parallel_init,
+           o->iters, o->warmup, o->check,
+           mask_names(o->dtypes, CB_NUM_DTYPES, dtype_name_of, dtypes, sizeof dtypes),
+           mask_names(o->ops, CB_NUM_OPS, redop_name_of, ops, sizeof ops),
+           o->root == CB_ROOT_ALL ? "all" : root, o->threads, o->gpus, o->graph_launches,
+           o->average, o->blocking, o->timeout_s, o->per_iter, o->kernels, o->stress, o->unalign,
+           cb_data_kind_name(o->data), o->local_register,
+           o->cta_policy == CB_CTA_POLICY_UNSET ? "unset" : cta,
+           o->timer ? cb_timer_name(o->timer) : "default", o->agg_iters, o->run_cycles,
+           o->stream_null, o->report_cputime, o->report_timestamps, o->memory_report,
+           o->per_iter_skip, o->parallel_init,
            cb_peer_mapping_name((cb_peer_mapping)o->peer_mapping), o->all_sizes_warmup,
            cb_load_name(o->overlap), (unsigned long long)o->overlap_size);
 }

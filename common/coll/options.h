@@ -98,8 +98,10 @@ cb_opts_result cb_options_parse(int argc, char **argv, cb_options *o, char *err,
 
 void cb_options_usage(FILE *out, const char *prog);
 
-/* One line holding every option that changes what is run; ranks compare it
- * to refuse a launch where they were started differently. */
+/* One line holding every option that changes what is run, as the user
+ * types them ("-b 8; -e 8; ...; -d float; ...", each "; "-separated); ranks
+ * compare it to refuse a launch where they were started differently, naming
+ * the options that differ. */
 void cb_options_canonical(const cb_options *o, char *buf, size_t len);
 
 /* "host" or "events". */

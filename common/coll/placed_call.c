@@ -57,10 +57,11 @@ cb_data_spec cb_spec_for(const cb_rank_state *st, const cb_call *call, const cb_
 void cb_enqueue_inputs(cb_rank_state *st, const cb_data_spec *spec, const cb_call *call,
                        const cb_counts *c, cudaStream_t s) {
   size_t elem = cb_dtype_size(call->dtype);
-  size_t region = (c->send_count > c->recv_count ? c->send_count : c->recv_count) * elem;
-  /* In place the whole region, so no byte of an earlier call survives. */
-  void *out = call->in_place ? cb_buffers_start(&st->bufs, st->bufs.recv, elem) : call->recv;
-  cb_data_poison(out, call->in_place ? region : c->recv_count * elem, s);
+  /* In place the whole region, so no byte of an earlier call survives; and
+   * the guard after it (cb_buffers_output_end). */
+  char *out = call->in_place ? cb_buffers_start(&st->bufs, st->bufs.recv, elem) : call->recv;
+  char *end = cb_buffers_output_end(&st->bufs, call, c, elem);
+  cb_data_poison(out, (size_t)(end - out) + CB_GUARD_BYTES, s);
   cb_data_fill_input(spec, (void *)call->send, c->send_count, s);
 }
 

@@ -4,17 +4,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_check.h"
 #include "error.h"
 #include "gpu.h"
+#include "host_layout.h"
+#include "run_env.h"   /* the queue count chosen */
 #include "run_steps.h" /* CB_REFUSE */
 #include "tunables.h"
 
-int cb_ranks_on_device(const cb_run *run, int device) {
-  if (!run->share_gpus) return 1;
-  int n = 0;
-  for (int i = 0; i < run->local_ranks; i++)
-    n += cb_gpu_for_local_rank(i, run->visible_gpus, 1) == device;
-  return n > 0 ? n : 1;
+int cb_ranks_on_gpu(cb_rank_info *me, int device) {
+  char bus[32], *ids = calloc((size_t)me->world_nranks, CB_HOST_ID_MAX);
+  cb_host_place *places = calloc((size_t)me->world_nranks, sizeof *places);
+  char mine[CB_HOST_ID_MAX];
+  if (!ids || !places) cb_fatal("out of host memory");
+  CB_CUDA(cudaDeviceGetPCIBusId(bus, sizeof bus, device));
+  cb_gpu_identity(cb_world_machine(me->world), bus, mine, sizeof mine);
+  cb_world_allgather_all(me, mine, sizeof mine, ids);
+  cb_host_places(ids, CB_HOST_ID_MAX, me->world_nranks, places);
+  const int n = places[me->world_rank].local_nprocs;
+  free(ids);
+  free(places);
+  return n;
 }
 
 int cb_device_of(const cb_run *run, const cb_rank_info *me) {
@@ -91,23 +101,33 @@ static const char *span_problem(const device_span *all, int n, char *why, size_t
 
 /* Why the device's hardware queues cannot give every stream of ranks that
  * share a GPU in this process one of its own (CUDA_DEVICE_MAX_CONNECTIONS,
- * which cb_run_env_cuda_defaults sets to 32 when unset), or NULL. Ranks take GPUs round
- * robin, so one GPU holds at most ceil(rpp / visible) of a process's; each
- * has its call's stream, and with --overlap the load's and the one whose
- * events mark host times (load.h). */
+ * which cb_run_env_cuda_defaults sets, when unset, to this process's share
+ * of MPS's pool), or NULL. Ranks take GPUs round robin, so one GPU holds
+ * at most ceil(rpp / visible) of a process's; each has its call's stream,
+ * and with --overlap the load's and the one whose events mark host times
+ * (load.h). */
 static const char *queues_problem(const cb_run *run, int rpp) {
-  static char why[320];
+  static char why[400];
   const char *text = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
   if (!run->share_gpus || !text || run->visible_gpus < 1) return NULL;
   int most = (rpp + run->visible_gpus - 1) / run->visible_gpus;
   int streams = most * (run->opts.overlap ? 3 : 1);
   long queues = strtol(text, NULL, 10);
   if (most < 2 || queues >= streams) return NULL;
-  snprintf(why, sizeof why,
-           "CUDA_DEVICE_MAX_CONNECTIONS=%s gives the %d ranks that share a GPU in a process "
-           "fewer hardware queues than their %d streams, and a rank's kernel can then wait "
-           "forever behind another's: unset it, or give it %d or more",
-           text, most, streams, streams);
+  const int procs = cb_run_env_queues_chosen_for();
+  if (procs)
+    snprintf(why, sizeof why,
+             "the %d processes on this machine share MPS's pool of about %d hardware queues, %s "
+             "each (CUDA_DEVICE_MAX_CONNECTIONS), fewer than the %d streams of this process's %d "
+             "ranks that share a GPU, and a rank's kernel could then wait forever behind "
+             "another's: run fewer processes on the machine, or fewer ranks a process",
+             procs, CB_MPS_QUEUE_POOL, text, streams, most);
+  else
+    snprintf(why, sizeof why,
+             "CUDA_DEVICE_MAX_CONNECTIONS=%s gives the %d ranks that share a GPU in a process "
+             "fewer hardware queues than their %d streams, and a rank's kernel can then wait "
+             "forever behind another's: unset it, or give it %d or more",
+             text, most, streams, streams);
   return why;
 }
 

@@ -32,8 +32,13 @@ void cb_check_devices(cb_world *w, cb_run *run, int rpp, int lead);
  * process (nccl-tests' meaning), else by its index on the host. */
 int cb_device_of(const cb_run *run, const cb_rank_info *me);
 
-/* Ranks of this host on device (1 unless CB_SHARE_GPUS=1, round robin). */
-int cb_ranks_on_device(const cb_run *run, int device);
+/* Collective over every rank of every group: the ranks that drive the same
+ * physical GPU as me, device (its machine and PCI bus id,
+ * cb_gpu_identity), whatever host each claims. Ranks of several simulated
+ * hosts (CB_HOSTS, NCCL_HOSTID) that share one GPU split one residency
+ * budget (grid_fit.h): counted by host, each host's grids would take the
+ * whole of it. */
+int cb_ranks_on_gpu(cb_rank_info *me, int device);
 
 #ifdef __cplusplus
 }

@@ -1,13 +1,66 @@
 #define _GNU_SOURCE /* setenv */
 #include "run_env.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cuda_runtime_api.h>
 
 #include "nccl_tests_env.h"
 #include "peer_mapping.h"
 #include "thread_stacks.h"
 #include "tunables.h"
+
+/* The processes of this machine whose CUDA_DEVICE_MAX_CONNECTIONS this
+ * process chose (cb_queues_per_process), or 0 where the user set it or it
+ * was not set here. */
+static int queues_chosen_for;
+
+int cb_queues_per_process(int procs) {
+  int q = CB_MPS_QUEUE_POOL / (procs > 0 ? procs : 1);
+  return q < 1 ? 1 : q > CB_MOST_QUEUES ? CB_MOST_QUEUES : q;
+}
+
+static void choose_queues(int procs) {
+  char text[16];
+  snprintf(text, sizeof text, "%d", cb_queues_per_process(procs));
+  setenv("CUDA_DEVICE_MAX_CONNECTIONS", text, 1);
+  queues_chosen_for = procs > 0 ? procs : 1;
+}
+
+/* This machine's processes as the launcher tells each before MPI starts
+ * (Open MPI; MPICH's Hydra), or 0 where none says. */
+static int launcher_local_procs(void) {
+  const char *names[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    const char *v = getenv(names[i]);
+    long n = v ? strtol(v, NULL, 10) : 0;
+    if (n > 0) return (int)n;
+  }
+  return 0;
+}
+
+void cb_run_env_queues_for(int machine_procs) {
+  if (queues_chosen_for && machine_procs != queues_chosen_for) choose_queues(machine_procs);
+}
+
+int cb_run_env_queues_chosen_for(void) {
+  return queues_chosen_for;
+}
+
+const char *cb_run_env_context_failure(int rc, int share_gpus, char *buf, size_t len) {
+  if (!share_gpus || (rc != cudaErrorMemoryAllocation && rc != cudaErrorMpsMaxConnectionsReached &&
+                      rc != cudaErrorMpsMaxClientsReached))
+    return NULL;
+  const char *queues = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+  snprintf(buf, len,
+           "%s: under MPS the processes on a GPU share one pool of hardware queues, each owning "
+           "CUDA_DEVICE_MAX_CONNECTIONS (%s here) of them, and this process found too few left: "
+           "run fewer processes on the GPU, or give CUDA_DEVICE_MAX_CONNECTIONS a smaller value",
+           cudaGetErrorString((cudaError_t)rc), queues ? queues : "unset, CUDA's default");
+  return buf;
+}
 
 void cb_run_env_cuda_defaults(void) {
   /* Every kernel is loaded when the context is created. With lazy loading (CUDA's default), the
@@ -20,16 +73,23 @@ void cb_run_env_cuda_defaults(void) {
   /* Ranks sharing a GPU (CB_SHARE_GPUS=1, tests only) spin on each other
    * from different streams; streams that share one of the device's hardware
    * queues run in order, so a rank's kernel can wait behind another rank's
-   * waiting one forever (docs/performance.md, "Ranks sharing a GPU"). 32
-   * queues, the most, give each of up to 32 ranks of a process on a GPU its
-   * own; a user's smaller setting is refused (cb_check_devices, placement.h). */
+   * waiting one forever (docs/architecture.md, "Ranks sharing a GPU"). Under
+   * MPS the processes on a GPU share one pool of queues, each its own part
+   * of it, and a process that asks for more than is left is refused at its
+   * first CUDA call ("out of memory"): each takes its share of the pool,
+   * 32 (the most, a queue for each of up to 32 streams) for up to 3
+   * processes on the machine (cb_queues_per_process). The launcher's count
+   * of this machine's processes decides it now, and MPI's once it runs
+   * (cb_run_env_queues_for). Too few for this process's streams is refused
+   * (cb_check_devices, placement.h), a user's setting included. */
   const char *shared = getenv("CB_SHARE_GPUS");
+  queues_chosen_for = 0;
   if (!shared || strcmp(shared, "1") != 0) return;
-  setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
+  if (!getenv("CUDA_DEVICE_MAX_CONNECTIONS")) choose_queues(launcher_local_procs());
   /* Three more waits of one rank on another's spinning kernel, in NCCL, seen
-   * with ranks of one process on one GPU (docs/performance.md, "Hierarchical
-   * kernels across simulated hosts"): where a rank takes NCCL and another of
-   * its process runs ours at the same time (the hierarchical kernels).
+   * with ranks of one process on one GPU (docs/multi-node.md, "Ranks of one
+   * process on one GPU"): where a rank takes NCCL and another of its
+   * process runs ours at the same time (the hierarchical kernels).
    * - NCCL connects a communicator's peers at its first call of each kind
    *   (NCCL_RUNTIME_CONNECT=1), and its proxy thread then allocates pinned
    *   memory (cuMemHostAlloc), which waits on a lock of the CUDA driver that

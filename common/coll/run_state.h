@@ -51,6 +51,7 @@ typedef struct {
   const char *peer_mapping_why;
   char peer_mapping_buf[320];
   cb_load_beside beside; /* --overlap (overlap_measure.h): this rank's load */
+  int ranks_on_gpu;      /* ranks of any host on this rank's GPU (cb_ranks_on_gpu) */
   /* The resources the text last printed for the kernel being swept
    * (world rank 0): a line is printed when a row's differ. */
   char shown_resources[640];

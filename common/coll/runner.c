@@ -267,7 +267,7 @@ static void run_kernel(cb_rank_state *st, int kidx) {
                        .recv_buf = st->bufs.recv,
                        .send_buf_bytes = st->bufs.send_bytes,
                        .recv_buf_bytes = st->bufs.recv_bytes};
-  ctx.ranks_on_device = cb_ranks_on_device(run, device);
+  ctx.ranks_on_device = st->ranks_on_gpu;
   cb_mem_probe *mem = &st->mem;
   long long before_setup = o->memory_report ? device_free() : 0;
   if (o->memory_report) note_most(&mem->use.user, mem->base_free - before_setup);
@@ -338,11 +338,22 @@ static const char *peer_mapping_problem(cb_rank_state *st, int device) {
   return NULL;
 }
 
+/* The rank's device, whose context this call makes: a failure is one line,
+ * which under MPS names the pool of hardware queues and the fix
+ * (cb_run_env_context_failure). */
+static void set_device(const cb_run *run, int device) {
+  cudaError_t rc = cudaSetDevice(device);
+  char why[400];
+  if (rc == cudaSuccess) return;
+  const char *hint = cb_run_env_context_failure(rc, run->share_gpus, why, sizeof why);
+  cb_die(__FILE__, __LINE__, "cudaSetDevice(device)", hint ? hint : cudaGetErrorString(rc));
+}
+
 static int rank_main(cb_rank_info *me, void *arg) {
   cb_run *run = arg;
   const cb_options *o = &run->opts;
   int device = cb_device_of(run, me);
-  CB_CUDA(cudaSetDevice(device));
+  set_device(run, device);
   cb_rank_state st = {.me = me, .run = run};
   st.timing = (cb_timing_opts){.iters = o->iters,
                                .warmup = o->warmup,
@@ -355,6 +366,7 @@ static int rank_main(cb_rank_info *me, void *arg) {
                                .lockstep = run->share_gpus && cb_options_ranks_per_proc(o) > 1};
   cb_device_info *devices = cb_gather_devices(me, device);
   if (devices) run->report.devices = devices;
+  st.ranks_on_gpu = cb_ranks_on_gpu(me, device);
   /* The load first: the buffers' check counts its memory, -M does not. */
   cb_load_beside_open(&st.beside, o->overlap, o->overlap_size);
   if (o->memory_report) st.mem.base_free = device_free();
@@ -432,7 +444,8 @@ int cb_main(const cb_coll_shape *shape, int argc, char **argv) {
   cb_run_env_cuda_defaults(); /* before anything can initialise CUDA (MPI_Init may) */
   cb_load_env_defaults(argc, argv);
   cb_world *w = cb_world_init(&argc, &argv);
-  int lead = cb_world_proc(w) == 0; /* only the first process prints */
+  cb_run_env_queues_for(cb_world_machine_nprocs(w)); /* before any CUDA context */
+  int lead = cb_world_proc(w) == 0;                  /* only the first process prints */
   cb_run run = {.fault_skip_rank = -1};
   /* Fault injection for tests/gpu: one rank that never launches a kernel
    * stands for a lost peer; the others must stop with a timeout naming it. */
@@ -458,7 +471,7 @@ int cb_main(const cb_coll_shape *shape, int argc, char **argv) {
   const char *bad_env = coll->shape->environment ? coll->shape->environment(err, sizeof err) : NULL;
   if (bad_env) CB_REFUSE(lead, "%s", bad_env);
   cb_watchdog_set_default(run.opts.timeout_s); /* bounds the MPI waits from here on */
-  char canonical[512];
+  char canonical[CB_OPTIONS_LINE_MAX];
   cb_options_canonical(&run.opts, canonical, sizeof canonical);
   /* The plugins too, where any was loaded: every process must have the same kernels. */
   size_t used = strlen(canonical);

@@ -31,10 +31,10 @@ static cudaGraphExec_t capture(cudaStream_t s, capture_body body, void *ctx) {
  * on a lock of the driver (--stress -G 1, NCCL's calls in the graphs,
  * ranks of one process on one GPU): a deadlock when that previous launch
  * waits for another rank of the process whose own launch can then never
- * be made (docs/performance.md, "Hierarchical kernels across simulated
- * hosts"). So with o->lockstep every rank of the process has made launch
- * nth - 1 before any makes launch nth: a relaunch then waits only for
- * launches that were all made, whose kernels' peers are all on the GPU.
+ * be made (docs/multi-node.md, "Ranks of one process on one GPU"). So
+ * with o->lockstep every rank of the process has made launch nth - 1
+ * before any makes launch nth: a relaunch then waits only for launches
+ * that were all made, whose kernels' peers are all on the GPU.
  * Every rank of a process makes the same launches (the harness's calls
  * are collective). */
 static void launch_graph(cb_rank_info *me, const cb_timing_opts *o, cudaGraphExec_t exec,

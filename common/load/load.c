@@ -167,10 +167,15 @@ void cb_load_start(cb_load *l, int units) {
 
 /* Waits for the units started last, then gives the marks' times, in us
  * from the first mark, into marks_us (units + 1 of them), and begin and
- * end, events of another stream of the device, on the same clock. */
+ * end, events of another stream of the device, on the same clock. Those
+ * two are waited for on their own: their stream's work is not the load's,
+ * and an event not yet reached makes cudaEventElapsedTime fail (not
+ * ready), which the load's end says nothing of when the load ended first. */
 static void finish(cb_load *l, cudaEvent_t begin, cudaEvent_t end, int timeout_s, const char *what,
                    double *marks_us, double *begin_us, double *end_us) {
   cb_gpu_wait(l->stream, timeout_s, what);
+  cb_gpu_wait_event(begin, timeout_s, what);
+  cb_gpu_wait_event(end, timeout_s, what);
   marks_us[0] = 0;
   for (int i = 1; i <= l->started; i++) marks_us[i] = elapsed_us(l->marks[0], l->marks[i]);
   *begin_us = elapsed_us(l->marks[0], begin);

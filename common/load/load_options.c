@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "sizes.h"
 
@@ -17,7 +18,7 @@ const char *cb_load_name(int kind) {
 
 int cb_load_parse(const char *name) {
   for (int k = 0; k < CB_NUM_LOADS; k++)
-    if (strcmp(name, names[k]) == 0) return k;
+    if (strcasecmp(name, names[k]) == 0) return k; /* names: any case (options.md) */
   return -1;
 }
 

@@ -19,8 +19,10 @@
 extern "C" {
 #endif
 
-/* Ranks sharing a GPU (CB_SHARE_GPUS) spin on each other from grids of
- * their own, and every block of all of them must be resident at once.
+/* Ranks sharing a GPU (CB_SHARE_GPUS, or hosts simulated on one machine:
+ * every rank on the physical GPU, of whatever host, cb_ranks_on_gpu) spin
+ * on each other from grids of their own, and every block of all of them
+ * must be resident at once.
  * Blocks of other kernels land between them (each rank's fill and check
  * kernels, another rank's next call in another block shape), and grids that
  * together fill the GPU were seen to wait forever for a block that never
@@ -31,7 +33,7 @@ extern "C" {
  * of the GPU (not every run) and not at 75%. With ranks sharing one H200,
  * sendrecv -k ll at 8 ranks hung under --stress at 100%, and once in 10^5
  * stream-mode calls at 75%, while every other kernel of ours passed 10^4 to
- * 10^5 calls there (docs/performance.md, "Ranks sharing a GPU"). So ranks
+ * 10^5 calls there (docs/architecture.md, "Ranks sharing a GPU"). So ranks
  * sharing a GPU split only half of it; one rank on its GPU may fill it,
  * since no other grid spins beside its own. */
 #define CB_SHARED_GPU_PERCENT 50

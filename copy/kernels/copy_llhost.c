@@ -385,15 +385,22 @@ static void count_chunks(const cb_copy_ctx *ctx, const llh_state *st, uint64_t n
              ctx->kernel_name);
 }
 
+/* The store fence of x86 (sfence): every store before it, non-temporal
+ * ones included, is globally visible before any store after it. Weak, so
+ * that tests/unit/test_llhost_protocol.c can see where it is called. */
+__attribute__((weak)) void cb_llh_store_fence(void) {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
 /* Pushes the post's non-temporal stores out of the write-combining
  * buffers, which hold a partly written line until something evicts it
  * (Intel's manual: software empties them where it needs the data seen):
  * before the CPU waits on the GPU, and at the end of post(). Not for their
  * order: LL16 needs none. */
 static void flush_nt_packets(llh_state *st) {
-#if defined(__SSE2__)
-  if (st->nt_pending) _mm_sfence();
-#endif
+  if (st->nt_pending) cb_llh_store_fence();
   st->nt_pending = 0;
 }
 
@@ -412,8 +419,8 @@ static void wait_slot_free(const cb_copy_ctx *ctx, llh_state *st, uint32_t g) {
 /* A packet's 8 data bytes, or the left bytes of a copy's short last packet.
  * The full packet's memcpy has a constant size, which the compiler turns
  * into one load and one store: with a size known only at run time it was a
- * call to memcpy per packet, and the CPU the slowest part of LL16 from 1
- * KiB (docs/performance.md). */
+ * call to memcpy per packet (docs/copy_perf.md, "LL16 h2d: the stores and
+ * the release"). */
 static inline void copy_packet_data(void *to, const void *from, uint64_t left) {
   if (left >= CB_LLH_PACKET_DATA)
     memcpy(to, from, CB_LLH_PACKET_DATA);
@@ -425,9 +432,10 @@ static inline void copy_packet_data(void *to, const void *from, uint64_t left) {
  * 16-byte stores: they write the lines without reading them first. The
  * GPU polls the very lines the CPU writes, and with ordinary stores each
  * line it had read came back to the CPU by a read-for-ownership: 4 KiB
- * took 1.1-1.5 us to write, 0.52-0.55 us so (docs/performance.md). Each
- * 8-byte half still lands whole (nt_keeps_halves_whole()), and a packet
- * torn between its halves is never taken (copy_llhost.h). No older packet
+ * took 1.1-1.5 us to write, 0.52-0.55 us so (docs/copy_perf.md, "LL16 h2d:
+ * the stores and the release"). Each 8-byte half still lands whole
+ * (nt_keeps_halves_whole()), and a packet torn between its halves is
+ * never taken (copy_llhost.h). No older packet
  * can land on a newer one: a slot is written again only once the GPU has
  * consumed (seen) every packet of its previous chunk (rule P1). */
 static void write_packets_nt(uint64_t *slot, const unsigned char *src, uint64_t left, uint32_t n,
@@ -479,7 +487,7 @@ static void stage_payload(unsigned char *slot, const unsigned char *src, size_t 
   for (size_t i = 0; i < v; i++)
     _mm_stream_si128((__m128i *)slot + i, _mm_loadu_si128((const __m128i *)src + i));
   memcpy(slot + 16 * v, src + 16 * v, n - 16 * v);
-  _mm_sfence(); /* orders the non-temporal stores before the release of ready[r] */
+  cb_llh_store_fence(); /* orders the non-temporal stores before the release of ready[r] */
 #else
   memcpy(slot, src, n);
 #endif
@@ -557,6 +565,10 @@ void cb_copy_llh_post(cb_copy_ctx *ctx, const cb_copy_call *call, int copies, cu
     ask_for_chunks(st);
     return;
   }
+  /* flag-direct: the GPU reads the user's buffer itself, which the caller
+   * may have written with non-temporal stores; ready[r]'s release orders
+   * ordinary stores only (copy_llhost.h, P2 -> C1). */
+  if (st->protocol == CB_LLH_FLAG_DIRECT) cb_llh_store_fence();
   for (int c = 0; c < copies; c++)
     for (uint32_t j = 0; j < st->cpc; j++) {
       uint32_t g = st->next_chunk++;

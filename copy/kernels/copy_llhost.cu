@@ -21,10 +21,11 @@
  *    no L1. Not volatile: in a window of copies of one host buffer, 32
  *    blocks' volatile reads of the same host lines were served one after
  *    another (16 KiB: 7.0-9.4 GB/s, with ld.global.cg 29.9-33.0:
- *    docs/performance.md). flag-staged h2d reads its own slot per chunk,
- *    never a line another block reads, with volatile loads: ld.global.cg
- *    was slower there (8 KiB: 9.2 against 10.8 GB/s). The runner's second
- *    copy from a rewritten source (copy_runner.c validate()) is the check
+ *    docs/copy_perf.md, "flag-direct h2d: ld.global.cg, nothing staged").
+ *    flag-staged h2d reads its own slot per chunk, never a line another
+ *    block reads, with volatile loads: ld.global.cg was slower there
+ *    (8 KiB: 9.2 against 10.8 GB/s). The runner's second
+ *    post from a rewritten source (copy_runner.c validate()) is the check
  *    that no stale line is served. */
 #include <stdint.h>
 #include <stdio.h>
@@ -77,15 +78,25 @@ __device__ __forceinline__ bool stop_requested(const cb_llh_args &a) {
   return cb_llh_reached(cb_load_volatile(&a.ctrl->stop.v), a.session);
 }
 
-/* tests/gpu/mutation.sh's h2d_first_copy_only (-DCOLLBENCH_MUTATE): the h2d
- * kernels move only each session's first copy, so every later one leaves the
- * destination as the first left it. The copies of a window all move the same
- * bytes and cannot show it; the validation's second single copy, from a
- * rewritten source (copy_runner.c validate()), must. */
+/* tests/gpu/mutation.sh's copy mutants (-DCOLLBENCH_MUTATE): kernels that
+ * move nothing for the later copies of a session, so the destination keeps
+ * what an earlier copy left. The copies of one post all move the same bytes
+ * and cannot show it; only a post after the source was rewritten can
+ * (copy_runner.c validate()):
+ *   h2d_first_copy_only  h2d, every copy after the session's first;
+ *   d2h_first_copy_only  d2h (the flag kernel), every copy after the first;
+ *   window_copies_stale  both directions, every copy after the session's
+ *                        second: a single copy's validation (two copies)
+ *                        moves all it posts, a window's second post nothing. */
 #if defined(CB_MUTATE_H2D_FIRST_COPY_ONLY)
-#define LLH_MUTANT_SKIPS_COPY(a, g) ((g) - (a).first_chunk >= (a).chunks_per_copy)
+#define LLH_MUTANT_SKIPS_COPY(a, g, h2d) ((h2d) && (g) - (a).first_chunk >= (a).chunks_per_copy)
+#elif defined(CB_MUTATE_D2H_FIRST_COPY_ONLY)
+#define LLH_MUTANT_SKIPS_COPY(a, g, h2d) (!(h2d) && (g) - (a).first_chunk >= (a).chunks_per_copy)
+#elif defined(CB_MUTATE_WINDOW_COPIES_STALE)
+#define LLH_MUTANT_SKIPS_COPY(a, g, h2d)                                                           \
+  ((uint64_t)((g) - (a).first_chunk) >= 2ull * (a).chunks_per_copy)
 #else
-#define LLH_MUTANT_SKIPS_COPY(a, g) false
+#define LLH_MUTANT_SKIPS_COPY(a, g, h2d) false
 #endif
 
 /* ---- LL16 ------------------------------------------------------------------------ */
@@ -135,7 +146,7 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_h2d_ll_kernel(cb_llh_args 
       uint2 v;
       if (!poll_packet(ring + (size_t)r * CB_LLH_CHUNK_PACKETS + threadIdx.x, flag, a, g, &v))
         stopped = 1;
-      else if (!LLH_MUTANT_SKIPS_COPY(a, g))
+      else if (!LLH_MUTANT_SKIPS_COPY(a, g, true))
         store_data(dst, p, a.bytes, v);
     }
     /* Every thread's packet load has returned and its store has been
@@ -147,13 +158,15 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_h2d_ll_kernel(cb_llh_args 
      * fence puts that poll at much the same point of a PCIe round trip in
      * every run. Released by the last thread instead, thread 0 polled
      * sooner and an 8 B copy's latency came a round trip apart from run to
-     * run (2.86-4.01 us on H100s, where thread 0's stayed within
-     * 3.28-3.41: docs/performance.md). */
+     * run (2.86-3.60 us on one H100, where thread 0's stayed within
+     * 3.28-3.41: docs/copy_perf.md, "LL16 h2d: the stores and the
+     * release"). */
     if (threadIdx.x == 0) cb_store_release_sys(&a.ctrl->consumed[r].v, flag);
     /* No thread polls the next chunk before the release is done: its fence
      * waited for the other warps' polls already in flight over PCIe, a
      * round trip each (512 B: 4.37 us without this barrier, 3.53-3.68 with
-     * it, on one H100: docs/performance.md). */
+     * it, on one H100: docs/copy_perf.md, "LL16 h2d: the stores and the
+     * release"). */
     __syncthreads();
   }
 }
@@ -250,7 +263,7 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_h2d_flag_kernel(cb_llh_arg
     const unsigned char *src = a.host
                                    ? (const unsigned char *)a.host + off
                                    : (const unsigned char *)a.stage + (size_t)r * CB_LLH_STAGE_SLOT;
-    if (!LLH_MUTANT_SKIPS_COPY(a, g))
+    if (!LLH_MUTANT_SKIPS_COPY(a, g, true))
       copy_chunk(dst + off, src, cb_llh_chunk_bytes(a.bytes, a.protocol, j), !a.host);
     /* Every thread's loads have returned and its stores are issued, before
      * thread 0's release. */
@@ -270,7 +283,8 @@ __global__ void __launch_bounds__(CB_LLH_THREADS) llh_d2h_flag_kernel(cb_llh_arg
     const uint64_t off = (uint64_t)j * CB_LLH_FLAG_CHUNK;
     unsigned char *dst = a.host ? (unsigned char *)a.host + off
                                 : (unsigned char *)a.stage + (size_t)r * CB_LLH_STAGE_SLOT;
-    copy_chunk(dst, src + off, cb_llh_chunk_bytes(a.bytes, a.protocol, j), false);
+    if (!LLH_MUTANT_SKIPS_COPY(a, g, false))
+      copy_chunk(dst, src + off, cb_llh_chunk_bytes(a.bytes, a.protocol, j), false);
     /* Every thread's payload stores are issued before thread 0's release. */
     __syncthreads();
     /* Rule P2: the system-scope fence of the release makes the block's

@@ -10,9 +10,9 @@
  *
  *  LL16, for copies of up to the direction's LL_MAX bytes (in a window, its
  *   WINDOW_LL_MAX: there the copies' round trips overlap and LL16's cost per
- *   packet is what is left, docs/performance.md): data and flag in one
- *   store, no doorbell. Cheapest for a few packets, but every packet is
- *   polled on its own and carries 8 data bytes in 16.
+ *   packet is what is left, docs/copy_perf.md, "The crossovers"): data and
+ *   flag in one store, no doorbell. Cheapest for a few packets, but every
+ *   packet is polled on its own and carries 8 data bytes in 16.
  *  flag, above: the payload first, then ONE flag word per chunk of
  *   CB_LLH_FLAG_CHUNK bytes. One thread per block polls the flag; the whole
  *   block then moves the payload with 16-byte coalesced accesses.
@@ -27,7 +27,8 @@
  *     line from several blocks waited on each other, and a window of
  *     copies of one buffer reads the same lines over and over. With
  *     ld.global.cg (copy_llhost.cu) direct reads beat staging at every
- *     size (docs/performance.md), so nothing is staged by default.
+ *     size (docs/copy_perf.md, "flag-direct h2d: ld.global.cg, nothing
+ *     staged"), so nothing is staged by default.
  *
  * ---- What both protocols share ----------------------------------------------
  *
@@ -53,7 +54,7 @@
  * and reads of one line from several blocks, or a CPU store into a line
  * other blocks keep reading, wait on each other (on one H100, d2h's 4 KiB
  * window bandwidth went from 3.2 to 23 GB/s when 32 blocks stopped polling
- * one doorbell: docs/performance.md, "llhost with a control word per line"):
+ * one doorbell: docs/copy_perf.md, "Control words, one a line"):
  *  consumed[r] (h2d): the flag of the last chunk of slot r the GPU has
  *    finished with (read it and stored its bytes into device memory);
  *  ready[r] (flag protocol): the flag of the last chunk of slot r its
@@ -84,7 +85,7 @@
  * load and fence.acq_rel.sys wait for a system-scope fence each time, so
  * the GPU pays a fence per chunk only where it must release (h2d consumed,
  * d2h flag ready), never to acquire (d2h LL16 at 8 B: 3.69 -> 2.83 us on
- * one H100, docs/performance.md).
+ * one H100, docs/copy_perf.md, "Control words, one a line").
  *
  * ---- Proof (flag protocol; LL16's below) --------------------------------------
  *
@@ -102,8 +103,10 @@
  * The payload is in place when its flag is seen (P2 -> C1). h2d: the CPU
  * writes the payload (staged: non-temporal stores then sfence, which x86
  * needs because its ordering of ordinary stores does not cover
- * non-temporal ones; direct: the user wrote the buffer before post()),
- * then release-stores ready[r]; GPU thread 0 polls ready[r] with
+ * non-temporal ones; direct: the user wrote the buffer before post(), by
+ * whatever stores it chose, non-temporal ones too, so post() begins with
+ * an sfence before its first ready[r]: a release store orders the CPU's
+ * ordinary stores only), then release-stores ready[r]; GPU thread 0 polls ready[r] with
  * ld.acquire.sys until it sees g + 1; bar.sync then orders every thread of
  * the block after that acquire, so every payload load is performed after
  * the CPU's stores are visible. flag-direct's payload loads are weak
@@ -192,7 +195,8 @@ extern "C" {
 /* h2d LL16 chunks of this many packets or more (1 KiB of data) are written
  * by non-temporal stores where the CPU keeps their halves whole
  * (copy_llhost.c): from there they were faster alone and in windows;
- * below, no faster (docs/performance.md). */
+ * below, no faster (docs/copy_perf.md, "LL16 h2d: the stores and the
+ * release"). */
 #define CB_LLH_NT_PACKETS 128
 /* flag: 16 KiB a chunk, two 16-byte vectors per thread, both loads in
  * flight before their stores. Small enough that a copy of some tens of KiB
@@ -208,7 +212,7 @@ extern "C" {
  * at most one per slot) and a window's copies in flight, no more: the CPU
  * writes packets and staged payloads slot after slot, and the fewer lines a
  * ring spans, the likelier its caches still hold them. 1024 slots measured
- * no better (docs/performance.md). */
+ * no better (docs/copy_perf.md, "Rings and blocks"). */
 #define CB_LLH_RING_CHUNKS 256
 
 typedef enum {
@@ -295,6 +299,10 @@ static inline CB_LLH_HD int cb_llh_reached(uint32_t a, uint32_t b) {
 
 /* The name a report gives protocol p. */
 const char *cb_llh_protocol_name(int p);
+
+/* The CPU's store fence (x86 sfence; copy_llhost.c): every store before it,
+ * non-temporal ones included, is visible before any store after it. */
+void cb_llh_store_fence(void);
 
 /* Blocks of the resident kernels the device holds at once (copy_llhost.cu). */
 int cb_copy_llh_resident_blocks(int device);

@@ -99,7 +99,8 @@ typedef struct {
    * cb_peer_ptr_in. */
   void *send_buf, *recv_buf;
   size_t send_buf_bytes, recv_buf_bytes;
-  int ranks_on_device; /* ranks sharing this rank's GPU (1 unless CB_SHARE_GPUS) */
+  int ranks_on_device; /* ranks sharing this rank's GPU, of any host (1 unless CB_SHARE_GPUS,
+                          or hosts simulated on one machine) */
   void *state;         /* the kernel's own per-rank state, set by its setup */
 } cb_kernel_ctx;
 

@@ -13,8 +13,9 @@
 #   random  --data random: random values, floating reductions within a
 #           tolerance of a float64 reference
 #   uN      -u N: every call's buffers start N elements in (nccl-tests'
-#           unalign), exact data; a kernel that needs aligned buffers lists
-#           those calls as skipped with the reason
+#           unalign), exact data; every kernel serves any alignment, so a
+#           call skipped because a kernel "needs N-byte aligned buffers" is
+#           a FAIL(aligned skip)
 #   paths   --data random with the paths our kernels take only for large
 #           messages, or only when asked, forced at every size (PATHS_ENV:
 #           many small ce pieces, the ce kernels' own block copied by SMs,
@@ -22,7 +23,9 @@
 #           none of those paths runs (the ce kernels are skipped, the
 #           alltoall ring keeps its channels' copy)
 # Logs go to $LOGDIR (default ./gpu-check-logs). KERNELS (default all) is
-# passed to -k: e.g. KERNELS=ce checks one kernel. LAUNCH=single or
+# passed to -k: e.g. KERNELS=ce checks one kernel, in every program that has
+# it (each program runs those of KERNELS it lists; one that lists none is
+# SKIPPED(no kernel KERNELS names), neither a pass nor a failure). LAUNCH=single or
 # LAUNCH=mpi keeps one of the two launches; EXTRA_ARGS are added to every
 # command line (e.g. EXTRA_ARGS="-T 20"); RUN_CAP (900) bounds each run in
 # seconds, and DEADLINE (epoch seconds) the whole matrix.
@@ -82,6 +85,18 @@ pass_env() {
 }
 for pass in $PASSES; do pass_args "$pass" >/dev/null || exit 2; done
 
+# kernels_of PROGRAM: the kernels of KERNELS (ids or names, comma separated)
+# that PROGRAM's -k list names, comma separated; "all" for all.
+kernels_of() {
+  [ "${KERNELS:-all}" = all ] && { echo all; return; }
+  local listed k out=""
+  listed=$(cb_kernels "$1" | awk '{ print $1; print $2 }')
+  for k in ${KERNELS//,/ }; do
+    grep -qx -- "$k" <<<"$listed" && out="${out:+$out,}$k"
+  done
+  echo "$out"
+}
+
 fail=0
 printf '%-22s %-6s %-7s %-6s %-26s %6s %s\n' program pass launch mode sizes wrong result \
   >"$LOGDIR/summary.txt"
@@ -91,10 +106,16 @@ for pass in $PASSES; do
   for prog in "${PROGS[@]}"; do
     [ -x "$prog" ] || { echo "check.sh: '$prog' is not an executable program" >&2; exit 2; }
     name=$(basename "$prog")
+    kernels=$(kernels_of "$prog")
+    if [ -z "$kernels" ]; then
+      printf '%-22s %-6s %-7s %-6s %-26s %6s %s\n' "$name" "$pass" - - - - \
+        "SKIPPED(no kernel KERNELS names)" | tee -a "$LOGDIR/summary.txt"
+      continue
+    fi
     for launch in "${LAUNCHERS[@]}"; do
       for mode in "${MODES[@]}"; do
         for sizes in "${SIZE_SETS[@]}"; do
-          args="-k ${KERNELS:-all} -d all -o all -c 2 -n 3 -w 1 $sizes $mode $(pass_args "$pass") ${EXTRA_ARGS:-}"
+          args="-k $kernels -d all -o all -c 2 -n 3 -w 1 $sizes $mode $(pass_args "$pass") ${EXTRA_ARGS:-}"
           penv=$(pass_env "$pass")
           if [ "$launch" = single ]; then
             cmd="$prog -g $NGPUS $args"
@@ -126,6 +147,12 @@ for pass in $PASSES; do
             # and exits 0, as nccl-tests' does: nothing ran, so no pass.
             if [ $rc -eq 0 ] && grep -q "^nRanks [0-9]* is not a power of 2, skipping$" "$log"; then
               result="SKIPPED(not a power-of-two rank count)"
+            fi
+            # Every kernel serves any alignment: one that skips -u's calls
+            # checked nothing there.
+            if [ "$result" = PASS ] && [[ $pass == u* ]] &&
+              grep -qE "skipped: needs [0-9]+-byte aligned buffers" "$log"; then
+              result="FAIL(aligned skip)"
             fi
             # A check of a peer mapping that our kernels skipped for want of it
             # checked nothing of ours: not a pass.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The copy_perf performance runs (docs/performance.md, "copy_perf"):
+# The copy_perf performance runs (docs/copy_perf.md, "GPU checks and records"):
 #   tests/gpu/copy_perf_runs.sh OUTDIR [BUILD_DIR] [NGPUS]
 # Each run writes OUTDIR/<name>.txt (the program's output, with the command
 # line, the machine and the date on top) and OUTDIR/<name>.json beside it:

@@ -3,18 +3,21 @@
 # all_reduce, all_gather, reduce_scatter and broadcast; common/coll/hier.h) across
 # simulated hosts on one machine (GPU node only; one GPU is enough):
 #   tests/gpu/hier_check.sh [BUILD_DIR]
-# For each layout HxL of LAYOUTS (default "2x1 2x2 3x2"): H processes under
-# mpirun, each its own simulated host (CB_HOSTS=H) with L ranks (-g L,
-# ranks sharing the GPUs within the host: CB_SHARE_GPUS=1); HxLp: H x L
-# processes of one rank each (-g 1), L a simulated host, as a node runs a
-# process a GPU (each with CUDA_DEVICE_MAX_CONNECTIONS=8 unless set, so that
-# MPS takes them all at once). Then
+# For each layout HxL of LAYOUTS (default "2x1 2x2 3x2 2x3 3x3"): H
+# processes under mpirun, each its own simulated host (CB_HOSTS=H) with L
+# ranks (-g L, ranks sharing the GPUs within the host: CB_SHARE_GPUS=1);
+# HxLp: H x L processes of one rank each (-g 1), L a simulated host, as a
+# node runs a process a GPU. Every tunable at its default: the residency
+# budget of the grids that wait on each other counts every rank on the GPU,
+# whatever host it claims (grid_fit.h), and each process takes its share of
+# MPS's hardware queues (run_env.h). Then
 #   check.sh's random pass (every datatype and op, both placements, odd and
 #   large sizes, stream and graph mode, rank agreement) over those kernels,
 #   and after it stress.sh's back-to-back stress, CALLS (10000) calls of
-#   each, sizes 8 B to MAX (8M; hier-ll 512K). One run at a time, the
-#   layouts one after another: under MPS at most 3 processes whose ranks
-#   share the GPU fit at once (lib.sh, cb_mps_for_this_run). With DEADLINE,
+#   each, sizes 8 B to MAX (8M; hier-ll 512K). From L = 2 the check must
+#   show integer avg skipped with its reason ("avg of integers"), and at odd
+#   L mulsum ("mulsum with L ranks a host"): a layout that does not is a
+#   FAIL. One run at a time, the layouts one after another. With DEADLINE,
 #   each layout may use its share of the time left (what one leaves goes to
 #   the next), two thirds of it for the check, which takes about twice
 #   the stress's time (what it leaves goes to the stress). NCCL's traffic
@@ -32,13 +35,6 @@ export NCCL_SOCKET_IFNAME=${NCCL_SOCKET_IFNAME:-lo} NCCL_NVLS_ENABLE=0 CB_SHARE_
 LOGDIR=${LOGDIR:-gpu-check-logs}
 source tests/gpu/lib.sh
 cb_mps_for_this_run
-# The processes of the other simulated hosts run on the same GPU at once (MPS),
-# but each sizes its grids for the GPU its own ranks share: kernels whose
-# blocks wait on their peers' must all be resident, so the grids are kept
-# small enough for every host's at once (each may be set otherwise).
-export CB_RING_CHANNELS=${CB_RING_CHANNELS:-8} CB_LL_MAX_WARPS=${CB_LL_MAX_WARPS:-64} \
-  CB_AR_DIRECT_BLOCKS=${CB_AR_DIRECT_BLOCKS:-8} CB_RS_DIRECT_BLOCKS=${CB_RS_DIRECT_BLOCKS:-8} \
-  CB_AG_DIRECT_BLOCKS=${CB_AG_DIRECT_BLOCKS:-8} CB_BC_DIRECT_BLOCKS=${CB_BC_DIRECT_BLOCKS:-8}
 KERNELS=hier-ring,hier-ll,hier-direct,hier-ce
 read -ra PROGRAMS <<<"${PROGRAMS:-all_reduce_perf all_gather_perf reduce_scatter_perf broadcast_perf}"
 
@@ -57,10 +53,7 @@ layout() {
   local name=$1 base=${1%p} dir=$LOGDIR/hier-$1 cases=() p k max checked stressed
   local hosts=${base%x*} per_host=${base#*x} calls=${CALLS:-10000}
   local procs=$hosts ranks=$per_host # ranks a process
-  if [ "$name" != "$base" ]; then
-    procs=$((hosts * per_host)) ranks=1
-    export CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_DEVICE_MAX_CONNECTIONS:-8}
-  fi
+  [ "$name" != "$base" ] && procs=$((hosts * per_host)) ranks=1
   mkdir -p "$dir"
   for p in "${PROGRAMS[@]}"; do
     for k in ${KERNELS//,/ }; do
@@ -77,10 +70,32 @@ layout() {
   CB_HOSTS=$hosts PROCS=$procs CALLS=$calls CALLS_LL=$calls LOGDIR=$dir \
     tests/gpu/stress.sh "$BUILD" "$ranks" "${cases[@]}" >"$dir/stress.txt" 2>&1
   stressed=$?
-  return $((checked | stressed))
+  refusals_seen "$dir" "$per_host" >>"$dir/check.txt"
+  return $((checked | stressed | $?))
 }
 
-read -ra layouts <<<"${LAYOUTS:-2x1 2x2 3x2}"
+# The skips the hierarchical kernels owe a layout of L ranks a host, seen in
+# the check's logs under DIR: integer avg from L = 2 (each host's average
+# would truncate), mulsum at odd L (a rank's index on its host lacks its
+# rank's parity, hier.h). One line each, PASS or FAIL; non-zero if one is
+# missing. Only programs that reduce run those ops.
+refusals_seen() {
+  local dir=$1 per_host=$2 what fail=0
+  local -a owed=()
+  [ "$per_host" -ge 2 ] && owed+=("avg of integers: each host's average would truncate")
+  [ $((per_host % 2)) = 1 ] && [ "$per_host" -ge 3 ] && owed+=("mulsum with $per_host ranks a host")
+  for what in "${owed[@]}"; do
+    if grep -qs "skipped: .*$what" "$dir"/*_random_*.txt; then
+      echo "PASS: refusal seen: $what"
+    else
+      echo "FAIL: refusal not seen in $dir: $what"
+      fail=1
+    fi
+  done
+  return $fail
+}
+
+read -ra layouts <<<"${LAYOUTS:-2x1 2x2 3x2 2x3 3x3}"
 for l in "${layouts[@]}"; do
   case $l in
     [1-9]x[1-9] | [1-9]x[1-9]p) ;;
@@ -94,7 +109,8 @@ for i in "${!layouts[@]}"; do
   (DEADLINE=$share layout "${layouts[$i]}") || fail=1
 done
 for l in "${layouts[@]}"; do
-  echo "## $l: $(tail -n 1 "$LOGDIR/hier-$l/check.txt" 2>/dev/null)"
+  echo "## $l: $(grep -m1 '^check.sh: ' "$LOGDIR/hier-$l/check.txt" 2>/dev/null)"
+  grep -E "^(PASS|FAIL): refusal" "$LOGDIR/hier-$l/check.txt" 2>/dev/null
   grep -E "^(PASS|FAIL|SKIPPED)" "$LOGDIR/hier-$l/stress.txt" 2>/dev/null
 done
 exit $fail

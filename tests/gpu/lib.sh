@@ -146,14 +146,14 @@ cb_mps_for_this_run() {
   CUDA_MPS_PIPE_DIRECTORY=$(mktemp -d /tmp/collbench-mps.XXXXXX) || exit 1
   CUDA_MPS_LOG_DIRECTORY=$(cd "$LOGDIR/mps" && pwd)
   # Each MPS client owns its share of one pool of the GPU's hardware queues:
-  # with the 32 a process asks for when its ranks share a GPU
-  # (cb_run_env_cuda_defaults) 3 such processes fit at once, and a 4th is
-  # refused ("Reached maximum number of device connections" in the server's
-  # log; the process sees the GPU busy). Fewer queues a process let more in,
-  # but then the streams of its ranks (and NCCL's) share queues, and a rank's
-  # kernel waited behind another's until the -T watchdog ended it: under MPS
-  # that is a fatal error that tears down every client. Scripts that run
-  # such processes keep at most 3 running at once.
+  # 3 processes of 32 fit at once, and a 4th is refused ("Reached maximum
+  # number of device connections" in the server's log; the process sees
+  # "out of memory"). With ranks sharing GPUs each process takes its share
+  # of 96 among its machine's processes (cb_run_env_cuda_defaults), so every
+  # process of a run gets in; a share below the streams of a process's ranks
+  # on one GPU is refused (they would share queues, and a rank's kernel
+  # waited behind another's until the -T watchdog ended it: under MPS a
+  # fatal error that tears down every client).
   export CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
   nvidia-cuda-mps-control -d || { echo "MPS=1: nvidia-cuda-mps-control -d failed" >&2; exit 1; }
   trap 'echo quit | nvidia-cuda-mps-control; sleep 1; rm -rf "$CUDA_MPS_PIPE_DIRECTORY"' EXIT

@@ -3,15 +3,18 @@
 # The validation must see a broken kernel (GPU node only):
 #   tests/gpu/mutation.sh [BUILD_DIR] [NGPUS] [MUTATION ...]
 # For each mutation (default: every one of include/collbench/device/mutation.cuh,
-# and copy_perf's h2d_first_copy_only: copy/kernels/copy_llhost.cu),
+# and copy_perf's h2d_first_copy_only, d2h_first_copy_only and
+# window_copies_stale: copy/kernels/copy_llhost.cu; write_past_end runs in
+# copy_perf's sm too, copy/kernels/copy_sm.cu),
 # builds a mutant into its own directory ($MUTANT_DIR/build-mutant-NAME,
-# MUTANT_DIR default the repository: every program, or $PROGRAMS), and runs
-# the validated back-to-back stress on each kernel the mutation touches (a
-# mutant's -k list says which: each kernel's row names the kinds of wait it
-# relies on, collective.h's CB_WAITS_*), at each rank count (copy_perf: one
-# validated run of llhost, h2d, 8 B to 1 MiB, every protocol): the mutant
-# must be caught, and the same runs on the normal build BUILD_DIR (default
-# build-gpu) must report no wrong value.
+# MUTANT_DIR default the repository: every program, or those whose kernels
+# alone can show it, or $PROGRAMS), and runs the validated back-to-back
+# stress on each kernel the mutation touches (a mutant's -k list says which:
+# each kernel's row names the kinds of wait it relies on, collbench/kernel.h's
+# CB_WAITS_*), at each rank count (copy_perf: one validated run of the kernel,
+# in the directions the mutant breaks, 8 B to 1 MiB, every protocol): the
+# mutant must be caught, and the same runs on the normal build BUILD_DIR
+# (default build-gpu) must report no wrong value.
 # Caught: wrong values, or a wait that timed out (the program's spin
 # timeout, naming rank, peer and kernel). late_credit hangs by design (its
 # receivers return credit after polling): only that spin timeout, naming the
@@ -49,7 +52,8 @@ shift $(($# < 2 ? $# : 2))
 MUTATIONS=("$@")
 [ ${#MUTATIONS[@]} -gt 0 ] || MUTATIONS=(skip_start_wait skip_end_wait skip_ll_poll skip_fifo_wait
   skip_fifo_credit skip_ll_credit skip_ce_landed single_half late_credit early_tile_done
-  consumed_before_barrier h2d_first_copy_only)
+  consumed_before_barrier write_past_end h2d_first_copy_only d2h_first_copy_only
+  window_copies_stale)
 CALLS=${CALLS:-20000}
 MAX=${MAX:-4M}
 CAP=${CAP:-300}
@@ -60,25 +64,41 @@ ROOT=${ROOT:-all}
 
 KNOWN_MUTATIONS=" skip_start_wait skip_end_wait skip_ll_poll skip_fifo_wait skip_fifo_credit
   skip_ll_credit skip_ce_landed single_half late_credit early_tile_done consumed_before_barrier
-  h2d_first_copy_only "
+  write_past_end h2d_first_copy_only d2h_first_copy_only window_copies_stale "
 known() {
   [[ "$KNOWN_MUTATIONS" =~ [[:space:]]$1[[:space:]] ]] ||
     { echo "mutation.sh: unknown mutation '$1'" >&2; exit 2; }
 }
 
+# copy_perf's own mutants (copy/kernels/copy_llhost.cu): they break llhost alone.
+copy_mutant() {
+  case $1 in
+    h2d_first_copy_only | d2h_first_copy_only | window_copies_stale) return 0 ;;
+  esac
+  return 1
+}
+
 # The programs a mutant is built for ($PROGRAMS wins): copy_perf for its own
-# mutation; else every program (none named: the build's every target).
+# mutations, those that alone can show write_past_end; else every program
+# (none named: the build's every target).
 programs_of() {
   [ -n "${PROGRAMS:-}" ] && { echo "$PROGRAMS"; return; }
-  [ "$1" = h2d_first_copy_only ] && echo copy_perf
+  copy_mutant "$1" && { echo copy_perf; return; }
+  # reduce_scatter's ring writes one chunk, our block: past its end is the
+  # guard only (the other rings' outputs go on past a chunk's end, and the
+  # next chunk's slices overwrite what it wrote); copy_perf's sm copies too
+  [ "$1" = write_past_end ] && echo "reduce_scatter_perf copy_perf"
 }
 
 # The kernels of PROG (a mutant's) that mutation M touches, "ID NAME MAX":
-# copy_perf's llhost for its own; else those the mutant's -k list marks
-# (with its plugin loaded, PLUGIN), those of KERNELS only when it is set.
+# copy_perf's llhost for its own, its sm for write_past_end; else those the
+# mutant's -k list marks (with its plugin loaded, PLUGIN), those of KERNELS
+# only when it is set.
 touched_kernels() {
-  if [ "$1" = h2d_first_copy_only ]; then
+  if copy_mutant "$1"; then
     cb_kernels "$2" | awk '$2 == "llhost" { print $1, $2, $3 }'
+  elif [ "$(basename "$2")" = copy_perf ]; then
+    cb_kernels "$2" | awk '$2 == "sm" { print $1, $2, $3 }'
   else
     CB_PLUGINS=${3:-} cb_mutated_kernels "$2" |
       awk -v only=",${KERNELS:-}," 'only == ",," || index(only, "," $2 ",") { print }'
@@ -90,12 +110,21 @@ plugin_of() {
   [ -z "${PLUGIN_SRC:-}" ] || tests/gpu/build_plugin.sh "$1" "$PLUGIN_SRC"
 }
 
+# The directions copy_perf runs mutant M in: those it breaks.
+copy_dirs_of() {
+  case $1 in
+    h2d_first_copy_only) echo h2d ;;
+    d2h_first_copy_only) echo d2h ;;
+    *) echo h2d,d2h ;;
+  esac
+}
+
 # The rank counts a mutant runs at ($RANKS wins): a sendrecv sender at 2
 # ranks reads from the rank it sends to, which covers it even without
 # credits; at 3 it does not.
 ranks_of() {
   # copy_perf: rank 0 copies, whatever RANKS says
-  [ "$1" = h2d_first_copy_only ] && { echo 1; return; }
+  [ "$2" = copy_perf ] && { echo 1; return; }
   [ -n "${RANKS:-}" ] && { echo "$RANKS"; return; }
   case $1 in
     skip_ll_credit) echo 3 ;;
@@ -111,6 +140,8 @@ ranks_of() {
 mutant_env() {
   case $1 in
     consumed_before_barrier | skip_fifo_credit) echo "CB_RING_SLOTS=2 CB_RING_CHANNELS=1" ;;
+    # d2h's flag kernel is the one they break: the flag protocol at every size
+    d2h_first_copy_only | window_copies_stale) echo "CB_LLHOST_D2H_LL_MAX=0" ;;
   esac
 }
 
@@ -124,7 +155,7 @@ cannot_show() {
     # slice s, with 2 slots or more) only after taking r's slice s+1: by then r's warps
     # have read slice s, whenever `consumed` was stored.
     # The same order frees the slot before its sender could need it, so the wait for
-    # that credit never waits there (docs/performance.md, "The wait mutants at 3 ranks").
+    # that credit never waits there (docs/architecture.md, "Why the mutants lag").
     consumed_before_barrier:alltoall_perf:ring | skip_fifo_credit:alltoall_perf:ring)
       echo "the alltoall ring takes slice s from every rank before it sends slice s+1: no sender gets a FIFO ahead" ;;
     # A sendrecv sender never changes, so a credit returned after the polls
@@ -148,9 +179,9 @@ stress() {
   fi
   local cmd
   if [ "$(basename "$2")" = copy_perf ]; then
-    # No stress mode: one run whose validation (-c 1) sends, per size, a
-    # single copy, a second from a rewritten source and a window.
-    cmd="$2 -k $kernel -D h2d -b 8 -e 1M -f 4 -n 5 -w 1 -W 4 -T $t ${EXTRA_ARGS:-}"
+    # No stress mode: one run whose validation (-c 1) posts, per size, a
+    # single copy and a window, each again after its source was rewritten.
+    cmd="$2 -k $kernel -D $(copy_dirs_of "$m") -b 8 -e 1M -f 4 -n 5 -w 1 -W 4 -T $t ${EXTRA_ARGS:-}"
   else
     cmd="$2 -g $ranks -k $kernel -b 8 -e $(cb_min_size "$limit" "$MAX") -G 1 -d float,int32,half -o sum,max --stress $CALLS -T $t $(cb_root_args "$2" "$ROOT") ${EXTRA_ARGS:-}"
   fi
@@ -241,7 +272,7 @@ for m in "${MUTATIONS[@]}"; do
       echo "SKIPPED: mutant $m, $prog: no kernel of ours that it touches can run here"
       continue
     fi
-    for ranks in $(ranks_of "$m"); do
+    for ranks in $(ranks_of "$m" "$prog"); do
       while read -r _ kernel limit; do
         run="$prog -k $kernel, $ranks ranks"
         why=$(cannot_show "$m" "$prog" "$kernel" "$ranks")

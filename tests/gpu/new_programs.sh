@@ -20,8 +20,6 @@
 # each, about 2 minutes more). CAP (300) bounds each run in seconds.
 # One PASS/FAIL/SKIPPED line per run (each run's output in $LOGDIR, default
 # gpu-new-programs-logs); exits non-zero on any FAIL.
-# On 2 x H200 the check step fit in 175 s and the stress step with
-# STRESS_CALLS=5000 in 80 s (docs/performance.md, "Correctness on 2 and 4 GPUs").
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/lib.sh"

@@ -6,9 +6,11 @@
 # each step bounded by its cap and by what is left of SECONDS:
 #   random     check.sh --data random, both launches (rank agreement included)
 #   stress     stress.sh: CALLS_LL (1000000) per LL kernel, CALLS (100000) others
-#   mutation   mutation.sh: every mutant caught, the normal build clean, at
-#              RANKS (default "3 8": ranks beyond the GPUs share them)
-#   unaligned  check.sh -u 1, -u 4, -u 8 (LAUNCH_UNALIGNED, default single)
+#   mutation   mutation.sh: every mutant caught (MUTANTS, default every one), the
+#              normal build clean, at RANKS (default "3 8": ranks beyond the GPUs
+#              share them)
+#   unaligned  unaligned.sh: check.sh -u 1, -u 3, -u 5 at 2, 3 and 8 ranks, every
+#              kernel of every program, no "needs aligned buffers" skip
 #   shared     shared_gpus.sh: 2, 3, 5, 7 and 8 ranks on one GPU (3 and 8 on
 #              2 where there are 2), its queues, sweep and stress, JOBS
 #              (default 2) layouts at once
@@ -23,6 +25,10 @@
 #   fp8        fp8_mulsum.sh: f8e4m3, f8e5m2 and mulsum in every program
 #   dropin     nccl_tests_dropin.sh: nccl-tests users' commands, options, -J
 #   mapping    peer_mapping.sh: CB_PEER_MAPPING=ipc, cumem and auto, correctness and 1 GiB
+#   hier       hier_check.sh: the hierarchical kernels across simulated hosts, layouts
+#              2x1 2x2 3x2 2x3 3x3 (LAYOUTS), check and stress, default tunables, MPS
+#   simhosts   sim_hosts.sh: every program's NCCL across 2 and 4 simulated hosts, check
+#              and stress, MPS
 # STEPS (default: all of the above, in that order) picks and orders them.
 # Writes LOGDIR/<step>.txt and LOGDIR/summary.txt: one line per step,
 # PASS/FAIL/SKIPPED with its seconds. Exits non-zero unless every step passed.
@@ -35,7 +41,7 @@ export DEADLINE=$((START + $1))
 LOGDIR=$2
 BUILD=${3:-build-gpu}
 NGPUS=${4:-$(nvidia-smi -L 2>/dev/null | wc -l)}
-STEPS=${STEPS:-random stress mutation unaligned shared stopped lost exact paths copy headline programs fp8 dropin mapping}
+STEPS=${STEPS:-random stress mutation unaligned shared stopped lost exact paths copy headline programs fp8 dropin mapping hier simhosts}
 mkdir -p "$LOGDIR"
 LOGDIR=$(cd "$LOGDIR" && pwd)
 cd "$HERE/../.." || exit 2
@@ -73,9 +79,10 @@ for s in $STEPS; do
   case $s in
     random) step random 1200 env PASSES=random LOGDIR="$LOGDIR/random" "$HERE/check.sh" "$BUILD" "$NGPUS" ;;
     stress) step stress 1200 "$HERE/stress.sh" "$BUILD" "$NGPUS" ;;
-    mutation) step mutation 3600 env RANKS="${RANKS:-3 8}" "$HERE/mutation.sh" "$BUILD" "$NGPUS" ;;
-    unaligned) step unaligned 1500 env PASSES="u1 u4 u8" LAUNCH="${LAUNCH_UNALIGNED:-single}" \
-      LOGDIR="$LOGDIR/unaligned" "$HERE/check.sh" "$BUILD" "$NGPUS" ;;
+    mutation)
+      # shellcheck disable=SC2086 # MUTANTS: names, one word each
+      step mutation 3600 env RANKS="${RANKS:-3 8}" "$HERE/mutation.sh" "$BUILD" "$NGPUS" ${MUTANTS:-} ;;
+    unaligned) step unaligned 1500 env LOGDIR="$LOGDIR/unaligned" "$HERE/unaligned.sh" "$BUILD" ;;
     shared) step shared 3600 env JOBS="${JOBS:-2}" LOGDIR="$LOGDIR/shared" "$HERE/shared_gpus.sh" "$BUILD" ;;
     stopped) step stopped 900 env LOGDIR="$LOGDIR/stopped" "$HERE/stopped_peer.sh" "$BUILD" "$NGPUS" ;;
     lost) step lost 300 "$HERE/lost_peer.sh" "$BUILD" "$NGPUS" ;;
@@ -93,6 +100,8 @@ for s in $STEPS; do
     fp8) step fp8 900 env LOGDIR="$LOGDIR/fp8" "$HERE/fp8_mulsum.sh" "$BUILD" "$NGPUS" ;;
     dropin) step dropin 600 "$HERE/nccl_tests_dropin.sh" "$BUILD" "$NGPUS" "$LOGDIR/dropin" ;;
     mapping) step mapping 900 env LOGDIR="$LOGDIR/mapping" "$HERE/peer_mapping.sh" "$BUILD" "$NGPUS" ;;
+    hier) step hier 3600 env MPS=1 LOGDIR="$LOGDIR/hier" "$HERE/hier_check.sh" "$BUILD" ;;
+    simhosts) step simhosts 1800 env MPS=1 LOGDIR="$LOGDIR/simhosts" "$HERE/sim_hosts.sh" "$BUILD" ;;
     *) note "FAIL: unknown step '$s'" ;;
   esac
 done

@@ -18,7 +18,7 @@
 # -g N, which drives each GPU from its own thread: that is the pair compared. nccl-tests' -g N
 # enqueues every GPU's call from one thread, which in stream mode costs it up to twice the
 # host time per call at small sizes (-t 2 vs -g 2: 9.7 vs 16.8 us at 8 B on 2 x H200,
-# docs/performance.md, "Kernel 0 against nccl-tests"): an INFO line shows it.
+# docs/nccl-variants.md, "Timing"): an INFO line shows it.
 # (-R 2 -x 2 only where NCCL has a copy-engine path: all_gather, alltoall, gather and scatter;
 # COLLS="reduce gather scatter alltoallv hypercube" for nccl-tests' other five programs.) Every raw
 # output is OUTDIR/COLL_LAUNCH_MODE_TOOL.txt, headed by its command line, machine and date;
@@ -27,9 +27,8 @@
 # 1 GiB; INFO: the other timer and nccl-tests' -t against -g). Each run is bounded by
 # `timeout`. REPEAT (default 3) runs every command that many times, the two tools in
 # turn (repeat k >= 2 writes ...TOOL.rK.txt), and the digest compares the medians: on
-# 2 x H200 single stream-mode runs at 8 B-64 KiB put collbench from 41% faster to 152%
-# slower than nccl-tests, and one nccl-tests run's two placements of a size 44% apart
-# (docs/performance.md, "Kernel 0 against nccl-tests"). About 100 s per collective, launch
+# 2 x H200 nccl-tests' own repeats of a stream-mode size at 8 B-64 KiB spread by 3-70%
+# (docs/nccl-variants.md, "Timing"). About 100 s per collective, launch
 # and repeat on 2 x H200: split it over runs with COLLS, LAUNCHES and REPEAT.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2

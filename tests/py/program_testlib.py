@@ -39,12 +39,12 @@ def driver_installed():
     return True
 
 
-def run_program(program, *args, timeout=30, env_extra=None):
+def run_program(program, *args, timeout=600, env_extra=None):
     return subprocess.run([program, *args], capture_output=True, text=True, timeout=timeout,
                           env=_env(env_extra))
 
 
-def mpirun_program(mpiexec, program, *args, timeout=60, nprocs=2, env_extra=None,
+def mpirun_program(mpiexec, program, *args, timeout=600, nprocs=2, env_extra=None,
                    proc_env=None):
     """nprocs processes of program with args, or a list of argument lists (one per
     process); env_extra is every process's environment too (mpirun passes its own on),

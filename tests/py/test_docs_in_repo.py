@@ -18,8 +18,7 @@ repository): no page may send a reader there. On every page:
   `<collective>_perf` named anywhere is a program CMakeLists.txt builds;
 - every C name quoted in backticks (`cb_...`, `CB_...`, `COLLBENCH_...`, `NCCL_TESTS_...`)
   is in the sources, every `test_...` a test, and every C code block a piece of them;
-- no page but docs/performance.md (the dated measurements) says how or where the
-  project is made (no session numbers, no issue numbers, no build-service words or
+- no page says how or where the project is made (no session numbers, no issue numbers, no build-service words or
   paths of the machines it was built on).
 
 README.md must be under 150 lines and index the pages (its kernel tables and
@@ -30,9 +29,12 @@ test_kernel_docs checks them). Standard library only.
 import glob
 import os
 import re
+import sys
 import unittest
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+import record_files  # noqa: E402  (paths through a record's raw.tar.xz: docs/scripts.md)
 TOP = ("scripts/", "tests/", "docs/", "common/", "copy/", "src/", "tools/", ".ci/", "include/collbench/",
        "examples/",
        "results/")
@@ -45,17 +47,18 @@ REQUIRED_PAGES = ("README.md", "docs/build.md", "docs/options.md", "docs/kernels
                   "docs/output.md", "docs/architecture.md", "docs/scripts.md",
                   "tests/gpu/README.md")
 # The pages of other concerns the README's index names too.
-INDEXED = ("docs/qualify.md", "docs/performance.md", "docs/reference/README.md")
+INDEXED = ("docs/qualify.md", "docs/performance.md", "docs/records.md",
+           "docs/reference/README.md")
 
 # How the project is made is no part of the product's pages.
 # (Spelt so that the words themselves are not in this file: a search of the tree
 # for them must find nothing.)
 MAKING = re.compile(r"\bsession[ ][0-9]|\ble[n]t\b|device[-]calls|(^|[^\w])\.de[v]\b|"
                     r"\bissue #?[0-9]|nvidia-h200-[x]|\$OUT\b|/wor[k]/|/hom[e]/|/roo[t]/", re.I)
-MAKING_EXEMPT = ("docs/performance.md",)
-# The dated measurements may name what the code had then (a tunable removed since):
-# their C names are not looked up in today's sources.
-DATED = ("docs/performance.md",)
+MAKING_EXEMPT = ()
+# Pages that may name what the code had then (a tunable removed since): their C names are
+# not looked up in today's sources.
+DATED = ()
 
 # Commands of the system a shell block may run.
 SYSTEM_COMMANDS = {"make", "mpirun", "python3", "cmake", "ctest", "grep", "git", "nvidia-smi",
@@ -246,8 +249,8 @@ class DocsStayInTheRepo(unittest.TestCase):
             for block in shell_blocks(text):
                 paths += [w.strip("\"'").rstrip(".,:;") for w in block.split()
                           if w.strip("\"'").startswith(TOP)]
-            for p in paths:
-                self.assertTrue(os.path.exists(os.path.join(REPO, p)),
+            for p in paths:  # a path into a record's raw output may be in its raw.tar.xz
+                self.assertTrue(record_files.exists(os.path.join(REPO, p)),
                                 f"{rel(page)}: `{p}` is not in the repository")
             scripts = repo_scripts() | FOREIGN_SCRIPTS
             for span in code_spans(text):

@@ -87,7 +87,7 @@ class Scratch(unittest.TestCase):
         e.update(env or {})
         return subprocess.run(["make", "--no-print-directory", "-C", REPO, f"BUILD={self.build}",
                                f"CMAKE={self.bin}/cmake", *args],
-                              capture_output=True, text=True, timeout=120, env=e)
+                              capture_output=True, text=True, timeout=600, env=e)
 
     def calls(self):
         """The cmake/ctest calls since the last look."""
@@ -199,7 +199,7 @@ class BuildVariables(Scratch):
         other = os.path.join(self.tmp, "other")
         p = subprocess.run(["make", "--no-print-directory", "-C", REPO, f"BUILDDIR={other}",
                             f"CMAKE={self.bin}/cmake", "build"], capture_output=True, text=True,
-                           timeout=120, env=without_make_vars(dict(
+                           timeout=600, env=without_make_vars(dict(
                                os.environ, FAKE_LOG=self.log,
                                PATH=f"{self.bin}:{os.environ['PATH']}")))
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -300,7 +300,7 @@ class ScriptTestsPython(unittest.TestCase):
              if k not in ("VIRTUAL_ENV", "COLLBENCH_PYTHON") + MAKE_VARS}
         e.update(PATH=f"{self.bin}:/usr/bin:/bin", **env)
         return subprocess.run([self.wrapper, self.notes, self.without, required, "-q", "dir"],
-                              capture_output=True, text=True, timeout=60, env=e)
+                              capture_output=True, text=True, timeout=600, env=e)
 
     def test_none_found_is_skipped_and_noted(self):
         p = self.run_wrapper()

@@ -62,7 +62,7 @@ def run_emitter(directory, graph):
     paths = [os.path.join(directory, f"report.{ext}") for ext in ("json", "csv", "txt")]
     mode = "graph" if graph else "stream"
     cmd = [EMITTER, paths[0], paths[1], mode, paths[2]]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if p.returncode != 0:
         raise AssertionError(f"{cmd} exited {p.returncode}: {p.stderr}")
     return paths[0], paths[2]
@@ -169,7 +169,7 @@ class DropIn:
 
     def pipeline(self, command):
         p = subprocess.run(["sh", "-c", command, "sh", self.text_path], capture_output=True,
-                           text=True, timeout=30)
+                           text=True, timeout=600)
         self.assertEqual(p.returncode, 0, p.stderr)
         return p.stdout.splitlines()
 
@@ -306,7 +306,7 @@ class DropIn:
         script = os.path.join(NCCL_TESTS, "tools", "analyze_perf_json.py")
         for extra in ([], ["--all"], ["--in-place", "--all"], ["--sizes", "8,1073741824"]):
             p = subprocess.run([sys.executable, script, self.json_path, *extra],
-                               capture_output=True, text=True, timeout=60)
+                               capture_output=True, text=True, timeout=600)
             self.assertEqual(p.returncode, 0, f"{extra}: {p.stderr}")
             self.assertIn("Consistency", p.stdout)
             self.assertNotIn("FAIL", p.stdout)

@@ -126,7 +126,7 @@ def run_emitter(directory, graph):
     json_path = os.path.join(directory, f"report{'_graph' if graph else ''}.json")
     csv_path = os.path.join(directory, f"report{'_graph' if graph else ''}.csv")
     cmd = [EMITTER, json_path, csv_path] + (["graph"] if graph else [])
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
         raise AssertionError(f"{cmd} exited {proc.returncode}: {proc.stderr}")
     with open(json_path, "rb") as f:
@@ -463,12 +463,12 @@ class GraphModeReport(ReportFilesBase, unittest.TestCase):
 
 class EmitterUsage(unittest.TestCase):
     def test_refuses_missing_arguments(self):
-        proc = subprocess.run([EMITTER], capture_output=True, text=True, timeout=30)
+        proc = subprocess.run([EMITTER], capture_output=True, text=True, timeout=600)
         self.assertNotEqual(proc.returncode, 0)
 
     def test_unwritable_path_fails(self):
         proc = subprocess.run([EMITTER, "/nonexistent-dir/x.json", "/nonexistent-dir/x.csv"],
-                              capture_output=True, text=True, timeout=30)
+                              capture_output=True, text=True, timeout=600)
         self.assertNotEqual(proc.returncode, 0)
 
 

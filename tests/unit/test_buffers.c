@@ -1,7 +1,9 @@
 /* The buffers a rank allocates (common/coll/buffers.c) hold every call of
  * the sweep, whatever its datatype, placement and -u offset: the send
  * buffer holds the input, the receive buffer the output and, in place, the
- * one region both lie in; cb_buffers_largest_fit agrees with what fits. */
+ * one region both lie in, and after it the guard the validation poisons
+ * and checks (cb_buffers_output_end); cb_buffers_largest_fit agrees with
+ * what fits. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,6 +15,17 @@ static const cb_coll_shape *const shapes[] = {
     &cb_shape_all_reduce, &cb_shape_all_gather, &cb_shape_reduce_scatter, &cb_shape_alltoall,
     &cb_shape_sendrecv,   &cb_shape_broadcast,  &cb_shape_reduce,         &cb_shape_gather,
     &cb_shape_scatter,    &cb_shape_alltoallv,  &cb_shape_hypercube};
+
+/* Where the guard of a call begins, as an offset into the receive buffer:
+ * the call placed as cb_place_call places it. */
+static size_t guard_at(const cb_counts *c, size_t elem, int unalign, int in_place) {
+  static char recv_base[1];
+  cb_buffers b = {.recv = recv_base, .unalign = unalign};
+  char *start = cb_buffers_start(&b, b.recv, elem);
+  cb_call call = {.in_place = in_place,
+                  .recv = start + (in_place ? c->recv_inplace_offset * elem : 0)};
+  return (size_t)(cb_buffers_output_end(&b, &call, c, elem) - recv_base);
+}
 
 static void test_every_call_fits(void) {
   static const uint64_t maxes[] = {0, 1, 8, 100, 4096, 65537, 1u << 20, 3000007};
@@ -34,6 +47,11 @@ static void test_every_call_fits(void) {
                 size_t region = c.send_count > c.recv_count ? c.send_count : c.recv_count;
                 int ok = off + c.send_count * elems[e] <= send &&
                          off + c.recv_count * elems[e] <= recv && off + region * elems[e] <= recv;
+                for (int in_place = 0; in_place <= 1; in_place++) {
+                  size_t end = guard_at(&c, elems[e], unaligns[u], in_place);
+                  ok &= end >= off + (in_place ? region : c.recv_count) * elems[e] &&
+                        end + CB_GUARD_BYTES <= recv;
+                }
                 if (!ok && bad++ < 10)
                   CHECKF(0, "%s max %llu u %d n %d elem %zu size %llu: send %zu recv %zu too small",
                          shapes[s]->name, (unsigned long long)maxes[m], unaligns[u], n, elems[e],

@@ -182,18 +182,19 @@ static void test_canonical(void) {
   char x[512], y[512];
   CHECK_RUN("-W 8 -D h2d --pageable --osu -k 1", &a);
   cb_copy_options_canonical(&a, x, sizeof x);
-  CHECK_CONTAINS(x, "W=8");
-  CHECK_CONTAINS(x, "D=1");
-  CHECK_CONTAINS(x, "pageable=1");
-  CHECK_CONTAINS(x, "osu=1");
-  CHECK_CONTAINS(x, "k=1");
+  /* Options as the user types them (a difference between processes is named so). */
+  CHECK_CONTAINS(x, "-W 8;");
+  CHECK_CONTAINS(x, "-D h2d;");
+  CHECK_CONTAINS(x, "--pageable given;");
+  CHECK_CONTAINS(x, "--osu given;");
+  CHECK_CONTAINS(x, "-k 1;");
   CHECK_RUN("-W 9 -D h2d --pageable --osu -k 1", &b);
   cb_copy_options_canonical(&b, y, sizeof y);
   CHECK(strcmp(x, y) != 0);
   /* Ranks that disagree on the post gap would time different loops. */
   CHECK_RUN("-W 8 -D h2d --pageable --osu -k 1 --post_gap 1500", &b);
   cb_copy_options_canonical(&b, y, sizeof y);
-  CHECK_CONTAINS(y, "gap=1500");
+  CHECK_CONTAINS(y, "--post_gap 1500;");
   CHECK(strcmp(x, y) != 0);
 }
 
@@ -202,11 +203,17 @@ static void test_directions(void) {
   CHECK_STR(cb_copy_dir_name(CB_H2D), "h2d");
   CHECK_STR(cb_copy_dir_name(CB_D2H), "d2h");
   CHECK_STR(cb_copy_dir_name(CB_D2D), "d2d");
-  CHECK_EQ_U64(cb_copy_dir_mask_parse("d2h,h2d,d2h", bad, sizeof bad),
+  int twice;
+  CHECK_EQ_U64(cb_copy_dir_mask_parse("d2h,H2D", bad, sizeof bad, &twice),
                CB_DIR_BIT(CB_H2D) | CB_DIR_BIT(CB_D2H));
-  CHECK_EQ_U64(cb_copy_dir_mask_parse("h2dd", bad, sizeof bad), 0);
+  /* A direction named twice is refused, not merged (any case: the same name). */
+  CHECK_EQ_U64(cb_copy_dir_mask_parse("d2h,h2d,D2H", bad, sizeof bad, &twice), 0);
+  CHECK(twice);
+  CHECK_STR(bad, "D2H");
+  CHECK_EQ_U64(cb_copy_dir_mask_parse("h2dd", bad, sizeof bad, &twice), 0);
+  CHECK(!twice);
   CHECK_STR(bad, "h2dd");
-  CHECK_EQ_U64(cb_copy_dir_mask_parse("", bad, sizeof bad), 0);
+  CHECK_EQ_U64(cb_copy_dir_mask_parse("", bad, sizeof bad, &twice), 0);
 }
 
 static void test_byte_counts(void) {

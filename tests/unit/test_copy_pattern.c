@@ -1,6 +1,7 @@
 /* copy_perf's validation pattern on host memory: a copy of the pattern
  * checks clean at every size and alignment, the poison (its complement)
- * makes every byte wrong, and single wrong bytes are counted one by one. */
+ * makes every byte wrong, single wrong bytes are counted one by one, and
+ * a copy that runs past its end changes its guard. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,7 +10,7 @@
 
 static void test_roundtrip(void) {
   const size_t sizes[] = {1, 2, 7, 8, 9, 15, 16, 17, 4095, 4096, 4097, 65537};
-  unsigned char *a = malloc(65537 + 16), *b = malloc(65537 + 16);
+  unsigned char *a = malloc(65537 + CB_COPY_GUARD_BYTES), *b = malloc(65537 + CB_COPY_GUARD_BYTES);
   for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
     for (size_t off = 0; off < 3; off++) { /* host buffers need not be aligned */
       size_t n = sizes[s];
@@ -23,6 +24,18 @@ static void test_roundtrip(void) {
       /* Byte i of the pattern does not depend on where the buffer is. */
       CHECK_EQ_INT(a[off + n - 1], cb_copy_pattern_byte(n - 1, 7));
     }
+  }
+  /* The guard after a copy: the poison holds until a copy runs past its
+   * end, and every byte it wrote there counts. */
+  for (size_t n = 0; n < 40; n += 13) {
+    cb_copy_pattern_fill(b, n + CB_COPY_GUARD_BYTES, 5, 1);
+    cb_copy_pattern_fill(a, n + CB_COPY_GUARD_BYTES, 5, 0); /* the source, past the copy too */
+    memcpy(b, a, n);
+    CHECKF(cb_copy_pattern_check_guard(b, n, 5) == 0, "size %zu: a sound copy changed its guard",
+           n);
+    memcpy(b, a, n + 3); /* three bytes too many */
+    CHECKF(cb_copy_pattern_check_guard(b, n, 5) == 3, "size %zu: an overrun of 3 counts %lld", n,
+           cb_copy_pattern_check_guard(b, n, 5));
   }
   /* One wrong byte at the start, in a word, and in the tail. */
   cb_copy_pattern_fill(a, 4097, 3, 0);

@@ -2,7 +2,9 @@
  * form is played out on host arrays for H hosts of L ranks, step by step,
  * with the counts of the calls the plan makes (our part within the host,
  * NCCL's on the rail) and the strided copies' block order, and must give
- * what the collective gives. */
+ * what the collective gives. And the parts' setups in turn, on threads of
+ * one process as the ranks of a host: a refusal on one rank ends them on
+ * every rank. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,7 +165,46 @@ static void check_rail_ops(void) {
   CHECK(cb_hier_rail_call(CB_HIER_REDUCE_SCATTER, &avg, 2, &b).op == CB_AVG);
 }
 
-int main(void) {
+/* ---- the parts' setups in turn ----------------------------------------------- */
+
+enum { TURN_RANKS = 3, TURN_STEPS = 3 };
+static int set_up[TURN_RANKS][TURN_STEPS]; /* [rank][step]: its setup ran there */
+
+/* A part's setup as a kernel's is: collective within the host (it maps its
+ * peers' memory); rank 1 finds it cannot serve step 0. */
+static void fake_part_setup(int step, void *arg, cb_setup_reply *reply) {
+  cb_rank_info *me = arg;
+  set_up[me->rank][step] = 1;
+  int mine = me->rank, all[TURN_RANKS];
+  cb_world_allgather(me, &mine, sizeof mine, all);
+  if (step == 0 && me->rank == 1) cb_kernel_refuse(reply, "no room on this GPU");
+}
+
+static int turn_rank(cb_rank_info *me, void *arg) {
+  (void)arg;
+  cb_setup_reply reply = {{0}, {0}};
+  cb_hier_set_up_in_turn(me, TURN_STEPS, fake_part_setup, me, &reply);
+  CHECKF(strstr(reply.refused, "no room on this GPU") != NULL, "rank %d: refused '%s'", me->rank,
+         reply.refused);
+  if (me->rank != 1)
+    CHECKF(strstr(reply.refused, "(rank 1 of the host)") != NULL, "rank %d: refused '%s'", me->rank,
+           reply.refused);
+  return 0;
+}
+
+static void check_setups_in_turn(cb_world *w) {
+  cb_world_run(w, TURN_RANKS, turn_rank, NULL);
+  for (int r = 0; r < TURN_RANKS; r++) {
+    CHECKF(set_up[r][0], "rank %d did not set up step 0", r);
+    for (int step = 1; step < TURN_STEPS; step++)
+      CHECKF(!set_up[r][step], "rank %d set up step %d after rank 1 refused step 0", r, step);
+  }
+}
+
+int main(int argc, char **argv) {
+  cb_world *w = cb_world_init(&argc, &argv);
+  check_setups_in_turn(w);
+  cb_world_finalize(w);
   check_chunk();
   const int layouts[][2] = {{2, 2}, {3, 2}, {2, 3}, {4, 2}, {3, 4}}; /* L = 1: NCCL alone */
   const size_t counts[] = {1, 3, 4, 12, 21, 33};

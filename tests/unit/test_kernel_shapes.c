@@ -2,16 +2,20 @@
  * alike: the LL kernels' grid per size (cb_ll_grid_for), the direct
  * kernels' block count (cb_direct_blocks), the all-pairs kernels' chunk
  * per rank (cb_rank_chunk), the ring kernels' channel spans and slices
- * (ring_span.h), and the share of a GPU that ranks sharing it may fill with
- * grids that wait on each other (grid_fit.h). No GPU: the functions only
+ * and how a slice at any alignment moves (ring_span.h), and the share of a
+ * GPU that ranks sharing it may fill with grids that wait on each other
+ * (grid_fit.h), hosts simulated on it included. No GPU: the functions only
  * do arithmetic. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "check.h"
 #include "direct_mesh.h"
+#include "gpu.h"
 #include "grid_fit.h"
+#include "host_layout.h"
 #include "ll_mesh.h"
 #include "rank_chunk.h"
 #include "ring_span.h"
@@ -88,6 +92,50 @@ static void test_shared_residency(void) {
   CHECK(cb_shared_resident_blocks(8, -3, 1) == 0); /* more SMs reserved than there are */
 }
 
+/* Hosts simulated on one GPU (CB_HOSTS=H, L ranks a host, one GPU): every
+ * rank drives the same GPU whatever host it claims, so each counts H x L
+ * ranks on it (cb_gpu_identity, as cb_ranks_on_gpu counts), and their
+ * grids together stay within the shared budget. Counted by host (its L
+ * ranks), the H hosts' grids would take H times the budget: the hang of
+ * simulated hosts at their default grid sizes. */
+static void test_shared_residency_across_hosts(void) {
+  enum { MAXR = 64 };
+  static char ids[MAXR][CB_HOST_ID_MAX];
+  cb_host_place places[MAXR];
+  for (int hosts = 1; hosts <= 4; hosts++)
+    for (int per_host = 1; per_host <= 8 && hosts * per_host <= MAXR; per_host++)
+      for (int visible = 1; visible <= 2; visible++) {
+        const int n = hosts * per_host;
+        for (int r = 0; r < n; r++) { /* rank r: index r % per_host on its host, round robin */
+          char bus[32];
+          snprintf(bus, sizeof bus, "0000:%02x:00.0",
+                   cb_gpu_for_local_rank(r % per_host, visible, 1));
+          cb_gpu_identity("node7", bus, ids[r], CB_HOST_ID_MAX);
+        }
+        cb_host_places(ids[0], CB_HOST_ID_MAX, n, places);
+        for (int gpu = 0; gpu < visible; gpu++) {
+          long blocks = 0;
+          int on_it = 0;
+          for (int r = 0; r < n; r++) {
+            if (cb_gpu_for_local_rank(r % per_host, visible, 1) != gpu) continue;
+            on_it++;
+            blocks += cb_shared_resident_blocks(8, 132, places[r].local_nprocs);
+          }
+          for (int r = 0; r < n; r++)
+            if (cb_gpu_for_local_rank(r % per_host, visible, 1) == gpu)
+              CHECKF(places[r].local_nprocs == on_it, "%dx%d on %d GPUs: rank %d counts %d of %d",
+                     hosts, per_host, visible, r, places[r].local_nprocs, on_it);
+          CHECKF(on_it < 2 || blocks * 100 <= 8 * 132 * CB_SHARED_GPU_PERCENT,
+                 "%dx%d on %d GPUs: GPU %d holds %ld blocks of spinning grids, over %d%%", hosts,
+                 per_host, visible, gpu, blocks, CB_SHARED_GPU_PERCENT);
+        }
+      }
+  /* Two machines' GPUs of one bus id are two GPUs. */
+  cb_gpu_identity("node7", "0000:01:00.0", ids[0], CB_HOST_ID_MAX);
+  cb_gpu_identity("node8", "0000:01:00.0", ids[1], CB_HOST_ID_MAX);
+  CHECK(cb_host_places(ids[0], CB_HOST_ID_MAX, 2, places) == 2 && places[0].local_nprocs == 1);
+}
+
 static void test_direct_blocks(void) {
   cb_direct_state st = {.max_blocks = 64, .block_bytes = 32 << 10};
   CHECK(cb_direct_blocks(&st, 0) == 1);
@@ -161,12 +209,74 @@ static void test_ring_spans(void) {
       }
 }
 
+/* A slice at any alignment (ring_span.h): whatever the address mod 16 of
+ * the pointers a slice touches (a multiple of the element size), its head,
+ * vectors and tail take each element once, the vectors start on a 16-byte
+ * boundary, head and tail are shorter than a vector, and the slice fits its
+ * slot at that offset; pointers that share no offset, or one that is no
+ * multiple of the element, move every element singly. */
+static void test_ring_split(void) {
+  const size_t elems[] = {1, 2, 4, 8};
+  const size_t slice = 1024; /* CB_RING_SLICE's least */
+  for (int e = 0; e < 4; e++) {
+    const size_t elem = elems[e], per_vec = 16 / elem;
+    for (size_t mis = 0; mis < 16; mis++)
+      for (size_t n = 0; n <= slice / elem; n += n < 70 ? 1 : 61) {
+        cb_ring_split sp = cb_ring_split_of(mis, n, elem);
+        if (mis % elem) {
+          CHECKF(sp.head == n && sp.nvec == 0, "elem %zu at %zu: %zu singly of %zu", elem, mis,
+                 sp.head, n);
+          continue;
+        }
+        CHECKF(sp.head <= n && sp.tail == sp.head + sp.nvec * per_vec && sp.tail <= n,
+               "elem %zu at %zu, %zu: head %zu, %zu vectors, tail from %zu", elem, mis, n, sp.head,
+               sp.nvec, sp.tail);
+        CHECKF(sp.nvec == 0 || (mis + sp.head * elem) % 16 == 0,
+               "elem %zu at %zu: vectors start at offset %zu", elem, mis, mis + sp.head * elem);
+        CHECKF(sp.head < per_vec && n - sp.tail < per_vec + (sp.nvec ? 0 : sp.head),
+               "elem %zu at %zu, %zu: head %zu, tail %zu", elem, mis, n, sp.head, n - sp.tail);
+        CHECKF(mis + n * elem <= slice + CB_RING_SLOT_PAD, "elem %zu at %zu: %zu B over the slot",
+               elem, mis, n * elem);
+      }
+    cb_ring_split none = cb_ring_split_of(CB_RING_NO_VECTORS, 100, elem);
+    CHECK(none.head == 100 && none.nvec == 0 && none.tail == 100);
+  }
+  CHECK(cb_ring_slot_offset((const char *)0x1000 + 5) == 5);
+  CHECK(cb_ring_slot_offset((const char *)0x1000 + 32) == 0);
+}
+
+/* Every slice of a ring call starts at a whole number of 16-byte vectors
+ * from the buffer (chunks of cb_chunk_elems, channel spans, slices of
+ * CB_RING_SLICE, a multiple of 16), so it shares the buffer's address mod
+ * 16, which is where cb_ring_slot_offset puts it in its slot: the harness's
+ * -u moves the buffer, never the cut. */
+static void test_ring_slices_share_the_offset(void) {
+  const size_t elems[] = {1, 2, 4, 8};
+  for (int e = 0; e < 4; e++)
+    for (size_t count = 1; count < 5000; count += 37)
+      for (int n = 1; n <= 8; n++)
+        for (int channels = 1; channels <= 5; channels += 2) {
+          const size_t elem = elems[e], chunk = cb_chunk_elems(count, n, elem);
+          const size_t span = cb_ring_span(chunk, channels, 16 / elem), slice = 1024 / elem;
+          for (int k = 0; k < n; k++)
+            for (int c = 0; c < channels; c++)
+              for (size_t s0 = 0; s0 < span; s0 += slice) {
+                size_t off = ((size_t)k * chunk + (size_t)c * span + s0) * elem;
+                CHECKF(off % 16 == 0, "count %zu n %d elem %zu: chunk %d channel %d slice at %zu",
+                       count, n, elem, k, c, off);
+              }
+        }
+}
+
 int main(void) {
   test_ll_grid_overrides();
   test_ll_grid_fit();
   test_shared_residency();
+  test_shared_residency_across_hosts();
   test_direct_blocks();
   test_rank_chunks();
   test_ring_spans();
+  test_ring_split();
+  test_ring_slices_share_the_offset();
   return check_summary();
 }

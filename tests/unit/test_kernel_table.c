@@ -91,8 +91,15 @@ static void test_select(void) {
   check_select(&coll, "0,2", "101", 1);
   check_select(&coll, "nccl,ring", "110", 1);
   check_select(&coll, "ll,0", "101", 1);
-  check_select(&coll, "2,ll", "001", 1);
   check_select(&coll, "0,1,2", "111", 1);
+  /* Names in any case (docs/options.md, Case and units); all too. */
+  check_select(&coll, "LL,Ring", "011", 1);
+  check_select(&coll, "ALL", "111", 0);
+  /* A kernel named twice, by name or by its id, is refused, not merged. */
+  check_select(&coll, "2,ll", NULL, 1);
+  CHECK_STR(err, "bad -k '2,ll': kernel 2 (ll) is named twice");
+  check_select(&coll, "ll,LL", NULL, 1);
+  CHECK_STR(err, "bad -k 'll,LL': kernel 2 (ll) is named twice");
   /* A selection after a wider one starts from nothing. */
   check_select(&coll, "all", "111", 0);
   check_select(&coll, "1", "010", 1);
@@ -110,7 +117,7 @@ static void test_select(void) {
   check_select(&coll, ",1", NULL, 1);
   check_select(&coll, ",", NULL, 1);
   check_select(&coll, "", NULL, 1);
-  check_select(&coll, "NCCL", NULL, 1); /* names are exact */
+  check_select(&coll, "NCCL", "100", 1); /* names in any case */
   check_select(&coll, "1x", NULL, 1);
   check_select(&coll, "list", NULL, 1);
   /* A word longer than any name. */

@@ -22,7 +22,13 @@
  *
  * And the check can fail: emulated kernels that break the ordering on
  * purpose (a flag released before its payload is in place; a staged
- * payload read before its flag is seen) must be caught as wrong bytes. */
+ * payload read before its flag is seen) must be caught as wrong bytes.
+ *
+ * The CPU's store fence (cb_llh_store_fence) is stood in for too, to see
+ * where it is called: the user may write the source with non-temporal
+ * stores before each post, which only a fence orders before a flag, so an
+ * emulated flag-direct block that reads the user's buffer with no fence
+ * since the user's last stores counts it. */
 #define _GNU_SOURCE /* setenv, pthread, usleep */
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h> /* __get_cpuid: nt_words() */
@@ -67,8 +73,14 @@ static int nblocks;
 static atomic_int running; /* blocks still in the "kernel" */
 static atomic_int emu_failed;
 
+/* The CPU side's bounded wait asks every 65536 polls (cb_host_poll_tick).
+ * A real GPU runs beside the CPU; the emulated kernel's threads need a core:
+ * where they are more than the cores (a loaded machine), the waiting side
+ * gives its core up here, so that it does not spin its whole time slice
+ * while the thread it waits for cannot run. */
 cudaError_t cudaStreamQuery(cudaStream_t s) {
   (void)s;
+  sched_yield();
   return atomic_load(&running) ? cudaErrorNotReady : cudaSuccess;
 }
 
@@ -76,6 +88,15 @@ void cb_gpu_wait(cudaStream_t s, int timeout_s, const char *what) {
   (void)s, (void)timeout_s, (void)what;
   for (int b = 0; b < nblocks; b++) pthread_join(blocks[b], NULL);
   nblocks = 0;
+}
+
+/* The user's last stores into the h2d source (session(): before each post)
+ * have not yet been fenced; and the flag-direct chunks read so. */
+static atomic_int user_stores_unfenced, unfenced_reads;
+
+void cb_llh_store_fence(void) {
+  atomic_thread_fence(memory_order_seq_cst);
+  atomic_store(&user_stores_unfenced, 0);
 }
 
 int cb_copy_llh_resident_blocks(int device) {
@@ -113,10 +134,13 @@ static double now_s(void) {
 
 /* A bounded wait, as llh_tick: a stuck protocol fails the test instead of
  * hanging it. Yields, so that on a machine with fewer cores than threads
- * the CPU side gets to run. */
+ * the CPU side gets to run. The bound only catches a hang: far above any
+ * wait on a loaded machine (the whole test is bounded by its sizes and
+ * windows, not by the clock). */
+#define HANG_S 300
 static int spin_expired(double start, const char *what, uint32_t g) {
   sched_yield();
-  if (now_s() - start < 20) return 0;
+  if (now_s() - start < HANG_S) return 0;
   fprintf(stderr, "emulated kernel: timed out waiting for %s (chunk %u)\n", what, g);
   atomic_store(&emu_failed, 1);
   return 1;
@@ -242,6 +266,7 @@ static void *h2d_flag_block(void *p) {
     const uint32_t n = cb_llh_chunk_bytes(a->bytes, a->protocol, j);
     if (broken == PAYLOAD_BEFORE_FLAG) copy_chunk(early, src, n);
     if (!wait_cpu_word(a, &a->ctrl->ready[r].v, flag, g, "the CPU's h2d flag")) break;
+    if (a->host && atomic_load(&user_stores_unfenced)) atomic_fetch_add(&unfenced_reads, 1);
     if (broken == FLAG_BEFORE_PAYLOAD) {
       store_release_sys(&a->ctrl->consumed[r].v, flag);
       usleep(LATE_US);
@@ -331,7 +356,7 @@ static cb_copy_ctx open_setup(const setup *su) {
   char why[256];
   CHECK(cb_tunables_read(CB_TUNE_COPY, why, sizeof why) == NULL);
   cb_copy_ctx ctx = {.dir = su->dir,
-                     .timeout_s = 30,
+                     .timeout_s = HANG_S,
                      .window = 9,
                      .max_bytes = MAX_BYTES,
                      .pageable = su->pageable,
@@ -371,11 +396,13 @@ static long long session(cb_copy_ctx *ctx, const setup *su, size_t n, int window
   cb_copy_pattern_fill(call.dst, n, seed, 1);
   cb_copy_llh_start(ctx, &call, sized_for, NULL);
   for (int i = 0; i < singles; i++) {
+    atomic_store(&user_stores_unfenced, 1);
     cb_copy_llh_post(ctx, &call, 1, NULL);
     cb_copy_llh_complete(ctx, NULL);
   }
   cb_copy_pattern_fill(call.dst, n, seed, 1);
   if (pause_us) usleep((useconds_t)pause_us); /* let a broken kernel read too early */
+  atomic_store(&user_stores_unfenced, 1);
   cb_copy_llh_post(ctx, &call, window, NULL);
   cb_copy_llh_complete(ctx, NULL);
   long long early = cb_copy_pattern_check(call.dst, n, seed);
@@ -390,6 +417,9 @@ static void run_setup(const setup *su) {
                                  65537, 24,   1000003, MAX_BYTES, 4096 + 8, 2};
   char name[96];
   label(su, name, sizeof name);
+  /* Progress, a line a setup: a slow machine shows it moving. */
+  printf("test_llhost_protocol: %s\n", name);
+  fflush(stdout);
   cb_copy_ctx ctx = open_setup(su);
   uint32_t seed = 1;
   for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -405,6 +435,11 @@ static void run_setup(const setup *su) {
              name, n, cb_copy_llh_protocol(&ctx, n, window), window, early);
       long long wrong = cb_copy_pattern_check(call_of(su->dir, n).dst, n, seed);
       CHECKF(wrong == 0, "%s, %zu B, window %d: %lld wrong bytes", name, n, window, wrong);
+      int unfenced = atomic_exchange(&unfenced_reads, 0);
+      CHECKF(unfenced == 0,
+             "%s, %zu B, window %d: %d flag-direct chunks read before the user's stores were "
+             "fenced",
+             name, n, window, unfenced);
       if (!CHECK(!atomic_load(&emu_failed))) goto out;
     }
   }

@@ -139,7 +139,7 @@ static void test_nccl_flags_and_timer(void) {
   check_error("--local_register 5", "-R");
   check_error("--timer clock", "clock");
   check_error("--timer", "--timer");
-  check_error("--timer Host", "Host");
+  check_error("--timer Hst", "Hst");
 }
 
 /* --all_sizes_warmup 0|1: nccl-tests' warm-up of every size before the
@@ -345,6 +345,22 @@ static void check_error_is(const char *line, const char *expected) {
   check_refused_with(line, r, err, expected);
 }
 
+/* One spelling, one rule (docs/options.md, Case and units). */
+static void test_one_spelling(void) {
+  /* Names in any case, as -d and -o always took them (docs/options.md, Case and units). */
+  cb_options o;
+  CHECK_RUN("--timer HOST --data RANDOM --overlap FMA -r ALL -d FLOAT,Half -o SUM", &o);
+  CHECK(o.timer == CB_TIMER_HOST && o.data == CB_DATA_RANDOM && o.root == CB_ROOT_ALL);
+  CHECK(o.dtypes == ((1u << CB_FLOAT) | (1u << CB_HALF)) && o.ops == 1u << CB_SUM);
+  /* A name twice in one list is refused, not merged. */
+  check_error_is("-d float,FLOAT", "bad -d 'float,FLOAT': FLOAT is named twice");
+  check_error_is("-o sum,max,sum", "bad -o 'sum,max,sum': sum is named twice");
+  /* -T 0 (nccl-tests: no timeout) says why it cannot be had. */
+  check_error_is("-T 0", "bad timeout in seconds (-T): '0' (expected a whole number from 1 to "
+                         "86400: nccl-tests' -T 0 turns its timeout off, but here every wait is "
+                         "bounded, so that a lost peer ends the run naming it instead of hanging)");
+}
+
 /* -k's shape, refused while parsing (before any GPU work), and -b/-e named
  * as the defaults they were left at. */
 static void test_kernel_shape_and_sweep_defaults(void) {
@@ -434,7 +450,6 @@ static void test_errors(void) {
   check_error("-S -1", "-S");
   check_error("-M 2", "-M");
   check_error("-K -1", "-K");
-  check_error("-T 0", "-T");
   check_error("-I 2", "-I");
   check_error("--iters 0", "-n");
 
@@ -616,6 +631,16 @@ static void test_canonical(void) {
   cb_options_canonical(&o, a, LEN);
   cb_options_canonical(&o, b, LEN);
   CHECK_STR(a, b);
+  /* The longest line (every type and op, a -k of 255 characters) is whole in the
+   * CB_OPTIONS_LINE_MAX bytes the processes compare (run_steps.c): the options after
+   * -k count too. */
+  char longest[400], spec[256];
+  for (int i = 0; i < 255; i++) spec[i] = i % 2 ? ',' : '0'; /* 0,0,...,0: its shape is right */
+  spec[255] = '\0';
+  snprintf(longest, sizeof longest, "-d all -o all -r all -x 2 --overlap fma -k %s", spec);
+  canonical_of(longest, a, LEN);
+  CHECKF(strlen(a) < CB_OPTIONS_LINE_MAX - 1 && strstr(a, "; --overlap fma; --overlap_size 16384"),
+         "cut at %d bytes: '%s'", CB_OPTIONS_LINE_MAX, a);
   /* A short buffer is still terminated. */
   char tiny[8];
   memset(tiny, 'x', sizeof tiny);
@@ -943,6 +968,7 @@ int main(void) {
   test_help_and_list();
   test_errors();
   test_kernel_shape_and_sweep_defaults();
+  test_one_spelling();
   test_error_names_grouped_option();
   test_bounds();
   test_parse_twice();

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cuda_runtime_api.h>
+
 #include "check.h"
 #include "run_env.h"
 
@@ -19,6 +21,8 @@ static const char *const shared_gpu_vars[][2] = {
 
 static void clear_all(void) {
   unsetenv("CB_SHARE_GPUS");
+  unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  unsetenv("MPI_LOCALNRANKS");
   unsetenv("CUDA_MODULE_LOADING");
   for (size_t i = 0; i < NVARS; i++) unsetenv(shared_gpu_vars[i][0]);
 }
@@ -67,9 +71,67 @@ static void test_user_settings_win(void) {
   check_value("CUDA_MODULE_LOADING", "LAZY");
 }
 
+/* Under MPS the processes on a GPU share one pool of hardware queues: each
+ * takes its share, so that every process of the run gets in (4 processes
+ * of 32 each were refused "out of memory" at their first CUDA call), from
+ * the launcher's count of this machine's processes, then MPI's. */
+static void test_queues_shared_by_processes(void) {
+  CHECK_EQ_INT(cb_queues_per_process(1), 32);
+  CHECK_EQ_INT(cb_queues_per_process(3), 32);
+  CHECK_EQ_INT(cb_queues_per_process(4), 24);
+  CHECK_EQ_INT(cb_queues_per_process(6), 16);
+  CHECK_EQ_INT(cb_queues_per_process(500), 1);
+  for (int procs = 1; procs <= 128; procs++)
+    CHECKF(procs * cb_queues_per_process(procs) <= CB_MPS_QUEUE_POOL || procs > CB_MPS_QUEUE_POOL,
+           "%d processes of %d queues: over MPS's pool of %d", procs, cb_queues_per_process(procs),
+           CB_MPS_QUEUE_POOL);
+  const char *launchers[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"};
+  for (int i = 0; i < 2; i++) {
+    clear_all();
+    setenv("CB_SHARE_GPUS", "1", 1);
+    setenv(launchers[i], "4", 1);
+    cb_run_env_cuda_defaults();
+    check_value("CUDA_DEVICE_MAX_CONNECTIONS", "24");
+    CHECK_EQ_INT(cb_run_env_queues_chosen_for(), 4);
+    cb_run_env_queues_for(4); /* MPI agrees: nothing changes */
+    check_value("CUDA_DEVICE_MAX_CONNECTIONS", "24");
+  }
+  /* No launcher said: MPI's count decides, before any CUDA context. */
+  clear_all();
+  setenv("CB_SHARE_GPUS", "1", 1);
+  cb_run_env_cuda_defaults();
+  check_value("CUDA_DEVICE_MAX_CONNECTIONS", "32");
+  cb_run_env_queues_for(6);
+  check_value("CUDA_DEVICE_MAX_CONNECTIONS", "16");
+  /* The user's value stays, whatever MPI says. */
+  clear_all();
+  setenv("CB_SHARE_GPUS", "1", 1);
+  setenv("CUDA_DEVICE_MAX_CONNECTIONS", "8", 1);
+  cb_run_env_cuda_defaults();
+  CHECK_EQ_INT(cb_run_env_queues_chosen_for(), 0);
+  cb_run_env_queues_for(6);
+  check_value("CUDA_DEVICE_MAX_CONNECTIONS", "8");
+}
+
+/* A context that MPS refuses ("out of memory") with ranks sharing a GPU is
+ * one line naming the pool of queues and the fix; other failures, or one
+ * without ranks sharing GPUs, keep CUDA's own words. */
+static void test_context_failure_says_why(void) {
+  char buf[400];
+  setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 1);
+  const char *why = cb_run_env_context_failure(cudaErrorMemoryAllocation, 1, buf, sizeof buf);
+  CHECK(why && strstr(why, "out of memory: under MPS") && strstr(why, "(32 here)") &&
+        strstr(why, "run fewer processes on the GPU") && !strchr(why, '\n'));
+  CHECK(cb_run_env_context_failure(cudaErrorMpsMaxConnectionsReached, 1, buf, sizeof buf));
+  CHECK(!cb_run_env_context_failure(cudaErrorMemoryAllocation, 0, buf, sizeof buf));
+  CHECK(!cb_run_env_context_failure(cudaErrorInvalidDevice, 1, buf, sizeof buf));
+}
+
 int main(void) {
   test_one_rank_a_gpu();
   test_ranks_sharing_a_gpu();
   test_user_settings_win();
+  test_queues_shared_by_processes();
+  test_context_failure_says_why();
   return check_summary();
 }

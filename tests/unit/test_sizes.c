@@ -74,6 +74,20 @@ static void test_parse_size(void) {
   check_size("0.0009765625M", 1024);
   check_size("4294967295.75G", CB_SIZE_MAX - (1ull << 28));
 
+  /* One unit rule (docs/options.md, Case and units): K, M, G in either case,
+   * written alone, with B or with iB; B alone is bytes. */
+  check_size("1B", 1);
+  check_size("8b", 8);
+  check_size("1KiB", 1024);
+  check_size("2mib", 2ull << 20);
+  check_size("1.5GiB", 3ull << 29);
+  check_bad_size("1iB");
+  check_bad_size("KiB");
+  check_bad_size("1BB");
+  check_bad_size("1KiBB");
+  check_bad_size("1Ki");
+  check_bad_size("B");
+
   check_bad_size("");
   check_bad_size(NULL);
   check_bad_size("-1");

@@ -263,6 +263,36 @@ static void test_read(void) {
   unsetenv("CB_CE_OWN_COPY");
 }
 
+/* collbench owns the CB_ prefix: a name it does not read is refused, naming
+ * the nearest one it reads; every tunable, run switch and retired name is
+ * known, and other prefixes are not its business. */
+static void test_unknown_names(void) {
+  char *misspelt[] = {"PATH=/bin", "CB_RNG_SLICE=1024", NULL};
+  CHECK_STR(cb_env_unknown(misspelt, why, sizeof why),
+            "CB_RNG_SLICE is set, but collbench reads no such variable (the nearest it reads: "
+            "CB_RING_SLICE; docs/options.md lists them)");
+  char *bare[] = {"CB_LLHOST_BLOCK", NULL}; /* no '=' */
+  CHECK_STR(cb_env_unknown(bare, why, sizeof why),
+            "CB_LLHOST_BLOCK is set, but collbench reads no such variable (the nearest it reads: "
+            "CB_LLHOST_BLOCKS; docs/options.md lists them)");
+  char *known[] = {"CB_RING_SLICE=1",
+                   "CB_PEER_MAPPING=ipc",
+                   "CB_LLHOST_LL_MAX=0",
+                   "CB_ERROR_STACKS=on",
+                   "CBX=1",
+                   "NCCL_DEBUG=INFO",
+                   NULL};
+  CHECK(cb_env_unknown(known, why, sizeof why) == NULL);
+  int n;
+  const cb_tunable_row *rows = cb_tunable_rows(&n);
+  for (int i = 0; i < n; i++) CHECKF(cb_env_name_known(rows[i].name), "%s", rows[i].name);
+  CHECK(!cb_env_name_known("CB_NO_SUCH_TUNABLE"));
+  /* The programs read it first, as a bad value. */
+  setenv("CB_RING_SLIC", "1", 1);
+  CHECK(strstr(cb_tunables_read(CB_TUNE_COPY, why, sizeof why), "CB_RING_SLIC is set") == why);
+  unsetenv("CB_RING_SLIC");
+}
+
 /* ---- comparing processes ---------------------------------------------------------- */
 
 static int row_of(const char *name) {
@@ -345,11 +375,6 @@ static void test_settings(void) {
 
 /* ---- the sources and docs/options.md ------------------------------------------------ */
 
-/* Read from the environment but not tunables: they choose how a run is
- * made, not how a kernel moves data (docs/options.md's other sections). */
-static const char *const run_switches[] = {"CB_PEER_MAPPING", "CB_FAULT_SKIP_RANK", "CB_GDRAPI_LIB",
-                                           "CB_CUBLAS_LIB",   "CB_ERROR_STACKS",    "CB_PLUGINS"};
-
 static char *slurp_path(const char *path) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
@@ -370,10 +395,7 @@ static int prefix_of_rows(const char *name) {
 }
 
 static int known_name(const char *name) {
-  if (cb_tunable_find(name) || cb_tunable_retired(name) || prefix_of_rows(name)) return 1;
-  for (size_t i = 0; i < sizeof run_switches / sizeof run_switches[0]; i++)
-    if (!strcmp(name, run_switches[i])) return 1;
-  return 0;
+  return cb_env_name_known(name) || prefix_of_rows(name);
 }
 
 /* Every string literal of a source that starts with a CB_ name. */
@@ -480,6 +502,7 @@ int main(int argc, char **argv) {
   test_llhost_stage_max();
   test_choices();
   test_read();
+  test_unknown_names();
   test_mismatch();
   test_settings();
   if (argc > 1) {

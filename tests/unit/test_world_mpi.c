@@ -275,6 +275,8 @@ static int hosts_test(cb_world *w, int nprocs, int nhosts) {
   CHECK_EQ_INT(cb_world_host(w), proc / per);
   CHECK_EQ_INT(cb_world_local_proc(w), proc % per);
   CHECK_EQ_INT(cb_world_local_nprocs(w), per);
+  CHECK_EQ_INT(cb_world_machine_nprocs(w), nprocs); /* the machine's, whatever the hosts */
+  CHECK_STR(cb_world_machine(w), machine);
   CHECK_EQ_INT(cb_world_multi_host(w), nhosts > 1);
   CHECK_EQ_INT(cb_world_simulated_hosts(w), nhosts > 1);
   CHECK_EQ_INT(cb_world_run(w, THREADS, rank_main_hosts, &per), 0);
@@ -298,6 +300,7 @@ int main(int argc, char **argv) {
   CHECKF(cb_world_local_nprocs(w) == ctx.expect_procs, "local_nprocs %d, expected %d",
          cb_world_local_nprocs(w), ctx.expect_procs);
   CHECKF(cb_world_local_proc(w) == proc, "local_proc %d, proc %d", cb_world_local_proc(w), proc);
+  CHECK_EQ_INT(cb_world_machine_nprocs(w), ctx.expect_procs);
   CHECK_EQ_INT(cb_world_multi_host(w), 0);
   char host[256] = {0};
   gethostname(host, sizeof host - 1);

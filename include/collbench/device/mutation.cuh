@@ -41,6 +41,15 @@
  *                    block's __syncthreads (cb_ring_signal): the sender may
  *                    refill the slot while other warps still read it
  *
+ * Bounds broken (CB_MUTANT_BREAKS):
+ *   write_past_end   the ring chain kernel writes a zero byte after the end
+ *                    of each chunk it writes to its output
+ *                    (cb_ring_chain_kernel), as an off-by-one tail would:
+ *                    in reduce_scatter (one chunk, our block) only the
+ *                    validation's guard after the output sees it
+ *                    (checked_calls.c); copy_perf's sm kernel writes one
+ *                    byte more than each copy (copy/kernels/copy_sm.cu)
+ *
  * Lag. An ordering bug shows only where one side runs ahead: a rank a call
  * ahead of a reader that has still to take its packets (single_half), a
  * sender a whole FIFO ahead of a block whose warp 0 has freed a slot the
@@ -58,7 +67,7 @@
  * loads from them) are done; with skip_fifo_credit every ring warp of rank
  * 0 sleeps CB_MUTANT_RING_LAG_NS before it moves a received slice, so the
  * sender before it gets a FIFO ahead. Without the lag neither was caught at
- * 3 ranks on one GPU (docs/performance.md, "The wait mutants at 3 ranks").
+ * 3 ranks on one GPU (docs/architecture.md, "Why the mutants lag").
  * A rank or a warp descheduled for as long is a schedule the proofs must
  * allow; the lag makes it certain. A normal build has no lag.
  *
@@ -77,7 +86,8 @@ enum {
   CB_ORDER_LL_HALVES,
   CB_ORDER_LL_CREDIT_FIRST,
   CB_ORDER_LL_TILE_DONE,
-  CB_ORDER_FIFO_CONSUMED
+  CB_ORDER_FIFO_CONSUMED,
+  CB_BOUND_OUTPUT_END
 };
 
 #if defined(CB_MUTATE_SKIP_START_WAIT)
@@ -102,6 +112,8 @@ enum {
 #define CB_MUTATED_KIND CB_ORDER_LL_TILE_DONE
 #elif defined(CB_MUTATE_CONSUMED_BEFORE_BARRIER)
 #define CB_MUTATED_KIND CB_ORDER_FIFO_CONSUMED
+#elif defined(CB_MUTATE_WRITE_PAST_END)
+#define CB_MUTATED_KIND CB_BOUND_OUTPUT_END
 #else
 #define CB_MUTATED_KIND (-1)
 #endif
@@ -109,7 +121,7 @@ enum {
 /* Whether this build removes the waits of that kind (CB_WAIT_*). */
 #define CB_MUTANT_SKIPS(kind) ((kind) == CB_MUTATED_KIND)
 
-/* Whether this build breaks that ordering (CB_ORDER_*). */
+/* Whether this build breaks that ordering (CB_ORDER_*) or bound (CB_BOUND_*). */
 #define CB_MUTANT_BREAKS(kind) ((kind) == CB_MUTATED_KIND)
 
 /* The late side's sleep in the mutants that need a lag (see Lag above):

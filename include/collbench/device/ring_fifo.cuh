@@ -133,15 +133,16 @@ __device__ __forceinline__ void cb_ring_wait(const cb_ring_mesh &m, const cb_rin
     cb_mutant_lag(recv && m.rank == 0, CB_MUTANT_RING_LAG_NS);
 }
 
-/* The slot the next received slice is in, and the one the next sent slice
- * goes to. */
+/* Where the next received slice is, and where the next sent slice goes:
+ * `at` bytes into its slot, the call's cb_ring_slot_offset (ring_span.h),
+ * which sender and receiver agree on. */
 __device__ __forceinline__ const char *cb_ring_in_slot(const cb_ring_mesh &m, const cb_ring_link &l,
-                                                       const cb_ring_pos &pos) {
-  return m.fifo[0] + (l.pipe * m.slots + pos.received % m.slots) * m.slice_bytes;
+                                                       const cb_ring_pos &pos, size_t at) {
+  return m.fifo[0] + (l.pipe * m.slots + pos.received % m.slots) * m.slot_bytes + at;
 }
 __device__ __forceinline__ char *cb_ring_out_slot(const cb_ring_mesh &m, const cb_ring_link &l,
-                                                  const cb_ring_pos &pos) {
-  return cb_ring_pick(m.fifo, l.d) + (l.pipe * m.slots + pos.sent % m.slots) * m.slice_bytes;
+                                                  const cb_ring_pos &pos, size_t at) {
+  return cb_ring_pick(m.fifo, l.d) + (l.pipe * m.slots + pos.sent % m.slots) * m.slot_bytes + at;
 }
 
 /* Thread 0: `consumed` (received + 1) into the sender's flag area. */

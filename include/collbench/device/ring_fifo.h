@@ -17,7 +17,8 @@ typedef struct {
   char *fifo[CB_MAX_PEERS];      /* [p]: rank (rank + p) % nranks's FIFO area; [0]: ours */
   uint64_t *flags[CB_MAX_PEERS]; /* [p]: rank (rank + p) % nranks's flag area */
   uint64_t *counters;            /* ours: [link][channel] {sent, received} */
-  size_t slice_bytes;
+  size_t slice_bytes;            /* what a slot carries at most */
+  size_t slot_bytes;             /* a slot: slice_bytes and the mesh's padding (ring_span.h) */
   int slots, channels, rank, nranks;
 } cb_ring_mesh;
 

@@ -20,8 +20,8 @@
  * beside the peers' copies: by a copy engine too, or, with
  * CB_CE_OWN_COPY=sm, by a kernel of plain 16-byte loads and stores
  * (device/direct_copy.cuh) that leaves the copy engines to the peers'
- * copies (out of place was ~3 GB/s below in place at 1 GiB on 2 x H200,
- * all_gather ce; docs/performance.md, "all_gather ce and the own-block copy").
+ * copies (out of place was 2-3 GB/s below in place at 1 GiB on 2 x H200,
+ * all_gather ce; docs/kernels.md, "ce: the own block").
  *
  * A skip_end_wait mutant (device/mutation.cuh) skips the end handshake's
  * wait: a call may then end before the peers' copies into its output have

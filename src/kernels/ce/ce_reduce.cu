@@ -90,9 +90,9 @@
  * (cb_ce_plan). Each piece costs a few microseconds of copy-engine and
  * launch gaps; the reduce of the last piece is the pipeline's drain.
  * all_reduce hides that drain behind its all-gather copies, so it wants
- * few equal pieces: at 1 GiB on 2 x H200 (docs/performance.md, "The ce
- * reduce-scatter: pieces and the peer mapping", both launches) 2, 3, 4 and 6 pieces per
- * part gave 386.9, 384.1, 384.6 and 382.1 GB/s (one piece, no pipeline: 308). A
+ * few equal pieces: at 1 GiB on 2 x H200 (docs/kernels.md, "ce: pieces
+ * and the taper", both launches) 2, 3, 4 and 6 pieces per part gave
+ * 386.9, 384.1, 384.6 and 382.1 GB/s (one piece, no pipeline: 308). A
  * reduce-scatter has nothing to hide its drain behind: there 2, 4, 8 and
  * 16 equal pieces gave 297, 333, 352 and 357 GB/s, and pieces that take
  * 60, 50, 40 and 30 percent of what is left of the part 308, 331, 353

@@ -11,10 +11,10 @@
 extern "C" void cb_ce_rooted_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
   /* As ce_push.cu: with ranks sharing a GPU a side stream's copy (a branch
    * of the graph in graph mode) can be queued behind another rank's flag
-   * kernel, which spins until that copy's end kernel runs. Seen: scatter
-   * -k ce, 2 ranks on one H200, graph-mode stress, hung until killed
-   * (docs/performance.md, "Correctness with ranks sharing one GPU"). On every rank alike:
-   * nothing set up, ctx->state stays NULL. */
+   * kernel, which spins until that copy's end kernel runs. Seen with the ce
+   * kernels of all_reduce and all_gather, 3 ranks on 2 H200s, graph mode:
+   * stopped by the timeout (docs/architecture.md, "Ranks sharing a GPU").
+   * On every rank alike: nothing set up, ctx->state stays NULL. */
   if (cb_refuse_shared_gpus(ctx, reply, "its copies wait on a spinning flag kernel")) return;
   cb_ce_rooted_state *st = (cb_ce_rooted_state *)calloc(1, sizeof *st);
   if (!st) cb_fatal("out of host memory");

@@ -132,10 +132,10 @@ cb_ll_push_mesh cb_ll_push_mesh_for(const cb_kernel_ctx *ctx, const cb_ll_state 
 }
 
 /* Default shape by size, from all_reduce on 2 x H200 in graph mode
- * (docs/performance.md, "LL epochs per tile"): up to 64 tiles (16 KiB per
- * rank) one warp per tile in blocks of 2 warps (blocks of 4 were 0.05-0.1
- * us slower at 16 KiB); above, blocks of 4 warps and up to 1024 warps,
- * each warp taking several tiles (1 MiB: 9.5 us; 256 warps: 16-19 us). */
+ * (docs/kernels.md, "LL epochs per tile"): up to 64 tiles (16 KiB per
+ * rank) one warp per tile in blocks of 2 warps (16 KiB: 2.55-2.62 us, in
+ * blocks of 4 2.69-2.70); above, blocks of 4 warps and up to 1024 warps,
+ * each warp taking several tiles (1 MiB: 9.7-9.9 us; 256 warps: 16-18 us). */
 cb_ll_grid cb_ll_grid_for(const cb_ll_state *st, size_t packets) {
   size_t tiles = (packets + CB_LL_TILE - 1) / CB_LL_TILE;
   size_t block_warps = st->block_warps ? (size_t)st->block_warps : tiles <= 64 ? 2 : 4;

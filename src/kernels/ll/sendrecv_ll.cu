@@ -24,7 +24,7 @@
  * all_gather -k ll (device/ll_exchange.cuh) with one run and its peer's run
  * landing in our output: no credit stored, none awaited. At 2 ranks on
  * 2 x H200 in graph mode that takes 2.05-2.26 us at 8 B-4 KiB in both
- * launches; the credited kernel took 2.43-2.59 (docs/performance.md,
+ * launches; the credited kernel took 2.43-2.59 (docs/kernels.md,
  * "sendrecv -k ll at 2 ranks").
  *
  * In place (send == recv): tile t of the buffer is read (pushed) by the

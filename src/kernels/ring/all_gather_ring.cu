@@ -11,8 +11,9 @@
  * the all-gather half of the all-reduce ring, with the same tunables.
  *
  * The bytes are moved as 16-byte vectors whatever the datatype (nothing is
- * reduced): the harness's blocks are whole vectors, and the row's .align
- * keeps the buffers aligned.
+ * reduced), at any alignment of the buffers (ring_slice.cuh): the
+ * harness's blocks are whole vectors, so every slice starts at the
+ * buffers' address mod 16.
  *
  * In place: our input is block r of our output; phase 0 only reads it, and
  * the blocks we receive go to the other blocks. Peers never read our
@@ -48,7 +49,7 @@ static void cb_ag_ring_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
 
 static void cb_ag_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const size_t bytes = call->count * cb_dtype_size(call->dtype);
-  cb_ring_check_blocks(ctx, call, bytes);
+  cb_ring_check_blocks(ctx, bytes);
   cb_ring_chain_args a;
   a.in = call->send;
   a.out = call->recv;

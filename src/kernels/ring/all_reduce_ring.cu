@@ -28,8 +28,7 @@
  * reduce-scatter per piece, copy engines spreading each reduced chunk) was
  * measured on 2 x H200 and removed: 361-367 GB/s at 1 GiB with 2 pieces,
  * 351-355 with 4, 328-332 with 8, against 364 for this ring alone, and
- * slower at every size from 4 MiB (docs/performance.md, "all_reduce ring with a copy-engine
- * all-gather"). */
+ * slower at every size from 4 MiB (docs/kernels.md, "The ring's defaults"). */
 #include "collbench/kernel.h"
 #include "device/ring_chain.cuh"
 #include "rank_chunk.h"
@@ -83,7 +82,6 @@ static void cb_ar_ring_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
 }
 
 static void cb_ar_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
-  cb_ring_check_aligned(ctx, call);
   cb_ring_chain_launch_call<ar_ring_plan>(ctx, call, ar_ring_args(ctx, call), stream);
 }
 

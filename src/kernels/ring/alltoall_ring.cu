@@ -31,9 +31,9 @@
  * kept NVLink idle while every channel copied at once: the likely reason
  * this ring reached 309 GB/s at 1 GiB on 2 x H200, where all_gather's ring,
  * which writes its own output as it sends, reaches 360; in this order it
- * reached 351 (docs/performance.md, "alltoall ring"), against 363 for
- * sendrecv's ring, which moves the same
- * bytes over NVLink and has no own block. With CB_A2A_RING_OWN_COPY=ce a
+ * reached 351 (docs/kernels.md, "The alltoall ring's own block"), against
+ * 363 for sendrecv's ring, which moves the same bytes over NVLink and has
+ * no own block. With CB_A2A_RING_OWN_COPY=ce a
  * copy engine copies the own block instead, on a side stream forked before
  * the kernel and joined after it, so the channels only send and receive.
  * With ranks sharing a GPU the channels copy it (a note says so): there a
@@ -62,6 +62,7 @@ typedef struct {
   const char *send;
   char *recv;
   size_t bytes;        /* one block */
+  size_t at;           /* where a slice sits in its FIFO slot (cb_ring_slot_offset) */
   int own_by_channels; /* 0: a copy engine copies our own block (CB_A2A_RING_OWN_COPY=ce) */
   cb_ring_mesh m;
   cb_spin_info spin;
@@ -92,7 +93,7 @@ __global__ void __launch_bounds__(CB_RING_THREADS) a2a_ring_kernel(a2a_ring_args
       cb_ring_wait(m, l, at, false, true, a.spin);
       cb_ring_slice<byte_t, CB_SUM, CB_SLICE_SEND>(
           (const byte_t *)a.send + (size_t)l.to * a.bytes + c0 + s0, NULL, NULL,
-          (byte_t *)cb_ring_out_slot(m, l, at), len, n);
+          (byte_t *)cb_ring_out_slot(m, l, at, a.at), len, n);
       cb_ring_signal(m, l, at, false, true);
       /* Our own block's slice, while the slice just sent crosses the link. */
       if (d == 1 && a.own_by_channels)
@@ -101,7 +102,7 @@ __global__ void __launch_bounds__(CB_RING_THREADS) a2a_ring_kernel(a2a_ring_args
       /* Receive: rank r-d's block for us. */
       cb_ring_wait(m, l, at, true, false, a.spin);
       cb_ring_slice<byte_t, CB_SUM, CB_SLICE_COPY>(
-          NULL, (const byte_t *)cb_ring_in_slot(m, l, at),
+          NULL, (const byte_t *)cb_ring_in_slot(m, l, at, a.at),
           (byte_t *)a.recv + (size_t)l.from * a.bytes + c0 + s0, NULL, len, n);
       cb_ring_signal(m, l, at, true, false);
     }
@@ -164,9 +165,10 @@ static void cb_a2a_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStre
   a2a_ring_args a;
   a.bytes = call->count * cb_dtype_size(call->dtype);
   if (a.bytes == 0) return; /* on every rank alike: nothing moves, no slice is counted */
-  cb_ring_check_blocks(ctx, call, a.bytes);
+  cb_ring_check_blocks(ctx, a.bytes);
   a.send = (const char *)call->send;
   a.recv = (char *)call->recv;
+  a.at = cb_ring_slot_offset(call->recv);
   a.m = cb_ring_mesh_for(ctx, st);
   a.spin = CB_SPIN_INFO(ctx);
   const own_copy *o = (const own_copy *)st->extra;

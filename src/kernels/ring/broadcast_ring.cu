@@ -39,6 +39,7 @@ typedef struct {
   const uint8_t *send; /* the root's input (read on the root only) */
   uint8_t *recv;
   size_t bytes;
+  size_t at; /* where a slice sits in its FIFO slot */
   int root;
   cb_ring_mesh m;
   cb_spin_info spin;
@@ -63,8 +64,8 @@ __device__ __forceinline__ void bcring_channel(const bcring_args &a, size_t c0, 
   for (size_t j = 0; j < ns; j++) {
     cb_ring_wait(a.m, l, pos, recv, send, a.spin);
     const size_t off = c0 + j * slice, len = cb_ring_take(clen, j * slice, slice);
-    const uint8_t *fin = (const uint8_t *)cb_ring_in_slot(a.m, l, pos);
-    uint8_t *fout = (uint8_t *)cb_ring_out_slot(a.m, l, pos);
+    const uint8_t *fin = (const uint8_t *)cb_ring_in_slot(a.m, l, pos, a.at);
+    uint8_t *fout = (uint8_t *)cb_ring_out_slot(a.m, l, pos, a.at);
     cb_ring_slice<SLICE_ARGS, kind>(a.send + off, fin, a.recv + off, fout, len, a.m.nranks);
     cb_ring_signal(a.m, l, pos, recv, send);
   }

@@ -61,7 +61,6 @@ static void cb_rd_ring_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
 }
 
 static void cb_rd_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
-  cb_ring_check_aligned(ctx, call);
   cb_ring_chain_launch_call<rd_ring_plan>(ctx, call, rd_ring_args(call), stream);
 }
 

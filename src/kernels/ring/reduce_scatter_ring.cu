@@ -32,7 +32,7 @@ static void cb_rs_ring_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {
 
 static void cb_rs_ring_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream) {
   const size_t bytes = call->count * cb_dtype_size(call->dtype);
-  cb_ring_check_blocks(ctx, call, bytes);
+  cb_ring_check_blocks(ctx, bytes);
   cb_ring_chain_launch_call<cb_ring_rs_plan>(ctx, call, rs_ring_args(ctx, call), stream);
 }
 

@@ -12,11 +12,12 @@
 #include "collbench/tunables.h"
 
 /* Ring defaults from sweeps of the all_reduce ring on 2 x H200 at 1 GiB
- * float (docs/performance.md, "all_reduce ring and LL beside NCCL"): 16 channels of
+ * float (docs/kernels.md, "The ring's defaults"): 16 channels of
  * 128 KiB slices gave 164 GB/s, 32 x 512 KiB 311, 64 x 512 KiB 350, 96 x 512 KiB
  * 357, 128 x 512 KiB 364; 1 MiB slices and 8 slots did not help. At
- * most CB_RING_MAX_CHANNELS (ring_mesh.h) channels; a slot is moved in
- * 16-byte accesses. Every ring kernel reads them; the ranks must agree. */
+ * most CB_RING_MAX_CHANNELS (ring_mesh.h) channels; a slice is moved in
+ * 16-byte accesses, its slot CB_RING_SLOT_PAD bytes longer (ring_span.h).
+ * Every ring kernel reads them; the ranks must agree. */
 CB_REGISTER_TUNABLES(ring,
                      CB_TUNABLE_NUMBER("CB_RING_CHANNELS", 1, 128, 1, 128, CB_TUNE_AGREE,
                                        "ring kernels: channels (one FIFO pipe per channel and "
@@ -25,7 +26,7 @@ CB_REGISTER_TUNABLES(ring,
                      CB_TUNABLE_NUMBER("CB_RING_SLOTS", 2, 64, 1, 4, CB_TUNE_AGREE,
                                        "ring kernels: slots of each FIFO pipe"),
                      CB_TUNABLE_NUMBER("CB_RING_SLICE", 1 << 10, 64 << 20, 16, 512 << 10,
-                                       CB_TUNE_AGREE, "ring kernels: bytes of a FIFO slot"));
+                                       CB_TUNE_AGREE, "ring kernels: bytes a FIFO slot carries"));
 
 /* Channels every rank can keep resident at once: the fewest blocks of any
  * of the kernel's instances that fit on any rank's GPU (a rank where none
@@ -55,7 +56,7 @@ void cb_ring_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply, const cb_ring_spec
   st->channels = fit_channels(ctx, reply, spec, want);
   if (st->channels == 0) return; /* refused here or on another rank: nothing allocated */
   size_t pipes = (size_t)st->links * st->channels;
-  cb_peer_alloc(ctx->world, pipes * st->slots * st->slice_bytes, &st->fifo);
+  cb_peer_alloc(ctx->world, pipes * st->slots * (st->slice_bytes + CB_RING_SLOT_PAD), &st->fifo);
   cb_peer_alloc(ctx->world, pipes * 2 * CB_RING_FLAG_STRIDE * sizeof(uint64_t), &st->flags);
   CB_CUDA(cudaMalloc((void **)&st->counters, pipes * 2 * sizeof(uint64_t)));
   CB_CUDA(cudaMemset(st->counters, 0, pipes * 2 * sizeof(uint64_t)));
@@ -82,6 +83,7 @@ cb_ring_mesh cb_ring_mesh_for(const cb_kernel_ctx *ctx, const cb_ring_state *st)
   }
   m.counters = st->counters;
   m.slice_bytes = st->slice_bytes;
+  m.slot_bytes = st->slice_bytes + CB_RING_SLOT_PAD;
   m.slots = st->slots;
   m.channels = st->channels;
   m.rank = ctx->rank;
@@ -96,13 +98,7 @@ void cb_ring_resources(const cb_kernel_ctx *ctx, const cb_call *call, cb_kernel_
               (unsigned)st->spec.threads, 0);
 }
 
-void cb_ring_check_aligned(const cb_kernel_ctx *ctx, const cb_call *call) {
-  if (((uintptr_t)call->send | (uintptr_t)call->recv) & 15)
-    cb_fatal("kernel %s needs 16-byte aligned buffers", ctx->kernel_name);
-}
-
-void cb_ring_check_blocks(const cb_kernel_ctx *ctx, const cb_call *call, size_t block_bytes) {
-  cb_ring_check_aligned(ctx, call);
+void cb_ring_check_blocks(const cb_kernel_ctx *ctx, size_t block_bytes) {
   if (block_bytes % 16)
     cb_fatal("kernel %s needs blocks of whole 16-byte vectors, not %zu bytes", ctx->kernel_name,
              block_bytes);

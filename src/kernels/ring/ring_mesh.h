@@ -5,7 +5,10 @@
  * A link of distance d (1 <= d <= links) carries data from every rank r to
  * rank (r + d) % n: a ring uses link 1 only, an all-to-all links 1..n-1.
  * Each link has, per channel (one block of the kernel), a FIFO of `slots`
- * slices in the receiver's memory and two counters that only grow:
+ * slots in the receiver's memory, each a slice and CB_RING_SLOT_PAD bytes
+ * (a slice sits in its slot at the call's address mod 16, ring_span.h, so
+ * buffers at any alignment move as 16-byte vectors), and two counters that
+ * only grow:
  * `posted` (slices the sender put into it, in the receiver's flag area) and
  * `consumed` (slices the receiver took out, in the sender's flag area). A
  * sender runs up to `slots` slices ahead of its receiver; the data crosses
@@ -36,6 +39,7 @@
 #include "collbench/kernel.h"
 #include "peer_limits.h"
 #include "collbench/peer.h"
+#include "ring_span.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -54,7 +58,7 @@ typedef struct {
 
 /* One rank's setup. */
 typedef struct {
-  cb_peer_buffer fifo;  /* [link][channel][slot] slices of slice_bytes */
+  cb_peer_buffer fifo;  /* [link][channel][slot] slots of slice_bytes + CB_RING_SLOT_PAD */
   cb_peer_buffer flags; /* [link][channel] {posted, consumed}, CB_RING_FLAG_STRIDE apart */
   uint64_t *counters;   /* ours: [link][channel] {sent, received} */
   int links, channels, slots;
@@ -75,14 +79,13 @@ void cb_ring_teardown(cb_kernel_ctx *ctx);
 void cb_ring_resources(const cb_kernel_ctx *ctx, const cb_call *call, cb_kernel_resources *r);
 
 /* The row (CB_KERNEL_ROW, collective.h) of a ring kernel of ours: peer
- * memory in the given placements, pointers aligned to 16 bytes (the FIFOs
- * move 16-byte words), its resources as resources_ says (CB_RING_ROW:
- * cb_ring_resources). */
+ * memory in the given placements, buffers at any alignment (ring_span.h),
+ * its resources as resources_ says (CB_RING_ROW: cb_ring_resources). */
 #define CB_RING_ROW_RESOURCES(summary_, placements_, setup_, teardown_, launch_, resources_)       \
   {                                                                                                \
     .name = "ring", .summary = summary_,                                                           \
-    .limits = {CB_PEER_KERNEL_LIMITS(placements_), .align = 16}, .setup = setup_,                  \
-    .teardown = teardown_, .launch = launch_, .resources = resources_, .waits = CB_WAITS_FIFO      \
+    .limits = {CB_PEER_KERNEL_LIMITS(placements_)}, .setup = setup_, .teardown = teardown_,        \
+    .launch = launch_, .resources = resources_, .waits = CB_WAITS_FIFO                             \
   }
 #define CB_RING_ROW(summary_, placements_, setup_, teardown_, launch_)                             \
   CB_RING_ROW_RESOURCES(summary_, placements_, setup_, teardown_, launch_, cb_ring_resources)
@@ -90,15 +93,11 @@ void cb_ring_resources(const cb_kernel_ctx *ctx, const cb_call *call, cb_kernel_
 /* The kernel's view of st. */
 cb_ring_mesh cb_ring_mesh_for(const cb_kernel_ctx *ctx, const cb_ring_state *st);
 
-/* Fails, naming the kernel, unless send and recv are 16-byte aligned (the
- * ring kernels move 16-byte vectors; their limits say .align = 16, so the
- * harness never makes such a call). */
-void cb_ring_check_aligned(const cb_kernel_ctx *ctx, const cb_call *call);
-
-/* cb_ring_check_aligned, and fails unless a block of the collective (the
- * part each rank sends or receives, cut into spans of whole vectors) is a
- * whole number of 16-byte vectors: the harness's blocks are. */
-void cb_ring_check_blocks(const cb_kernel_ctx *ctx, const cb_call *call, size_t block_bytes);
+/* Fails, naming the kernel, unless a block of the collective (the part
+ * each rank sends or receives, cut into spans of whole vectors) is a whole
+ * number of 16-byte vectors, so that every slice of the call starts at the
+ * buffers' address mod 16 (ring_span.h): the harness's blocks are. */
+void cb_ring_check_blocks(const cb_kernel_ctx *ctx, size_t block_bytes);
 
 #ifdef __cplusplus
 }

@@ -36,6 +36,7 @@ typedef struct {
   const uint8_t *send;
   uint8_t *recv;
   size_t bytes;
+  size_t at; /* where a slice sits in its FIFO slot */
   cb_ring_mesh m;
   cb_spin_info spin;
 } srring_args;
@@ -66,12 +67,12 @@ __global__ void __launch_bounds__(CB_RING_THREADS) srring_kernel(srring_args a) 
     cb_ring_wait(a.m, l, pos, recv, send, a.spin);
     if (send)
       cb_ring_slice<SLICE_ARGS, CB_SLICE_SEND>(a.send + c0 + j * slice, NULL, NULL,
-                                               (uint8_t *)cb_ring_out_slot(a.m, l, pos),
+                                               (uint8_t *)cb_ring_out_slot(a.m, l, pos, a.at),
                                                cb_ring_take(clen, j * slice, slice), a.m.nranks);
     if (recv)
       cb_ring_slice<SLICE_ARGS, CB_SLICE_COPY>(
-          NULL, (const uint8_t *)cb_ring_in_slot(a.m, l, pos), a.recv + c0 + (j - 1) * slice, NULL,
-          cb_ring_take(clen, (j - 1) * slice, slice), a.m.nranks);
+          NULL, (const uint8_t *)cb_ring_in_slot(a.m, l, pos, a.at), a.recv + c0 + (j - 1) * slice,
+          NULL, cb_ring_take(clen, (j - 1) * slice, slice), a.m.nranks);
     cb_ring_signal(a.m, l, pos, recv, send);
   }
   cb_ring_store_pos(a.m, l, pos);

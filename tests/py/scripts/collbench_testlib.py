@@ -36,19 +36,28 @@ MISSING_KEYS = os.path.join(FIXTURES, "handmade_missing_keys.json")
 
 if SCRIPTS not in sys.path:
     sys.path.insert(0, SCRIPTS)
+import record_files as rf  # noqa: E402
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-def run_script(name, *args, timeout=120):
-    """Run scripts/NAME with this Python; returns the CompletedProcess (text)."""
+def run_script(name, *args, timeout=600):
+    """Run scripts/NAME with this Python; returns the CompletedProcess (text). The tests'
+    time limits (600 s everywhere) only catch a hang: no verdict depends on the load."""
     return subprocess.run([sys.executable, os.path.join(SCRIPTS, name), *map(str, args)],
                           capture_output=True, text=True, timeout=timeout, cwd=REPO)
 
 
 def load_json(path):
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    """A JSON file, on disk or inside a record's raw.tar.xz (scripts/record_files.py)."""
+    return json.loads(rf.read_bytes(str(path)).decode("utf-8"))
+
+
+def json_files(folder):
+    """The *.json of a folder, on disk or inside a record's raw.tar.xz, in name order."""
+    folder = str(folder)
+    return [os.path.join(folder, n) for n in sorted(rf.listdir(folder)) if n.endswith(".json")
+            and rf.isfile(os.path.join(folder, n))]
 
 
 def write_json(path, doc):

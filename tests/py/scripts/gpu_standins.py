@@ -128,7 +128,8 @@ LIMITED = {"ll", "ll2"}  # kernels listed with a size limit ("up to 1 MiB")
 MUTATED = {"skip_start_wait": "handshake", "skip_end_wait": "handshake", "skip_ll_poll": "ll",
            "single_half": "ll", "early_tile_done": "ll", "skip_ll_credit": "ll_credit",
            "late_credit": "ll_credit", "skip_fifo_wait": "fifo", "skip_fifo_credit": "fifo",
-           "consumed_before_barrier": "fifo", "skip_ce_landed": "ce_landed"}
+           "consumed_before_barrier": "fifo", "write_past_end": "fifo",
+           "skip_ce_landed": "ce_landed"}
 CREDITED = {"broadcast_perf", "gather_perf", "reduce_perf", "scatter_perf", "sendrecv_perf"}
 
 
@@ -147,7 +148,7 @@ def kernel_list(prog, kernels, mutation=None):
     """What PROG -k list prints (the real layout, cut short) for kernels, names in
     id order; nccl is listed too, as it is everywhere; a mutant's marks the kernels
     its mutation touches."""
-    ids = {"nccl": 0, "ring": 1, "ll": 2, "ll2": 3, "direct": 4, "ce": 5, "llhost": 4}
+    ids = {"nccl": 0, "ring": 1, "ll": 2, "ll2": 3, "direct": 4, "ce": 5, "sm": 2, "llhost": 4}
     lines = [f"# kernels of {prog} (-k takes an id, a name, a comma list, or all)"]
     for name in ["nccl"] + list(kernels):
         lines.append(f"   {ids[name]}  {name:<8} what {name} does")
@@ -186,7 +187,7 @@ class Standins:
             (self.build / prog).chmod(0o755)
         (tmp_path / "outcomes").write_text("".join(f"{rule}\n" for rule in outcomes))
 
-    def run(self, script, args, timeout=120, **env):
+    def run(self, script, args, timeout=600, **env):
         full = dict(os.environ, STANDIN_HOME=str(self.home), PATH=self.path)
         for var in ("RANKS", "CB_SHARE_GPUS", "DEADLINE", "PROGRAMS", "EXTRA_ARGS", "NGPUS"):
             full.pop(var, None)

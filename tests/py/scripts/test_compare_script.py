@@ -201,8 +201,8 @@ def test_missing_and_extra_rows_are_reported_not_failures(tmp_path):
 
 
 def test_different_runs_entirely_do_not_crash():
-    """mpirun against one process: nothing in common, reported, and no PASS."""
-    proc = run_script("compare.py", REAL_KERNEL0, REAL_GRAPH)
+    """mpirun against one process, compared anyway: nothing in common, reported, no PASS."""
+    proc = run_script("compare.py", REAL_KERNEL0, REAL_GRAPH, "--compare-anyway")
     assert proc.returncode == 1, proc.stderr
     assert count(proc.stdout, "missing in NEW") == 56
     assert count(proc.stdout, "extra in NEW") == 168
@@ -368,3 +368,57 @@ def test_bad_options_and_help():
                         (["a", "b", "--floor-us", "-1"], "--floor-us")):
         proc = run_script("compare.py", *args)
         assert proc.returncode == 2 and words in proc.stderr, (args, proc.stderr)
+
+
+def devices(doc, nranks, host_of=lambda r: "vm", name="NVIDIA H200", process_of=lambda r: 0):
+    """doc with nranks devices (and rank count): each rank's host, GPU name and process."""
+    doc = copy.deepcopy(doc)
+    doc["nranks"] = nranks
+    doc["devices"] = [{"rank": r, "process": process_of(r), "pid": 1, "host": host_of(r),
+                       "device": r, "pci": f"0000:00:0{r}", "name": name}
+                      for r in range(nranks)]
+    return doc
+
+
+@pytest.mark.parametrize("new_doc, difference", [
+    (devices(BASE, 1), "rank count: baseline 2; NEW 1"),
+    (devices(BASE, 4, host_of=lambda r: f"h{r // 2}", process_of=lambda r: r),
+     "rank count: baseline 2; NEW 4"),
+    (devices(BASE, 2, host_of=lambda r: f"h{r}", process_of=lambda r: r),
+     "ranks per node: baseline 2; NEW 1"),
+    (devices(BASE, 2, name="NVIDIA H100 80GB HBM3"),
+     "GPU model: baseline NVIDIA H200; NEW NVIDIA H100 80GB HBM3"),
+    (devices(BASE, 2, process_of=lambda r: r), "launch: baseline single; NEW mpi"),
+])
+def test_different_setups_refused_unless_compared_anyway(tmp_path, new_doc, difference):
+    """A 1-rank run against a 2-rank one (969 'regressions' of +709% otherwise), another
+    number of ranks per node, another GPU, or another launch: refused, one line naming the
+    difference, exit 2; --compare-anyway compares them."""
+    proc = run_compare(tmp_path, new_doc)
+    assert proc.returncode == 2, proc.stdout
+    assert proc.stdout == ""
+    assert proc.stderr.splitlines() == [
+        f"compare.py: error: the two sides ran on different set-ups ({difference}): their "
+        "times do not compare; --compare-anyway compares them all the same"]
+    proc = run_compare(tmp_path, new_doc, "--compare-anyway")
+    assert proc.returncode in (0, 1) and "## collbench comparison" in proc.stdout, proc.stderr
+
+
+def test_a_baseline_of_both_launches_gates_one(tmp_path):
+    """The launches differ only when none is in common: a baseline of one process and
+    mpirun gates a run of one process."""
+    new = write_json(tmp_path / "new.json", BASE)
+    proc = run_script("compare.py", "--baseline", REAL_GRAPH, REAL_KERNEL0, "--new", new)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_zero_byte_rows_are_in_no_verdict(tmp_path):
+    """A 0-byte row (nothing timed) 10 times slower is no regression: counted, not gated."""
+    doc = copy.deepcopy(BASE)
+    zero = [dict(r, size=0, count=0) for r in doc["results"] if r["size"] == 8]
+    base = write_json(tmp_path / "base.json", dict(doc, results=zero + doc["results"]))
+    slow = [dict(r, time_us=r["time_us"] * 10) for r in zero]
+    proc = run_compare(tmp_path, dict(doc, results=slow + doc["results"]), base=base)
+    assert proc.returncode == 0, proc.stdout
+    assert count(proc.stdout, "not gated: 0-byte rows") == len(zero) == 6
+    assert count(proc.stdout, "regressions") == 0

@@ -108,7 +108,7 @@ def run(tmp_path, runs=None, ngpus=1, **env):
     full.update({k: str(v) for k, v in env.items()})
     out = tmp_path / "out"
     r = subprocess.run(["bash", RUNS_SH, str(out), str(build), str(ngpus)], env=full,
-                       capture_output=True, text=True, timeout=120)
+                       capture_output=True, text=True, timeout=600)
     calls = (tmp_path / "calls.log").read_text().splitlines() \
         if (tmp_path / "calls.log").exists() else []
     return r, out, calls

@@ -17,15 +17,17 @@ The planted slowdowns are made here, in copies of the files, never in results/.
 """
 
 import copy
-import glob
 import json
 import os
+import re
 
 import pytest
 
 import compare
 from collbench_results import format_bytes
-from collbench_testlib import REPO, load_json, md_table_after, run_script, write_json
+import record_files as rf
+import records
+from collbench_testlib import REPO, json_files, load_json, md_table_after, run_script, write_json
 
 KERNELS_RUNS = os.path.join(REPO, "results", "h200x2", "2026-11-30-6c67057", "raw")
 RUN1 = os.path.join(KERNELS_RUNS, "run1-64ch")
@@ -35,14 +37,22 @@ COPY_RUNS = os.path.join(REPO, "results", "h200x2", "2026-11-30-b60f372-copy", "
 MiB = 1 << 20
 
 
+def run_manifests():
+    """Every run.json in a folder run<N> of a record's raw output (packed or not)."""
+    for rec in records.find_records(os.path.join(REPO, "results")):
+        if rf.isdir(rec.raw):
+            yield from (p for p in rf.walk_files(rec.raw) if os.path.basename(p) == "run.json"
+                        and re.fullmatch(r"run[0-9]+", os.path.basename(os.path.dirname(p))))
+
+
 def ci_gate_groups():
     """[(name, [run directories])] of the repeated runs (run1, run2, ... of one commit)
-    that a folder under results/ holds, at any depth (a record keeps them in raw/)."""
+    that a record under results/ holds, at any depth of its raw output."""
     groups = []
-    parents = {os.path.dirname(os.path.dirname(r)) for r in glob.glob(
-        os.path.join(REPO, "results", "**", "run[0-9]*", "run.json"), recursive=True)}
+    found = sorted(run_manifests())
+    parents = {os.path.dirname(os.path.dirname(r)) for r in found}
     for parent in sorted(parents):
-        runs = sorted(glob.glob(os.path.join(parent, "run[0-9]*", "run.json")))
+        runs = [r for r in found if os.path.dirname(os.path.dirname(r)) == parent]
         commits = {load_json(r).get("collbench_commit") for r in runs}
         if len(runs) >= 2 and len(commits) == 1:
             groups.append((os.path.relpath(parent, REPO), [os.path.dirname(r) for r in runs]))
@@ -74,7 +84,7 @@ def copy_runs(dest, runs, plant_file=None, plant=None):
     for i, run in enumerate(runs):
         d = dest / f"run{i + 1}"
         d.mkdir(parents=True)
-        for path in sorted(glob.glob(os.path.join(run, "*.json"))):
+        for path in json_files(run):
             doc = load_json(path)
             if os.path.basename(path) == plant_file:
                 hits = [r for r in rows_of(doc)
@@ -100,7 +110,7 @@ def test_healthy_pair_passes(name, base, new, kernels):
 
 def measured_rows(run, **where):
     """(file name, row) of every measured non-empty row of run that matches where."""
-    for path in sorted(glob.glob(os.path.join(run, "*.json"))):
+    for path in json_files(run):
         if os.path.basename(path) == "run.json":
             continue
         for r in rows_of(load_json(path)):
@@ -191,8 +201,8 @@ def test_best_of_keeps_the_lowest_time():
 def test_zero_byte_rows_are_not_gated(tmp_path):
     """all_gather's 8 B and 16 B round down to 0 bytes per rank: 0.009 -> 0.020 µs is no
     regression (12 of the 27 'regressions' of the issue's example were such rows)."""
-    base = os.path.join(REPO, "results", "h200x2", "2026-11-30-b60f372", "raw", "sweep")
-    new = os.path.join(REPO, "results", "h200x2", "2026-11-30-6fb31e2", "raw", "sweep")
+    base = os.path.join(REPO, "results", "h200x2", "2026-11-30-6fb31e2", "raw", "sweep")
+    new = os.path.join(REPO, "results", "h200x2", "2026-12-01-964b2a0", "raw", "runE", "sweep")
     proc = run_script("compare.py", base, new)
     zero = next(r for r in md_table_after(proc.stdout, "## collbench comparison")
                 if r[""] == "not gated: 0-byte rows")
@@ -236,13 +246,19 @@ def test_copy_perf_file_missing_its_keys_is_refused(tmp_path):
 def test_ci_gate_groups_are_found(tmp_path, monkeypatch):
     """The discovery the parametrization above relies on, on a made-up tree."""
     monkeypatch.setattr("test_gate_on_real_runs.REPO", str(tmp_path))
+    gate_rec = tmp_path / "results" / "h200x2" / "2026-12-01-abc1234-ci-gate"
     for i, commit in ((1, "abc"), (2, "abc"), (3, "abc")):
-        d = tmp_path / "results" / "h200x2" / "2026-12-01-ci-gate" / f"run{i}"
+        d = gate_rec / "raw" / f"run{i}"
         d.mkdir(parents=True)
         (d / "run.json").write_text(json.dumps({"collbench_commit": commit}))
-    mixed = tmp_path / "results" / "h200x2" / "mixed"
+    (gate_rec / "manifest.md").write_text("# a gate\n")
+    records.pack(str(gate_rec))  # read packed, as committed
+    mixed = tmp_path / "results" / "h200x2" / "2026-12-01-abc1234-mixed"
     for i, commit in ((1, "abc"), (2, "def")):
-        (mixed / f"run{i}").mkdir(parents=True)
-        (mixed / f"run{i}" / "run.json").write_text(json.dumps({"collbench_commit": commit}))
+        (mixed / "raw" / f"run{i}").mkdir(parents=True)
+        (mixed / "raw" / f"run{i}" / "run.json").write_text(
+            json.dumps({"collbench_commit": commit}))
+    (mixed / "manifest.md").write_text("# runs of two commits\n")
     ((name, runs),) = ci_gate_groups()
-    assert name == os.path.join("results", "h200x2", "2026-12-01-ci-gate") and len(runs) == 3
+    assert name == os.path.join("results", "h200x2", "2026-12-01-abc1234-ci-gate", "raw")
+    assert len(runs) == 3

@@ -22,19 +22,19 @@ exit ${STANDIN_RC:-0}
 """
 
 
-def check(tmp_path, output, rc=0, mapping=None):
+def check(tmp_path, output, rc=0, mapping=None, passes="exact"):
     build = tmp_path / "build"
     build.mkdir(exist_ok=True)
     prog = build / "all_reduce_perf"
     prog.write_text(STANDIN)
     prog.chmod(0o755)
     env = dict(os.environ, STANDIN_OUTPUT=output, STANDIN_RC=str(rc), LAUNCH="single",
-               PASSES="exact", LOGDIR=str(tmp_path / "logs"), RUN_CAP="20")
+               PASSES=passes, LOGDIR=str(tmp_path / "logs"), RUN_CAP="20")
     env.pop("CB_PEER_MAPPING", None)
     if mapping:
         env["CB_PEER_MAPPING"] = mapping
     proc = subprocess.run(["bash", CHECK, str(build), "2"], capture_output=True, text=True,
-                          env=env, timeout=60, cwd=REPO)
+                          env=env, timeout=600, cwd=REPO)
     rows = [line for line in proc.stdout.splitlines() if line.startswith("all_reduce_perf")]
     logs = [(tmp_path / "logs" / n).read_text() for n in sorted(os.listdir(tmp_path / "logs"))
             if n != "summary.txt"]
@@ -86,6 +86,19 @@ def test_a_mapping_our_kernels_skipped_is_no_pass(tmp_path):
     assert all("# CB_PEER_MAPPING=fabric" in log for log in logs)
     proc, rows, _ = check(tmp_path, CLEAN, mapping="cumem")
     assert proc.returncode == 0 and all(r.endswith(" PASS") for r in rows)
+
+
+def test_a_kernel_that_skips_unaligned_calls_fails(tmp_path):
+    """Every kernel serves -u N: a call skipped for want of aligned buffers is a FAIL in
+    the uN passes, whatever the wrong count says; the -u runs pass otherwise."""
+    skipped = ("#          1024           256     float     sum  skipped: needs 16-byte aligned "
+               "buffers\n" + CLEAN)
+    proc, rows, logs = check(tmp_path, skipped, passes="u5")
+    assert proc.returncode == 1
+    assert rows and all(r.endswith("FAIL(aligned skip)") for r in rows), rows
+    assert all("# args: " in log and " -u 5 " in log for log in logs)
+    proc, rows, _ = check(tmp_path, CLEAN, passes="u1 u3")
+    assert proc.returncode == 0 and len(rows) == 8 and all(r.endswith(" PASS") for r in rows)
 
 
 NOTHING_RUNS = "all_reduce_perf: no selected kernel can run here (-k list shows why)"
@@ -140,7 +153,7 @@ def check_with_mpirun(tmp_path, monkeypatch, passes, launch):
     env = dict(os.environ, STANDIN_OUTPUT=CLEAN, PASSES=passes, LAUNCH=launch,
                LOGDIR=str(tmp_path / "logs"), RUN_CAP="20")
     proc = subprocess.run(["bash", CHECK, str(build), "2"], capture_output=True, text=True,
-                          env=env, timeout=60, cwd=REPO)
+                          env=env, timeout=600, cwd=REPO)
     logs = {n: (tmp_path / "logs" / n).read_text() for n in os.listdir(tmp_path / "logs")
             if n != "summary.txt"}
     return proc, logs
@@ -180,3 +193,21 @@ def test_paths_pass_forces_the_paths_on_every_rank(tmp_path, monkeypatch, launch
             assert ("-x CB_CE_MIN_PIECE=65536 " in called) == forced, called
             assert ("-x CB_CE_OWN_COPY=sm " in called) == forced, called
             assert ("-x CB_A2A_RING_OWN_COPY=ce " in called) == forced, called
+
+
+def test_kernels_named_run_where_a_program_lists_them(tmp_path):
+    """KERNELS=ring,ll checks those kernels in every program that lists one of them:
+    each program runs the ones it has (-k ll where there is no ring), and a program
+    with none is SKIPPED, not a failure (seen to fail: -k ring,ll sent to gather_perf)."""
+    from gpu_standins import Standins
+    s = Standins(tmp_path, {"all_reduce_perf": ["ring", "ll"], "gather_perf": ["ll"],
+                            "alltoallv_perf": []}, ngpus=1)
+    proc = s.run("check.sh", [str(s.build), "1"], KERNELS="ring,ll", PASSES="u1",
+                 LAUNCH="single", LOGDIR=str(tmp_path / "logs"), RUN_CAP="20")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    args = {(p, a.split(" -d ")[0]) for _m, p, _k, _r, _mode, _s, _v, a in s.calls()}
+    assert ("all_reduce_perf", "-g 1 -k ring,ll") in args
+    assert ("gather_perf", "-g 1 -k ll") in args
+    assert not any(p == "alltoallv_perf" for p, _a in args)
+    skipped = [l for l in proc.stdout.splitlines() if l.startswith("alltoallv_perf")]
+    assert skipped and skipped[0].endswith("SKIPPED(no kernel KERNELS names)")

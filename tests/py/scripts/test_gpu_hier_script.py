@@ -1,6 +1,8 @@
 """tests/gpu/hier_check.sh on a CPU: with stand-ins for mpirun and the programs, each
 layout HxL runs check.sh's random pass and stress.sh's cases as H processes of L ranks,
-each process its own simulated host, and the verdicts come back per layout."""
+each process its own simulated host, every tunable at its default, the refusals that
+layout owes (integer avg from L = 2, mulsum at odd L) must be seen, and the verdicts come
+back per layout."""
 
 import os
 import subprocess
@@ -11,7 +13,9 @@ HIER = os.path.join(REPO, "tests", "gpu", "hier_check.sh")
 PROGRAMS = ("all_reduce_perf", "all_gather_perf", "reduce_scatter_perf", "broadcast_perf")
 
 # mpirun's stand-in: says how it was called and with which hosts, then prints a clean
-# run's lines (a stress line when asked to stress), or STANDIN_FAIL's failure for a kernel.
+# run's lines (a stress line when asked to stress; the skips a host of L ranks owes, as
+# the programs print them, unless STANDIN_NO_REFUSALS), or STANDIN_FAIL's failure for a
+# kernel.
 MPIRUN = r"""#!/usr/bin/env bash
 echo "# mpirun $* CB_HOSTS=${CB_HOSTS:-unset} CB_SHARE_GPUS=${CB_SHARE_GPUS:-unset}" \
   "CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_DEVICE_MAX_CONNECTIONS:-unset}"
@@ -19,22 +23,44 @@ if [ -n "${STANDIN_FAIL:-}" ] && [[ " $* " == *" -k $STANDIN_FAIL "* ]]; then
   echo "# Out of bounds values : 7 FAILED"
   exit 1
 fi
+np=$(sed -n 's/.*-np \([0-9]*\) .*/\1/p' <<<"$*") g=$(sed -n 's/.* -g \([0-9]*\) .*/\1/p' <<<" $* ")
+per_host=$(( np * ${g:-1} / ${CB_HOSTS:-1} ))
+if [ -z "${STANDIN_NO_REFUSALS:-}" ]; then
+  [ "$per_host" -ge 2 ] && echo "#          8             2     int32     avg  skipped: avg of" \
+    "integers: each host's average would truncate before the average across hosts"
+  [ $((per_host % 2)) = 1 ] && [ "$per_host" -ge 3 ] && echo "#          8             2" \
+    "float  mulsum  skipped: mulsum with $per_host ranks a host: a rank's index on its host" \
+    "does not have its rank's parity, which its scalar follows"
+fi
 [[ " $* " == *" --stress "* ]] && echo "# stress kernel 8 (hier-ring): 10000 calls, 0 wrong"
 echo "# Out of bounds values : 0 OK"
 """
 
 
-def hier_check(tmp_path, layouts="2x1 2x2 3x2", fail=None, programs=None):
+# A program's stand-in: its -k list names the hierarchical kernels (check.sh runs those of
+# KERNELS a program lists); every other run is mpirun's stand-in's.
+PROGRAM = """#!/bin/sh
+[ "$1 $2" = "-k list" ] || exit 9
+for k in "8  hier-ring" "9  hier-ll" "10  hier-direct" "11  hier-ce"; do echo "   $k  across hosts"; done
+"""
+
+
+def hier_check(tmp_path, layouts=None, fail=None, programs=None, refusals=True):
     bin_dir, build, logs = tmp_path / "bin", tmp_path / "build", tmp_path / "logs"
     bin_dir.mkdir()
     build.mkdir()
     (bin_dir / "mpirun").write_text(MPIRUN)
     (bin_dir / "mpirun").chmod(0o755)
-    for p in PROGRAMS:  # never run: mpirun's stand-in answers for them
-        (build / p).write_text("#!/bin/sh\nexit 9\n")
+    for p in PROGRAMS:  # never run but for -k list: mpirun's stand-in answers for them
+        (build / p).write_text(PROGRAM)
         (build / p).chmod(0o755)
-    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", LAYOUTS=layouts,
-               LOGDIR=str(logs), CALLS="10000")
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", LOGDIR=str(logs),
+               CALLS="10000")
+    env.pop("LAYOUTS", None)
+    if layouts:
+        env["LAYOUTS"] = layouts
+    if not refusals:
+        env["STANDIN_NO_REFUSALS"] = "1"
     if fail:
         env["STANDIN_FAIL"] = fail
     env.pop("PROGRAMS", None)
@@ -43,24 +69,30 @@ def hier_check(tmp_path, layouts="2x1 2x2 3x2", fail=None, programs=None):
     for k in ("CB_HOSTS", "CB_SHARE_GPUS", "MPS", "CUDA_DEVICE_MAX_CONNECTIONS"):
         env.pop(k, None)
     proc = subprocess.run(["bash", HIER, str(build)], capture_output=True, text=True, env=env,
-                          timeout=120, cwd=REPO)
+                          timeout=600, cwd=REPO)
     return proc, logs
 
 
 def test_every_layout_checks_and_stresses_every_kernel(tmp_path):
+    """The default layouts, L = 1 to 3: each checked and stressed, every tunable at its
+    default, and the refusals each owes seen."""
     proc, logs = hier_check(tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    for layout in ("2x1", "2x2", "3x2"):
+    for layout in ("2x1", "2x2", "3x2", "2x3", "3x3"):
         assert f"## {layout}: check.sh: 16 PASS, 0 FAIL, 0 SKIPPED" in proc.stdout
         stress = (logs / f"hier-{layout}" / "stress.txt").read_text()
         assert stress.count("PASS: ") == 16  # 4 programs x 4 kernels
+    seen = [line for line in proc.stdout.splitlines() if "refusal" in line]
+    avg, mulsum = "avg of integers: each host's average would truncate", "mulsum with 3 ranks a host"
+    assert seen == [f"PASS: refusal seen: {avg}"] * 2 + [f"PASS: refusal seen: {avg}",
+                                                         f"PASS: refusal seen: {mulsum}"] * 2
     # 3 hosts of 2 ranks: three processes, two ranks each, ranks sharing the GPU.
     check_log = (logs / "hier-3x2" / "all_reduce_perf_random_mpi_graph_b_8_e_64M_f_16_.txt")
     text = check_log.read_text()
     assert "-np 3 " in text and "-k hier-ring,hier-ll,hier-direct,hier-ce" in text
     assert " -g 2 " in text and "CB_HOSTS=3 CB_SHARE_GPUS=1" in text
-    assert "CUDA_DEVICE_MAX_CONNECTIONS=unset" in text  # the programs set 32 themselves
-    assert "-x CB_RING_CHANNELS" in text  # small grids: resident beside the other hosts'
+    assert "CUDA_DEVICE_MAX_CONNECTIONS=unset" in text  # the programs take their share
+    assert "-x CB_RING_CHANNELS" not in text and "-x CB_LL_MAX_WARPS" not in text  # defaults
     stress = (logs / "hier-3x2" / "stress.txt").read_text()
     assert "mpirun --allow-run-as-root --oversubscribe -np 3" in stress
     assert "broadcast_perf -g 2 -k hier-ll -b 8 -e 512K" in stress  # ll: within its limit
@@ -88,13 +120,15 @@ def test_programs_picks_the_programs(tmp_path):
 
 
 def test_a_process_a_rank(tmp_path):
-    """HxLp: H x L processes of one rank each, L to a simulated host, few queues each."""
+    """HxLp: H x L processes of one rank each, L to a simulated host; each process takes
+    its share of the queues itself."""
     proc, logs = hier_check(tmp_path, layouts="3x2p", programs="all_reduce_perf")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "## 3x2p: check.sh: 4 PASS, 0 FAIL, 0 SKIPPED" in proc.stdout
     text = (logs / "hier-3x2p" / "all_reduce_perf_random_mpi_graph_b_8_e_64M_f_16_.txt").read_text()
     assert "-np 6 " in text and " -g 1 " in text and "CB_HOSTS=3 CB_SHARE_GPUS=1" in text
-    assert "CUDA_DEVICE_MAX_CONNECTIONS=8" in text and "-x CUDA_DEVICE_MAX_CONNECTIONS" in text
+    assert "CUDA_DEVICE_MAX_CONNECTIONS=unset" in text
+    assert "-x CUDA_DEVICE_MAX_CONNECTIONS" not in text
     stress = (logs / "hier-3x2p" / "stress.txt").read_text()
     assert "mpirun --allow-run-as-root --oversubscribe -np 6" in stress
     assert "all_reduce_perf -g 1 -k hier-ring -b 8 -e 8M" in stress
@@ -107,3 +141,14 @@ def test_a_bad_layout_is_refused_before_any_run(tmp_path):
     assert proc.stderr.strip() == \
         "hier_check.sh: layout '2by2' is not HxL or HxLp (hosts x ranks a host)"
     assert not (logs / "hier-2x2").exists()
+
+
+def test_a_refusal_not_seen_fails_its_layout(tmp_path):
+    """A layout of odd L whose check shows neither integer avg nor mulsum skipped (a
+    kernel that ran them, or a check that never asked) fails, naming what was not seen."""
+    proc, logs = hier_check(tmp_path, layouts="2x1 2x3", refusals=False)
+    assert proc.returncode != 0
+    assert "## 2x1: check.sh: 16 PASS, 0 FAIL, 0 SKIPPED" in proc.stdout
+    lines = [line for line in proc.stdout.splitlines() if "refusal" in line]
+    assert len(lines) == 2 and all(line.startswith("FAIL: refusal not seen in ") for line in lines)
+    assert lines[1].endswith(": mulsum with 3 ranks a host")

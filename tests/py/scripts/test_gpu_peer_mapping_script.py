@@ -70,7 +70,7 @@ def run_script(tmp_path, **standin_env):
     env.pop("CB_PEER_MAPPING", None)
     env.pop("DEADLINE", None)
     proc = subprocess.run(["bash", SCRIPT, str(build), "2"], capture_output=True, text=True,
-                          env=env, timeout=120, cwd=REPO)
+                          env=env, timeout=600, cwd=REPO)
     summary = (tmp_path / "logs" / "summary.txt").read_text().splitlines()
     return proc, summary
 

@@ -79,7 +79,7 @@ def run(tmp_path, ngpus="2", **env):
     full.update({k: str(v) for k, v in env.items()})
     out = tmp_path / "out"
     proc = subprocess.run(["bash", SCRIPT, str(out), str(build), ngpus], env=full,
-                          capture_output=True, text=True, timeout=240)
+                          capture_output=True, text=True, timeout=600)
     log = tmp_path / "calls.log"
     calls = log.read_text().splitlines() if log.exists() else []
     mpi = tmp_path / "calls.log.mpirun"

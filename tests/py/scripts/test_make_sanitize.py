@@ -22,7 +22,7 @@ def make_vars(*args):
     env = {k: v for k, v in os.environ.items() if k not in CLEAN}
     p = subprocess.run(["make", "--no-print-directory", "-C", REPO, *args, "--eval",
                         "cb-print-vars: ; @echo 'BUILD=$(BUILD)'; echo 'CONF=$(CONFIGURATION)'",
-                        "cb-print-vars"], capture_output=True, text=True, timeout=60, env=env)
+                        "cb-print-vars"], capture_output=True, text=True, timeout=600, env=env)
     assert p.returncode == 0, p.stderr
     return dict(line.split("=", 1) for line in p.stdout.splitlines())
 
@@ -40,18 +40,19 @@ def test_sanitized_test_runs_with_the_sanitizers_options():
     env = {k: v for k, v in os.environ.items() if k not in CLEAN}
     p = subprocess.run(["make", "--no-print-directory", "-C", REPO, "-n", "SANITIZE=1",
                         "BUILD=/nonexistent/build-asan", "test"], capture_output=True, text=True,
-                       timeout=60, env=env)
+                       timeout=600, env=env)
     assert p.returncode == 0, p.stderr
     recipe = p.stdout
     for option in ("ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0",
                    "LSAN_OPTIONS=suppressions=/nonexistent/build-asan/lsan-suppressions.txt",
                    "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1",
-                   "leak:%s", "libmpi.so", "ctest --output-on-failure -E '^test_scripts$'"):
+                   "leak:%s", "libmpi.so", "ctest --output-on-failure -j ", "-E '^test_scripts_'"):
         assert option in recipe, (option, recipe)
     plain = subprocess.run(["make", "--no-print-directory", "-C", REPO, "-n",
                             "BUILD=/nonexistent/build", "test"], capture_output=True, text=True,
-                           timeout=60, env=env).stdout
-    assert "ASAN_OPTIONS" not in plain and "-E '^test_scripts$'" not in plain
+                           timeout=600, env=env).stdout
+    assert "ASAN_OPTIONS" not in plain and "-E '^test_scripts_'" not in plain
+    assert "ctest --output-on-failure -j " in plain  # the suites side by side, as the build
 
 
 @pytest.mark.skipif(not shutil.which("cmake"), reason="no cmake")
@@ -65,7 +66,7 @@ def test_cmake_sanitizes_host_code_only(tmp_path):
     build = tmp_path / "b"
     p = subprocess.run(["cmake", "-S", REPO, "-B", str(build), f"-DCMAKE_CUDA_COMPILER={nvcc}",
                         "-DCMAKE_CUDA_ARCHITECTURES=90", "-DCOLLBENCH_SANITIZE=ON"],
-                       capture_output=True, text=True, timeout=300)
+                       capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stdout + p.stderr
     files = build / "CMakeFiles"
     base = (files / "collbench_base.dir" / "flags.make").read_text()

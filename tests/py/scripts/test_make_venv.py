@@ -37,7 +37,7 @@ def scratch(tmp_path):
     smi.chmod(smi.stat().st_mode | stat.S_IEXEC)
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,
-                   timeout=120)
+                   timeout=600)
     base = {k: v for k, v in os.environ.items()
             if k not in ("VIRTUAL_ENV", "CUDA_HOME", "NCCL_HOME", "MPI_HOME", "MPI", "CUDA_ARCH",
                          "NVCC_GENCODE", "NAME_SUFFIX", "BUILDDIR", "CMAKE_FLAGS", "SANITIZE",
@@ -52,7 +52,7 @@ def scratch(tmp_path):
 def make(tmp_path, env, *args):
     return subprocess.run(["make", "--no-print-directory", "-C", REPO,
                            f"BUILD={tmp_path / 'build'}", f"CMAKE={tmp_path / 'bin' / 'cmake'}",
-                           *args], capture_output=True, text=True, timeout=120, env=env)
+                           *args], capture_output=True, text=True, timeout=600, env=env)
 
 
 def configures(tmp_path):

@@ -105,17 +105,17 @@ def test_verdicts_per_pair_size_and_placement(outdir):
 
 def test_exit_status_and_nothing_to_compare(outdir, tmp_path_factory):
     proc = subprocess.run([sys.executable, DIGEST, str(outdir)], capture_output=True,
-                          text=True, timeout=60)
+                          text=True, timeout=600)
     assert proc.returncode == 1 and "# 6 comparison(s) outside 5%" in proc.stdout
     proc = subprocess.run([sys.executable, DIGEST, str(outdir), "--tolerance", "12"],
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout
     empty = tmp_path_factory.mktemp("empty")
     proc = subprocess.run([sys.executable, DIGEST, str(empty)], capture_output=True,
-                          text=True, timeout=60)
+                          text=True, timeout=600)
     assert proc.returncode == 1 and "nothing to compare" in proc.stdout
     proc = subprocess.run([sys.executable, DIGEST, str(empty / "missing")],
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=600)
     assert proc.returncode == 2 and "not a directory" in proc.stderr
 
 

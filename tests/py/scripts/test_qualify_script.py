@@ -13,14 +13,17 @@ default record lands there, and the checkout's folder and its parent are known p
 
 import datetime
 import os
+import pathlib
 import re
 import shutil
 import subprocess
 import sys
-import tarfile
+import tempfile
 
 import pytest
 
+import record_files as rf
+import records
 from collbench_testlib import REPO
 
 sys.path.insert(0, os.path.join(REPO, "tests", "py", "sweep"))
@@ -83,7 +86,7 @@ class Node:
         self.home.mkdir()
         self.log = tmp_path / "log"
 
-    def run(self, *args, timeout=240, **env):
+    def run(self, *args, timeout=600, **env):
         full = dict(os.environ, PATH=f"{self.bin}:{os.environ['PATH']}",
                     NVIDIA_SMI=str(self.bin / "nvidia-smi"), FAKE_LOG=str(self.log),
                     PYTHON=str(self.bin / "python-mpl"), HOME=str(self.home), LAUNCH="single")
@@ -128,22 +131,32 @@ def manifest_fields(text):
     return dict(re.findall(r"^\| ([^|]+?) \| (.*) \|$", text.split("## Commands")[0], re.M))
 
 
+def unpacked_raw(record):
+    """The record's raw/, unpacked from its raw.tar.xz into a copy (the record stays as
+    qualify.sh left it)."""
+    copy = os.path.join(tempfile.mkdtemp(dir=os.path.dirname(record)), "rec")
+    shutil.copytree(record, copy)
+    records.unpack(copy)
+    return pathlib.Path(copy) / "raw"
+
+
 def all_text(record):
-    """(path, text) of every text file of the record (tarballs and PNGs left out)."""
-    for root, _dirs, files in os.walk(record):
-        for name in files:
-            if not name.endswith((".png", ".gz")):
-                path = os.path.join(root, name)
-                yield path, open(path, encoding="utf-8", errors="replace").read()
+    """(path, text) of every text file of the record, its archive's included (PNGs left out)."""
+    for name in sorted(os.listdir(record)):
+        if name.endswith((".md", ".txt")):
+            path = os.path.join(record, name)
+            yield path, open(path, encoding="utf-8", errors="replace").read()
+    for path in rf.walk_files(os.path.join(record, "raw")):
+        yield path, rf.read_bytes(path).decode("utf-8", errors="replace")
 
 
 def test_one_command_writes_the_record(full):
     node = full
     rec = node.record()
     assert sorted(p.name for p in rec.iterdir() if not p.name.endswith(".png")) == \
-        ["manifest.md", "raw", "report.md"]
+        ["manifest.md", "raw.tar.xz", "report.md"]
     assert list(rec.glob("*.png")), "report.py's plots beside report.md"
-    raw = rec / "raw"
+    raw = unpacked_raw(rec)
     for path in ("checks.txt", "checks/summary.txt", "checks/exact.txt", "copy.txt",
                  "copy/host_paths.txt", "copy/host_paths.json", "copy/llhost_blocks_128.json",
                  "sweep.txt",
@@ -193,20 +206,25 @@ def test_nccl_named_without_a_sweep(node):
     f = manifest_fields((node.record() / "manifest.md").read_text())
     assert f["NCCL"] == ("library 2.28.3 (all_reduce_perf's header line, "
                          "raw/machine/versions.txt); headers 2.28.9 (all_reduce_perf's header line)")
-    versions = (node.record() / "raw" / "machine" / "versions.txt").read_text()
+    versions = (unpacked_raw(node.record()) / "machine" / "versions.txt").read_text()
     assert "nccl_program_library: 22803" in versions.splitlines()
 
 
-def test_each_checks_run_logs_in_one_tarball(full):
-    """A check's logs (a file a run, megabytes of tables on a node) are one tarball beside its
-    output, with the machine's paths cut from them as from the rest of the record."""
-    checks = full.record() / "raw" / "checks"
-    assert (checks / "exact.tar.gz").is_file() and not (checks / "exact").exists()
-    with tarfile.open(checks / "exact.tar.gz") as tar:
-        logs = [m for m in tar.getmembers() if m.isfile()]
-        assert logs and all(m.name.startswith("exact/") for m in logs)
-        text = "".join(tar.extractfile(m).read().decode() for m in logs)
+def test_the_raw_output_is_one_archive_the_scripts_read(full):
+    """raw/ (a check's logs: a file a run, megabytes of tables on a node) is one archive,
+    raw.tar.xz, read through raw/ paths as they were, the machine's paths cut from it as from
+    the rest of the record, and the report made again from it is the same."""
+    rec = full.record()
+    assert (rec / "raw.tar.xz").is_file() and not (rec / "raw").exists()
+    logs = list(rf.walk_files(str(rec / "raw" / "checks" / "exact")))
+    assert logs and all(p.endswith(".txt") for p in logs)
+    text = "".join(rf.read_bytes(p).decode() for p in logs)
     assert "exact" in text and str(full.checkout) not in text
+    out = full.tmp / "again"
+    r = subprocess.run([sys.executable, str(full.checkout / "scripts" / "report.py"), str(rec),
+                        "-o", str(out), "--no-plots"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert (out / "report.md").read_text() == (rec / "report.md").read_text()
 
 
 def test_no_path_of_the_machine_is_left(full):
@@ -217,12 +235,12 @@ def test_no_path_of_the_machine_is_left(full):
     for path, text in all_text(rec):
         for p in machine_paths:
             assert p not in text, f"{path} holds {p}"
-    cmd = (rec / "raw" / "sweep" / "all_reduce_perf_single_graph.txt").read_text().splitlines()[0]
+    raw = unpacked_raw(rec)
+    cmd = (raw / "sweep" / "all_reduce_perf_single_graph.txt").read_text().splitlines()[0]
     assert cmd.startswith("# command: NCCL_NVLS_ENABLE=0 ./build/all_reduce_perf -g 2 ")
     assert "-J ./results/h200x2/" in cmd  # the record, by its path in the checkout
-    with tarfile.open(rec / "raw" / "checks" / "exact.tar.gz") as tar:  # the runs' logs
-        logs = [tar.extractfile(m).read().decode() for m in tar.getmembers()
-                if m.isfile() and not m.name.endswith("summary.txt")]
+    logs = [p.read_text() for p in (raw / "checks" / "exact").iterdir()
+            if p.name != "summary.txt"]  # the runs' logs
     assert logs and all("# cache: ~/.cache/collbench" in t for t in logs)  # $HOME
     for t in logs:
         for p in machine_paths:
@@ -236,7 +254,7 @@ def test_out_outside_the_checkout_is_named_record(node):
     out = node.tmp / "elsewhere" / "rec"
     r = node.run(*QUICK, "--out", str(out), "--steps", "sweep")
     assert r.returncode == 0, r.stderr
-    text = (out / "raw" / "sweep" / "run.json").read_text()
+    text = (unpacked_raw(out) / "sweep" / "run.json").read_text()
     assert "<record>/raw/sweep/all_reduce_perf_single_graph.json" in text
     assert str(node.tmp) not in text
 
@@ -253,7 +271,7 @@ def test_out_outside_the_checkout_is_named_record(node):
 def test_steps_choose_what_runs(node, steps, made, absent):
     r = node.run(*QUICK, "--steps", steps, "--tunables-cases", "ring_slice_ar", REPS=2)
     assert r.returncode == 0, r.stderr
-    raw = node.record() / "raw"
+    raw = unpacked_raw(node.record())
     for m in made:
         assert (raw / m).exists(), m
     for a in absent:
@@ -274,8 +292,28 @@ def test_report_alone_remakes_the_report_of_a_record(node):
     assert "| sweep |" in text and "| report |" in text  # both runs' steps
 
 
+def test_a_later_run_keeps_every_invocation_and_the_notes(node):
+    """--steps report into an earlier record: the manifest lists both invocations, and the
+    sections written into it by hand stay."""
+    assert node.run(*QUICK, "--steps", "sweep").returncode == 0
+    rec = node.record()
+    notes = "## What they show\n\nThe sweep, read by hand: nothing wrong.\n"
+    with open(rec / "manifest.md", "a") as f:
+        f.write("\n" + notes)
+    r = node.run("--steps", "report", "--out", str(rec), NVIDIA_SMI=node.tmp / "none")
+    assert r.returncode == 0, r.stderr
+    text = (rec / "manifest.md").read_text()
+    listed = text.split("The invocations that wrote to this record, in order:\n\n")[1]
+    first, second = listed.splitlines()[:2]
+    assert first.startswith("- `scripts/qualify.sh --commit abc1234") and "--steps sweep" in first
+    assert second.startswith("- `scripts/qualify.sh --steps report --out ")
+    assert text.endswith(notes) and text.count("## What they show") == 1
+    assert len((unpacked_raw(rec) / "invocations.txt").read_text().splitlines()) == 2
+
+
 def test_a_step_past_its_cap_is_cut_and_named(node):
-    r = node.run(*QUICK, "--steps", "sweep", "--cap-sweep", "3", STANDIN_SLEEP=30)
+    # Every run sleeps 8 s, past the 3 s cap whatever the load.
+    r = node.run(*QUICK, "--steps", "sweep", "--cap-sweep", "3", STANDIN_SLEEP=8)
     assert r.returncode == 1
     (row,) = [l for l in (node.record() / "manifest.md").read_text().splitlines()
               if l.startswith("| sweep |")]
@@ -287,10 +325,10 @@ def test_one_cap_for_every_step_and_per_step_caps(node):
     r = node.run(*QUICK, "--cap", "100", "--cap-report", "50", "--cap-copy", "70")
     assert r.returncode == 0, r.stderr
     caps = {l.split("\t")[0]: l.split("\t")[4]
-            for l in (node.record() / "raw" / "steps.tsv").read_text().splitlines()}
+            for l in (unpacked_raw(node.record()) / "steps.tsv").read_text().splitlines()}
     assert caps == {"checks": "100", "copy": "70", "sweep": "100", "report": "50"}
     # validate_all.sh gets a deadline inside the cap (its summary must fit)
-    assert "validate_all.sh 90 " in (node.record() / "raw" / "checks.txt").read_text()
+    assert "validate_all.sh 90 " in (unpacked_raw(node.record()) / "checks.txt").read_text()
 
 
 def test_a_failed_check_fails_the_run_and_the_rest_still_runs(node):
@@ -327,8 +365,8 @@ def test_a_failed_check_fails_the_run_and_the_rest_still_runs(node):
     (["-g", "4"], "qualify.sh: -g 4: only 2 GPU(s) visible"),
     (["--build", "nowhere"], "qualify.sh: --build 'nowhere': no *_perf programs there (build them "
                              "first: make BUILD=nowhere)"),
-    (["--steps", "report"], "qualify.sh: --steps report without sweep needs --out (the record "
-                            "whose raw/sweep/ it reports)"),
+    (["--steps", "report"], "qualify.sh: --steps report alone needs --out (the record it "
+                            "reports)"),
 ])
 def test_bad_input_one_line_exit_2_nothing_run_or_written(node, args, line):
     r = node.run("--commit", COMMIT, *args)

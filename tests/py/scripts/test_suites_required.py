@@ -53,7 +53,7 @@ def scratch(tmp_path):
 def make_test(tmp_path, env, build, *args):
     return subprocess.run(["make", "--no-print-directory", "-C", REPO, f"BUILD={build}",
                            f"CMAKE={tmp_path / 'bin' / 'cmake'}", *args, "test"],
-                          capture_output=True, text=True, timeout=120, env=env)
+                          capture_output=True, text=True, timeout=600, env=env)
 
 
 def note(build, suite, why, enable):

@@ -23,7 +23,7 @@ def fake(tmp_path):
     # The baseline: one sweep of the same fake programs.
     base = tmp_path / "baseline"
     r = subprocess.run(["bash", SWEEP, "--build", str(build), *SWEEP_ARGS, "--out", str(base)],
-                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     os.remove(tmp_path / "log")
     return tmp_path, build, env, base
@@ -33,7 +33,7 @@ def gate(fake, *args, extra_env=None):
     tmp, build, env, _ = fake
     env = dict(env, **(extra_env or {}))
     return subprocess.run(["bash", GATE, "--build", str(build), *SWEEP_ARGS, *args], cwd=tmp,
-                          env=env, capture_output=True, text=True, timeout=300)
+                          env=env, capture_output=True, text=True, timeout=600)
 
 
 def test_healthy_run_passes_with_report_and_summary(fake):
@@ -213,3 +213,104 @@ def test_report_that_cannot_be_made_keeps_the_comparison(fake, tmp_path):
     assert "**PASS**: compare.py exited 0" in summary and "## collbench comparison" in summary
     assert "report.py failed" in summary and "matplotlib cannot be imported" in summary
     assert "ci_gate.sh: report.py failed: report.py: error: matplotlib" in r.stderr
+
+
+# A committed record (a full sweep on 2 x H200), read as every script reads results:
+# through collbench_results.py, wherever the record keeps its files.
+RECORD = "results/h200x2/2026-12-01-964b2a0/raw/runE/sweep"
+
+
+def new_gate(tmp, *args, env=None):
+    """ci_gate.sh --new ... from the repository (the baseline pointers name paths in it)."""
+    env = dict(env or os.environ, PYTHON=sys.executable)
+    env.pop("GITHUB_STEP_SUMMARY", None)
+    return subprocess.run(["bash", GATE, *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=600)
+
+
+def slowed_copy(dest, size, kernel="ll", factor=1.2):
+    """The record's all_reduce results (its other programs' rows are then missing, which is
+    no failure, and the report is quick) and run.json written into dest, with one row's
+    time_us (kernel, float sum, out-of-place, graph mode, one process, at size) times factor."""
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    import collbench_results as cr
+    dest.mkdir()
+    slowed = 0
+    for f in cr.load_results(os.path.join(ROOT, RECORD)):
+        if f.collective != "all_reduce":
+            continue
+        for r in f.data["results"]:
+            if (f.collective == "all_reduce" and f.launch == "single" and
+                    r.get("kernel_name") == kernel and r["size"] == size and
+                    r["placement"] == "out-of-place" and r["mode"] == "graph" and
+                    r.get("time_us") is not None):
+                r["time_us"] *= factor
+                slowed += 1
+        with open(dest / os.path.basename(f.path), "w") as fh:
+            json.dump(f.data, fh)
+    assert slowed == 1
+    with open(dest / "run.json", "w") as fh:
+        json.dump(cr.load_manifest(os.path.join(ROOT, RECORD)), fh)
+
+
+def test_new_gates_a_record_against_itself_and_a_slowed_copy(tmp_path):
+    """--new: no sweep, no GPU. The record passes against itself; a copy with one row 20%
+    slower fails, and the verdict names that row."""
+    r = new_gate(tmp_path, "--new", RECORD, "--baseline", RECORD, "--out", str(tmp_path / "a"))
+    assert r.returncode == 0, r.stderr
+    summary = (tmp_path / "a" / "summary.md").read_text()
+    assert summary.startswith("# collbench CI gate\n\n**PASS**: compare.py exited 0 (the best "
+                              "of 1 result set(s) given by --new against the baseline).")
+    assert "**PASS**: 0 regression(s), 0 wrong value(s) in NEW." in summary
+    assert (tmp_path / "a" / "report" / "report.md").exists()
+    slowed_copy(tmp_path / "slow", 65536)
+    r = new_gate(tmp_path, "--new", str(tmp_path / "slow"), "--baseline", RECORD, "--out",
+                 str(tmp_path / "b"))
+    assert r.returncode == 1, r.stderr
+    summary = (tmp_path / "b" / "summary.md").read_text()
+    assert ("**FAIL**: 1 regression(s), 0 wrong value(s) in NEW. Slower: all_reduce ll float "
+            "sum out-of-place graph single 64 KiB +20.00%") in summary
+    # Unslowed, the same copy passes: the one row is the whole difference.
+    slowed_copy(tmp_path / "same", 65536, factor=1.0)
+    r = new_gate(tmp_path, "--new", str(tmp_path / "same"), "--baseline", RECORD, "--out",
+                 str(tmp_path / "c"))
+    assert r.returncode == 0, r.stderr
+
+
+def test_new_takes_the_baseline_of_its_machine(tmp_path):
+    """--new with no --baseline: the pointer file of the machine run.json names (h200x2)."""
+    slowed_copy(tmp_path / "copy", 65536, factor=1.0)
+    r = new_gate(tmp_path, "--new", str(tmp_path / "copy"), "--out", str(tmp_path / "g"))
+    assert r.returncode in (0, 1), r.stderr
+    summary = (tmp_path / "g" / "summary.md").read_text()
+    pointers = [l.split("#")[0].strip()
+                for l in open(os.path.join(ROOT, ".ci", "baselines", "h200x2"))]
+    assert f"- Baseline: the best of {len([p for p in pointers if p])} runs: " in summary
+    assert all(f"`{p}`" in summary for p in pointers if p)
+
+
+@pytest.mark.parametrize("args, line", [
+    (["--new", RECORD, "-g", "2"],
+     "ci_gate.sh: --new gates results that exist, with no sweep: '-g' is a sweep's option"),
+    (["--new", RECORD, "--repeat", "2"],
+     "ci_gate.sh: --new gates results that exist, with no sweep: --repeat has nothing to repeat"),
+    (["--new", "nowhere/sweep"], "ci_gate.sh: nowhere/sweep: no such file or directory"),
+])
+def test_new_refusals(tmp_path, args, line):
+    r = new_gate(tmp_path, *args, "--out", str(tmp_path / "g"))
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.strip().splitlines() == [line]
+    assert not (tmp_path / "g").exists()
+
+
+def test_check_without_gpus_writes_nothing(fake):
+    """-g 2 where nvidia-smi lists no GPU: refused by sweep.sh --check, exit 2, nothing run
+    or written (no run1/, no summary.md)."""
+    tmp, _, _, base = fake
+    write_exe(tmp / "no-gpu-smi", NO_GPU_SMI)
+    r = gate(fake, "-g", "2", "--baseline", str(base), "--out", str(tmp / "gate"),
+             extra_env={"NVIDIA_SMI": str(tmp / "no-gpu-smi")})
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.strip().splitlines() == [
+        f"ci_gate.sh: sweep.sh: -g 2: 0 GPU(s) visible here ({tmp / 'no-gpu-smi'} lists them)"]
+    assert not (tmp / "gate").exists() and not (tmp / "log").exists()

@@ -2,6 +2,7 @@
 files and manifest it writes, its progress lines and its exit codes."""
 import json
 import os
+import re
 import subprocess
 
 import pytest
@@ -22,7 +23,7 @@ def sweep(fake, *args, extra_env=None):
     tmp, build, env = fake
     env = dict(env, **(extra_env or {}))
     return subprocess.run(["bash", SWEEP, "--build", str(build), *args], cwd=tmp, env=env,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=600)
 
 
 def calls(fake, ceiling=False):
@@ -79,7 +80,7 @@ def test_machine_named_by_the_model_s_first_word_such_as_h100(fake):
     write_exe(tmp / "bin" / "nvidia-smi", "#!/bin/sh\necho 'NVIDIA H100 80GB HBM3, 580.159.04'\n")
     r = sweep(fake, "-b", "8", "-e", "8", "--programs", "all_reduce_perf")
     assert r.returncode == 0, r.stderr
-    assert [d.name for d in (tmp / "results").iterdir()] == ["h100x1"]
+    assert [d.name.split("-")[0] for d in (tmp / "sweep-out").iterdir()] == ["h100x1"]
 
 
 def test_programs_comma_or_space_separated(fake):
@@ -92,12 +93,16 @@ def test_programs_comma_or_space_separated(fake):
             "all_gather_perf_single_graph.json", "all_reduce_perf_single_graph.json"]
 
 
-def test_default_output_directory_is_machine_and_date(fake):
+def test_default_output_directory_is_machine_and_time_outside_results(fake):
+    """A sweep writes a folder of its own, outside results/ (where records are qualify.sh's,
+    within their budget), ignored by git."""
     r = sweep(fake, "-b", "8", "-e", "64", "--programs", "all_reduce_perf")
     assert r.returncode == 0, r.stderr
-    dirs = list((fake[0] / "results" / "h200x2").iterdir())
-    assert len(dirs) == 1 and len(dirs[0].name) == 10  # YYYY-MM-DD
-    assert (dirs[0] / "run.json").exists()
+    dirs = list((fake[0] / "sweep-out").iterdir())
+    assert len(dirs) == 1 and re.fullmatch(r"h200x2-\d{4}-\d{2}-\d{2}T\d{6}Z", dirs[0].name)
+    assert (dirs[0] / "run.json").exists() and not (fake[0] / "results").exists()
+    with open(os.path.join(ROOT, ".gitignore"), encoding="utf-8") as f:
+        assert "/sweep-out/" in f.read().split()
 
 
 def test_progress_names_program_mode_kernel_size_and_remaining(fake):
@@ -153,7 +158,7 @@ def test_failed_program_fails_the_sweep(fake):
 @pytest.mark.parametrize("args, message", [
     (["--bogus"], "unknown option '--bogus'"),
     (["-b", "2G", "-e", "1G"], "-b must be between 1 and -e"),
-    (["-b", "12Q"], "bad size '12Q'"),
+    (["-b", "12Q"], "-b '12Q': not a size"),
     (["-f", "1"], "-f must be a whole factor >= 2"),
     (["--programs", "nope_perf"], "is not an executable program"),
 ])
@@ -177,6 +182,13 @@ def test_bad_input(fake, args, message):
     (["-n", "x"], "sweep.sh: -n 'x': expected a whole number >= 1"),
     (["-w", "-3"], "sweep.sh: -w '-3': expected a whole number >= 0"),
     (["-G", "1.5"], "sweep.sh: -G '1.5': expected a whole number >= 1"),
+    (["-e", "1P"], "sweep.sh: -e '1P': not a size (a byte count, or with K, M or G: 64K, 1.5G)"),
+    (["-b", "abc"], "sweep.sh: -b 'abc': not a size (a byte count, or with K, M or G: 64K, 1.5G)"),
+    (["-b", "1iB"], "sweep.sh: -b '1iB': not a size (a byte count, or with K, M or G: 64K, 1.5G)"),
+    (["-e", "1.3K"], "sweep.sh: -e '1.3K': not a whole number of bytes"),
+    (["--graph-max", "x"],
+     "sweep.sh: --graph-max 'x': not a size (a byte count, or with K, M or G: 64K, 1.5G)"),
+    (["-g", "3"], "sweep.sh: -g 3: 2 GPU(s) visible here (nvidia-smi lists them)"),
 ])
 def test_bad_input_one_line_exit_2_before_any_run(fake, args, line):
     """Each names its problem in one line, exit 2, before any program runs."""
@@ -184,11 +196,62 @@ def test_bad_input_one_line_exit_2_before_any_run(fake, args, line):
     if args[0] != "--build":
         args = ["--build", str(build), *args]
     r = subprocess.run(["bash", SWEEP, *args], cwd=tmp, env=env, capture_output=True, text=True,
-                       timeout=60)
+                       timeout=600)
+    env = dict(env, NVIDIA_SMI="nvidia-smi")  # the stand-in on PATH, as its name
+    for check in ([], ["--check"]):
+        r = subprocess.run(["bash", SWEEP, *check, *args], cwd=tmp, env=env,
+                           capture_output=True, text=True, timeout=600)
+        assert r.returncode == 2, r.stderr
+        assert r.stderr.strip().splitlines() == [line]
+        assert not (tmp / "log").exists(), "no program may run"
+        assert not (tmp / "results").exists()
+
+
+@pytest.mark.parametrize("size, count", [("1.5G", 1610612736), ("1KiB", 1024), ("64kb", 65536),
+                                         ("8B", 8), (".5K", 512), ("1g", 1 << 30)])
+def test_sizes_as_the_programs_read_them(fake, size, count):
+    r = sweep(fake, "-b", "8", "-e", size, "--graph-max", "0", "--programs", "all_reduce_perf",
+              "--out", str(fake[0] / "o"), "--no-ce-ceiling")
+    assert r.returncode == 0, r.stderr
+    assert f" -e {count} " in calls(fake)[0]
+
+
+def test_check_counts_the_gpus(fake):
+    """--check -g N on a machine that lists fewer GPUs (none here): refused, nothing written."""
+    tmp = fake[0]
+    write_exe(tmp / "no-gpu-smi", NO_GPU_SMI)
+    r = sweep(fake, "--check", "-g", "2", extra_env={"NVIDIA_SMI": str(tmp / "no-gpu-smi")})
     assert r.returncode == 2, r.stderr
-    assert r.stderr.strip().splitlines() == [line]
-    assert not (tmp / "log").exists(), "no program may run"
-    assert not (tmp / "results").exists()
+    assert r.stderr.splitlines() == [
+        f"sweep.sh: -g 2: 0 GPU(s) visible here ({tmp / 'no-gpu-smi'} lists them)"]
+    assert not (tmp / "log").exists() and not (tmp / "results").exists()
+
+
+def test_failed_sweep_leaves_no_default_folder(fake):
+    """A sweep that stops before measuring anything, into the default sweep-out/<machine>-<time>,
+    removes the folders it made; one into an --out that was there keeps it."""
+    tmp = fake[0]
+    r = sweep(fake, "-b", "8", "-e", "8", extra_env={"FAKE_NO_GPU": "1"})
+    assert r.returncode == 1 and "before measuring anything" in r.stderr
+    assert "removed (it held no measurement)" in r.stderr
+    assert not (tmp / "sweep-out").exists()
+    (tmp / "mine").mkdir()
+    r = sweep(fake, "-b", "8", "-e", "8", "--out", str(tmp / "mine"),
+              extra_env={"FAKE_NO_GPU": "1"})
+    assert r.returncode == 1 and (tmp / "mine").is_dir()
+
+
+def test_build_folder_of_links(fake):
+    """A build folder whose programs are symbolic links (to a shared build, say) is one."""
+    tmp, build, _env = fake
+    links = tmp / "links"
+    links.mkdir()
+    for p in build.iterdir():
+        os.symlink(p, links / p.name)
+    r = sweep(fake, "--build", str(links), "-b", "8", "-e", "8", "--out", str(tmp / "o"),
+              "--no-ce-ceiling")
+    assert r.returncode == 0, r.stderr
+    assert sorted(c.split()[0] for c in calls(fake)) == ["all_gather_perf", "all_reduce_perf"]
 
 
 def test_check_runs_nothing(fake):
@@ -209,7 +272,7 @@ def test_no_gpu_and_no_count(fake, tmp_path):
     write_exe(tmp / "no-gpu-smi", NO_GPU_SMI)
     env = dict(env, NVIDIA_SMI=str(tmp / "no-gpu-smi"))
     r = subprocess.run(["bash", SWEEP, "--build", str(build)], cwd=tmp, env=env,
-                       capture_output=True, text=True, timeout=60)
+                       capture_output=True, text=True, timeout=600)
     assert r.returncode == 2 and "no GPU visible" in r.stderr, r.stderr
     assert not (tmp / "log").exists(), "no program may run"
 

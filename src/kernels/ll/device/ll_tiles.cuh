@@ -165,7 +165,7 @@ __device__ __forceinline__ void cb_ll_pull_tiles(const cb_ll_mesh &m, size_t npa
  * index: an index known only at run time would get the kernel's whole
  * parameter block copied to local memory at every launch, and unrolling
  * the peer loops instead (constant indices) made the kernel larger and
- * measurably slower at 8-16 KiB (docs/performance.md, "LL epochs per tile").
+ * measurably slower at 8-16 KiB (docs/kernels.md, "LL epochs per tile").
  * The selects: peer_pick.cuh. */
 __device__ __forceinline__ uint4 *cb_ll_scratch_of(const cb_ll_mesh &m, int p) {
   return cb_peer_pick(m.scratch, p);

@@ -5,7 +5,9 @@
  * link, CB_RING_THREADS, one instance) and how a call fills the arguments
  * every such kernel has and launches it on the setup's channels. ARGS is
  * the kernel's argument struct, with at least:
- *   const uint8_t *send; uint8_t *recv; size_t bytes; cb_ring_mesh m; cb_spin_info spin; */
+ *   const uint8_t *send; uint8_t *recv; size_t bytes; size_t at; cb_ring_mesh m;
+ *   cb_spin_info spin;
+ * (at: where a slice sits in its FIFO slot, cb_ring_slot_offset). */
 #ifndef CB_DEVICE_RING_BYTES_CUH
 #define CB_DEVICE_RING_BYTES_CUH
 
@@ -38,9 +40,9 @@ static int cb_ring_bytes_args_for(const cb_kernel_ctx *ctx, const cb_call *call,
   const cb_ring_state *st = (const cb_ring_state *)ctx->state;
   a->bytes = call->count * cb_dtype_size(call->dtype);
   if (a->bytes == 0) return 0;
-  cb_ring_check_aligned(ctx, call);
   a->send = (const uint8_t *)call->send;
   a->recv = (uint8_t *)call->recv;
+  a->at = cb_ring_slot_offset(call->recv);
   a->m = cb_ring_mesh_for(ctx, st);
   a->spin = CB_SPIN_INFO(ctx);
   return 1;

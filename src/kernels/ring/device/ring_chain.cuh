@@ -52,6 +52,7 @@ typedef struct {
   size_t in_stride, out_stride; /* chunk k at in + k * in_stride, out + k * out_stride */
   int out_of_place;             /* for plans whose first step also keeps a copy */
   int root;                     /* for rooted plans (reduce: where the chain ends) */
+  size_t at;                    /* where a slice sits in its slot (cb_ring_slot_offset) */
   cb_ring_mesh m;
   cb_spin_info spin;
 } cb_ring_chain_args;
@@ -74,11 +75,15 @@ __global__ void __launch_bounds__(CB_RING_THREADS) cb_ring_chain_kernel(cb_ring_
       const bool recv = kind & CB_SLICE_FROM_FIFO;
       const bool send = kind & CB_SLICE_TO_FIFO;
       cb_ring_wait(a.m, l, pos, recv, send, a.spin);
-      const T *fin = (const T *)cb_ring_in_slot(a.m, l, pos);
-      T *fout = (T *)cb_ring_out_slot(a.m, l, pos);
+      const T *fin = (const T *)cb_ring_in_slot(a.m, l, pos, a.at);
+      T *fout = (T *)cb_ring_out_slot(a.m, l, pos, a.at);
       const T *in = (const T *)a.in + (size_t)k * a.in_stride + c0 + s0;
       T *out = (T *)a.out + (size_t)k * a.out_stride + c0 + s0;
       PLAN::template move<T, OP>(kind, in, fin, out, fout, len, n, a.m.rank);
+      /* write_past_end (device/mutation.cuh): a byte after the chunk's end. */
+      if (CB_MUTANT_BREAKS(CB_BOUND_OUTPUT_END) && (kind & CB_SLICE_TO_OUT) && threadIdx.x == 0 &&
+          len > 0 && c0 + s0 + len == klen)
+        *(unsigned char *)(out + len) = 0;
       cb_ring_signal(a.m, l, pos, recv, send);
     }
   }
@@ -105,6 +110,7 @@ static void cb_ring_chain_launch(const cb_kernel_ctx *ctx, cb_ring_chain_args a,
                                  cudaStream_t stream) {
   const cb_ring_state *st = (const cb_ring_state *)ctx->state;
   if (a.total == 0) return;
+  a.at = cb_ring_slot_offset(a.out);
   a.m = cb_ring_mesh_for(ctx, st);
   a.spin = CB_SPIN_INFO(ctx);
   cb_ring_chain_kernel<T, OP, PLAN><<<st->channels, CB_RING_THREADS, 0, stream>>>(a);

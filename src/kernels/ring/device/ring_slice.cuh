@@ -14,12 +14,16 @@
  *   CB_SLICE_COPY         fifo                  out
  *   CB_SLICE_LOCAL        in            yes     out         (one rank)
  *
- * 16-byte vectors, RING_SLICE_UNROLL of them loaded by each thread before
- * any is stored (so that many loads are in flight at once), then the
- * elements after the last whole vector. Every pointer must be 16-byte
- * aligned (the kernels' .align limit, and runs cut at whole vectors). Each
- * element is read and written by one thread, loads before stores: in place
- * (out == in) a thread overwrites only what it has read. */
+ * Any alignment: the pointers a slice touches share their address mod 16
+ * (its slots are at the call's offset into them, ring_span.h), so the
+ * elements before the first 16-byte boundary (the head) and after the last
+ * whole vector (the tail) are moved singly, and the body as 16-byte
+ * vectors, RING_SLICE_UNROLL of them loaded by each thread before any is
+ * stored (so that many loads are in flight at once); pointers that do not
+ * share it (never the harness's) move every element singly
+ * (cb_ring_split_of). Each element is read and written by one thread,
+ * loads before stores: in place (out == in) a thread overwrites only what
+ * it has read. */
 #ifndef CB_DEVICE_RING_SLICE_CUH
 #define CB_DEVICE_RING_SLICE_CUH
 
@@ -28,6 +32,7 @@
 
 #include "collbench/device/reduce.cuh"
 #include "collbench/device/vec.cuh"
+#include "ring_span.h"
 
 #define CB_RING_THREADS   512
 #define RING_SLICE_UNROLL 4
@@ -83,20 +88,53 @@ __device__ __forceinline__ T cb_slice_elem(const T *in, const T *fifo_in, size_t
   return x;
 }
 
+/* The address mod 16 every pointer the kind touches shares, or
+ * CB_RING_NO_VECTORS when they do not share one. */
+template <int KIND>
+__device__ __forceinline__ size_t cb_slice_mis(const void *in, const void *fifo_in, const void *out,
+                                               const void *fifo_out) {
+  const void *ptrs[4] = {
+      KIND & CB_SLICE_FROM_IN ? in : NULL, KIND & CB_SLICE_FROM_FIFO ? fifo_in : NULL,
+      KIND & CB_SLICE_TO_OUT ? out : NULL, KIND & CB_SLICE_TO_FIFO ? fifo_out : NULL};
+  size_t mis = CB_RING_NO_VECTORS;
+#pragma unroll
+  for (int i = 0; i < 4; i++) {
+    if (!ptrs[i]) continue;
+    const size_t m = (uintptr_t)ptrs[i] % 16;
+    if (mis == CB_RING_NO_VECTORS)
+      mis = m;
+    else if (m != mis)
+      return CB_RING_NO_VECTORS;
+  }
+  return mis;
+}
+
+/* One element, by kind, into out and fifo_out as the kind says. */
+template <typename T, int OP, int KIND>
+__device__ __forceinline__ void cb_slice_one(const T *in, const T *fifo_in, T *out, T *fifo_out,
+                                             size_t e, int nranks, int rank) {
+  T x = cb_slice_elem<T, OP, KIND>(in, fifo_in, e, nranks, rank);
+  if (KIND & CB_SLICE_TO_OUT) out[e] = x;
+  if (KIND & CB_SLICE_TO_FIFO) fifo_out[e] = x;
+}
+
 /* Moves n elements of a slice: in and out at the slice's place in our
- * buffers, fifo_in the slot received, fifo_out the slot sent (each used
- * only if the kind says so). Called by every thread of the block. nranks
- * and rank: the ring's size and our rank in it, for what a reduction
- * needs (avg divides by nranks, mulsum scales our input by our scalar);
- * kinds that only move data ignore them. */
+ * buffers, fifo_in the slice received, fifo_out where the slice sent goes
+ * (each used only if the kind says so). Called by every thread of the
+ * block. nranks and rank: the ring's size and our rank in it, for what a
+ * reduction needs (avg divides by nranks, mulsum scales our input by our
+ * scalar); kinds that only move data ignore them. */
 template <typename T, int OP, int KIND>
 __device__ void cb_ring_slice(const T *in, const T *fifo_in, T *out, T *fifo_out, size_t n,
                               int nranks, int rank) {
   const bool to_out = KIND & CB_SLICE_TO_OUT, to_fifo = KIND & CB_SLICE_TO_FIFO;
-  const size_t per_vec = sizeof(uint4) / sizeof(T);
-  const size_t nvec = n / per_vec;
-  const uint4 *in4 = (const uint4 *)in;
-  const uint4 *fin4 = (const uint4 *)fifo_in;
+  const cb_ring_split sp =
+      cb_ring_split_of(cb_slice_mis<KIND>(in, fifo_in, out, fifo_out), n, sizeof(T));
+  const size_t nvec = sp.nvec;
+  const uint4 *in4 = KIND & CB_SLICE_FROM_IN ? (const uint4 *)(in + sp.head) : NULL;
+  const uint4 *fin4 = KIND & CB_SLICE_FROM_FIFO ? (const uint4 *)(fifo_in + sp.head) : NULL;
+  uint4 *out4 = to_out ? (uint4 *)(out + sp.head) : NULL;
+  uint4 *fout4 = to_fifo ? (uint4 *)(fifo_out + sp.head) : NULL;
   for (size_t v0 = threadIdx.x; v0 < nvec; v0 += (size_t)CB_RING_THREADS * RING_SLICE_UNROLL) {
     uint4 x[RING_SLICE_UNROLL];
 #pragma unroll
@@ -108,16 +146,16 @@ __device__ void cb_ring_slice(const T *in, const T *fifo_in, T *out, T *fifo_out
     for (int u = 0; u < RING_SLICE_UNROLL; u++) {
       size_t v = v0 + (size_t)u * CB_RING_THREADS;
       if (v < nvec) {
-        if (to_out) ((uint4 *)out)[v] = x[u];
-        if (to_fifo) ((uint4 *)fifo_out)[v] = x[u];
+        if (to_out) out4[v] = x[u];
+        if (to_fifo) fout4[v] = x[u];
       }
     }
   }
-  /* The tail: fewer than one vector, only at the very end of the message. */
-  for (size_t e = nvec * per_vec + threadIdx.x; e < n; e += CB_RING_THREADS) {
-    T x = cb_slice_elem<T, OP, KIND>(in, fifo_in, e, nranks, rank);
-    if (to_out) out[e] = x;
-    if (to_fifo) fifo_out[e] = x;
+  /* The head, then the tail: fewer than one vector each, singly. */
+  const size_t singles = sp.head + (n - sp.tail);
+  for (size_t i = threadIdx.x; i < singles; i += CB_RING_THREADS) {
+    const size_t e = i < sp.head ? i : sp.tail + (i - sp.head);
+    cb_slice_one<T, OP, KIND>(in, fifo_in, out, fifo_out, e, nranks, rank);
   }
 }
 
