@@ -2,9 +2,10 @@
 # A plugin's kernels checked on a GPU node as ours are (never in CI):
 #   tests/gpu/plugin_check.sh [BUILD_DIR] [SOURCE_DIR] [PROGRAM]
 # builds the plugin of SOURCE_DIR (default examples/plugin) against BUILD_DIR
-# (default build-gpu; tests/gpu/build_plugin.sh), then runs the steps of STEPS
-# (default "check stress summary mutants") on each of its kernels in PROGRAM
-# (default all_reduce_perf), at each rank count of RANKS (default "2 3 5 8"),
+# (default build-gpu; tests/gpu/build_plugin.sh), then runs the steps of
+# PLUGIN_STEPS (default "check stress summary mutants") on each of its kernels
+# in PROGRAM (default all_reduce_perf), at each rank count of PLUGIN_RANKS
+# (default "2 3 5 8"),
 # the ranks sharing the visible GPUs (CB_SHARE_GPUS=1, one process, -g N):
 #   check     check.sh: every datatype and op of PASSES (default "exact random
 #             u3"), both launches' modes, validated calls;
@@ -12,7 +13,7 @@
 #             sizes up to MAX (8M), random data, float and bfloat16 (DTYPES),
 #             in graph mode and in stream mode;
 #   summary   one run of every kernel of PROGRAM (-k all, 8 B to SUMMARY_MAX,
-#             default 64M) at the first of RANKS: the plugin's rows in the
+#             default 64M) at the first of PLUGIN_RANKS: the plugin's rows in the
 #             table and in the fastest-kernel summary beside ours and NCCL's
 #             (ranks sharing a GPU: its times mean nothing);
 #   mutants   mutation.sh: MUTATIONS (default skip_start_wait skip_end_wait:
@@ -26,7 +27,7 @@ source tests/gpu/lib.sh
 BUILD=${1:-build-gpu}
 SRC=${2:-examples/plugin}
 PROG=${3:-all_reduce_perf}
-RANKS=${RANKS:-2 3 5 8}
+RANKS=${PLUGIN_RANKS:-2 3 5 8}
 plugin=$(tests/gpu/build_plugin.sh "$BUILD" "$SRC") || exit 1
 echo "## plugin $plugin"
 export CB_PLUGINS=$plugin CB_SHARE_GPUS=1
@@ -35,7 +36,7 @@ kernels=$(comm -13 <(CB_PLUGINS='' cb_kernels "$BUILD/$PROG" | awk '{ print $2 }
   <(cb_kernels "$BUILD/$PROG" | awk '{ print $2 }' | sort) | tr '\n' ',' | sed 's/,$//')
 [ -n "$kernels" ] || { echo "FAIL: $plugin adds no kernel to $PROG"; exit 1; }
 echo "## its kernels in $PROG: $kernels"
-STEPS=${STEPS:-check stress summary mutants}
+STEPS=${PLUGIN_STEPS:-check stress summary mutants}
 LOGDIR=${LOGDIR:-gpu-plugin-logs}
 mkdir -p "$LOGDIR" || exit 2
 step() { [[ " $STEPS " == *" $1 "* ]]; }

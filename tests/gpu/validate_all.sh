@@ -29,6 +29,9 @@
 #              2x1 2x2 3x2 2x3 3x3 (LAYOUTS), check and stress, default tunables, MPS
 #   simhosts   sim_hosts.sh: every program's NCCL across 2 and 4 simulated hosts, check
 #              and stress, MPS
+#   plugin     plugin_check.sh: examples/plugin built against BUILD_DIR, its kernel
+#              checked, stressed, in the fastest-kernel summary and under the
+#              handshake mutants, as ours are, at 2, 3, 5 and 8 ranks sharing the GPUs
 # STEPS (default: all of the above, in that order) picks and orders them.
 # Writes LOGDIR/<step>.txt and LOGDIR/summary.txt: one line per step,
 # PASS/FAIL/SKIPPED with its seconds. Exits non-zero unless every step passed.
@@ -41,7 +44,7 @@ export DEADLINE=$((START + $1))
 LOGDIR=$2
 BUILD=${3:-build-gpu}
 NGPUS=${4:-$(nvidia-smi -L 2>/dev/null | wc -l)}
-STEPS=${STEPS:-random stress mutation unaligned shared stopped lost exact paths copy headline programs fp8 dropin mapping hier simhosts}
+STEPS=${STEPS:-random stress mutation unaligned shared stopped lost exact paths copy headline programs fp8 dropin mapping hier simhosts plugin}
 mkdir -p "$LOGDIR"
 LOGDIR=$(cd "$LOGDIR" && pwd)
 cd "$HERE/../.." || exit 2
@@ -102,6 +105,7 @@ for s in $STEPS; do
     mapping) step mapping 900 env LOGDIR="$LOGDIR/mapping" "$HERE/peer_mapping.sh" "$BUILD" "$NGPUS" ;;
     hier) step hier 3600 env MPS=1 LOGDIR="$LOGDIR/hier" "$HERE/hier_check.sh" "$BUILD" ;;
     simhosts) step simhosts 1800 env MPS=1 LOGDIR="$LOGDIR/simhosts" "$HERE/sim_hosts.sh" "$BUILD" ;;
+    plugin) step plugin 2400 env LOGDIR="$LOGDIR/plugin" MUTANT_DIR="${MUTANT_DIR:-.}" "$HERE/plugin_check.sh" "$BUILD" ;;
     *) note "FAIL: unknown step '$s'" ;;
   esac
 done
