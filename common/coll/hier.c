@@ -225,6 +225,19 @@ void cb_hier_set_up_in_turn(cb_rank_info *node, int nsteps,
   }
 }
 
+cb_kernel_ctx cb_hier_part_ctx(const cb_kernel_ctx *ctx, cb_rank_info *node, uint64_t max_bytes) {
+  return (cb_kernel_ctx){.rank = node->rank,
+                         .nranks = node->nranks,
+                         .device = ctx->device,
+                         .timeout_s = ctx->timeout_s,
+                         .max_bytes = max_bytes,
+                         .kernel_id = ctx->kernel_id,
+                         .kernel_name = ctx->kernel_name,
+                         .world = node,
+                         .ranks_on_device = ctx->ranks_on_device,
+                         .beside_nccl = 1};
+}
+
 /* Sets up our kernel within the host, as its own program would at L ranks. */
 static void set_up_part(hier_state *st, const cb_kernel_ctx *ctx, cb_hier_step step,
                         cb_setup_reply *reply) {
@@ -232,15 +245,7 @@ static void set_up_part(hier_state *st, const cb_kernel_ctx *ctx, cb_hier_step s
   part_state *p = &st->steps[step];
   if (!part->row) return;
   p->part = part;
-  p->ctx = (cb_kernel_ctx){.rank = st->node.rank,
-                           .nranks = st->node.nranks,
-                           .device = ctx->device,
-                           .timeout_s = ctx->timeout_s,
-                           .max_bytes = st->big,
-                           .kernel_id = ctx->kernel_id,
-                           .kernel_name = ctx->kernel_name,
-                           .world = &st->node,
-                           .ranks_on_device = ctx->ranks_on_device};
+  p->ctx = cb_hier_part_ctx(ctx, &st->node, st->big);
   part_buffers(st, ctx, step, &p->ctx);
   const cb_serve_question q = {
       .nranks = st->per_host, .multi_host = 0, .share_gpus = ctx->ranks_on_device > 1};

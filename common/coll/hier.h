@@ -106,6 +106,14 @@ void cb_hier_launch(cb_kernel_ctx *ctx, const cb_call *call, cudaStream_t stream
  * NCCL's note for the rail's call. */
 void cb_hier_resources(const cb_kernel_ctx *ctx, const cb_call *call, cb_kernel_resources *r);
 
+/* The context of a part (our kernel within the host) of ctx's kernel, as
+ * its own program would give it at L ranks: node's rank and ranks (the
+ * node view), scratch for max_bytes, ctx's GPU, names and bound; no
+ * buffers (the setup's). beside_nccl is set: while the part's grid waits,
+ * a peer of its host may be at its rail's NCCL call, which must start on
+ * the GPU of any ranks that share it (grid_fit.h). */
+cb_kernel_ctx cb_hier_part_ctx(const cb_kernel_ctx *ctx, cb_rank_info *node, uint64_t max_bytes);
+
 /* The parts' setups, in turn (cb_hier_setup): setup(step, arg, reply) for
  * steps 0 .. nsteps - 1 on every rank of the host (node: its node view).
  * Each setup is collective within the host (its kernel maps its peers'

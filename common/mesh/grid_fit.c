@@ -14,6 +14,19 @@ int cb_shared_resident_blocks(int per_sm, int sms, int ranks_on_device) {
   return (int)(total * CB_SHARED_GPU_PERCENT / 100 / ranks_on_device);
 }
 
+static int keeps_whole_sms(const cb_kernel_ctx *ctx) {
+  return ctx->beside_nccl && ctx->ranks_on_device > 1;
+}
+
+int cb_ctx_resident_blocks(const cb_kernel_ctx *ctx, int per_sm, int sms) {
+  const int one_an_sm = keeps_whole_sms(ctx) && per_sm > 1;
+  return cb_shared_resident_blocks(one_an_sm ? 1 : per_sm, sms, ctx->ranks_on_device);
+}
+
+const char *cb_whole_sms_words(const cb_kernel_ctx *ctx) {
+  return keeps_whole_sms(ctx) ? ", one block an SM, whole SMs left to NCCL's kernels" : "";
+}
+
 int cb_resident_blocks_all(const cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs,
                            int threads, size_t smem, int reserve_sms) {
   int fewest = -1, sms = 0;
@@ -23,7 +36,7 @@ int cb_resident_blocks_all(const cb_kernel_ctx *ctx, const void *const *funcs, i
     if (fewest < 0 || per_sm < fewest) fewest = per_sm;
   }
   CB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->device));
-  return cb_shared_resident_blocks(fewest, sms - reserve_sms, ctx->ranks_on_device);
+  return cb_ctx_resident_blocks(ctx, fewest, sms - reserve_sms);
 }
 
 /* The decision, from the blocks that fit: want, fewer (noted), or refused. */
@@ -35,14 +48,15 @@ static int decide(cb_kernel_ctx *ctx, cb_setup_reply *reply, int fit, int thread
     cb_kernel_note(
         reply,
         "its blocks wait on each other and %d blocks of %d threads cannot all be resident "
-        "(this GPU holds %d, %d rank%s on it): it launches at most %d",
-        want, threads, fit, ctx->ranks_on_device, ranks, fit);
+        "(this GPU holds %d, %d rank%s on it%s): it launches at most %d",
+        want, threads, fit, ctx->ranks_on_device, ranks, cb_whole_sms_words(ctx), fit);
     return fit;
   }
   cb_kernel_refuse(reply,
                    "its blocks wait on each other and need %d resident blocks of %d threads at "
-                   "once; this GPU holds %d (%d rank%s on it)",
-                   min_blocks > 0 ? min_blocks : 1, threads, fit, ctx->ranks_on_device, ranks);
+                   "once; this GPU holds %d (%d rank%s on it%s)",
+                   min_blocks > 0 ? min_blocks : 1, threads, fit, ctx->ranks_on_device, ranks,
+                   cb_whole_sms_words(ctx));
   return 0;
 }
 

@@ -43,11 +43,31 @@ extern "C" {
  * split among the ranks_on_device ranks. Arithmetic only (unit-tested). */
 int cb_shared_resident_blocks(int per_sm, int sms, int ranks_on_device);
 
+/* The same for ctx's grid (cb_shared_resident_blocks at ctx->ranks_on_device),
+ * at one block an SM where NCCL's kernels must start beside the grids of
+ * ranks sharing the GPU (ctx->beside_nccl: the parts of a hierarchical
+ * kernel). There a rank's part waits for a peer of its host whose stream is
+ * at its rail's NCCL call, and that call's blocks must become resident
+ * beside the waiting grids. An NCCL block takes most of an SM (NCCL 2.28 on
+ * sm_90: 96 registers a thread, 512 to 640 threads, 22 KB of static and
+ * 80 KB of dynamic shared memory), so it needs an SM nearly free of ours,
+ * and a grid of many small blocks (LL: blocks of 2 or 4 warps, 660 warps a
+ * rank at 4 ranks on an H100) puts blocks on every SM: all_reduce -k
+ * hier-ll at 2 hosts of 2 ranks on one H100 timed out with a rank of a host
+ * waiting for the other, the wait this explains (docs/multi-node.md). At
+ * one block an SM the ranks' grids hold at most CB_SHARED_GPU_PERCENT of
+ * the SMs and leave the others empty of them. Arithmetic only
+ * (unit-tested). */
+int cb_ctx_resident_blocks(const cb_kernel_ctx *ctx, int per_sm, int sms);
+/* What a note on ctx's grid adds after its "N ranks on it" where
+ * cb_ctx_resident_blocks keeps whole SMs free for NCCL's kernels, or "". */
+const char *cb_whole_sms_words(const cb_kernel_ctx *ctx);
+
 /* Blocks of every one of funcs (threads per block, smem dynamic shared
  * bytes) that can be resident at once on ctx's GPU, the fewest of them,
  * less `reserve_sms` SMs kept free for kernels that must run beside it
  * (signal kernels of the ce paths), and shared among the ranks on the GPU
- * (ctx->ranks_on_device) by cb_shared_resident_blocks. */
+ * (ctx->ranks_on_device) by cb_ctx_resident_blocks. */
 int cb_resident_blocks_all(const cb_kernel_ctx *ctx, const void *const *funcs, int nfuncs,
                            int threads, size_t smem, int reserve_sms);
 static inline int cb_resident_blocks(const cb_kernel_ctx *ctx, const void *func, int threads,

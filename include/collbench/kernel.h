@@ -101,7 +101,13 @@ typedef struct {
   size_t send_buf_bytes, recv_buf_bytes;
   int ranks_on_device; /* ranks sharing this rank's GPU, of any host (1 unless CB_SHARE_GPUS,
                           or hosts simulated on one machine) */
-  void *state;         /* the kernel's own per-rank state, set by its setup */
+  /* 1: while this kernel's grid waits for its peers, kernels of NCCL's (no
+   * budget of ours counts them) must start on this GPU for them to arrive: a
+   * part of a hierarchical kernel (the harness's hier.h), whose host peers
+   * wait for their rail's NCCL call. With ranks sharing the GPU its grid then
+   * leaves whole SMs free (cb_ctx_resident_blocks, common/mesh/grid_fit.h). */
+  int beside_nccl;
+  void *state; /* the kernel's own per-rank state, set by its setup */
 } cb_kernel_ctx;
 
 /* What a rank's setup answers, in a reply its caller owns (both empty: it

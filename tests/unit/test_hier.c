@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "grid_fit.h"
 #include "hier.h"
 
 enum { MAXR = 12, MAXN = 64 };
@@ -167,6 +168,33 @@ static void check_rail_ops(void) {
 
 /* ---- the parts' setups in turn ----------------------------------------------- */
 
+/* A part's context: the host's view of the ranks, the whole kernel's GPU,
+ * names and bound, and NCCL beside it. With ranks sharing the GPU its grid
+ * then keeps whole SMs free for the rail's NCCL call (grid_fit.h): at 2
+ * hosts of 2 ranks on one H100, where 10 LL blocks an SM fit, the 4 ranks'
+ * grids reach at most half the SMs (165 blocks each put blocks on every SM,
+ * and all_reduce -k hier-ll timed out a rank of a host waiting for the
+ * other, whose rail call had no SM to start on). */
+static void check_part_ctx(void) {
+  cb_rank_info node = {.rank = 1, .nranks = 2, .node_view = 1};
+  const cb_kernel_ctx ctx = {.rank = 3,
+                             .nranks = 4,
+                             .device = 0,
+                             .timeout_s = 60,
+                             .max_bytes = 1 << 19,
+                             .kernel_id = 9,
+                             .kernel_name = "hier-ll",
+                             .ranks_on_device = 4};
+  const cb_kernel_ctx part = cb_hier_part_ctx(&ctx, &node, 12345);
+  CHECK(part.rank == 1 && part.nranks == 2 && part.world == &node && part.max_bytes == 12345);
+  CHECK(part.timeout_s == 60 && part.kernel_id == 9 && part.ranks_on_device == 4);
+  CHECK(part.beside_nccl && !part.state && !part.send_buf && !part.recv_buf);
+  const int each = cb_ctx_resident_blocks(&part, 10, 132);
+  CHECKF(each >= 1 && 4 * each <= 132 * CB_SHARED_GPU_PERCENT / 100,
+         "4 ranks' parts hold %d blocks each, on more than %d%% of 132 SMs", each,
+         CB_SHARED_GPU_PERCENT);
+}
+
 enum { TURN_RANKS = 3, TURN_STEPS = 3 };
 static int set_up[TURN_RANKS][TURN_STEPS]; /* [rank][step]: its setup ran there */
 
@@ -206,6 +234,7 @@ int main(int argc, char **argv) {
   check_setups_in_turn(w);
   cb_world_finalize(w);
   check_chunk();
+  check_part_ctx();
   const int layouts[][2] = {{2, 2}, {3, 2}, {2, 3}, {4, 2}, {3, 4}}; /* L = 1: NCCL alone */
   const size_t counts[] = {1, 3, 4, 12, 21, 33};
   for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "direct_mesh.h"
@@ -90,6 +91,39 @@ static void test_shared_residency(void) {
   CHECK(cb_shared_resident_blocks(0, 132, 2) == 0);
   CHECK(cb_shared_resident_blocks(8, 0, 2) == 0);
   CHECK(cb_shared_resident_blocks(8, -3, 1) == 0); /* more SMs reserved than there are */
+}
+
+/* A grid that waits while NCCL's kernels must start beside it (a part of a
+ * hierarchical kernel, ranks sharing the GPU): the ranks' grids together
+ * put a block on at most CB_SHARED_GPU_PERCENT of the SMs, however many
+ * blocks an SM holds, so the other SMs are empty for NCCL's blocks, each of
+ * which takes most of an SM (grid_fit.h). Without NCCL beside it, or with
+ * one rank on its GPU, the budget is cb_shared_resident_blocks'. */
+static void test_whole_sms_beside_nccl(void) {
+  for (int ranks = 1; ranks <= 8; ranks++)
+    for (int per_sm = 1; per_sm <= 32; per_sm++) {
+      cb_kernel_ctx alone = {.ranks_on_device = ranks};
+      cb_kernel_ctx part = {.ranks_on_device = ranks, .beside_nccl = 1};
+      int plain = cb_shared_resident_blocks(per_sm, 132, ranks);
+      CHECK(cb_ctx_resident_blocks(&alone, per_sm, 132) == plain);
+      int each = cb_ctx_resident_blocks(&part, per_sm, 132);
+      if (ranks == 1) {
+        CHECKF(each == plain, "one rank on its GPU, %d blocks per SM: %d, not %d", per_sm, each,
+               plain);
+        continue;
+      }
+      CHECKF(each >= 1 && each * ranks * 100 <= 132 * CB_SHARED_GPU_PERCENT,
+             "%d ranks beside NCCL, %d blocks per SM: %d each reach more than %d%% of 132 SMs",
+             ranks, per_sm, each, CB_SHARED_GPU_PERCENT);
+    }
+  /* all_reduce -k hier-ll at 2 hosts of 2 ranks on one H100, where 10 blocks
+   * of 4 warps an SM fit: 165 blocks a rank (660 warps) at the budget of
+   * ranks that wait only on each other, 16 beside NCCL. */
+  cb_kernel_ctx part = {.ranks_on_device = 4, .beside_nccl = 1};
+  CHECK(cb_ctx_resident_blocks(&part, 10, 132) == 16);
+  CHECK(strstr(cb_whole_sms_words(&part), "NCCL") != NULL);
+  part.ranks_on_device = 1;
+  CHECK(cb_whole_sms_words(&part)[0] == 0);
 }
 
 /* Hosts simulated on one GPU (CB_HOSTS=H, L ranks a host, one GPU): every
@@ -273,6 +307,7 @@ int main(void) {
   test_ll_grid_fit();
   test_shared_residency();
   test_shared_residency_across_hosts();
+  test_whole_sms_beside_nccl();
   test_direct_blocks();
   test_rank_chunks();
   test_ring_spans();

@@ -70,8 +70,9 @@ void cb_ll_fit(cb_kernel_ctx *ctx, cb_setup_reply *reply, const void *const *fun
   if (cap <= 0) {
     cb_kernel_refuse(reply,
                      "its warps wait on each other and not one block can be resident (%d "
-                     "rank%s on this GPU)",
-                     ctx->ranks_on_device, ctx->ranks_on_device == 1 ? "" : "s");
+                     "rank%s on this GPU%s)",
+                     ctx->ranks_on_device, ctx->ranks_on_device == 1 ? "" : "s",
+                     cb_whole_sms_words(ctx));
     return;
   }
   st->warp_cap = cap;
@@ -80,8 +81,9 @@ void cb_ll_fit(cb_kernel_ctx *ctx, cb_setup_reply *reply, const void *const *fun
   if (cap < budget)
     cb_kernel_note(reply,
                    "its warps wait on each other and this GPU holds %d of them at once (%d "
-                   "rank%s on it): the grid has at most %d warps, not %d",
-                   cap, ctx->ranks_on_device, ctx->ranks_on_device == 1 ? "" : "s", cap, budget);
+                   "rank%s on it%s): the grid has at most %d warps, not %d",
+                   cap, ctx->ranks_on_device, ctx->ranks_on_device == 1 ? "" : "s",
+                   cb_whole_sms_words(ctx), cap, budget);
 }
 
 void cb_ll_teardown(cb_kernel_ctx *ctx) {
