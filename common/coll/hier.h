@@ -151,9 +151,11 @@ size_t cb_hier_host_order_block(int h, int l, int nhosts);
 /* One row of a program's table: CB_HIER_KERNEL(row, "hier-ring", summary,
  * plan) defines `static const cb_kernel row` (and its setup, which passes
  * plan, a cb_hier_plan of the file, to the shared code). */
-#define CB_HIER_RUN_LIMITS                                                                         \
+#define CB_HIER_COPY_RUN_LIMITS                                                                    \
   "ranks host by host (rank = host * L + index on the host); within each host what our kernel "    \
-  "serves; integer avg (L >= 2) and mulsum (odd L >= 3) skipped"
+  "serves"
+#define CB_HIER_RUN_LIMITS                                                                         \
+  CB_HIER_COPY_RUN_LIMITS "; integer avg (L >= 2) and mulsum (odd L >= 3) skipped"
 #define CB_HIER_KERNEL(row, name_, summary_, plan_)                                                \
   static void row##_setup(cb_kernel_ctx *ctx, cb_setup_reply *reply) {                             \
     cb_hier_setup(&plan_, ctx, reply);                                                             \

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hier.h"         /* CB_HIER_RUN_LIMITS */
+#include "nccl_kernels.h" /* CB_NCCL_RUN_LIMITS */
 #include "peer_mapping.h" /* CB_PEER_MAPPING_ENV */
 #include "sizes.h"
 
@@ -115,7 +117,33 @@ int cb_kernel_uses_peer_memory(const cb_kernel *k) {
   return k->memory == CB_MEM_CUDA && (k->limits.single_host || k->limits.across_hosts);
 }
 
-static void print_limits(FILE *out, const cb_kernel *k) {
+/* The run limits of rows of ours that say what their why_not checks in a
+ * collective that reduces, and what they check in one that does not: the
+ * first of each is the second and the reductions' limits after it. */
+static const struct {
+  const char *reducing, *copying;
+} shape_limits[] = {
+    {CB_NCCL_RUN_LIMITS, CB_NCCL_COPY_RUN_LIMITS},
+    {CB_HIER_RUN_LIMITS, CB_HIER_COPY_RUN_LIMITS},
+};
+
+/* A row's run limits as they apply in a collective of shape: in one that does
+ * not reduce, those of shape_limits without the reductions' part (in buf), and
+ * what follows it; any other as they are. */
+static const char *run_limits_in(const cb_coll_shape *shape, const char *run_limits, char *buf,
+                                 size_t len) {
+  if (!run_limits || shape->reduces) return run_limits;
+  for (size_t i = 0; i < sizeof shape_limits / sizeof shape_limits[0]; i++) {
+    const size_t n = strlen(shape_limits[i].reducing);
+    if (strncmp(run_limits, shape_limits[i].reducing, n) == 0) {
+      snprintf(buf, len, "%s%s", shape_limits[i].copying, run_limits + n);
+      return buf;
+    }
+  }
+  return run_limits;
+}
+
+static void print_limits(FILE *out, const cb_coll_shape *shape, const cb_kernel *k) {
   const cb_kernel_limits *l = &k->limits;
   char lim[32];
   fprintf(out, "      %s%s", l->placements & CB_OUT_OF_PLACE ? "out-of-place" : "",
@@ -150,7 +178,9 @@ static void print_limits(FILE *out, const cb_kernel *k) {
     for (int o = 0; o < CB_NUM_OPS; o++)
       if (l->ops & CB_OP_BIT(o)) fprintf(out, " %s", cb_redop_name((cb_redop)o));
   }
-  if (k->run_limits) fprintf(out, "; %s", k->run_limits);
+  char buf[256];
+  const char *run_limits = run_limits_in(shape, k->run_limits, buf, sizeof buf);
+  if (run_limits) fprintf(out, "; %s", run_limits);
   fputc('\n', out);
 }
 
@@ -197,7 +227,7 @@ void cb_kernels_print(FILE *out, const cb_collective *c) {
     char why[256];
     cb_kernel_list_entry(out, width, k->id, k->name, k->summary,
                          row_why_not(k, &build, why, sizeof why));
-    print_limits(out, k);
+    print_limits(out, c->shape, k);
     print_mutant(out, k);
   }
 }

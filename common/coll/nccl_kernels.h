@@ -53,9 +53,12 @@ const char *cb_nccl_flags_problem(int local_register, int cta_policy, char *buf,
  * (cb_nccl_one_rank_fp8_premul_fails). The same answer on every rank. */
 const char *cb_nccl_call_unavailable(const cb_kernel_ctx *ctx, const cb_coll_shape *shape,
                                      const cb_call *call);
+#define CB_NCCL_COPY_RUN_LIMITS "f8e4m3 f8e5m2 with NCCL >= 2.24"
 #define CB_NCCL_RUN_LIMITS                                                                         \
-  "f8e4m3 f8e5m2 with NCCL >= 2.24 (reducing: sm_90 GPUs); mulsum with NCCL >= 2.11; fp8 avg "     \
-  "and mulsum not on one rank (NCCL <= 2.29.7)"
+  CB_NCCL_COPY_RUN_LIMITS " (reducing: sm_90 GPUs); mulsum with NCCL >= 2.11; fp8 avg and mulsum " \
+                          "not on one rank (NCCL <= 2.29.7)"
+/* (In a collective that does not reduce, -k list prints CB_NCCL_COPY_RUN_LIMITS
+ * for CB_NCCL_RUN_LIMITS: what why_not checks there, kernel_table.c.) */
 
 /* Whether NCCL (library_version) fails the call with invalid argument at
  * nranks ranks: a reduction of fp8 by avg or mulsum on one rank, up to NCCL

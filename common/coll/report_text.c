@@ -111,6 +111,11 @@ static void text_collbench_lines(FILE *out, const cb_report *r) {
   if (o->data == CB_DATA_RANDOM)
     fprintf(out, "# data: random values; floating-point reductions within a tolerance of a "
                  "float64 reference, everything else bit for bit\n");
+  const cb_coll_shape *shape = r->coll->shape;
+  if (!shape->reduces && o->ops != CB_OP_BIT(CB_SUM))
+    fprintf(out, "# -o: %s does not reduce: %s, as in nccl-tests\n", r->program,
+            shape->op_column ? "each op of -o names rows of the same copy"
+                             : "its calls take no op, whatever -o names");
   text_timer_and_nccl_flags(out, o);
   text_all_sizes_warmup(out, o);
   text_peer_mapping(out, r);

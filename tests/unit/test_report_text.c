@@ -385,6 +385,37 @@ static void test_header_variants(void) {
   free(s);
 }
 
+/* -o in a program that does not reduce: one line says its calls take no op. */
+static void test_header_op_ignored(void) {
+  static const cb_collective copying = {&cb_shape_sendrecv, fixture_rows, 1};
+  static const cb_collective reducing = {&cb_shape_all_reduce, fixture_rows, 1};
+  static const int run[] = {1};
+  const char *const words[] = {"-o", "mulsum", NULL};
+  for (int c = 0; c < 2; c++)
+    for (int given = 0; given < 2; given++) {
+      cb_report r = basic_report(c ? &reducing : &copying, run);
+      r.program = c ? "all_reduce_perf" : "sendrecv_perf";
+      char err[256];
+      char *argv[] = {"prog", given ? (char *)words[0] : NULL, (char *)words[1], NULL};
+      CHECK(cb_options_parse(given ? 3 : 1, argv, &r.opts, err, sizeof err) == CB_OPTS_RUN);
+      cb_device_info dev[1] = {
+          {.rank = 0, .pid = 7, .device = 0, .host = "h", .pci = "p", .name = "n"}};
+      r.devices = dev;
+      FILE *f = check_tmpfile();
+      cb_text_header(f, &r);
+      char *s = check_slurp(f);
+      fclose(f);
+      const int noted =
+          strstr(
+              s,
+              "# -o: sendrecv_perf does not reduce: each op of -o names rows of the same copy") !=
+          NULL;
+      CHECKF(noted == (!c && given), "%s, -o %s: note %s", r.program, given ? "mulsum" : "unset",
+             noted ? "printed" : "missing");
+      free(s);
+    }
+}
+
 /* The summary's "vs nccl" is taken against the fastest of NCCL's variants
  * (nccl, nccl-sym, nccl-ce) that ran at that size, in that placement, and
  * names it in its own column. */
@@ -1419,6 +1450,7 @@ int main(int argc, char **argv) {
     test_footer();
     test_avg_bus_bandwidth_lines();
     test_header_variants();
+    test_header_op_ignored();
     test_summary_reference();
     test_summary_long_name();
     test_summary_per_root();
