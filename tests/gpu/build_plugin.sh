@@ -5,7 +5,9 @@
 # examples/plugin) against BUILD_DIR's own package (BUILD_DIR/package, the
 # build tree's libcollbench and headers), into BUILD_DIR/plugin-NAME, NAME
 # SOURCE_DIR's last folder, and prints the path of the one shared object it
-# made, for --plugin or CB_PLUGINS. A mutant build's plugin is a mutant too
+# made, for --plugin or CB_PLUGINS (relative to the current folder when it is
+# below it, so that the logs that name it carry no path of the machine). A
+# mutant build's plugin is a mutant too
 # (the package passes the mutation on). The log is BUILD_DIR/plugin-NAME.log.
 # Fails with one line naming what failed.
 set -uo pipefail
@@ -24,4 +26,4 @@ cuda=$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
   fail "$src did not build against $build (see $log)"
 so=$(find "$out" -maxdepth 1 -name 'lib*.so' | head -2)
 [ "$(echo "$so" | grep -c .)" -eq 1 ] || fail "$out holds $(echo "$so" | grep -c .) shared objects, not 1"
-realpath "$so"
+realpath --relative-base="$PWD" "$so"
