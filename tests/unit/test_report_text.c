@@ -395,6 +395,7 @@ static void test_header_op_ignored(void) {
     for (int given = 0; given < 2; given++) {
       cb_report r = basic_report(c ? &reducing : &copying, run);
       r.program = c ? "all_reduce_perf" : "sendrecv_perf";
+      r.nranks = 1; /* the one device below */
       char err[256];
       char *argv[] = {"prog", given ? (char *)words[0] : NULL, (char *)words[1], NULL};
       CHECK(cb_options_parse(given ? 3 : 1, argv, &r.opts, err, sizeof err) == CB_OPTS_RUN);
