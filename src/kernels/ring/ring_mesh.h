@@ -83,9 +83,9 @@ void cb_ring_resources(const cb_kernel_ctx *ctx, const cb_call *call, cb_kernel_
  * its resources as resources_ says (CB_RING_ROW: cb_ring_resources). */
 #define CB_RING_ROW_RESOURCES(summary_, placements_, setup_, teardown_, launch_, resources_)       \
   {                                                                                                \
-    .name = "ring", .summary = summary_,                                                           \
-    .limits = {CB_PEER_KERNEL_LIMITS(placements_)}, .setup = setup_, .teardown = teardown_,        \
-    .launch = launch_, .resources = resources_, .waits = CB_WAITS_FIFO                             \
+    .name = "ring", .summary = summary_, .limits = {CB_PEER_KERNEL_LIMITS(placements_)},           \
+    .setup = setup_, .teardown = teardown_, .launch = launch_, .resources = resources_,            \
+    .waits = CB_WAITS_FIFO                                                                         \
   }
 #define CB_RING_ROW(summary_, placements_, setup_, teardown_, launch_)                             \
   CB_RING_ROW_RESOURCES(summary_, placements_, setup_, teardown_, launch_, cb_ring_resources)
