@@ -385,38 +385,6 @@ static void test_header_variants(void) {
   free(s);
 }
 
-/* -o in a program that does not reduce: one line says its calls take no op. */
-static void test_header_op_ignored(void) {
-  static const cb_collective copying = {&cb_shape_sendrecv, fixture_rows, 1};
-  static const cb_collective reducing = {&cb_shape_all_reduce, fixture_rows, 1};
-  static const int run[] = {1};
-  const char *const words[] = {"-o", "mulsum", NULL};
-  for (int c = 0; c < 2; c++)
-    for (int given = 0; given < 2; given++) {
-      cb_report r = basic_report(c ? &reducing : &copying, run);
-      r.program = c ? "all_reduce_perf" : "sendrecv_perf";
-      r.nranks = 1; /* the one device below */
-      char err[256];
-      char *argv[] = {"prog", given ? (char *)words[0] : NULL, (char *)words[1], NULL};
-      CHECK(cb_options_parse(given ? 3 : 1, argv, &r.opts, err, sizeof err) == CB_OPTS_RUN);
-      cb_device_info dev[1] = {
-          {.rank = 0, .pid = 7, .device = 0, .host = "h", .pci = "p", .name = "n"}};
-      r.devices = dev;
-      FILE *f = check_tmpfile();
-      cb_text_header(f, &r);
-      char *s = check_slurp(f);
-      fclose(f);
-      const int noted =
-          strstr(
-              s,
-              "# -o: sendrecv_perf does not reduce: each op of -o names rows of the same copy") !=
-          NULL;
-      CHECKF(noted == (!c && given), "%s, -o %s: note %s", r.program, given ? "mulsum" : "unset",
-             noted ? "printed" : "missing");
-      free(s);
-    }
-}
-
 /* The summary's "vs nccl" is taken against the fastest of NCCL's variants
  * (nccl, nccl-sym, nccl-ce) that ran at that size, in that placement, and
  * names it in its own column. */
@@ -624,11 +592,15 @@ static void test_json_rows_as_printed(void) {
 }
 
 /* What one part of the text sink (cb_text_header, or the kernel header of
- * kernel 0) prints for a one-rank report run with the options of line. */
-static char *text_for(const char *line, int kernel_header) {
-  static const cb_collective coll = {&cb_shape_all_reduce, fixture_rows, 1};
+ * kernel 0) prints for a one-rank report of shape's program run with the
+ * options of line. */
+static char *text_of(const cb_coll_shape *shape, const char *line, int kernel_header) {
+  const cb_collective coll = {shape, fixture_rows, 1};
   static const int run[] = {1};
   cb_report r = basic_report(&coll, run);
+  char program[64];
+  snprintf(program, sizeof program, "%s_perf", shape->name);
+  r.program = program;
   char *argv[24], err[256];
   int argc = opts_argv("prog", line, argv, 24);
   CHECKF(cb_options_parse(argc, argv, &r.opts, err, sizeof err) == CB_OPTS_RUN, "'%s': %s", line,
@@ -644,6 +616,28 @@ static char *text_for(const char *line, int kernel_header) {
   char *s = check_slurp(f);
   fclose(f);
   return s;
+}
+
+/* The same of all_reduce_perf. */
+static char *text_for(const char *line, int kernel_header) {
+  return text_of(&cb_shape_all_reduce, line, kernel_header);
+}
+
+/* -o in a program that does not reduce: one line says its calls take no op. */
+static void test_header_op_ignored(void) {
+  for (int c = 0; c < 2; c++)
+    for (int given = 0; given < 2; given++) {
+      const cb_coll_shape *shape = c ? &cb_shape_all_reduce : &cb_shape_sendrecv;
+      char *s = text_of(shape, given ? "-o mulsum" : "", 0);
+      const int noted =
+          strstr(
+              s,
+              "# -o: sendrecv_perf does not reduce: each op of -o names rows of the same copy") !=
+          NULL;
+      CHECKF(noted == (!c && given), "%s_perf, -o %s: note %s", shape->name,
+             given ? "mulsum" : "unset", noted ? "printed" : "missing");
+      free(s);
+    }
 }
 
 /* The timer and kernel 0's -R/-x are named in the header only where the run
