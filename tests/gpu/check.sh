@@ -6,7 +6,9 @@
 # ones, in stream and graph mode, launched as one process (-g N) and, when
 # mpirun exists, as N processes. Each run validates 2 calls back to back on
 # fresh data (-c 2), with rank agreement where outputs must agree, and must
-# exit 0 and report 0 wrong. One line per run (PASS/FAIL) in $LOGDIR/summary.txt.
+# exit 0 and report 0 wrong. One line per run (its wrong count, its seconds,
+# PASS/FAIL) in $LOGDIR/summary.txt. Under MPS a failed run is followed by a
+# wait for the GPU to empty (lib.sh's cb_mps_settle) before the next.
 #
 # PASSES (default "exact random u1 u4 u8 paths") picks the passes of the matrix:
 #   exact   the exact small-integer data (the default of the programs)
@@ -98,7 +100,7 @@ kernels_of() {
 }
 
 fail=0
-printf '%-22s %-6s %-7s %-6s %-26s %6s %s\n' program pass launch mode sizes wrong result \
+printf '%-22s %-6s %-7s %-6s %-26s %6s %5s %s\n' program pass launch mode sizes wrong secs result \
   >"$LOGDIR/summary.txt"
 mapfile -t PROGS < <(cb_programs "$BUILD")
 [ $# -gt 2 ] && PROGS=("${@:3}") && PROGS=("${PROGS[@]/#/$BUILD/}")
@@ -108,7 +110,7 @@ for pass in $PASSES; do
     name=$(basename "$prog")
     kernels=$(kernels_of "$prog")
     if [ -z "$kernels" ]; then
-      printf '%-22s %-6s %-7s %-6s %-26s %6s %s\n' "$name" "$pass" - - - - \
+      printf '%-22s %-6s %-7s %-6s %-26s %6s %5s %s\n' "$name" "$pass" - - - - - \
         "SKIPPED(no kernel KERNELS names)" | tee -a "$LOGDIR/summary.txt"
       continue
     fi
@@ -132,10 +134,14 @@ for pass in $PASSES; do
           if [ "$cap" -le 5 ]; then
             result="SKIPPED(deadline)"
             wrong=-
+            secs=-
           else
             echo "$ $cmd" >"$log"
-            timeout "$cap" $cmd >>"$log" 2>&1
+            started=$(date +%s)
+            timeout -k 10 "$cap" $cmd >>"$log" 2>&1
             rc=$?
+            secs=$(($(date +%s) - started))
+            cb_mps_settle "$rc"
             wrong=$(cb_wrong_of "$log")
             result=PASS
             if [ $rc -ne 0 ] || [ "$wrong" != 0 ]; then result="FAIL(rc=$rc)"; fi
@@ -161,8 +167,8 @@ for pass in $PASSES; do
             fi
           fi
           case $result in PASS | "SKIPPED(no kernel can run"* | "SKIPPED(not a power"*) ;; *) fail=1 ;; esac
-          printf '%-22s %-6s %-7s %-6s %-26s %6s %s\n' "$name" "$pass" "$launch" "$label" \
-            "$sizes" "$wrong" "$result" | tee -a "$LOGDIR/summary.txt"
+          printf '%-22s %-6s %-7s %-6s %-26s %6s %5s %s\n' "$name" "$pass" "$launch" "$label" \
+            "$sizes" "$wrong" "$secs" "$result" | tee -a "$LOGDIR/summary.txt"
         done
       done
     done

@@ -117,9 +117,30 @@ cb_capped_run() {
   shift
   out=$(timeout -k 10 "$cap" "$@" 2>&1 </dev/null)
   rc=$?
+  cb_mps_settle "$rc"
   wrong=$(echo "$out" | sed -n 's/^# Out of bounds values : \([0-9]*\).*/\1/p' | tail -1)
   ran=0
   grep -q "^# stress kernel" <<<"$out" && ran=1
+}
+
+# cb_mps_settle RC: after a run that exited RC under MPS (MPS=1's daemon,
+# CUDA_MPS_PIPE_DIRECTORY set), when RC is not 0, waits until the GPU has no
+# compute process but the MPS server (nvidia-smi), at most MPS_SETTLE (60)
+# seconds, then 2 s more. A client killed by a cap, or ended by a fatal
+# error, leaves the server tearing down its clients; a process started
+# meanwhile is refused ("CUDA-capable device(s) is/are busy or
+# unavailable") and its run would fail for the one before it. Nothing
+# without MPS, or after a run that exited 0.
+cb_mps_settle() {
+  [ "$1" != 0 ] && [ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ] || return 0
+  command -v nvidia-smi >/dev/null || { sleep 10; return 0; }
+  local end=$(($(date +%s) + ${MPS_SETTLE:-60}))
+  while [ "$(date +%s)" -lt "$end" ] &&
+    nvidia-smi --query-compute-apps=process_name --format=csv,noheader 2>/dev/null |
+    grep -qv nvidia-cuda-mps-server; do
+    sleep 1
+  done
+  sleep 2
 }
 
 # Why the kernel of the last cb_capped_run did not run: its "skipped: ..." line.

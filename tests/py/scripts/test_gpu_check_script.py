@@ -211,3 +211,60 @@ def test_kernels_named_run_where_a_program_lists_them(tmp_path):
     assert not any(p == "alltoallv_perf" for p, _a in args)
     skipped = [l for l in proc.stdout.splitlines() if l.startswith("alltoallv_perf")]
     assert skipped and skipped[0].endswith("SKIPPED(no kernel KERNELS names)")
+
+
+# nvidia-smi's stand-in under MPS: lists a client of ours for its first SMI_BUSY calls
+# (a server still taking back a killed run's clients), then the server alone; each
+# answer goes to ORDER, as each run's start does.
+SMI_UNDER_MPS = """#!/bin/sh
+n=$(grep -c '^smi' "$ORDER" 2>/dev/null)
+if [ "${n:-0}" -lt "$SMI_BUSY" ]; then
+  echo "smi client" >>"$ORDER"; echo all_reduce_perf
+else
+  echo "smi server" >>"$ORDER"; echo nvidia-cuda-mps-server
+fi
+"""
+
+
+def mps_machine(tmp_path, busy):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "nvidia-smi").write_text(SMI_UNDER_MPS)
+    (bin_dir / "nvidia-smi").chmod(0o755)
+    order = tmp_path / "order"
+    return order, dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", ORDER=str(order),
+                       SMI_BUSY=str(busy), CUDA_MPS_PIPE_DIRECTORY=str(tmp_path))
+
+
+def test_a_failed_run_under_mps_waits_for_the_gpu_to_empty(tmp_path):
+    """Under MPS a run killed by its cap (or ended by a fatal error) leaves the server
+    taking back its clients; the next run starts only once nvidia-smi lists none, and a
+    run that exited 0 asks nothing."""
+    order, env = mps_machine(tmp_path, busy=2)
+    script = (f"source {REPO}/tests/gpu/lib.sh; "
+              "cb_capped_run 20 sh -c 'echo run1 >>$ORDER; exit 1'; "
+              "cb_capped_run 20 sh -c 'echo run2 >>$ORDER'; "
+              "cb_capped_run 20 sh -c 'echo run3 >>$ORDER'")
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert not proc.stderr, proc.stderr
+    assert order.read_text().split("\n")[:-1] == [
+        "run1", "smi client", "smi client", "smi server", "run2", "run3"]
+    order.unlink()
+    env.pop("CUDA_MPS_PIPE_DIRECTORY")  # no MPS: nothing to wait for
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert order.read_text().split("\n")[:-1] == ["run1", "run2", "run3"]
+
+
+def test_check_waits_for_mps_after_a_failed_run_and_times_each(tmp_path, monkeypatch):
+    """check.sh's runs wait as cb_capped_run's do, and each summary line says its seconds."""
+    order, env = mps_machine(tmp_path, busy=1)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    proc, rows, _ = check(tmp_path, "# Out of bounds values : 3 FAILED", rc=1)
+    assert proc.returncode == 1 and len(rows) == 4, proc.stdout
+    assert order.read_text().count("smi server") == 4  # one wait after each failed run
+    assert all(r.split()[-2].isdigit() for r in rows), rows  # seconds before the verdict
+    header = (tmp_path / "logs" / "summary.txt").read_text().splitlines()[0]
+    assert header.split()[-2:] == ["secs", "result"]
