@@ -91,6 +91,7 @@ def test_every_layout_checks_and_stresses_every_kernel(tmp_path):
     text = check_log.read_text()
     assert "-np 3 " in text and "-k hier-ring,hier-ll,hier-direct,hier-ce" in text
     assert " -g 2 " in text and "CB_HOSTS=3 CB_SHARE_GPUS=1" in text
+    assert " -w 0 -n 1 " in text  # validated calls; no warm-up, one timed call
     assert "CUDA_DEVICE_MAX_CONNECTIONS=unset" in text  # the programs take their share
     assert "-x CB_RING_CHANNELS" not in text and "-x CB_LL_MAX_WARPS" not in text  # defaults
     stress = (logs / "hier-3x2" / "stress.txt").read_text()

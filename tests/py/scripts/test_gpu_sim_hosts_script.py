@@ -58,6 +58,7 @@ def test_each_host_count_checks_then_stresses(tmp_path):
         log = (logs / f"hosts{hosts}" / "all_reduce_perf_random_mpi_graph_b_8_e_64M_f_16_.txt")
         text = log.read_text()
         assert f"-np {hosts} " in text and f"CB_HOSTS={hosts} CB_SHARE_GPUS=1" in text
+        assert " -w 0 -n 1 " in text  # validated calls; no warm-up, one timed call
         stresses = sorted(n for n in os.listdir(logs / f"hosts{hosts}") if n.startswith("stress-"))
         assert stresses == ["stress-all_reduce_perf-hier-ring.txt", "stress-all_reduce_perf-nccl.txt",
                             "stress-sendrecv_perf-nccl.txt"], stresses
