@@ -27,7 +27,9 @@
 # an MPS control daemon runs (MPS=1 runs one for the script, lib.sh): without
 # it each NCCL call waits for a time slice, milliseconds. Logs in
 # $LOGDIR/hier-HxL (LOGDIR default ./gpu-check-logs); PROGRAMS (default the
-# four) the programs to run; DEADLINE, RUN_CAP and CAP as check.sh's and
+# four) the programs to run; HIER_STEPS (default "check stress") the steps,
+# so that a stress the deadline left out can be run alone (HIER_STEPS=stress,
+# into another LOGDIR); DEADLINE, RUN_CAP and CAP as check.sh's and
 # stress.sh's. Exits non-zero if any run failed.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
@@ -68,17 +70,26 @@ layout() {
       cases+=("$p:$k:8:$max")
     done
   done
-  CB_HOSTS=$hosts LAUNCH=mpi PASSES=random KERNELS=$KERNELS LOGDIR=$dir \
-    DEADLINE=$(share_of_time_left 3 2) \
-    EXTRA_ARGS="-g $ranks -T 60 $CHECK_CALLS ${EXTRA_ARGS:-}" tests/gpu/check.sh "$BUILD" "$procs" \
-    "${PROGRAMS[@]}" >"$dir/check.txt" 2>&1
-  checked=$?
-  CB_HOSTS=$hosts PROCS=$procs CALLS=$calls CALLS_LL=$calls LOGDIR=$dir \
-    tests/gpu/stress.sh "$BUILD" "$ranks" "${cases[@]}" >"$dir/stress.txt" 2>&1
-  stressed=$?
-  refusals_seen "$dir" "$per_host" >>"$dir/check.txt"
-  return $((checked | stressed | $?))
+  checked=0 stressed=0
+  if hier_step check; then
+    # two thirds of the layout's time when the stress follows, else all of it
+    CB_HOSTS=$hosts LAUNCH=mpi PASSES=random KERNELS=$KERNELS LOGDIR=$dir \
+      DEADLINE=$(if hier_step stress; then share_of_time_left 3 2; else share_of_time_left 1; fi) \
+      EXTRA_ARGS="-g $ranks -T 60 $CHECK_CALLS ${EXTRA_ARGS:-}" tests/gpu/check.sh "$BUILD" "$procs" \
+      "${PROGRAMS[@]}" >"$dir/check.txt" 2>&1
+    checked=$?
+    refusals_seen "$dir" "$per_host" >>"$dir/check.txt" || checked=1
+  fi
+  if hier_step stress; then
+    CB_HOSTS=$hosts PROCS=$procs CALLS=$calls CALLS_LL=$calls LOGDIR=$dir \
+      tests/gpu/stress.sh "$BUILD" "$ranks" "${cases[@]}" >"$dir/stress.txt" 2>&1
+    stressed=$?
+  fi
+  return $((checked | stressed))
 }
+
+# hier_step STEP: whether HIER_STEPS asks for STEP (check or stress).
+hier_step() { [[ " $HIER_STEPS " == *" $1 "* ]]; }
 
 # The skips the hierarchical kernels owe a layout of L ranks a host, seen in
 # the check's logs under DIR: integer avg from L = 2 (each host's average
@@ -101,6 +112,13 @@ refusals_seen() {
   return $fail
 }
 
+HIER_STEPS=${HIER_STEPS:-check stress}
+for step in $HIER_STEPS; do
+  case $step in
+    check | stress) ;;
+    *) echo "hier_check.sh: HIER_STEPS: unknown step '$step' (check, stress)" >&2; exit 2 ;;
+  esac
+done
 read -ra layouts <<<"${LAYOUTS:-2x1 2x2 3x2 2x3 3x3}"
 for l in "${layouts[@]}"; do
   case $l in
@@ -115,8 +133,12 @@ for i in "${!layouts[@]}"; do
   (DEADLINE=$share layout "${layouts[$i]}") || fail=1
 done
 for l in "${layouts[@]}"; do
-  echo "## $l: $(grep -m1 '^check.sh: ' "$LOGDIR/hier-$l/check.txt" 2>/dev/null)"
-  grep -E "^(PASS|FAIL): refusal" "$LOGDIR/hier-$l/check.txt" 2>/dev/null
-  grep -E "^(PASS|FAIL|SKIPPED)" "$LOGDIR/hier-$l/stress.txt" 2>/dev/null
+  if hier_step check; then
+    echo "## $l: $(grep -m1 '^check.sh: ' "$LOGDIR/hier-$l/check.txt" 2>/dev/null)"
+    grep -E "^(PASS|FAIL): refusal" "$LOGDIR/hier-$l/check.txt" 2>/dev/null
+  else
+    echo "## $l: check not run (HIER_STEPS=\"$HIER_STEPS\")"
+  fi
+  hier_step stress && grep -E "^(PASS|FAIL|SKIPPED)" "$LOGDIR/hier-$l/stress.txt" 2>/dev/null
 done
 exit $fail

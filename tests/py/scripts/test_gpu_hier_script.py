@@ -45,7 +45,7 @@ for k in "8  hier-ring" "9  hier-ll" "10  hier-direct" "11  hier-ce"; do echo " 
 """
 
 
-def hier_check(tmp_path, layouts=None, fail=None, programs=None, refusals=True):
+def hier_check(tmp_path, layouts=None, fail=None, programs=None, refusals=True, **extra):
     bin_dir, build, logs = tmp_path / "bin", tmp_path / "build", tmp_path / "logs"
     bin_dir.mkdir()
     build.mkdir()
@@ -66,8 +66,9 @@ def hier_check(tmp_path, layouts=None, fail=None, programs=None, refusals=True):
     env.pop("PROGRAMS", None)
     if programs:
         env["PROGRAMS"] = programs
-    for k in ("CB_HOSTS", "CB_SHARE_GPUS", "MPS", "CUDA_DEVICE_MAX_CONNECTIONS"):
+    for k in ("CB_HOSTS", "CB_SHARE_GPUS", "MPS", "CUDA_DEVICE_MAX_CONNECTIONS", "HIER_STEPS"):
         env.pop(k, None)
+    env.update(extra)
     proc = subprocess.run(["bash", HIER, str(build)], capture_output=True, text=True, env=env,
                           timeout=600, cwd=REPO)
     return proc, logs
@@ -153,3 +154,29 @@ def test_a_refusal_not_seen_fails_its_layout(tmp_path):
     lines = [line for line in proc.stdout.splitlines() if "refusal" in line]
     assert len(lines) == 2 and all(line.startswith("FAIL: refusal not seen in ") for line in lines)
     assert lines[1].endswith(": mulsum with 3 ranks a host")
+
+
+def test_the_stress_alone(tmp_path):
+    """HIER_STEPS=stress: the stress a deadline left out, run again without the check;
+    the summary says the check was not run instead of showing an older one's line."""
+    proc, logs = hier_check(tmp_path, layouts="2x2", programs="broadcast_perf",
+                            HIER_STEPS="stress")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert '## 2x2: check not run (HIER_STEPS="stress")' in proc.stdout
+    assert sorted(os.listdir(logs / "hier-2x2")) == [
+        f"stress-broadcast_perf-{k}.txt" for k in ("hier-ce", "hier-direct", "hier-ll", "hier-ring")
+    ] + ["stress.txt"]
+    assert proc.stdout.count("PASS: broadcast_perf:") == 4
+    (tmp_path / "c").mkdir()
+    proc, logs = hier_check(tmp_path / "c", layouts="2x2", programs="broadcast_perf",
+                            HIER_STEPS="check")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "## 2x2: check.sh: 4 PASS, 0 FAIL, 0 SKIPPED" in proc.stdout
+    assert not (logs / "hier-2x2" / "stress.txt").exists()
+
+
+def test_an_unknown_step_is_refused_before_any_run(tmp_path):
+    proc, logs = hier_check(tmp_path, layouts="2x2", HIER_STEPS="check strees")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "hier_check.sh: HIER_STEPS: unknown step 'strees' (check, stress)"
+    assert not logs.exists()
