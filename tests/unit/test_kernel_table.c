@@ -383,37 +383,6 @@ static void test_print_min_ranks_only(void) {
 
 /* -k list: a kernel's run-time limits after its static ones, and a types
  * mask without fp8 names the types it keeps. */
-/* An NCCL row's run limits say what its why_not checks in each program: in
- * one that does not reduce, no word of reductions, mulsum or avg. */
-static void test_print_nccl_run_limits(void) {
-  cb_kernel k = kernels[0];
-  k.run_limits = CB_NCCL_RUN_LIMITS;
-  cb_kernel scatter_ce = kernels[0];
-  scatter_ce.run_limits = CB_NCCL_CE_SCATTER_RUN_LIMITS;
-  cb_kernel hier = kernels[0];
-  hier.run_limits = CB_HIER_RUN_LIMITS;
-  const cb_kernel *const rows2[] = {&k, &scatter_ce, &hier};
-  cb_collective reducing = {&cb_shape_all_reduce, rows2, 1};
-  char *text = print_of(&reducing);
-  CHECK_CONTAINS(text, "; " CB_NCCL_RUN_LIMITS "\n");
-  free(text);
-  const cb_coll_shape *const copying[] = {&cb_shape_sendrecv, &cb_shape_all_gather,
-                                          &cb_shape_scatter, &cb_shape_alltoallv,
-                                          &cb_shape_hypercube};
-  for (size_t i = 0; i < sizeof copying / sizeof copying[0]; i++) {
-    cb_collective c = {copying[i], rows2, 3};
-    text = print_of(&c);
-    CHECKF(strstr(text, "; " CB_NCCL_COPY_RUN_LIMITS "\n") != NULL, "%s:\n%s", copying[i]->name,
-           text);
-    CHECK_CONTAINS(text, "; " CB_NCCL_COPY_RUN_LIMITS "; in place with root != 0 only with NCCL");
-    CHECK_CONTAINS(text, "; " CB_HIER_COPY_RUN_LIMITS "\n");
-    CHECKF(strstr(text, "mulsum") == NULL && strstr(text, "reducing") == NULL &&
-               strstr(text, "avg") == NULL,
-           "%s lists a reduction's limits:\n%s", copying[i]->name, text);
-    free(text);
-  }
-}
-
 static void test_print_run_limits_and_types(void) {
   cb_kernel k = kernels[0];
   k.run_limits = "f8e4m3 with a new enough library";
@@ -431,6 +400,37 @@ static void test_print_run_limits_and_types(void) {
   CHECK(strstr(text, "f8e4m3") == NULL);
   CHECK(strstr(text, "mulsum") == NULL);
   free(text);
+}
+
+/* An NCCL row's run limits say what its why_not checks in each program: in
+ * one that does not reduce, no word of reductions, mulsum or avg. */
+static void test_print_nccl_run_limits(void) {
+  cb_kernel k = kernels[0];
+  k.run_limits = CB_NCCL_RUN_LIMITS;
+  cb_kernel scatter_ce = kernels[0];
+  scatter_ce.run_limits = CB_NCCL_CE_SCATTER_RUN_LIMITS;
+  cb_kernel hier = kernels[0];
+  hier.run_limits = CB_HIER_RUN_LIMITS;
+  const cb_kernel *const nccl_rows[] = {&k, &scatter_ce, &hier};
+  cb_collective reducing = {&cb_shape_all_reduce, nccl_rows, 1};
+  char *text = print_of(&reducing);
+  CHECK_CONTAINS(text, "; " CB_NCCL_RUN_LIMITS "\n");
+  free(text);
+  const cb_coll_shape *const copying[] = {&cb_shape_sendrecv, &cb_shape_all_gather,
+                                          &cb_shape_scatter, &cb_shape_alltoallv,
+                                          &cb_shape_hypercube};
+  for (size_t i = 0; i < sizeof copying / sizeof copying[0]; i++) {
+    cb_collective c = {copying[i], nccl_rows, 3};
+    text = print_of(&c);
+    CHECKF(strstr(text, "; " CB_NCCL_COPY_RUN_LIMITS "\n") != NULL, "%s:\n%s", copying[i]->name,
+           text);
+    CHECK_CONTAINS(text, "; " CB_NCCL_COPY_RUN_LIMITS "; in place with root != 0 only with NCCL");
+    CHECK_CONTAINS(text, "; " CB_HIER_COPY_RUN_LIMITS "\n");
+    CHECKF(strstr(text, "mulsum") == NULL && strstr(text, "reducing") == NULL &&
+               strstr(text, "avg") == NULL,
+           "%s lists a reduction's limits:\n%s", copying[i]->name, text);
+    free(text);
+  }
 }
 
 /* cb_kernel_note: a second note of a setup (the alltoall ring's own-copy
