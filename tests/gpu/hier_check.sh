@@ -39,11 +39,6 @@ LOGDIR=${LOGDIR:-gpu-check-logs}
 source tests/gpu/lib.sh
 cb_mps_for_this_run
 KERNELS=hier-ring,hier-ll,hier-direct,hier-ce
-# The check validates its -c 2 calls of each row; across simulated hosts no
-# time means anything, so it makes no warm-up or timed call besides one
-# (check.sh's -w 1 -n 3 are for real nodes): a call between the hosts takes
-# milliseconds on NCCL's sockets, and a row's calls a placement go from 6 to 3.
-CHECK_CALLS="-w 0 -n 1"
 read -ra PROGRAMS <<<"${PROGRAMS:-all_reduce_perf all_gather_perf reduce_scatter_perf broadcast_perf}"
 
 # With DEADLINE set, the end of the first N/D of the time left (none
@@ -75,7 +70,7 @@ layout() {
     # two thirds of the layout's time when the stress follows, else all of it
     CB_HOSTS=$hosts LAUNCH=mpi PASSES=random KERNELS=$KERNELS LOGDIR=$dir \
       DEADLINE=$(if hier_step stress; then share_of_time_left 3 2; else share_of_time_left 1; fi) \
-      EXTRA_ARGS="-g $ranks -T 60 $CHECK_CALLS ${EXTRA_ARGS:-}" tests/gpu/check.sh "$BUILD" "$procs" \
+      EXTRA_ARGS="-g $ranks -T 60 $CB_SIMULATED_HOST_CALLS ${EXTRA_ARGS:-}" tests/gpu/check.sh "$BUILD" "$procs" \
       "${PROGRAMS[@]}" >"$dir/check.txt" 2>&1
     checked=$?
     refusals_seen "$dir" "$per_host" >>"$dir/check.txt" || checked=1

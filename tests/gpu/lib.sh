@@ -156,6 +156,14 @@ cb_root_args() {
   esac
 }
 
+# The calls of a check.sh row across simulated hosts (hier_check.sh,
+# sim_hosts.sh): its -c 2 validated calls, no warm-up and one timed call.
+# No time means anything there (check.sh's -w 1 -n 3 are for real nodes), a
+# call between the hosts takes milliseconds on NCCL's sockets, and a row's
+# calls a placement go from 6 to 3.
+# shellcheck disable=SC2034 # read by the scripts that source this file
+CB_SIMULATED_HOST_CALLS="-w 0 -n 1"
+
 # MPS=1: an MPS control daemon for the script's run (started here, stopped at
 # its exit), so that several processes on one GPU run their kernels at once
 # rather than in time slices (tests/gpu/README.md, "Hosts a machine lacks").

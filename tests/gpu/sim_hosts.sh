@@ -9,8 +9,7 @@
 # agreement) over every kernel: NCCL's run, their traffic between the hosts
 # on NCCL's network transport; ours are listed unavailable across hosts.
 # Each row makes its -c 2 validated calls and one timed call, no warm-up
-# (-w 0 -n 1: no time means anything here, and a call between the hosts
-# takes milliseconds on NCCL's sockets).
+# (lib.sh's CB_SIMULATED_HOST_CALLS).
 # Then stress.sh's back-to-back stress of STRESS_KERNELS (default "nccl
 # hier-ring": NCCL's call, and a hierarchical kernel, which at one rank a
 # host is NCCL's call on the rail) in each program, CALLS (10000) calls
@@ -53,7 +52,7 @@ fail=0
 for hosts in ${HOSTS:-2 4}; do
   echo "## $hosts simulated hosts, one process each"
   CB_HOSTS=$hosts LAUNCH=mpi PASSES=${PASSES:-random} LOGDIR=$LOGDIR/hosts$hosts \
-    EXTRA_ARGS="-w 0 -n 1 ${EXTRA_ARGS:-}" tests/gpu/check.sh "$BUILD" "$hosts" "${programs[@]}" || fail=1
+    EXTRA_ARGS="$CB_SIMULATED_HOST_CALLS ${EXTRA_ARGS:-}" tests/gpu/check.sh "$BUILD" "$hosts" "${programs[@]}" || fail=1
   CB_HOSTS=$hosts PROCS=$hosts CALLS=$calls CALLS_LL=$calls \
     LOGDIR=$LOGDIR/hosts$hosts tests/gpu/stress.sh "$BUILD" 1 "${cases[@]}" || fail=1
 done
