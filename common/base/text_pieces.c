@@ -4,10 +4,11 @@
 
 void cb_text_mutant(FILE *out) {
 #ifdef CB_MUTATION
-  fprintf(out,
-          "# MUTANT BUILD (COLLBENCH_MUTATE=%s): a wait or an ordering was broken on purpose; its "
-          "results are wrong by design\n",
-          CB_MUTATION);
+  fprintf(
+      out,
+      "# MUTANT BUILD (COLLBENCH_MUTATE=%s): a wait, an ordering or a bound was broken on purpose; "
+      "its results are wrong by design\n",
+      CB_MUTATION);
 #else
   (void)out;
 #endif

@@ -198,6 +198,10 @@ static void print_limits(FILE *out, const cb_coll_shape *shape, const cb_kernel 
     defined(CB_MUTATE_CONSUMED_BEFORE_BARRIER) || defined(CB_MUTATE_WRITE_PAST_END)
 /* write_past_end: the ring kernels' slices past an output's end */
 #define MUTATED_WAITS CB_WAITS_FIFO
+#elif defined(CB_MUTATE_DROP_HEAD)
+/* drop_head: the scalar loops of the direct kernels (and the ce kernels'
+ * own copy by SMs) and of the ring's slices (device/vec.cuh) */
+#define MUTATED_WAITS (CB_WAITS_HANDSHAKE | CB_WAITS_FIFO)
 #elif defined(CB_MUTATE_SKIP_CE_LANDED)
 #define MUTATED_WAITS CB_WAITS_CE_LANDED
 #else
@@ -209,7 +213,8 @@ static void print_limits(FILE *out, const cb_coll_shape *shape, const cb_kernel 
 static void print_mutant(FILE *out, const cb_kernel *k) {
 #ifdef CB_MUTATION
   if (k->waits & MUTATED_WAITS)
-    fprintf(out, "      mutant: %s breaks a wait this kernel relies on\n", CB_MUTATION);
+    fprintf(out, "      mutant: %s breaks a wait, an ordering or a bound this kernel relies on\n",
+            CB_MUTATION);
 #else
   (void)out, (void)k;
 #endif

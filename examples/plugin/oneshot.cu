@@ -88,10 +88,10 @@ __device__ __forceinline__ void reduce_vectors(const oneshot_args &a) {
 template <typename T, int OP>
 __device__ __forceinline__ void reduce_scalars(const oneshot_args &a) {
   const size_t head = a.split.head / sizeof(T), tail = a.split.tail / sizeof(T);
-  const size_t nscalar = head + (a.bytes / sizeof(T) - tail);
+  const size_t nscalar = cb_vec_singles(head, tail, a.bytes / sizeof(T));
   for (size_t k = (size_t)blockIdx.x * ONESHOT_THREADS + threadIdx.x; k < nscalar;
        k += (size_t)gridDim.x * ONESHOT_THREADS) {
-    const size_t i = k < head ? k : tail + (k - head);
+    const size_t i = cb_vec_single_at(head, tail, k);
     T acc = cb_pre<T, OP>(cb_ld_cg((const T *)cb_peer_pick(a.in, 0) + i), 0);
     for (int q = 1; q < a.nranks; q++)
       acc = cb_apply_input<T, OP>(acc, cb_ld_cg((const T *)cb_peer_pick(a.in, q) + i), q);

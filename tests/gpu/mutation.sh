@@ -5,7 +5,8 @@
 # For each mutation (default: every one of include/collbench/device/mutation.cuh,
 # and copy_perf's h2d_first_copy_only, d2h_first_copy_only and
 # window_copies_stale: copy/kernels/copy_llhost.cu; write_past_end runs in
-# copy_perf's sm too, copy/kernels/copy_sm.cu),
+# copy_perf's sm too, copy/kernels/copy_sm.cu; drop_head runs with buffers
+# 3 elements off alignment, -u 3, so that every run has a head to drop),
 # builds a mutant into its own directory ($MUTANT_DIR/build-mutant-NAME,
 # MUTANT_DIR default the repository: every program, or those whose kernels
 # alone can show it, or $PROGRAMS), and runs the validated back-to-back
@@ -15,6 +16,11 @@
 # in the directions the mutant breaks, 8 B to 1 MiB, every protocol): the
 # mutant must be caught, and the same runs on the normal build BUILD_DIR
 # (default build-gpu) must report no wrong value.
+# Each build's programs run with its own directory first on LD_LIBRARY_PATH:
+# the kernels live in libcollbench.so, and a mutant's program that loads a
+# normal build's library (LD_LIBRARY_PATH naming it) runs no mutant and
+# marks no kernel in -k list. A mutant's run whose header does not say
+# "# MUTANT BUILD (COLLBENCH_MUTATE=NAME)" fails as such.
 # Caught: wrong values, or a wait that timed out (the program's spin
 # timeout, naming rank, peer and kernel). late_credit hangs by design (its
 # receivers return credit after polling): only that spin timeout, naming the
@@ -52,7 +58,7 @@ shift $(($# < 2 ? $# : 2))
 MUTATIONS=("$@")
 [ ${#MUTATIONS[@]} -gt 0 ] || MUTATIONS=(skip_start_wait skip_end_wait skip_ll_poll skip_fifo_wait
   skip_fifo_credit skip_ll_credit skip_ce_landed single_half late_credit early_tile_done
-  consumed_before_barrier write_past_end h2d_first_copy_only d2h_first_copy_only
+  consumed_before_barrier write_past_end drop_head h2d_first_copy_only d2h_first_copy_only
   window_copies_stale)
 CALLS=${CALLS:-20000}
 MAX=${MAX:-4M}
@@ -64,7 +70,7 @@ ROOT=${ROOT:-all}
 
 KNOWN_MUTATIONS=" skip_start_wait skip_end_wait skip_ll_poll skip_fifo_wait skip_fifo_credit
   skip_ll_credit skip_ce_landed single_half late_credit early_tile_done consumed_before_barrier
-  write_past_end h2d_first_copy_only d2h_first_copy_only window_copies_stale "
+  write_past_end drop_head h2d_first_copy_only d2h_first_copy_only window_copies_stale "
 known() {
   [[ "$KNOWN_MUTATIONS" =~ [[:space:]]$1[[:space:]] ]] ||
     { echo "mutation.sh: unknown mutation '$1'" >&2; exit 2; }
@@ -78,6 +84,14 @@ copy_mutant() {
   return 1
 }
 
+# own_lib PROGRAM: the LD_LIBRARY_PATH that loads PROGRAM's own build's
+# libcollbench.so before any other.
+own_lib() {
+  local dir
+  dir=$(cd "$(dirname "$1")" && pwd)
+  echo "$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+}
+
 # The programs a mutant is built for ($PROGRAMS wins): copy_perf for its own
 # mutations, those that alone can show write_past_end; else every program
 # (none named: the build's every target).
@@ -88,6 +102,9 @@ programs_of() {
   # guard only (the other rings' outputs go on past a chunk's end, and the
   # next chunk's slices overwrite what it wrote); copy_perf's sm copies too
   [ "$1" = write_past_end ] && echo "reduce_scatter_perf copy_perf"
+  # a split run's every scalar loop: direct_reduce.cuh and the ring's slices
+  # (all_reduce), direct_store.cuh (all_gather), direct_copy.cuh (broadcast)
+  [ "$1" = drop_head ] && echo "all_reduce_perf all_gather_perf broadcast_perf"
 }
 
 # The kernels of PROG (a mutant's) that mutation M touches, "ID NAME MAX":
@@ -96,11 +113,11 @@ programs_of() {
 # only when it is set.
 touched_kernels() {
   if copy_mutant "$1"; then
-    cb_kernels "$2" | awk '$2 == "llhost" { print $1, $2, $3 }'
+    LD_LIBRARY_PATH=$(own_lib "$2") cb_kernels "$2" | awk '$2 == "llhost" { print $1, $2, $3 }'
   elif [ "$(basename "$2")" = copy_perf ]; then
-    cb_kernels "$2" | awk '$2 == "sm" { print $1, $2, $3 }'
+    LD_LIBRARY_PATH=$(own_lib "$2") cb_kernels "$2" | awk '$2 == "sm" { print $1, $2, $3 }'
   else
-    CB_PLUGINS=${3:-} cb_mutated_kernels "$2" |
+    LD_LIBRARY_PATH=$(own_lib "$2") CB_PLUGINS=${3:-} cb_mutated_kernels "$2" |
       awk -v only=",${KERNELS:-}," 'only == ",," || index(only, "," $2 ",") { print }'
   fi
 }
@@ -145,6 +162,14 @@ mutant_env() {
   esac
 }
 
+# The arguments mutant M runs with (the normal build beside it too): a run's
+# head is not empty only where the run does not start 16-byte aligned.
+mutant_args() {
+  case $1 in
+    drop_head) echo "-u 3" ;;
+  esac
+}
+
 # Why mutant M cannot show in PROG -k KERNEL at RANKS ranks (nothing: it can).
 cannot_show() {
   case $1:$2:$3 in
@@ -162,6 +187,9 @@ cannot_show() {
     # of one call still comes before that sender needs it.
     late_credit:sendrecv_perf:ll)
       echo "a sendrecv sender never changes: a credit returned late still comes before it is needed" ;;
+    # The copy engine serves any alignment; only its own copy by SMs is split.
+    drop_head:*:ce)
+      [ "${CB_CE_OWN_COPY:-}" = sm ] || echo "the ce kernel's copies are the copy engine's, unsplit (CB_CE_OWN_COPY=sm splits its own copy)" ;;
   esac
 }
 
@@ -183,12 +211,12 @@ stress() {
     # single copy and a window, each again after its source was rewritten.
     cmd="$2 -k $kernel -D $(copy_dirs_of "$m") -b 8 -e 1M -f 4 -n 5 -w 1 -W 4 -T $t ${EXTRA_ARGS:-}"
   else
-    cmd="$2 -g $ranks -k $kernel -b 8 -e $(cb_min_size "$limit" "$MAX") -G 1 -d float,int32,half -o sum,max --stress $CALLS -T $t $(cb_root_args "$2" "$ROOT") ${EXTRA_ARGS:-}"
+    cmd="$2 -g $ranks -k $kernel -b 8 -e $(cb_min_size "$limit" "$MAX") -G 1 -d float,int32,half -o sum,max --stress $CALLS -T $t $(cb_root_args "$2" "$ROOT")${margs:+ $margs} ${EXTRA_ARGS:-}"
   fi
   local plugin=${3:+CB_PLUGINS=$3}
   echo "\$ ${menv:+$menv }${plugin:+$plugin }CB_SHARE_GPUS=$share $cmd"
   # shellcheck disable=SC2086 # menv, plugin: words on purpose
-  cb_capped_run "$cap" env $menv $plugin CB_SHARE_GPUS=$share $cmd
+  cb_capped_run "$cap" env LD_LIBRARY_PATH="$(own_lib "$2")" $menv $plugin CB_SHARE_GPUS=$share $cmd
   # copy_perf ran the kernel when its block is there: "# kernel N (NAME): ..."
   grep -qE "^# kernel [0-9]+ \($kernel\):" <<<"$out" && ran=1
   echo "$out" | grep -E "^# MUTANT|^# stress|timed out|rror" | head -3
@@ -266,6 +294,7 @@ for m in "${MUTATIONS[@]}"; do
     continue
   fi
   menv=$(mutant_env "$m")
+  margs=$(mutant_args "$m")
   for prog in $(built_programs "$dir"); do
     kernels=$(touched_kernels "$m" "$dir/$prog" "$mutant_plugin")
     if [ -z "$kernels" ]; then
@@ -281,6 +310,11 @@ for m in "${MUTATIONS[@]}"; do
           continue
         fi
         stress "mutant $m" "$dir/$prog" "$mutant_plugin" || continue
+        if ! grep -q "^# MUTANT BUILD (COLLBENCH_MUTATE=$m)" <<<"$out"; then
+          echo "FAIL: mutant $m, $run: its run is not the mutant's (no MUTANT BUILD header: another build's libcollbench.so?)"
+          fail=1
+          continue
+        fi
         if [ $rc -eq 0 ] && [ "$ran" = 0 ]; then
           # The kernel did not run here (its setup refused the run, e.g. ranks
           # sharing a GPU): neither caught nor missed.
@@ -306,8 +340,8 @@ for m in "${MUTATIONS[@]}"; do
           echo "FAIL: mutant $m, $run: not caught (exit $rc, wrong ${wrong:-none})"
           fail=1
         fi
-        [ -n "${normal_done[$prog:$kernel:$ranks:$menv]:-}" ] && continue
-        normal_done[$prog:$kernel:$ranks:$menv]=1
+        [ -n "${normal_done[$prog:$kernel:$ranks:$menv:$margs]:-}" ] && continue
+        normal_done[$prog:$kernel:$ranks:$menv:$margs]=1
         if [ ! -x "$BUILD/$prog" ]; then
           echo "FAIL: normal build, $run: no $BUILD/$prog"
           fail=1

@@ -49,6 +49,12 @@
  *                    validation's guard after the output sees it
  *                    (checked_calls.c); copy_perf's sm kernel writes one
  *                    byte more than each copy (copy/kernels/copy_sm.cu)
+ *   drop_head        the scalar loops of a split run (vec.cuh,
+ *                    cb_vec_singles) leave its head out: the elements
+ *                    before a run's first 16-byte boundary are never moved
+ *                    or reduced. A head is non-empty only in a run that
+ *                    does not start 16-byte aligned, as every run does
+ *                    whose buffers -u N moves: the unaligned check sees it
  *
  * Lag. An ordering bug shows only where one side runs ahead: a rank a call
  * ahead of a reader that has still to take its packets (single_half), a
@@ -87,7 +93,8 @@ enum {
   CB_ORDER_LL_CREDIT_FIRST,
   CB_ORDER_LL_TILE_DONE,
   CB_ORDER_FIFO_CONSUMED,
-  CB_BOUND_OUTPUT_END
+  CB_BOUND_OUTPUT_END,
+  CB_BOUND_VEC_HEAD
 };
 
 #if defined(CB_MUTATE_SKIP_START_WAIT)
@@ -114,6 +121,8 @@ enum {
 #define CB_MUTATED_KIND CB_ORDER_FIFO_CONSUMED
 #elif defined(CB_MUTATE_WRITE_PAST_END)
 #define CB_MUTATED_KIND CB_BOUND_OUTPUT_END
+#elif defined(CB_MUTATE_DROP_HEAD)
+#define CB_MUTATED_KIND CB_BOUND_VEC_HEAD
 #else
 #define CB_MUTATED_KIND (-1)
 #endif

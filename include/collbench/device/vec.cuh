@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collbench/device/mutation.cuh"
+
 /* The split of a run of `bytes` bytes of elem-byte elements. */
 typedef struct {
   size_t head; /* bytes before the first vector (a whole number of elements) */
@@ -37,6 +39,23 @@ static inline cb_vec_split cb_vec_split_make(const void *first, int same_mod16, 
   }
   s.tail = s.head + 16 * s.nvec;
   return s;
+}
+
+/* The units (bytes or elements) moved singly, the head's and the tail's, of
+ * a run of n units whose head ends at `head` and whose tail starts at
+ * `tail`: how many, and the unit of the i-th of them, the head's first.
+ * Every scalar loop walks them so, each unit once. The drop_head mutant
+ * (mutation.cuh) leaves the head out: a run that does not start 16-byte
+ * aligned (a buffer -u moves) loses its first elements. */
+static __host__ __device__ __forceinline__ size_t cb_vec_singles(size_t head, size_t tail,
+                                                                 size_t n) {
+  if (CB_MUTANT_BREAKS(CB_BOUND_VEC_HEAD)) return n - tail;
+  return head + (n - tail);
+}
+static __host__ __device__ __forceinline__ size_t cb_vec_single_at(size_t head, size_t tail,
+                                                                   size_t i) {
+  if (CB_MUTANT_BREAKS(CB_BOUND_VEC_HEAD)) return tail + i;
+  return i < head ? i : tail + (i - head);
 }
 
 /* Whether p has the same address mod 16 as first. */

@@ -9,7 +9,8 @@ Everything lives under one directory, STANDIN_HOME (the test's tmp_path):
   outcomes     one rule a line, "MUTATION PROG KERNEL RANKS MODE OUTCOME", '*' for any
                (MUTATION is "normal" outside a mutant's directory; MODE graph or
                stream); the first that matches decides, none: clean
-  calls.log    one line a run: "MUTATION PROG KERNEL RANKS MODE share=.. visible=.. args=.."
+  calls.log    one line a run: "MUTATION PROG KERNEL RANKS MODE share=.. visible=.. lib=.. args=.."
+               (lib: LD_LIBRARY_PATH's first directory)
   cmake.log    one line a cmake call
 """
 
@@ -23,7 +24,8 @@ from collbench_testlib import REPO
 # device's spin timeout naming rank, kernel and peer, exit 1), host_timeout (the host's
 # -T line only, exit 1), hang (never ends), skip (the kernel's setup refuses the run:
 # its skip line, no stress line, exit 0), ignores_queues (no refusal of too few hardware
-# queues, below), long and long_spin (clean and spin, then 200,000 more lines: a script that
+# queues, below), unmarked (clean, without a mutant's MUTANT BUILD header: a
+# normal build's library loaded), long and long_spin (clean and spin, then 200,000 more lines: a script that
 # stops reading its output at the line it looks for, under pipefail, misreads them). Like the real programs, a run with CB_SHARE_GPUS=1 and
 # CUDA_DEVICE_MAX_CONNECTIONS below the ranks on a GPU is refused in one line, exit 1.
 PROGRAM = r"""#!/usr/bin/env bash
@@ -46,7 +48,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-echo "$mut $prog $kernel $ranks $mode share=${CB_SHARE_GPUS:-unset} visible=${CUDA_VISIBLE_DEVICES:-unset} args=$all" \
+echo "$mut $prog $kernel $ranks $mode share=${CB_SHARE_GPUS:-unset} visible=${CUDA_VISIBLE_DEVICES:-unset} lib=${LD_LIBRARY_PATH%%:*} args=$all" \
   >>"$STANDIN_HOME/calls.log"
 is() { [ "$1" = '*' ] || [ "$1" = "$2" ]; }
 outcome=clean
@@ -65,7 +67,7 @@ if [ "${CB_SHARE_GPUS:-}" = 1 ] && [ -n "${CUDA_DEVICE_MAX_CONNECTIONS:-}" ] &&
     exit 1
   fi
 fi
-[ "$mut" = normal ] || echo "# MUTANT BUILD (COLLBENCH_MUTATE=$mut): on purpose"
+[ "$mut" = normal ] || [ "$outcome" = unmarked ] || echo "# MUTANT BUILD (COLLBENCH_MUTATE=$mut): on purpose"
 # copy_perf has no stress: its kernel's block header says it ran.
 stress() {
   if [ "$prog" = copy_perf ]; then
@@ -75,7 +77,7 @@ stress() {
   fi
 }
 case $outcome in
-  clean) stress 0; echo "# Out of bounds values : 0 OK" ;;
+  clean | unmarked) stress 0; echo "# Out of bounds values : 0 OK" ;;
   wrong) stress 12; echo "# Out of bounds values : 12 FAILED"; exit 1 ;;
   wrong_exit0) stress 5; echo "# Out of bounds values : 5 FAILED" ;;
   spin)
@@ -125,11 +127,12 @@ LIMITED = {"ll", "ll2"}  # kernels listed with a size limit ("up to 1 MiB")
 
 # The kinds of wait each mutation breaks, and those each kernel relies on (its
 # row's CB_WAITS_*, collective.h), as the real programs have them.
-MUTATED = {"skip_start_wait": "handshake", "skip_end_wait": "handshake", "skip_ll_poll": "ll",
-           "single_half": "ll", "early_tile_done": "ll", "skip_ll_credit": "ll_credit",
-           "late_credit": "ll_credit", "skip_fifo_wait": "fifo", "skip_fifo_credit": "fifo",
-           "consumed_before_barrier": "fifo", "write_past_end": "fifo",
-           "skip_ce_landed": "ce_landed"}
+MUTATED = {"skip_start_wait": {"handshake"}, "skip_end_wait": {"handshake"},
+           "skip_ll_poll": {"ll"}, "single_half": {"ll"}, "early_tile_done": {"ll"},
+           "skip_ll_credit": {"ll_credit"}, "late_credit": {"ll_credit"},
+           "skip_fifo_wait": {"fifo"}, "skip_fifo_credit": {"fifo"},
+           "consumed_before_barrier": {"fifo"}, "write_past_end": {"fifo"},
+           "drop_head": {"handshake", "fifo"}, "skip_ce_landed": {"ce_landed"}}
 CREDITED = {"broadcast_perf", "gather_perf", "reduce_perf", "scatter_perf", "sendrecv_perf"}
 
 
@@ -154,8 +157,9 @@ def kernel_list(prog, kernels, mutation=None):
         lines.append(f"   {ids[name]}  {name:<8} what {name} does")
         limit = "up to 1 MiB; " if name in LIMITED else ""
         lines.append(f"      out-of-place and in-place; {limit}at most 8 ranks; one host only")
-        if MUTATED.get(mutation) in waits_of(prog, name):
-            lines.append(f"      mutant: {mutation} breaks a wait this kernel relies on")
+        if MUTATED.get(mutation, set()) & waits_of(prog, name):
+            lines.append(f"      mutant: {mutation} breaks a wait, an ordering or a bound"
+                         " this kernel relies on")
     return "\n".join(lines) + "\n"
 
 
@@ -197,16 +201,17 @@ class Standins:
                               cwd=self.home)
 
     def calls(self):
-        """The runs made, as (mutation, program, kernel, ranks, mode, share, visible, args)."""
+        """The runs made, as (mutation, program, kernel, ranks, mode, share, visible, args,
+        lib)."""
         log = self.home / "calls.log"
         if not log.exists():
             return []
         out = []
         for line in log.read_text().splitlines():
             head, args = line.split(" args=", 1)
-            m, p, k, r, mode, share, visible = head.split(" ")
+            m, p, k, r, mode, share, visible, lib = head.split(" ")
             out.append((m, p, k, int(r), mode, share.split("=", 1)[1],
-                        visible.split("=", 1)[1], args))
+                        visible.split("=", 1)[1], args, lib.split("=", 1)[1]))
         return out
 
 

@@ -205,7 +205,7 @@ def test_kernels_named_run_where_a_program_lists_them(tmp_path):
     proc = s.run("check.sh", [str(s.build), "1"], KERNELS="ring,ll", PASSES="u1",
                  LAUNCH="single", LOGDIR=str(tmp_path / "logs"), RUN_CAP="20")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    args = {(p, a.split(" -d ")[0]) for _m, p, _k, _r, _mode, _s, _v, a in s.calls()}
+    args = {(p, a.split(" -d ")[0]) for _m, p, _k, _r, _mode, _s, _v, a, _lib in s.calls()}
     assert ("all_reduce_perf", "-g 1 -k ring,ll") in args
     assert ("gather_perf", "-g 1 -k ll") in args
     assert not any(p == "alltoallv_perf" for p, _a in args)

@@ -300,3 +300,50 @@ def test_write_past_end_runs_reduce_scatters_ring_and_copy_perfs_sm(tmp_path):
                     ("normal", "reduce_scatter_perf", "ring", 2),
                     ("write_past_end", "copy_perf", "sm", 1), ("normal", "copy_perf", "sm", 1)]
     assert [c[7].startswith("-k sm -D h2d,d2h ") for c in s.calls()][2:] == [True, True]
+
+
+def test_drop_head_runs_unaligned_in_the_programs_of_every_split_loop(tmp_path):
+    """drop_head: all_reduce, all_gather and broadcast (every scalar loop of a split
+    run), their direct and ring kernels, the mutant and the normal build alike with
+    -u 3 (so that every run has a head to drop); ce's copies are the copy engine's."""
+    progs = ("all_reduce_perf", "all_gather_perf", "broadcast_perf")
+    s = Standins(tmp_path, {p: ["ring", "ll", "direct", "ce"] for p in progs},
+                 ["normal * * * * clean", "* * * * * wrong"])
+    proc = s.run("mutation.sh", [str(s.build), "2", "drop_head"], MUTANT_DIR=tmp_path,
+                 CALLS=100)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    runs = [(c[0], c[1], c[2]) for c in s.calls()]
+    assert runs == [(who, p, k) for p in progs for k in ("ring", "direct")
+                    for who in ("drop_head", "normal")], runs
+    assert all(" -u 3 " in c[7] + " " for c in s.calls()), s.calls()
+    assert sum(line.startswith("SKIPPED: mutant drop_head") and " -k ce," in line
+               for line in verdicts(proc)) == 3, proc.stdout
+    assert sum(line.endswith("caught (12 wrong values, exit 1)")
+               for line in verdicts(proc)) == 6, proc.stdout
+
+
+def test_each_build_runs_with_its_own_library_first(tmp_path):
+    """The kernels live in libcollbench.so: a mutant's runs load the mutant's
+    directory first and the normal build's runs the normal build's, whatever
+    LD_LIBRARY_PATH named before."""
+    s = Standins(tmp_path, {"all_reduce_perf": ["ring", "ll"]},
+                 ["normal * * * * clean", "* * * * * wrong"])
+    proc = s.run("mutation.sh", [str(s.build), "2", "skip_fifo_wait"], MUTANT_DIR=tmp_path,
+                 CALLS=100, LD_LIBRARY_PATH=str(s.build))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    libs = [(c[0], c[8]) for c in s.calls()]
+    assert libs == [("skip_fifo_wait", str(tmp_path / "build-mutant-skip_fifo_wait")),
+                    ("normal", str(s.build))], libs
+
+
+def test_a_mutants_run_without_its_header_fails(tmp_path):
+    """A mutant's run whose header does not name the mutant (a normal library
+    loaded) is no test of the mutant: FAIL, whatever it reported."""
+    s = Standins(tmp_path, {"all_reduce_perf": ["ring"]},
+                 ["normal * * * * clean", "* * * * * unmarked"])
+    proc = s.run("mutation.sh", [str(s.build), "2", "skip_fifo_wait"], MUTANT_DIR=tmp_path,
+                 CALLS=100)
+    assert proc.returncode != 0, proc.stdout
+    assert verdicts(proc) == ["FAIL: mutant skip_fifo_wait, all_reduce_perf -k ring, 2 ranks: "
+                              "its run is not the mutant's (no MUTANT BUILD header: another "
+                              "build's libcollbench.so?)"], proc.stdout

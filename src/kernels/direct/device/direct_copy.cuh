@@ -53,10 +53,10 @@ __device__ __forceinline__ void cb_direct_copy(const char *src, const cb_copy_ds
       }
     }
   }
-  const size_t nscalar = split.head + (bytes - split.tail);
+  const size_t nscalar = cb_vec_singles(split.head, split.tail, bytes);
   for (size_t s = (size_t)blockIdx.x * CB_DIRECT_THREADS + threadIdx.x; s < nscalar;
        s += (size_t)gridDim.x * CB_DIRECT_THREADS) {
-    size_t off = s < split.head ? s : split.tail + (s - split.head);
+    size_t off = cb_vec_single_at(split.head, split.tail, s);
     char c = src[off];
 #pragma unroll
     for (int k = 0; k < CB_MAX_PEERS; k++)

@@ -102,10 +102,10 @@ template <typename T, int OP>
 __device__ __forceinline__ void cb_direct_reduce_scalars(const cb_direct_reduce_args &a) {
   const size_t head = a.split.head / sizeof(T), tail = a.split.tail / sizeof(T);
   const size_t count = a.bytes / sizeof(T);
-  const size_t nscalar = head + (count - tail);
+  const size_t nscalar = cb_vec_singles(head, tail, count);
   for (size_t k = (size_t)blockIdx.x * CB_DIRECT_THREADS + threadIdx.x; k < nscalar;
        k += (size_t)gridDim.x * CB_DIRECT_THREADS) {
-    size_t i = k < head ? k : tail + (k - head);
+    size_t i = cb_vec_single_at(head, tail, k);
     T acc = cb_pre<T, OP>(cb_ld_cg((const T *)a.in[0] + i), 0);
     for (int q = 1; q < a.sync.nranks; q++)
       acc = cb_apply_input<T, OP>(acc, cb_ld_cg((const T *)a.in[q] + i), q);

@@ -98,10 +98,10 @@ __device__ __forceinline__ void cb_direct_store_vectors(const cb_direct_store_ar
  * the grid. */
 template <bool ONE_RUN>
 __device__ __forceinline__ void cb_direct_store_scalars(const cb_direct_store_args &a) {
-  const size_t nscalar = a.split.head + (a.bytes - a.split.tail);
+  const size_t nscalar = cb_vec_singles(a.split.head, a.split.tail, a.bytes);
   for (size_t k = (size_t)blockIdx.x * CB_DIRECT_THREADS + threadIdx.x; k < nscalar;
        k += (size_t)gridDim.x * CB_DIRECT_THREADS) {
-    size_t off = k < a.split.head ? k : a.split.tail + (k - a.split.head);
+    size_t off = cb_vec_single_at(a.split.head, a.split.tail, k);
     for (int p = 1; p <= a.sync.nranks; p++) {
       const int q = (a.sync.rank + p) % a.sync.nranks;
       char *d = cb_peer_pick(a.dst, q);

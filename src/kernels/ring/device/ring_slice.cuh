@@ -152,9 +152,9 @@ __device__ void cb_ring_slice(const T *in, const T *fifo_in, T *out, T *fifo_out
     }
   }
   /* The head, then the tail: fewer than one vector each, singly. */
-  const size_t singles = sp.head + (n - sp.tail);
+  const size_t singles = cb_vec_singles(sp.head, sp.tail, n);
   for (size_t i = threadIdx.x; i < singles; i += CB_RING_THREADS) {
-    const size_t e = i < sp.head ? i : sp.tail + (i - sp.head);
+    const size_t e = cb_vec_single_at(sp.head, sp.tail, i);
     cb_slice_one<T, OP, KIND>(in, fifo_in, out, fifo_out, e, nranks, rank);
   }
 }
