@@ -6,7 +6,7 @@
 # it building build-newcomer/ and make test). The CI gate case needs matplotlib
 # (report.py) and says SKIP where python3 lacks it.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 NGPUS=${1:-2}
 BUILD=build-newcomer
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
