@@ -19,8 +19,9 @@
 # Each build's programs run with its own directory first on LD_LIBRARY_PATH:
 # the kernels live in libcollbench.so, and a mutant's program that loads a
 # normal build's library (LD_LIBRARY_PATH naming it) runs no mutant and
-# marks no kernel in -k list. A mutant's run whose header does not say
-# "# MUTANT BUILD (COLLBENCH_MUTATE=NAME)" fails as such.
+# marks no kernel in -k list. A mutant's run whose header (from "# collbench
+# version" on) does not say "# MUTANT BUILD (COLLBENCH_MUTATE=NAME)" fails as
+# such.
 # Caught: wrong values, or a wait that timed out (the program's spin
 # timeout, naming rank, peer and kernel). late_credit hangs by design (its
 # receivers return credit after polling): only that spin timeout, naming the
@@ -310,7 +311,10 @@ for m in "${MUTATIONS[@]}"; do
           continue
         fi
         stress "mutant $m" "$dir/$prog" "$mutant_plugin" || continue
-        if ! grep -q "^# MUTANT BUILD (COLLBENCH_MUTATE=$m)" <<<"$out"; then
+        # The line follows "# collbench version" (a run killed at its cap may
+        # have printed nothing: its verdict is below)
+        if grep -q "^# collbench version" <<<"$out" &&
+          ! grep -q "^# MUTANT BUILD (COLLBENCH_MUTATE=$m)" <<<"$out"; then
           echo "FAIL: mutant $m, $run: its run is not the mutant's (no MUTANT BUILD header: another build's libcollbench.so?)"
           fail=1
           continue

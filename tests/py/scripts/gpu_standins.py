@@ -67,7 +67,9 @@ if [ "${CB_SHARE_GPUS:-}" = 1 ] && [ -n "${CUDA_DEVICE_MAX_CONNECTIONS:-}" ] &&
     exit 1
   fi
 fi
-[ "$mut" = normal ] || [ "$outcome" = unmarked ] || echo "# MUTANT BUILD (COLLBENCH_MUTATE=$mut): on purpose"
+[ "$outcome" = hang ] || echo "# collbench version (stand-in)"
+[ "$mut" = normal ] || [ "$outcome" = unmarked ] || [ "$outcome" = hang ] ||
+  echo "# MUTANT BUILD (COLLBENCH_MUTATE=$mut): on purpose"
 # copy_perf has no stress: its kernel's block header says it ran.
 stress() {
   if [ "$prog" = copy_perf ]; then
